@@ -1,0 +1,52 @@
+/**
+ * Every `error_code` the API can answer with, and its HTTP status. The spec's part 7 codes
+ * first, then the envelope codes decided in decisions.md. Nothing else may invent a code.
+ */
+export const ErrorCodes = {
+  SANDBOX_API_KEY_REQUIRED: 401,
+  SANDBOX_API_KEY_INVALID: 401,
+  SANDBOX_API_KEY_DATABASE_REQUIRED: 500,
+  SANDBOX_SESSION_REQUIRED: 401,
+  SANDBOX_RATE_LIMIT_EXCEEDED: 429,
+  INVALID_JSON: 400,
+  INVALID_ACTION: 400,
+  INVALID_AMOUNT: 400,
+  LOAN_NOT_FOUND: 404,
+  FLOW_CONFLICT: 409,
+  IDEMPOTENCY_KEY_REQUIRED: 400,
+  IDEMPOTENCY_KEY_CONFLICT: 409,
+  IDEMPOTENCY_KEY_IN_PROGRESS: 409,
+  WEBHOOK_URL_REQUIRED: 400,
+  WEBHOOK_URL_INVALID: 400,
+  WEBHOOK_EVENTS_INVALID: 400,
+  WEBHOOK_ENDPOINT_REQUIRED: 409,
+  WEBHOOK_DELIVERY_NOT_FOUND: 404,
+  // decisions.md "Envelope"
+  INVALID_REQUEST: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  // Unexpected server faults; the body never carries a stack.
+  INTERNAL_ERROR: 500,
+  // Answered by endpoints a later release completes (see README).
+  NOT_IMPLEMENTED: 501,
+} as const
+
+/** An `error_code` value. */
+export type ErrorCode = keyof typeof ErrorCodes
+
+/** `details.reason` values of 409 FLOW_CONFLICT. */
+export const ConflictReasons = {
+  STEP_OUT_OF_ORDER: 'STEP_OUT_OF_ORDER',
+  DRAFT_ALREADY_OPEN: 'DRAFT_ALREADY_OPEN',
+  OPERATION_IN_PROGRESS: 'OPERATION_IN_PROGRESS',
+  OPERATION_NOT_FOUND: 'OPERATION_NOT_FOUND',
+  LOAN_NOT_ACTIVE: 'LOAN_NOT_ACTIVE',
+  LTV_LIMIT: 'LTV_LIMIT',
+  INSUFFICIENT_BALANCE: 'INSUFFICIENT_BALANCE',
+  INSUFFICIENT_CONFIRMATIONS: 'INSUFFICIENT_CONFIRMATIONS',
+  COLLATERAL_RETURN_NOT_APPLICABLE: 'COLLATERAL_RETURN_NOT_APPLICABLE',
+} as const
+
+/** A `details.reason` of a FLOW_CONFLICT. */
+export type ConflictReason = keyof typeof ConflictReasons
