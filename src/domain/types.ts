@@ -34,6 +34,18 @@ export interface SandboxWallet {
   confirmationMode: 'api_action'
 }
 
+/** Figures calculated for a new loan: what spec 3.1 step 1 calls "loan parameters calculated". */
+export interface LoanTerms {
+  collateralValueUsd: number
+  ltv: number
+  originationFee: number
+  /** USDT the simulator wallet receives: loan amount minus the origination fee. */
+  payoutAmount: number
+  /** Interest of the first payment period. */
+  interestDue: number
+  interestRatePercent: number
+}
+
 export type ApplicationStatus = 'awaiting_collateral' | 'collateral_confirmed' | 'kyt_completed' | 'completed'
 
 export interface LoanApplication {
@@ -45,6 +57,7 @@ export interface LoanApplication {
   external_client_id?: string
   client_reference?: string
   wallets: { collateralDeposit: SandboxWallet; loanPayout: SandboxWallet; collateralReturn: SandboxWallet }
+  calculation: LoanTerms
   collateral_tx_hash?: string
   loan_id?: string
   createdAt: string

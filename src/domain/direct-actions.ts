@@ -1,0 +1,115 @@
+import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
+import type { LoanActionInput } from '../schemas/loan-action.js'
+import { creditWallet, debitWallet, replaceWhere } from './book-updates.js'
+import { createEvent } from './events.js'
+import { changeCollateral, closeLoan, payInterest, recordChange, repayPrincipal } from './loan-changes.js'
+import { assertNoOpenOperation, requireActiveLoan } from './loan-guards.js'
+import { computeExcessLtv, computeMaxDebt, computeOriginationFee, exceedsMaxLtv } from './loan-math.js'
+import { assetDecimals, hasAtMostDecimals, roundBtc, roundUsd } from './money.js'
+import type { Asset, Balances, DomainContext, DomainResult, EventType, Loan, LoanBook } from './types.js'
+
+/** What one direct action produced: the changed loan and wallet, and the events besides sandbox.loan.updated. */
+interface ActionOutcome {
+  loan: Loan
+  wallet: Balances
+  extraEvents?: EventType[]
+}
+
+/**
+ * POST /api/sandbox/loans/{id}/action: changes an active loan at once (decisions.md "Direct
+ * actions"). Emits sandbox.loan.updated, plus sandbox.collateral.returned when BTC goes back.
+ */
+export function applyDirectAction(book: LoanBook, loanId: string, input: LoanActionInput, ctx: DomainContext): DomainResult {
+  const loan = requireActiveLoan(book, loanId)
+  assertNoOpenOperation(book, loan.id, input.action)
+  const asset: Asset = input.action === 'add_collateral' || input.action === 'remove_collateral' ? 'BTC' : 'USDT'
+  const amount = assertActionAmount(input.amount, asset)
+  const outcome = runAction(input.action, loan, amount, book.wallet, ctx)
+  const events = [createEvent(ctx, 'sandbox.loan.updated', outcome.loan)]
+  for (const type of outcome.extraEvents ?? []) events.push(createEvent(ctx, type, outcome.loan))
+  return { book: { ...book, wallet: outcome.wallet, loans: replaceWhere(book.loans, 'id', outcome.loan) }, events }
+}
+
+/** The amount, if positive and no finer than the asset's unit; 400 INVALID_AMOUNT otherwise. */
+function assertActionAmount(amount: number, asset: Asset): number {
+  if (!(amount > 0)) throw invalidAmount('must be greater than 0', { value: amount })
+  const decimals = assetDecimals(asset)
+  if (!hasAtMostDecimals(amount, decimals)) throw invalidAmount(`must have at most ${decimals} decimal places for ${asset}`, { value: amount })
+  return asset === 'BTC' ? roundBtc(amount) : roundUsd(amount)
+}
+
+/** A 400 INVALID_AMOUNT about the `amount` field. */
+function invalidAmount(issue: string, extra: Record<string, unknown> = {}): SandboxError {
+  return new SandboxError('INVALID_AMOUNT', `amount ${issue}.`, { field: 'amount', issue, ...extra })
+}
+
+/** A 409 LTV_LIMIT for a change that would leave the loan at `ltv`. */
+function ltvLimit(ltv: number, ctx: DomainContext, extra: Record<string, unknown>): SandboxError {
+  const max = ctx.config.risk.max_ltv_percent
+  return flowConflict('LTV_LIMIT', `This change would raise LTV to ${ltv}%, above the maximum of ${max}%.`, { ltv, max, ...extra })
+}
+
+/** Applies one direct action after the shared checks. */
+function runAction(action: LoanActionInput['action'], loan: Loan, amount: number, wallet: Balances, ctx: DomainContext): ActionOutcome {
+  switch (action) {
+    case 'repay_interest':
+      if (amount > loan.interestDue) throw invalidAmount(`must be at most the interest due (${loan.interestDue})`, { value: amount, allowed: loan.interestDue })
+      return { wallet: debitWallet(wallet, 'USDT', amount), loan: payInterest(loan, amount, ctx, true) }
+    case 'repay_principal':
+      return repayPrincipalDirect(loan, amount, wallet, ctx)
+    case 'add_collateral': {
+      const total = roundBtc(loan.collateral + amount)
+      const max = ctx.config.limits.collateral_btc.max
+      if (total > max) {
+        throw new SandboxError('INVALID_AMOUNT', `Collateral would be ${total} BTC, above limits.collateral_btc.max (${max}).`, {
+          field: 'amount', limit: 'limits.collateral_btc.max', value: total, allowed: max,
+        })
+      }
+      return { wallet: debitWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, amount, ctx) }
+    }
+    case 'remove_collateral': {
+      if (amount >= loan.collateral) throw invalidAmount(`must be less than the collateral (${loan.collateral} BTC)`, { value: amount, allowed: loan.collateral })
+      const remaining = roundBtc(loan.collateral - amount)
+      if (exceedsMaxLtv(loan.debt, remaining, ctx.config)) throw ltvLimit(computeExcessLtv(loan.debt, remaining, ctx.config), ctx, { max_removable_btc: computeMaxRemovable(loan, ctx) })
+      return { wallet: creditWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, -amount, ctx), extraEvents: ['sandbox.collateral.returned'] }
+    }
+    case 'increase_loan':
+      return increaseLoan(loan, amount, wallet, ctx)
+  }
+}
+
+/** Repays principal; repaying all of it also settles the interest due, closes the loan and returns the collateral. */
+function repayPrincipalDirect(loan: Loan, amount: number, wallet: Balances, ctx: DomainContext): ActionOutcome {
+  if (amount > loan.debt) throw invalidAmount(`must be at most the debt (${loan.debt})`, { value: amount, allowed: loan.debt })
+  if (amount < loan.debt) return { wallet: debitWallet(wallet, 'USDT', amount), loan: repayPrincipal(loan, amount, ctx) }
+  const paid = debitWallet(wallet, 'USDT', roundUsd(amount + loan.interestDue))
+  const interestPaid = loan.interestDue > 0 ? payInterest(loan, loan.interestDue, ctx, false) : loan
+  const closed = closeLoan(repayPrincipal(interestPaid, amount, ctx), ctx)
+  return { wallet: creditWallet(paid, 'BTC', closed.returnedBtc), loan: closed.loan, extraEvents: ['sandbox.collateral.returned'] }
+}
+
+/** Borrows `amount` more against the same collateral; the origination fee is kept from it. */
+function increaseLoan(loan: Loan, amount: number, wallet: Balances, ctx: DomainContext): ActionOutcome {
+  const debt = roundUsd(loan.debt + amount)
+  const max = ctx.config.limits.loan_amount.max
+  if (debt > max) {
+    throw new SandboxError('INVALID_AMOUNT', `Debt would be ${debt}, above limits.loan_amount.max (${max}).`, {
+      field: 'amount', limit: 'limits.loan_amount.max', value: debt, allowed: max,
+    })
+  }
+  if (exceedsMaxLtv(debt, loan.collateral, ctx.config)) {
+    throw ltvLimit(computeExcessLtv(debt, loan.collateral, ctx.config), ctx, { max_increase: Math.max(0, roundUsd(computeMaxDebt(loan.collateral, ctx.config) - loan.debt)) })
+  }
+  const fee = computeOriginationFee(amount, ctx.config)
+  const grown: Loan = { ...loan, debt, principal: roundUsd(loan.principal + amount), originationFee: roundUsd(loan.originationFee + fee) }
+  const next = recordChange(recordChange(grown, ctx, { type: 'loan_increased', amount, asset: 'USDT' }), ctx, { type: 'origination_fee', amount: fee, asset: 'USDT' })
+  return { wallet: creditWallet(wallet, 'USDT', roundUsd(amount - fee)), loan: next }
+}
+
+/** BTC that can leave the loan while keeping LTV within the maximum, rounded down to satoshis. */
+function computeMaxRemovable(loan: Loan, ctx: DomainContext): number {
+  const { btc_usd: rate } = ctx.config.rates
+  const needed = (loan.debt * 100) / (ctx.config.risk.max_ltv_percent * rate)
+  const sats = Math.floor(Number(((loan.collateral - needed) * 1e8).toPrecision(15)))
+  return Math.max(0, sats / 1e8)
+}

@@ -1,0 +1,134 @@
+import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
+import type { LoanFlowAction, LoanFlowInput } from '../schemas/loan-flow.js'
+import { assertWalletHolds, debitWallet, replaceWhere } from './book-updates.js'
+import { createEvent } from './events.js'
+import { assertTransferConfirmed, requireAmount, stepOutOfOrder } from './flow-guards.js'
+import { issueLoan, pickPartnerFields } from './issue-loan.js'
+import { findDraft } from './loan-book.js'
+import { assertNewLoanWithinLimits, computeLoanTerms } from './loan-math.js'
+import type { ApplicationStatus, DomainContext, DomainResult, LoanApplication, LoanBook } from './types.js'
+import { createSandboxWallet } from './wallets.js'
+
+/** The action that advances an application in each status (null: the flow is finished). */
+const NEXT_ACTION: Record<ApplicationStatus, LoanFlowAction | null> = {
+  awaiting_collateral: 'confirm_btc',
+  collateral_confirmed: 'run_kyt',
+  kyt_completed: 'complete_payout',
+  completed: null,
+}
+
+/** The action valid for the key right now: the draft's next step, or starting a new draft. */
+function nextFlowAction(book: LoanBook): LoanFlowAction {
+  const draft = findDraft(book)
+  return draft ? (NEXT_ACTION[draft.status] ?? 'start_collateral_transfer') : 'start_collateral_transfer'
+}
+
+/**
+ * POST /api/sandbox/loans/flow: advances the key's loan application one step (spec 3.1).
+ * A step sent from the wrong status gives 409 FLOW_CONFLICT and changes nothing.
+ */
+export function applyLoanFlowStep(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
+  assertTargetIsDraft(book, input)
+  switch (input.action) {
+    case 'start_collateral_transfer':
+      return startCollateralTransfer(book, input, ctx)
+    case 'confirm_btc':
+      return confirmBtc(book, input, ctx)
+    case 'run_kyt':
+      return advanceDraft(book, 'run_kyt', 'collateral_confirmed', ctx, (draft) => ({ ...draft, status: 'kyt_completed' }))
+    case 'complete_payout':
+      return completePayout(book, ctx)
+  }
+}
+
+/** An `application_id` in the body must name the open draft: 404 when unknown, 409 otherwise. */
+function assertTargetIsDraft(book: LoanBook, input: LoanFlowInput): void {
+  if (input.application_id === undefined) return
+  const app = book.applications.find((a) => a.id === input.application_id)
+  if (!app) {
+    throw new SandboxError('LOAN_NOT_FOUND', `Application ${input.application_id} was not found.`, { field: 'application_id', application_id: input.application_id })
+  }
+  if (app.id !== book.draftId) {
+    throw stepOutOfOrder(input.action, app.status, nextFlowAction(book), { application_id: app.id })
+  }
+}
+
+/** Step 1: checks the requested loan and opens a draft with its wallets and calculated terms. */
+function startCollateralTransfer(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
+  const action = 'start_collateral_transfer'
+  const request = {
+    collateral_btc: requireAmount('collateral_btc', input.collateral_btc, action),
+    loan_amount: requireAmount('loan_amount', input.loan_amount, action),
+    loan_currency: input.loan_currency ?? 'USDT',
+  }
+  assertNewLoanWithinLimits(request, ctx.config)
+  const draft = findDraft(book)
+  if (draft) {
+    throw flowConflict('DRAFT_ALREADY_OPEN', `Application ${draft.id} is still open; finish it before starting another.`, {
+      application_id: draft.id,
+      current_status: draft.status,
+      expected_action: NEXT_ACTION[draft.status],
+    })
+  }
+  assertWalletHolds(book.wallet, 'BTC', request.collateral_btc)
+  const id = ctx.newId('app')
+  const app: LoanApplication = {
+    id,
+    status: 'awaiting_collateral',
+    ...request,
+    ...pickPartnerFields(input),
+    wallets: {
+      collateralDeposit: createSandboxWallet(ctx, 'BTC', id, 'collateralDeposit'),
+      loanPayout: createSandboxWallet(ctx, 'USDT', id, 'loanPayout'),
+      collateralReturn: createSandboxWallet(ctx, 'BTC', id, 'collateralReturn'),
+    },
+    calculation: computeLoanTerms(request.collateral_btc, request.loan_amount, ctx.config),
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  }
+  return {
+    book: { ...book, applications: [...book.applications, app], draftId: id },
+    events: [createEvent(ctx, 'sandbox.loan_application.updated', app)],
+  }
+}
+
+/** The open draft, if it is in `status`; otherwise 409 STEP_OUT_OF_ORDER. */
+function requireDraftIn(book: LoanBook, action: LoanFlowAction, status: ApplicationStatus): LoanApplication {
+  const draft = findDraft(book)
+  if (!draft) throw stepOutOfOrder(action, null, 'start_collateral_transfer')
+  if (draft.status !== status) throw stepOutOfOrder(action, draft.status, NEXT_ACTION[draft.status], { application_id: draft.id })
+  return draft
+}
+
+/** Step 2: the simulated BTC transfer arrives; the collateral leaves the simulator wallet. */
+function confirmBtc(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
+  const draft = requireDraftIn(book, 'confirm_btc', 'awaiting_collateral')
+  const txHash = assertTransferConfirmed(input, ctx.requiredConfirmations.BTC)
+  const wallet = debitWallet(book.wallet, 'BTC', draft.collateral_btc)
+  const next: LoanApplication = { ...draft, status: 'collateral_confirmed', collateral_tx_hash: txHash, updatedAt: ctx.now }
+  return {
+    book: { ...book, wallet, applications: replaceWhere(book.applications, 'id', next) },
+    events: [createEvent(ctx, 'sandbox.loan_application.updated', next)],
+  }
+}
+
+/** A step that only moves the draft from `from` to the status `change` sets. */
+function advanceDraft(book: LoanBook, action: LoanFlowAction, from: ApplicationStatus, ctx: DomainContext, change: (draft: LoanApplication) => LoanApplication): DomainResult {
+  const draft = requireDraftIn(book, action, from)
+  const next = { ...change(draft), updatedAt: ctx.now }
+  return {
+    book: { ...book, applications: replaceWhere(book.applications, 'id', next) },
+    events: [createEvent(ctx, 'sandbox.loan_application.updated', next)],
+  }
+}
+
+/** Step 4: pays out and turns the draft into an active loan; the key may start a new draft. */
+function completePayout(book: LoanBook, ctx: DomainContext): DomainResult {
+  const draft = requireDraftIn(book, 'complete_payout', 'kyt_completed')
+  const issued = issueLoan(book, { ...draft, application_id: draft.id }, ctx)
+  const next: LoanApplication = { ...draft, status: 'completed', loan_id: issued.loan.id, updatedAt: ctx.now }
+  return {
+    book: { ...issued.book, applications: replaceWhere(issued.book.applications, 'id', next), draftId: null },
+    events: [createEvent(ctx, 'sandbox.loan.issued', issued.loan)],
+  }
+}

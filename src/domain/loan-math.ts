@@ -1,0 +1,112 @@
+import { SandboxError } from '../errors/sandbox-error.js'
+import { roundPercent, roundUsd } from './money.js'
+import type { LoanTerms, SandboxConfig } from './types.js'
+
+/** LTV values within this distance above the maximum still pass, so float noise never rejects a loan sized exactly at the limit. */
+const LTV_TOLERANCE = 1e-9
+
+/** USD value of `collateralBtc` at the configured BTC/USD rate (unrounded). */
+export function computeCollateralValue(collateralBtc: number, config: SandboxConfig): number {
+  return collateralBtc * config.rates.btc_usd
+}
+
+/** LTV percent before display rounding; 0 when nothing is owed. */
+function computeRawLtv(debt: number, collateralBtc: number, config: SandboxConfig): number {
+  if (debt <= 0) return 0
+  const value = computeCollateralValue(collateralBtc, config)
+  return value > 0 ? (debt / value) * 100 : Number.POSITIVE_INFINITY
+}
+
+/** LTV percent (debt / collateral value * 100), rounded to 2 decimals. */
+export function computeLtv(debt: number, collateralBtc: number, config: SandboxConfig): number {
+  return roundPercent(computeRawLtv(debt, collateralBtc, config))
+}
+
+/**
+ * The LTV to report when a change exceeds the maximum: the displayed LTV, or the next hundredth
+ * above the maximum when display rounding would hide the excess (never "50 is above 50").
+ */
+export function computeExcessLtv(debt: number, collateralBtc: number, config: SandboxConfig): number {
+  const ltv = computeLtv(debt, collateralBtc, config)
+  const max = config.risk.max_ltv_percent
+  return ltv > max ? ltv : roundPercent(max + 0.01)
+}
+
+/** True when a loan of `debt` against `collateralBtc` would be above `risk.max_ltv_percent`. */
+export function exceedsMaxLtv(debt: number, collateralBtc: number, config: SandboxConfig): boolean {
+  return computeRawLtv(debt, collateralBtc, config) > config.risk.max_ltv_percent + LTV_TOLERANCE
+}
+
+/** Largest debt `collateralBtc` can carry at the maximum LTV, in cents rounded down. */
+export function computeMaxDebt(collateralBtc: number, config: SandboxConfig): number {
+  const max = (computeCollateralValue(collateralBtc, config) * config.risk.max_ltv_percent) / 100
+  // toPrecision strips float noise so 23750 is not floored to 23749.99.
+  return roundUsd(Math.floor(Number((max * 100).toPrecision(15))) / 100)
+}
+
+/** Origination fee kept from the payout of `loanAmount`. */
+export function computeOriginationFee(loanAmount: number, config: SandboxConfig): number {
+  return roundUsd((loanAmount * config.fees.loan_origination_percent) / 100)
+}
+
+/** Interest due for one payment period on `debt`. */
+export function computePeriodInterest(debt: number, config: SandboxConfig): number {
+  return roundUsd(((debt * config.borrow_rates.fixed) / 100 / 12) * config.terms.interest_payment_months)
+}
+
+/** Calculates the terms of a new loan (the calculator a partner shows before issuance). */
+export function computeLoanTerms(collateralBtc: number, loanAmount: number, config: SandboxConfig): LoanTerms {
+  const originationFee = computeOriginationFee(loanAmount, config)
+  return {
+    collateralValueUsd: roundUsd(computeCollateralValue(collateralBtc, config)),
+    ltv: computeLtv(loanAmount, collateralBtc, config),
+    originationFee,
+    payoutAmount: roundUsd(loanAmount - originationFee),
+    interestDue: computePeriodInterest(loanAmount, config),
+    interestRatePercent: config.borrow_rates.fixed,
+  }
+}
+
+/** The request fields a new loan is checked on. */
+export interface NewLoanRequest {
+  collateral_btc: number
+  loan_amount: number
+  loan_currency: string
+}
+
+/**
+ * Throws 400 INVALID_REQUEST for a currency the config does not list, and 400 INVALID_AMOUNT
+ * naming the limit for an amount, collateral or LTV outside `limits` / `risk.max_ltv_percent`.
+ */
+export function assertNewLoanWithinLimits(request: NewLoanRequest, config: SandboxConfig): void {
+  const { collateral_btc: collateral, loan_amount: amount, loan_currency: currency } = request
+  if (!config.currencies.includes(currency)) {
+    throw new SandboxError('INVALID_REQUEST', `loan_currency ${currency} is not supported.`, {
+      field: 'loan_currency',
+      issue: `must be one of: ${config.currencies.join(', ')}`,
+      value: currency,
+      allowed: [...config.currencies],
+    })
+  }
+  const { loan_amount: loanLimits, collateral_btc: collateralLimits } = config.limits
+  if (amount < loanLimits.min) throw limitError('loan_amount', 'limits.loan_amount.min', amount, loanLimits.min, 'at least')
+  if (amount > loanLimits.max) throw limitError('loan_amount', 'limits.loan_amount.max', amount, loanLimits.max, 'at most')
+  if (collateral < collateralLimits.min) throw limitError('collateral_btc', 'limits.collateral_btc.min', collateral, collateralLimits.min, 'at least')
+  if (collateral > collateralLimits.max) throw limitError('collateral_btc', 'limits.collateral_btc.max', collateral, collateralLimits.max, 'at most')
+  if (exceedsMaxLtv(amount, collateral, config)) {
+    const ltv = computeExcessLtv(amount, collateral, config)
+    const max = config.risk.max_ltv_percent
+    throw new SandboxError('INVALID_AMOUNT', `LTV ${ltv}% is above the maximum of ${max}%.`, {
+      field: 'loan_amount',
+      limit: 'risk.max_ltv_percent',
+      value: ltv,
+      allowed: max,
+      max_loan_amount: computeMaxDebt(collateral, config),
+    })
+  }
+}
+
+/** A 400 INVALID_AMOUNT naming the config limit that `value` broke. */
+export function limitError(field: string, limit: string, value: number, allowed: number, relation: 'at least' | 'at most'): SandboxError {
+  return new SandboxError('INVALID_AMOUNT', `${field} must be ${relation} ${allowed} (${limit}).`, { field, limit, value, allowed })
+}

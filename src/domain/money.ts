@@ -1,0 +1,56 @@
+/**
+ * Rounding for the three kinds of figures the sandbox shows: USD/USDT amounts (cents), BTC
+ * amounts (satoshis) and LTV percentages. Every stored figure goes through one of these, so
+ * float noise such as 0.1 + 0.2 never reaches a balance or a response.
+ */
+
+/** Decimal places of each kind of figure. */
+export const Decimals = { USD: 2, BTC: 8, PERCENT: 2 } as const
+
+/**
+ * Scales `value` by 10^decimals and drops float noise past 15 significant digits, so that
+ * 1.005 * 100 is seen as 100.5 (not 100.49999999999999) before rounding.
+ */
+function scaleClean(value: number, decimals: number): number {
+  return Number((value * 10 ** decimals).toPrecision(15))
+}
+
+/** Rounds half away from zero to `decimals` places. */
+export function roundTo(value: number, decimals: number): number {
+  const scaled = scaleClean(Math.abs(value), decimals)
+  const rounded = Math.round(scaled) / 10 ** decimals
+  return value < 0 ? -rounded : rounded
+}
+
+/** Rounds a USD/USDT amount to cents. */
+export function roundUsd(value: number): number {
+  return roundTo(value, Decimals.USD)
+}
+
+/** Rounds a BTC amount to satoshis. */
+export function roundBtc(value: number): number {
+  return roundTo(value, Decimals.BTC)
+}
+
+/** Rounds an LTV percentage to 2 decimals. */
+export function roundPercent(value: number): number {
+  return roundTo(value, Decimals.PERCENT)
+}
+
+/** Rounds an amount of `asset` to that asset's precision. */
+export function roundAsset(asset: 'BTC' | 'USDT', value: number): number {
+  return asset === 'BTC' ? roundBtc(value) : roundUsd(value)
+}
+
+/** Decimal places an amount of `asset` may carry. */
+export function assetDecimals(asset: 'BTC' | 'USDT'): number {
+  return asset === 'BTC' ? Decimals.BTC : Decimals.USD
+}
+
+/**
+ * True when `value` has no more than `decimals` decimal places, ignoring float noise (a client
+ * that sends 19999.99 + 199.99 = 20199.980000000003 still means cents).
+ */
+export function hasAtMostDecimals(value: number, decimals: number): boolean {
+  return Number.isInteger(scaleClean(value, decimals))
+}

@@ -1,0 +1,12 @@
+/**
+ * partner-sandbox as a library: the server factory and its building blocks. The CLI is a thin
+ * layer over these exports.
+ */
+export { createSandbox, type Sandbox, type SandboxOptions } from './server/create-sandbox.js'
+export { parseRateLimit, DEFAULT_RATE_LIMIT, type RateLimit } from './server/rate-limiter.js'
+export { readRequestLog, type RequestLogEntry } from './server/request-log.js'
+export { deleteSessionData } from './server/session-store.js'
+export { ErrorCodes, type ErrorCode } from './errors/codes.js'
+export { SandboxError } from './errors/sandbox-error.js'
+export { SetupError } from './errors/setup-error.js'
+export type * from './domain/types.js'

@@ -1,0 +1,89 @@
+import type { z } from 'zod'
+import type { ErrorCode } from '../errors/codes.js'
+import { SandboxError } from '../errors/sandbox-error.js'
+
+/**
+ * Fields whose errors are 400 INVALID_AMOUNT (spec part 7: "amount, collateral or repayment
+ * parameters invalid"); the repayment kind fields count as repayment parameters.
+ */
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set(['collateral_btc', 'loan_amount', 'amount', 'repayment_kind', 'full_repayment'])
+
+/** One failed field, as reported in `details`. */
+export interface FieldIssue {
+  field: string
+  issue: string
+}
+
+/**
+ * Validates a JSON request body against `schema` and returns the parsed value (unknown fields
+ * dropped). Throws SandboxError: 400 INVALID_REQUEST when the body is not an object, 400
+ * INVALID_ACTION for a missing or unknown `action`, 400 INVALID_AMOUNT for an amount field, and
+ * 400 INVALID_REQUEST for any other field; `details` names the first failed field and, when
+ * several failed, lists them all in `issues`.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SandboxError('INVALID_REQUEST', 'Request body must be a JSON object.', { field: 'body', issue: 'must be a JSON object' })
+  }
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const body = value as Record<string, unknown>
+  const issues = result.error.issues.map((issue) => describeIssue(issue, body))
+  const code = pickErrorCode(issues)
+  // Report the field that decided the code first, so `field` always explains `error_code`.
+  const ordered = [...issues.filter((i) => codeOf(i.field) === code), ...issues.filter((i) => codeOf(i.field) !== code)]
+  const first = ordered[0]!
+  const details: Record<string, unknown> = { field: first.field, issue: first.issue }
+  if (code === 'INVALID_ACTION') {
+    const allowed = allowedValues(result.error.issues, 'action')
+    if (allowed) details.allowed = allowed
+  }
+  if (ordered.length > 1) details.issues = ordered
+  throw new SandboxError(code, `${first.field} ${first.issue}.`, details)
+}
+
+/** The error code a failure of `field` maps to. */
+function codeOf(field: string): ErrorCode {
+  if (field === 'action') return 'INVALID_ACTION'
+  return AMOUNT_FIELDS.has(field) ? 'INVALID_AMOUNT' : 'INVALID_REQUEST'
+}
+
+/** The action decides what the rest of the body means, so its error wins, then amounts. */
+function pickErrorCode(issues: FieldIssue[]): ErrorCode {
+  const codes = new Set(issues.map((i) => codeOf(i.field)))
+  if (codes.has('INVALID_ACTION')) return 'INVALID_ACTION'
+  if (codes.has('INVALID_AMOUNT')) return 'INVALID_AMOUNT'
+  return 'INVALID_REQUEST'
+}
+
+/** Turns a zod issue into `{ field, issue }` with a short, client-readable text. */
+function describeIssue(issue: z.core.$ZodIssue, body: Record<string, unknown>): FieldIssue {
+  const field = issue.path.length ? issue.path.map(String).join('.') : 'body'
+  const topKey = issue.path[0]
+  if (typeof topKey === 'string' && body[topKey] === undefined) return { field, issue: 'is required' }
+  return { field, issue: describeProblem(issue) }
+}
+
+/** The text of one issue, without zod's "Invalid input:" phrasing. */
+function describeProblem(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.expected === 'int' ? 'must be an integer' : `must be a ${issue.expected === 'number' ? 'finite number' : issue.expected}`
+    case 'invalid_value':
+      return `must be one of: ${issue.values.map(String).join(', ')}`
+    case 'too_small':
+      if (issue.origin === 'string') return Number(issue.minimum) === 1 ? 'must not be empty' : `must have at least ${issue.minimum} characters`
+      return issue.inclusive ? `must be at least ${issue.minimum}` : `must be greater than ${issue.minimum}`
+    case 'too_big':
+      if (issue.origin === 'string') return `must have at most ${issue.maximum} characters`
+      return issue.inclusive ? `must be at most ${issue.maximum}` : `must be less than ${issue.maximum}`
+    default:
+      return issue.message
+  }
+}
+
+/** The allowed values of an enum field, taken from its issue. */
+function allowedValues(issues: readonly z.core.$ZodIssue[], field: string): string[] | undefined {
+  const issue = issues.find((i) => i.path[0] === field && i.code === 'invalid_value')
+  return issue?.code === 'invalid_value' ? issue.values.map(String) : undefined
+}

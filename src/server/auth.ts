@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto'
+import { stat } from 'node:fs/promises'
+import { ApiError } from './api-error.js'
+import { SetupError } from '../errors/setup-error.js'
+import { describeKeyStatus, findKeyRecord, readKeysFile, type KeysFile } from '../keys/keys-file.js'
+
+/** Who a request acts for: the key, the storage id derived from it, and its sandbox session. */
+export interface Principal {
+  apiKey: string
+  keyId: string
+  sessionId: string
+}
+
+const KEY_FORMAT = /^sk_sandbox_[A-Za-z0-9_]{16,}$/
+/** Open mode has one implicit session per key. */
+export const OPEN_SESSION_ID = 'default'
+/** How often a running server looks at the keys file for changes. */
+const KEYS_FILE_RECHECK_MS = 250
+
+/** Storage id of an API key: keys never appear in file names or storage keys in clear. */
+export function deriveKeyId(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex').slice(0, 32)
+}
+
+/** Extracts the bearer token, or throws 401 SANDBOX_API_KEY_REQUIRED. */
+function readBearer(header: string | null): string {
+  const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null
+  if (!match) {
+    throw new ApiError('SANDBOX_API_KEY_REQUIRED', 'Send your sandbox API key as "Authorization: Bearer sk_sandbox_...".')
+  }
+  return match[1]!
+}
+
+function invalidKey(why: string): ApiError {
+  return new ApiError('SANDBOX_API_KEY_INVALID', `The API key is ${why}.`)
+}
+
+/**
+ * Authenticates requests. Without a keys file any well-formed key is accepted and gets its own
+ * state (open mode). With one, only registered, unrevoked, unexpired keys with a live session
+ * pass; the file is re-read when it changes, so `sandbox keys ...` applies to a running server.
+ */
+export async function createAuthenticator(options: { keysFile?: string }) {
+  const path = options.keysFile
+  let keys: KeysFile | undefined
+  let signature = ''
+  let checkedAt = 0
+  let reloading: Promise<void> | undefined
+
+  async function reload(): Promise<void> {
+    const info = await stat(path!)
+    const next = `${info.mtimeMs}:${info.size}`
+    if (next !== signature) {
+      keys = await readKeysFile(path!)
+      signature = next
+    }
+  }
+
+  if (path) {
+    try {
+      await reload()
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (error as Error).message
+      throw new SetupError(`keys file ${path} ${reason}; create a key with "sandbox keys create --keys ${path}"`, { cause: error })
+    }
+    checkedAt = Date.now()
+  }
+
+  async function refresh(now: number): Promise<void> {
+    if (now - checkedAt < KEYS_FILE_RECHECK_MS) return
+    checkedAt = now
+    // A half-written or briefly missing file keeps the last good copy rather than locking everyone out.
+    reloading ??= reload().catch(() => {}).finally(() => { reloading = undefined })
+    await reloading
+  }
+
+  /** Resolves the principal for an Authorization header value, or throws a 401 ApiError. */
+  async function authenticate(header: string | null, now = Date.now()): Promise<Principal> {
+    const apiKey = readBearer(header)
+    if (!KEY_FORMAT.test(apiKey)) {
+      throw invalidKey('not a sandbox key (expected sk_sandbox_ followed by at least 16 letters, digits or _)')
+    }
+    if (!path) return { apiKey, keyId: deriveKeyId(apiKey), sessionId: OPEN_SESSION_ID }
+    await refresh(now)
+    const record = keys && findKeyRecord(keys, apiKey)
+    if (!record) throw invalidKey('not registered on this sandbox')
+    const status = describeKeyStatus(record, new Date(now))
+    if (status === 'revoked') throw invalidKey('revoked')
+    if (status === 'expired') throw invalidKey('expired')
+    if (status === 'session_dropped' || !record.session_id) {
+      throw new ApiError('SANDBOX_SESSION_REQUIRED', 'The sandbox session of this key was deleted; recreate it with "sandbox keys reset KEY".')
+    }
+    return { apiKey, keyId: deriveKeyId(apiKey), sessionId: record.session_id }
+  }
+
+  return { authenticate, mode: path ? ('registered' as const) : ('open' as const) }
+}
+
+/** An authenticator made by createAuthenticator. */
+export type Authenticator = Awaited<ReturnType<typeof createAuthenticator>>

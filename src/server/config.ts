@@ -1,0 +1,31 @@
+import { SetupError } from '../errors/setup-error.js'
+import type { SandboxConfig } from '../domain/types.js'
+import { sandboxConfigSchema } from '../schemas/config.js'
+
+/** A partial object whose nested objects are partial too. */
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function deepMerge(base: unknown, override: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(override)) return override === undefined ? base : override
+  const merged: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(override)) merged[key] = deepMerge(base[key], value)
+  return merged
+}
+
+/**
+ * The effective config: `overrides` deep-merged over the fixture config, then validated so a
+ * typo in `--config FILE` fails at start rather than as odd loan math later.
+ */
+export function resolveConfig(base: SandboxConfig, overrides?: DeepPartial<SandboxConfig>, source = 'config overrides'): SandboxConfig {
+  const merged = deepMerge(base, overrides ?? {})
+  const result = sandboxConfigSchema.safeParse(merged)
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')
+    throw new SetupError(`${source} is not a valid sandbox config: ${problems}`)
+  }
+  return result.data as SandboxConfig
+}

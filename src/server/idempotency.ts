@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto'
+import type { H3Event } from 'h3'
+import { ApiError, toApiError } from './api-error.js'
+import { parseJsonBody, readRawBody } from './body.js'
+import { canonicalJson } from './canonical-json.js'
+import type { RouteAnswer, RouteContext, WriteRoute } from './pipeline.js'
+import { findIdempotencyRecord, type SessionDoc } from './session-store.js'
+
+const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
+
+/** Reads and checks the Idempotency-Key header (decisions.md: 1 to 255 printable ASCII). */
+function readIdempotencyKey(event: H3Event): string {
+  const key = event.req.headers.get('idempotency-key')
+  if (key === null || key === '') {
+    throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Every POST needs an Idempotency-Key header (a new UUID per operation; the same one when retrying it).')
+  }
+  if (!KEY_FORMAT.test(key)) {
+    throw new ApiError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { field: 'Idempotency-Key', issue: 'format' })
+  }
+  return key
+}
+
+/** Same method, path and canonical body give the same fingerprint. */
+export function fingerprintRequest(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex')
+}
+
+/**
+ * Answers worth remembering: the outcome of an operation that ran. 400 validation errors, 401,
+ * 429 and 5xx are not stored, so a corrected retry can reuse the key.
+ */
+function isStoredStatus(status: number): boolean {
+  return status < 300 || status === 404 || status === 409
+}
+
+function conflict(): ApiError {
+  return new ApiError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with another method, path or body; use a new key for a new operation.')
+}
+
+/** Keys whose first request is still running, per session, with the fingerprint they carry. */
+const inFlight = new WeakMap<object, Map<string, string>>()
+
+function replay(status: number, body: Record<string, unknown>): RouteAnswer {
+  return {
+    status,
+    body: { ...body, idempotency_replayed: true },
+    headers: { 'idempotent-replayed': 'true' },
+    errorCode: typeof body.error_code === 'string' ? body.error_code : null,
+  }
+}
+
+/**
+ * Runs a state-changing POST exactly once per (API key, Idempotency-Key). Requests of one
+ * session are serialized; the new state, its events and the stored answer are committed in one
+ * atomic document write, so a crash either applied the operation and remembers it, or did neither.
+ */
+export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
+  const { services, principal } = ctx
+  const key = readIdempotencyKey(event)
+  const body = parseJsonBody(await readRawBody(event.req))
+  const fingerprint = fingerprintRequest(event.req.method, new URL(event.req.url).pathname, body)
+  const sessionSlot = `${principal.keyId}:${principal.sessionId}`
+
+  let running = inFlight.get(services)
+  if (!running) inFlight.set(services, (running = new Map()))
+  const slot = `${sessionSlot}\n${key}`
+  const other = running.get(slot)
+  if (other !== undefined) {
+    if (other !== fingerprint) throw conflict()
+    throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry later with the same key and body.')
+  }
+  running.set(slot, fingerprint)
+  try {
+    return await services.mutex.run(sessionSlot, async () => {
+      const now = Date.now()
+      const doc = await services.sessions.load(principal)
+      const record = findIdempotencyRecord(doc, key, now)
+      if (record) {
+        if (record.fingerprint !== fingerprint) throw conflict()
+        return replay(record.status, await services.sessions.readStoredResponse(principal, record))
+      }
+      const outcome = execute(route, doc, body, ctx)
+      const stored: SessionDoc = {
+        ...outcome.doc,
+        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), body: outcome.body }],
+      }
+      await services.sessions.save(principal, stored, now)
+      services.onCommitted?.(principal, stored)
+      return outcome
+    })
+  } finally {
+    running.delete(slot)
+  }
+}
+
+function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): RouteAnswer & { doc: SessionDoc } {
+  let input: unknown
+  try {
+    input = route.parse(body)
+    const result = route.execute(doc, input, ctx)
+    return { status: 200, body: { ...result.body, idempotency_replayed: false }, doc: result.doc }
+  } catch (error) {
+    const api = toApiError(error)
+    if (!api || !isStoredStatus(api.status)) throw error
+    // A rejected step (404, 409) is an outcome too: remembered so a retry answers the same.
+    return { status: api.status, body: api.toBody(), doc, errorCode: api.code }
+  }
+}

@@ -1,0 +1,140 @@
+import type { H3Event } from 'h3'
+import { ApiError, toApiError } from './api-error.js'
+import type { Principal } from './auth.js'
+import { createRequestId } from './ids.js'
+import { runIdempotent } from './idempotency.js'
+import type { SandboxServices } from './services.js'
+import type { SessionDoc } from './session-store.js'
+import type { RequestLogEntry } from './request-log.js'
+import { StorageError } from '../storage/storage-error.js'
+
+/** What a route sees of the request it serves. */
+export interface RouteContext {
+  requestId: string
+  principal: Principal
+  params: Record<string, string>
+  services: SandboxServices
+}
+
+/** A GET route: reads the session and answers a body (without `request_id`). */
+export interface ReadRoute {
+  kind: 'read'
+  /** Whether the route needs the session document at all (GET config does not). */
+  session: boolean
+  read(doc: SessionDoc | undefined, ctx: RouteContext): Record<string, unknown> | Promise<Record<string, unknown>>
+}
+
+/** A POST route that changes state: idempotent, serialized per key, committed in one write. */
+export interface WriteRoute {
+  kind: 'write'
+  /** Validates the parsed JSON body; throws SandboxError (400s, never stored). */
+  parse(body: unknown): unknown
+  /** Applies the change to the document; returns the new document and the answer body. */
+  execute(doc: SessionDoc, input: unknown, ctx: RouteContext): { doc: SessionDoc; body: Record<string, unknown> }
+}
+
+/** A route that authenticates and then answers a fixed error (endpoints a later release completes). */
+export interface StubRoute {
+  kind: 'stub'
+  error: ApiError
+}
+
+/** Any route the pipeline can run. */
+export type RouteSpec = ReadRoute | WriteRoute | StubRoute
+
+/** The answer a route produced, before the envelope is applied. */
+export interface RouteAnswer {
+  status: number
+  body: Record<string, unknown>
+  headers?: Record<string, string>
+  errorCode?: string | null
+}
+
+function jsonResponse(status: number, body: Record<string, unknown>, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  })
+}
+
+/** Renders an ApiError (or an unexpected failure) into the spec's error envelope. */
+export function renderError(error: unknown, services: SandboxServices): RouteAnswer {
+  const api = toApiError(error)
+  if (api) return { status: api.status, body: api.toBody(), headers: api.extraHeaders, errorCode: api.code }
+  if (error instanceof StorageError) {
+    services.logError(error)
+    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage cannot be read or written; nothing was changed. Try again.')
+    return { status: database.status, body: database.toBody(), errorCode: database.code }
+  }
+  services.logError(error)
+  const internal = new ApiError('INTERNAL_ERROR', 'Unexpected sandbox error; see the server log.')
+  return { status: internal.status, body: internal.toBody(), errorCode: internal.code }
+}
+
+async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Promise<RouteAnswer> {
+  if (spec.kind === 'stub') throw spec.error
+  if (spec.kind === 'read') {
+    const doc = spec.session ? await ctx.services.sessions.load(ctx.principal) : undefined
+    return { status: 200, body: await spec.read(doc, ctx) }
+  }
+  return runIdempotent(event, spec, ctx)
+}
+
+/**
+ * Runs one API request end to end: request id, authentication, rate limit, the route, the error
+ * envelope, headers and the request log. Every answer, success or error, carries `request_id`
+ * in the body and `x-request-id` as a header.
+ */
+export async function handleApiRequest(event: H3Event, spec: RouteSpec, services: SandboxServices): Promise<Response> {
+  const started = performance.now()
+  const requestId = createRequestId()
+  const headers: Record<string, string> = { 'x-request-id': requestId }
+  let principal: Principal | undefined
+  let answer: RouteAnswer
+  try {
+    principal = await services.auth.authenticate(event.req.headers.get('authorization'))
+    const decision = services.rateLimiter?.check(principal.keyId)
+    if (decision) {
+      headers['ratelimit-limit'] = String(decision.limit)
+      headers['ratelimit-remaining'] = String(decision.remaining)
+      headers['ratelimit-reset'] = String(decision.resetSeconds)
+      if (!decision.allowed) {
+        throw new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', `More than ${decision.limit} requests in ${services.rateLimitWindowSeconds} seconds for this key; retry after ${decision.resetSeconds} s.`,
+          { limit: decision.limit, window_seconds: services.rateLimitWindowSeconds, retry_after_seconds: decision.resetSeconds },
+          { 'retry-after': String(decision.resetSeconds) })
+      }
+    }
+    answer = await runRoute(event, spec, { requestId, principal, params: event.context.params ?? {}, services })
+  } catch (error) {
+    answer = renderError(error, services)
+  }
+  Object.assign(headers, answer.headers)
+  const response = jsonResponse(answer.status, { request_id: requestId, ...answer.body }, headers)
+  const url = new URL(event.req.url)
+  const entry: RequestLogEntry = {
+    request_id: requestId,
+    at: new Date().toISOString(),
+    key: principal ? services.maskKey(principal.apiKey) : null,
+    method: event.req.method,
+    path: url.pathname,
+    status: answer.status,
+    error_code: answer.errorCode ?? null,
+    idempotency_key: event.req.headers.get('idempotency-key'),
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  }
+  if (principal) services.requestLog.record(principal.keyId, entry)
+  services.onRequest?.(entry)
+  return response
+}
+
+/** Answers requests outside any route (404/405), still in the envelope. */
+export function answerWithoutRoute(event: H3Event, error: ApiError, services: SandboxServices): Response {
+  const requestId = createRequestId()
+  const answer = renderError(error, services)
+  const response = jsonResponse(answer.status, { request_id: requestId, ...answer.body }, { 'x-request-id': requestId, ...answer.headers })
+  services.onRequest?.({
+    request_id: requestId, at: new Date().toISOString(), key: null, method: event.req.method,
+    path: new URL(event.req.url).pathname, status: answer.status, error_code: error.code, idempotency_key: null, duration_ms: 0,
+  })
+  return response
+}

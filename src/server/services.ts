@@ -1,0 +1,41 @@
+import type { DomainContext, SandboxConfig } from '../domain/types.js'
+import type { Authenticator, Principal } from './auth.js'
+import type { Fixtures } from './fixtures.js'
+import type { RateLimiter } from './rate-limiter.js'
+import type { RequestLog, RequestLogEntry } from './request-log.js'
+import type { SessionDoc, SessionStore } from './session-store.js'
+import { createId } from './ids.js'
+
+/** Serializes work per key (see src/storage/keyed-mutex.ts). */
+export interface KeyedMutexLike {
+  run<T>(key: string, fn: () => Promise<T>): Promise<T>
+  idle(): Promise<void>
+}
+
+/** Everything a route and the pipeline use, built once per sandbox by createSandbox. */
+export interface SandboxServices {
+  config: SandboxConfig
+  fixtures: Fixtures
+  auth: Authenticator
+  rateLimiter: RateLimiter | undefined
+  rateLimitWindowSeconds: number
+  sessions: SessionStore
+  mutex: KeyedMutexLike
+  requestLog: RequestLog
+  onRequest: ((entry: RequestLogEntry) => void) | undefined
+  /** Called after a session document was committed (webhook delivery hooks in here). */
+  onCommitted: ((principal: Principal, doc: SessionDoc) => void) | undefined
+  logError(error: unknown): void
+  maskKey(apiKey: string): string
+}
+
+/** The pure domain's view of the outside world for one request. */
+export function createDomainContext(services: SandboxServices, principal: Principal): DomainContext {
+  return {
+    now: new Date().toISOString(),
+    newId: createId,
+    keySeed: principal.keyId,
+    config: services.config,
+    requiredConfirmations: services.fixtures.wallet.required_confirmations,
+  }
+}

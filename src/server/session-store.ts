@@ -1,0 +1,139 @@
+import type { Storage } from 'unstorage'
+import type { Balances, LoanBook, SandboxEvent } from '../domain/types.js'
+import { createLoanBook } from '../domain/loan-book.js'
+import { createDocStore } from '../storage/doc-store.js'
+import { deriveKeyId, type Principal } from './auth.js'
+
+/** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
+/** Stored responses kept inside the session document before they move to a batch file. */
+const INLINE_RESPONSES = 16
+
+/** One remembered Idempotency-Key: what it fingerprinted and what it answered. */
+export interface IdempotencyRecord {
+  key: string
+  fingerprint: string
+  status: number
+  created_at: string
+  /** The stored answer while it is still inline; moved to batch `batch` later. */
+  body?: Record<string, unknown>
+  batch?: number
+}
+
+/**
+ * Everything one key's sandbox session holds, written as ONE document so that a state change,
+ * the events it produced and the idempotency record of the request that made it are committed
+ * together by a single atomic write.
+ */
+export interface SessionDoc {
+  version: 1
+  created_at: string
+  book: LoanBook
+  /** Partner profile fields set through POST /partner; null until then. */
+  partner: Record<string, unknown> | null
+  /** Events not yet handed to webhook delivery, oldest first. */
+  outbox: SandboxEvent[]
+  event_seq: number
+  idempotency: IdempotencyRecord[]
+  response_batches: { id: number; newest_at: string }[]
+  next_batch: number
+}
+
+function sessionDocId(keyId: string, sessionId: string): string {
+  return `${keyId}:${sessionId}`
+}
+
+function batchKey(keyId: string, sessionId: string, batch: number): string {
+  return `idem:${keyId}:${sessionId}:${batch}`
+}
+
+/** Finds the live (unexpired) record of an Idempotency-Key. */
+export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number): IdempotencyRecord | undefined {
+  const cutoff = now - IDEMPOTENCY_RETENTION_MS
+  for (let i = doc.idempotency.length - 1; i >= 0; i--) {
+    const record = doc.idempotency[i]!
+    if (record.key === key) return Date.parse(record.created_at) > cutoff ? record : undefined
+  }
+  return undefined
+}
+
+/**
+ * Loads and saves session documents. Saving prunes idempotency records past retention and moves
+ * older stored responses into batch files, so the document a request rewrites stays small
+ * however many requests a key has made.
+ */
+export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
+  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? 2000 })
+
+  function createSessionDoc(now: string): SessionDoc {
+    return {
+      version: 1,
+      created_at: now,
+      book: createLoanBook({ ...options.initialBalances }),
+      partner: null,
+      outbox: [],
+      event_seq: 0,
+      idempotency: [],
+      response_batches: [],
+      next_batch: 1,
+    }
+  }
+
+  /** The session's document, or a fresh one (not yet stored) on a key's first use. */
+  async function load(principal: Principal): Promise<SessionDoc> {
+    const doc = await docs.read(sessionDocId(principal.keyId, principal.sessionId))
+    return doc ?? createSessionDoc(new Date().toISOString())
+  }
+
+  /** Writes the document atomically after pruning and spilling stored responses. */
+  async function save(principal: Principal, doc: SessionDoc, now = Date.now()): Promise<void> {
+    const next = pruneRecords(doc, now, principal)
+    const inline = next.idempotency.filter((record) => record.body !== undefined)
+    if (inline.length > INLINE_RESPONSES) {
+      const batch = next.next_batch
+      const bodies = Object.fromEntries(inline.map((record) => [record.key, record.body]))
+      // The batch file is written before the document that points at it: a crash in between
+      // leaves the responses inline and the batch number reused next time.
+      await storage.setItem(batchKey(principal.keyId, principal.sessionId, batch), bodies)
+      next.idempotency = next.idempotency.map((record) =>
+        record.body === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
+      next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
+      next.next_batch = batch + 1
+    }
+    await docs.write(sessionDocId(principal.keyId, principal.sessionId), next)
+  }
+
+  function pruneRecords(doc: SessionDoc, now: number, principal: Principal): SessionDoc {
+    const cutoff = now - IDEMPOTENCY_RETENTION_MS
+    const first = doc.idempotency.findIndex((record) => Date.parse(record.created_at) > cutoff)
+    const idempotency = first === -1 ? [] : first === 0 ? doc.idempotency : doc.idempotency.slice(first)
+    const expired = doc.response_batches.filter((batch) => Date.parse(batch.newest_at) <= cutoff)
+    for (const batch of expired) {
+      storage.removeItem(batchKey(principal.keyId, principal.sessionId, batch.id)).catch(() => {})
+    }
+    const response_batches = expired.length ? doc.response_batches.filter((batch) => !expired.includes(batch)) : doc.response_batches
+    return { ...doc, idempotency, response_batches }
+  }
+
+  /** The stored answer of a record, inline or from its batch file. */
+  async function readStoredResponse(principal: Principal, record: IdempotencyRecord): Promise<Record<string, unknown>> {
+    if (record.body !== undefined) return record.body
+    const bodies = await storage.getItem<Record<string, Record<string, unknown>>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
+    const body = bodies?.[record.key]
+    if (!body) throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
+    return body
+  }
+
+  return { load, save, readStoredResponse, createSessionDoc }
+}
+
+/** A store made by createSessionStore. */
+export type SessionStore = ReturnType<typeof createSessionStore>
+
+/** Deletes everything stored for one session of a key (used by `sandbox keys reset`). */
+export async function deleteSessionData(storage: Storage, apiKey: string, sessionId: string): Promise<void> {
+  const keyId = deriveKeyId(apiKey)
+  const batches = await storage.getKeys(`idem:${keyId}:${sessionId}`)
+  await Promise.all(batches.map((key) => storage.removeItem(key)))
+  await storage.removeItem(`session:${sessionDocId(keyId, sessionId)}`)
+}

@@ -1,0 +1,51 @@
+import { promises as fsp } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createStorage, type Storage } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
+import { atomicFsDriver, removeStaleTempFiles } from './atomic-fs-driver.js'
+import { StorageError } from './storage-error.js'
+
+/** The storage backends this version offers. */
+export type StorageKind = 'fs' | 'memory'
+
+/** Options of createSandboxStorage. */
+export interface StorageOptions {
+  kind: StorageKind
+  /** fs only: the directory that holds the state. */
+  dataDir?: string
+}
+
+/**
+ * Reads a `--storage` value. `redis://` URLs are recognised so the error can say so; the redis
+ * driver plugs in here (unstorage's redis driver) when it is added.
+ */
+export function parseStorageKind(text: string): StorageKind {
+  const value = text.trim().toLowerCase()
+  if (value === 'fs' || value === 'memory') return value
+  if (value.startsWith('redis://') || value.startsWith('rediss://')) {
+    throw new StorageError(`redis storage (${text}) is not available in this version; use fs or memory`)
+  }
+  throw new StorageError(`unknown storage "${text}": use fs or memory`)
+}
+
+async function prepareDataDir(dataDir: string): Promise<string> {
+  const dir = resolve(dataDir)
+  try {
+    await fsp.mkdir(dir, { recursive: true })
+    const probe = join(dir, `.probe-${process.pid}`)
+    await fsp.writeFile(probe, 'ok')
+    await fsp.unlink(probe)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); pick another with --data-dir`, { cause: error })
+  }
+  await removeStaleTempFiles(dir)
+  return dir
+}
+
+/** Creates the unstorage instance the sandbox keeps its state in. */
+export async function createSandboxStorage(options: StorageOptions): Promise<Storage> {
+  if (options.kind === 'memory') return createStorage({ driver: memoryDriver() })
+  const base = await prepareDataDir(options.dataDir ?? '.sandbox')
+  return createStorage({ driver: atomicFsDriver({ base }) })
+}

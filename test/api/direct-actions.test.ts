@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createTestApi, issueLoan, type TestApi } from '../helpers/api.js'
+
+let api: TestApi
+afterEach(async () => api?.sandbox.close())
+
+const action = (loanId: string) => `/api/sandbox/loans/${loanId}/action`
+
+describe('POST /api/sandbox/loans/{id}/action', () => {
+  it('repays interest', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const answer = await api.post(action(loanId), { action: 'repay_interest', amount: 50 })
+    expect(answer.status).toBe(200)
+    expect(answer.body.activeLoans[0].interestDue).toBe(150)
+    expect(answer.body.wallet.USDT).toBe(29750)
+    const tooMuch = await api.post(action(loanId), { action: 'repay_interest', amount: 1000 })
+    expect(tooMuch.body.error_code).toBe('INVALID_AMOUNT')
+  })
+
+  it('repays principal and closes the loan when it reaches zero', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const part = await api.post(action(loanId), { action: 'repay_principal', amount: 5000 })
+    expect(part.body.activeLoans[0].debt).toBe(15000)
+    const rest = await api.post(action(loanId), { action: 'repay_principal', amount: 15000 })
+    expect(rest.status).toBe(200)
+    expect(rest.body.activeLoans).toHaveLength(0)
+    expect(rest.body.loanHistory[0]).toMatchObject({ id: loanId, status: 'closed' })
+    expect(rest.body.wallet.BTC).toBe(2)
+    const closed = await api.post(action(loanId), { action: 'add_collateral', amount: 0.1 })
+    expect(closed.status).toBe(409)
+    expect(closed.body.details.reason).toBe('LOAN_NOT_ACTIVE')
+  })
+
+  it('adds and removes collateral within the LTV limit', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const added = await api.post(action(loanId), { action: 'add_collateral', amount: 0.5 })
+    expect(added.body.activeLoans[0]).toMatchObject({ collateral: 1, ltv: 21.05 })
+    expect(added.body.wallet.BTC).toBe(1)
+    const removed = await api.post(action(loanId), { action: 'remove_collateral', amount: 0.4 })
+    expect(removed.body.activeLoans[0].collateral).toBe(0.6)
+    expect(removed.body.wallet.BTC).toBe(1.4)
+    const risky = await api.post(action(loanId), { action: 'remove_collateral', amount: 0.3 })
+    expect(risky.status).toBe(409)
+    expect(risky.body.details.reason).toBe('LTV_LIMIT')
+    const broke = await api.post(action(loanId), { action: 'add_collateral', amount: 50 })
+    expect(broke.status).toBe(409)
+    expect(broke.body.details.reason).toBe('INSUFFICIENT_BALANCE')
+  })
+
+  it('increases the loan, charging the origination fee, up to the LTV limit', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const more = await api.post(action(loanId), { action: 'increase_loan', amount: 1000 })
+    expect(more.body.activeLoans[0].debt).toBe(21000)
+    expect(more.body.wallet.USDT).toBe(29800 + 990)
+    const tooMuch = await api.post(action(loanId), { action: 'increase_loan', amount: 10000 })
+    expect(tooMuch.status).toBe(409)
+    expect(tooMuch.body.details.reason).toBe('LTV_LIMIT')
+  })
+
+  it('validates the action and amount, and answers 404 for another key\'s loan', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    expect((await api.post(action(loanId), { action: 'refinance', amount: 1 })).body.error_code).toBe('INVALID_ACTION')
+    expect((await api.post(action(loanId), { action: 'repay_interest', amount: 0 })).body.error_code).toBe('INVALID_AMOUNT')
+    expect((await api.post(action(loanId), { action: 'repay_interest' })).body.error_code).toBe('INVALID_AMOUNT')
+    const missing = await api.post(action('loan_unknown'), { action: 'repay_interest', amount: 1 })
+    expect(missing.status).toBe(404)
+    expect(missing.body.error_code).toBe('LOAN_NOT_FOUND')
+  })
+})

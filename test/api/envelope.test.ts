@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createTestApi, type TestApi } from '../helpers/api.js'
+
+let api: TestApi
+afterEach(async () => api?.sandbox.close())
+
+describe('envelope', () => {
+  it('puts the same request_id in the body and the x-request-id header of every answer', async () => {
+    api = await createTestApi()
+    const answers = [
+      await api.get('/api/sandbox/config'),
+      await api.call('GET', '/api/sandbox/config', { key: null }),
+      await api.get('/api/sandbox/nope'),
+      await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' }),
+    ]
+    const ids = new Set<string>()
+    for (const answer of answers) {
+      expect(answer.body.request_id).toMatch(/^req_[0-9a-f]{20}$/)
+      expect(answer.headers.get('x-request-id')).toBe(answer.body.request_id)
+      expect(answer.headers.get('content-type')).toContain('application/json')
+      ids.add(answer.body.request_id)
+    }
+    expect(ids.size).toBe(answers.length)
+  })
+
+  it('answers GET config with the decided shape and the fixture values', async () => {
+    api = await createTestApi()
+    const { status, body } = await api.get('/api/sandbox/config')
+    expect(status).toBe(200)
+    expect(body.rates.btc_usd).toBe(95000)
+    expect(body.rates.btc_rub).toEqual({ market: expect.any(Number), payout: expect.any(Number), loan: expect.any(Number) })
+    expect(body.borrow_rates.fixed).toBe(12)
+    expect(body.risk).toEqual({ max_ltv_percent: 50, liquidation_ltv_percent: 80, liquidation_penalty_percent: 5 })
+    expect(body.fees.loan_origination_percent).toBe(1)
+    expect(body.limits.loan_amount.min).toBeGreaterThan(0)
+    expect(body.currencies).toEqual(['USDT'])
+    expect(body.api_version).toBe('0.3.0')
+    expect(body).not.toHaveProperty('idempotency_replayed')
+  })
+
+  it('applies config overrides deep-merged over the fixtures', async () => {
+    api = await createTestApi({ config: { rates: { btc_usd: 60000 }, risk: { max_ltv_percent: 40 } } })
+    const { body } = await api.get('/api/sandbox/config')
+    expect(body.rates.btc_usd).toBe(60000)
+    expect(body.rates.usd_rub.market).toBe(90)
+    expect(body.risk.max_ltv_percent).toBe(40)
+    expect(body.risk.liquidation_ltv_percent).toBe(80)
+  })
+
+  it('answers unknown paths 404 NOT_FOUND and wrong methods 405 with Allow', async () => {
+    api = await createTestApi()
+    const missing = await api.get('/api/sandbox/loans/abc')
+    expect(missing.status).toBe(404)
+    expect(missing.body.error_code).toBe('NOT_FOUND')
+    expect(missing.body.error).toEqual(expect.any(String))
+    const outside = await api.get('/')
+    expect(outside.status).toBe(404)
+    expect(outside.body.error_code).toBe('NOT_FOUND')
+
+    const wrong = await api.call('DELETE', '/api/sandbox/config')
+    expect(wrong.status).toBe(405)
+    expect(wrong.body.error_code).toBe('METHOD_NOT_ALLOWED')
+    expect(wrong.headers.get('allow')).toBe('GET')
+    const flowGet = await api.get('/api/sandbox/loans/flow')
+    expect(flowGet.status).toBe(405)
+    expect(flowGet.headers.get('allow')).toBe('POST')
+    const loans = await api.call('PUT', '/api/sandbox/loans')
+    expect(loans.headers.get('allow')).toBe('GET, POST')
+  })
+
+  it('refuses bodies above 1 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
+    api = await createTestApi()
+    const big = JSON.stringify({ action: 'start_collateral_transfer', pad: 'x'.repeat(1024 * 1024) })
+    const answer = await api.call('POST', '/api/sandbox/loans/flow', { rawBody: big })
+    expect(answer.status).toBe(413)
+    expect(answer.body.error_code).toBe('PAYLOAD_TOO_LARGE')
+  })
+
+  it('answers a body that is not JSON with 400 INVALID_JSON, and a non-object with INVALID_REQUEST', async () => {
+    api = await createTestApi()
+    const broken = await api.call('POST', '/api/sandbox/loans/flow', { rawBody: '{"action":' })
+    expect(broken.status).toBe(400)
+    expect(broken.body.error_code).toBe('INVALID_JSON')
+    const list = await api.call('POST', '/api/sandbox/loans', { rawBody: '[1,2]' })
+    expect(list.status).toBe(400)
+    expect(list.body.error_code).toBe('INVALID_REQUEST')
+    expect(list.body.details).toBeDefined()
+  })
+
+  it('answers the partner and webhook endpoints 501 NOT_IMPLEMENTED after authentication', async () => {
+    api = await createTestApi()
+    for (const [method, path] of [['GET', '/api/sandbox/partner'], ['POST', '/api/sandbox/partner'], ['GET', '/api/sandbox/webhooks'],
+      ['POST', '/api/sandbox/webhooks'], ['DELETE', '/api/sandbox/webhooks'], ['POST', '/api/sandbox/webhooks/test'], ['POST', '/api/sandbox/webhooks/retry']] as const) {
+      const body = method === 'GET' ? undefined : {}
+      const answer = await api.call(method, path, { body })
+      expect(answer.status, `${method} ${path}`).toBe(501)
+      expect(answer.body.error_code).toBe('NOT_IMPLEMENTED')
+      const anonymous = await api.call(method, path, { key: null, body })
+      expect(anonymous.status).toBe(401)
+    }
+  })
+})
+
+describe('authentication (open mode)', () => {
+  it('answers 401 SANDBOX_API_KEY_REQUIRED without a bearer token', async () => {
+    api = await createTestApi()
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }] as Array<Record<string, string>>) {
+      const answer = await api.call('GET', '/api/sandbox/loans', { key: null, headers })
+      expect(answer.status).toBe(401)
+      expect(answer.body.error_code).toBe('SANDBOX_API_KEY_REQUIRED')
+    }
+  })
+
+  it('answers 401 SANDBOX_API_KEY_INVALID for a malformed key', async () => {
+    api = await createTestApi()
+    for (const key of ['sk_live_abcdefghijklmnopqrstuvwxyz', 'sk_sandbox_short', 'sk_sandbox_has-dash-abcdefghijklmnop']) {
+      const answer = await api.call('GET', '/api/sandbox/loans', { key })
+      expect(answer.status, key).toBe(401)
+      expect(answer.body.error_code).toBe('SANDBOX_API_KEY_INVALID')
+    }
+  })
+
+  it('authenticates before validating a POST', async () => {
+    api = await createTestApi()
+    const answer = await api.call('POST', '/api/sandbox/loans/flow', { key: null, idempotencyKey: null, rawBody: '{' })
+    expect(answer.status).toBe(401)
+  })
+})

@@ -1,0 +1,46 @@
+import { createStorage, defineDriver } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createTestApi, LOAN, type TestApi } from '../helpers/api.js'
+
+let api: TestApi
+afterEach(async () => api?.sandbox.close())
+
+/** A memory driver whose writes can be made to fail, like a full or vanished disk. */
+function createFlakyStorage() {
+  const memory = memoryDriver()
+  const state = { failWrites: false }
+  const flaky = defineDriver(() => ({
+    ...memory,
+    name: 'flaky-memory',
+    setItem(key: string, value: string) {
+      if (state.failWrites) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+      return memory.setItem!(key, value, {})
+    },
+  }))
+  return { storage: createStorage({ driver: flaky(undefined) }), state }
+}
+
+describe('storage failure', () => {
+  it('answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED and changes nothing', async () => {
+    const { storage, state } = createFlakyStorage()
+    api = await createTestApi({ storage })
+    expect((await api.post('/api/sandbox/loans', LOAN)).status).toBe(200)
+    const before = (await api.get('/api/sandbox/loans')).body
+
+    state.failWrites = true
+    const failed = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'during-outage' })
+    expect(failed.status).toBe(500)
+    expect(failed.body.error_code).toBe('SANDBOX_API_KEY_DATABASE_REQUIRED')
+    expect(failed.body.error).not.toMatch(/at .*\.ts/)
+
+    state.failWrites = false
+    const after = (await api.get('/api/sandbox/loans')).body
+    expect({ ...after, request_id: 0 }).toEqual({ ...before, request_id: 0 })
+    // 5xx is not stored: the same key now runs the operation.
+    const retried = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'during-outage' })
+    expect(retried.status).toBe(200)
+    expect(retried.body.idempotency_replayed).toBe(false)
+    expect(retried.body.activeLoans).toHaveLength(2)
+  })
+})

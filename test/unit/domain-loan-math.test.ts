@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import { assertNewLoanWithinLimits, computeLoanTerms, computeLtv, computeMaxDebt, computePeriodInterest } from '../../src/domain/loan-math.js'
+import { expectError, fixtureConfig } from './domain-helpers.js'
+
+const config = fixtureConfig
+
+describe('loan math', () => {
+  it('computes the terms of 0.5 BTC at 95000 for a 20000 loan', () => {
+    expect(computeLoanTerms(0.5, 20000, config)).toEqual({
+      collateralValueUsd: 47500,
+      ltv: 42.11,
+      originationFee: 200,
+      payoutAmount: 19800,
+      interestDue: 200,
+      interestRatePercent: 12,
+    })
+  })
+
+  it('scales interest with the period length and LTV with the debt', () => {
+    const quarterly = { ...config, terms: { ...config.terms, interest_payment_months: 3 } }
+    expect(computePeriodInterest(15000, config)).toBe(150)
+    expect(computePeriodInterest(15000, quarterly)).toBe(450)
+    expect(computeLtv(15000, 0.5, config)).toBe(31.58)
+    expect(computeLtv(0, 0, config)).toBe(0)
+  })
+
+  it('finds the largest loan the collateral carries', () => {
+    expect(computeMaxDebt(0.5, config)).toBe(23750)
+    expect(computeMaxDebt(0.3, config)).toBe(14250)
+  })
+})
+
+describe('assertNewLoanWithinLimits', () => {
+  const ok = { collateral_btc: 0.5, loan_amount: 20000, loan_currency: 'USDT' }
+
+  it('accepts a loan exactly at the maximum LTV', () => {
+    expect(() => assertNewLoanWithinLimits({ ...ok, loan_amount: 23750 }, config)).not.toThrow()
+    expect(() => assertNewLoanWithinLimits({ collateral_btc: 0.3, loan_amount: 14250, loan_currency: 'USDT' }, config)).not.toThrow()
+  })
+
+  it('rejects an LTV above the maximum, naming the limit and the largest loan allowed', () => {
+    const error = expectError(() => assertNewLoanWithinLimits({ ...ok, loan_amount: 23750.01 }, config), 'INVALID_AMOUNT')
+    expect(error.status).toBe(400)
+    expect(error.details).toEqual({ field: 'loan_amount', limit: 'risk.max_ltv_percent', value: 50.01, allowed: 50, max_loan_amount: 23750 })
+  })
+
+  it.each([
+    [{ loan_amount: 99.99 }, 'loan_amount', 'limits.loan_amount.min', 99.99, 100],
+    [{ loan_amount: 1000000.01, collateral_btc: 100 }, 'loan_amount', 'limits.loan_amount.max', 1000000.01, 1000000],
+    [{ collateral_btc: 0.0009, loan_amount: 100 }, 'collateral_btc', 'limits.collateral_btc.min', 0.0009, 0.001],
+    [{ collateral_btc: 100.5 }, 'collateral_btc', 'limits.collateral_btc.max', 100.5, 100],
+  ])('rejects %o with details naming %s %s', (change, field, limit, value, allowed) => {
+    const error = expectError(() => assertNewLoanWithinLimits({ ...ok, ...change }, config), 'INVALID_AMOUNT')
+    expect(error.details).toEqual({ field, limit, value, allowed })
+  })
+
+  it('rejects a currency the config does not list as INVALID_REQUEST', () => {
+    const error = expectError(() => assertNewLoanWithinLimits({ ...ok, loan_currency: 'EUR' }, config), 'INVALID_REQUEST')
+    expect(error.details).toMatchObject({ field: 'loan_currency', value: 'EUR', allowed: ['USDT'] })
+  })
+})

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { createRateLimiter, parseRateLimit } from '../../src/server/rate-limiter.js'
+
+describe('parseRateLimit', () => {
+  it('reads N/SECONDS and off, and rejects anything else', () => {
+    expect(parseRateLimit('120/60')).toEqual({ limit: 120, windowSeconds: 60 })
+    expect(parseRateLimit(' OFF ')).toBe(false)
+    for (const bad of ['', '120', '0/60', '10/0', 'ten/60', '5/1.5']) expect(() => parseRateLimit(bad), bad).toThrow(/N\/SECONDS/)
+  })
+})
+
+describe('createRateLimiter', () => {
+  it('allows the limit inside a sliding window and reports when a slot frees', () => {
+    const limiter = createRateLimiter({ limit: 3, windowSeconds: 10 })
+    expect(limiter.check('k', 0)).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 10 })
+    expect(limiter.check('k', 4000)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 6 })
+    expect(limiter.check('k', 5000).allowed).toBe(true)
+    expect(limiter.check('k', 9999)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 })
+    expect(limiter.check('k', 10000)).toMatchObject({ allowed: true, remaining: 0 })
+    expect(limiter.check('other', 10000).remaining).toBe(2)
+  })
+
+  it('forgets idle keys on sweep', () => {
+    const limiter = createRateLimiter({ limit: 3, windowSeconds: 1 })
+    limiter.check('a', 0)
+    limiter.check('b', 900)
+    limiter.sweep(1500)
+    expect(limiter.trackedKeys).toBe(1)
+  })
+})

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // e2e tests spawn the built CLI; keep parallelism modest on 2-core machines.
+    maxWorkers: 2,
+  },
+})
