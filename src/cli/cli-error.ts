@@ -1,0 +1,32 @@
+/** Exit codes: 1 a check or scenario failed, 2 usage or setup error. */
+export type ExitCode = 1 | 2
+
+/**
+ * The one error type commands throw: an actionable message printed without a stack, and the
+ * exit code it ends the process with.
+ */
+export class CliError extends Error {
+  readonly exitCode: ExitCode
+  readonly code: string
+
+  constructor(message: string, options: { exitCode?: ExitCode; code?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause })
+    this.name = 'CliError'
+    this.exitCode = options.exitCode ?? 2
+    this.code = options.code ?? 'USAGE'
+  }
+}
+
+/** Setup failures from the library (bad config, keys file, data dir) become exit-2 CliErrors. */
+export function toCliError(error: unknown): CliError | undefined {
+  if (error instanceof CliError) return error
+  const name = (error as Error | undefined)?.name
+  if (name === 'SetupError' || name === 'StorageError') {
+    return new CliError((error as Error).message, { code: name === 'SetupError' ? 'SETUP' : 'STORAGE', cause: error })
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return new CliError((error as Error).message, { code, cause: error })
+  }
+  return undefined
+}

@@ -1,0 +1,48 @@
+import { Option, type Command } from 'commander'
+import { CliError } from '../../cli-error.js'
+import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
+
+interface CreateFlags {
+  keys?: string
+  label?: string
+  expiresIn?: string
+  expiresAt?: string
+  json?: boolean
+}
+
+async function runCreate(flags: CreateFlags): Promise<void> {
+  const { addKey, parseDuration } = await import('../../../keys/manage-keys.js')
+  const path = resolveKeysFile(flags.keys)
+  let expiresAt: string | null = null
+  try {
+    if (flags.expiresIn && flags.expiresAt) throw new Error('give --expires-in or --expires-at, not both')
+    if (flags.expiresIn) expiresAt = new Date(Date.now() + parseDuration(flags.expiresIn)).toISOString()
+    if (flags.expiresAt) {
+      const at = Date.parse(flags.expiresAt)
+      if (Number.isNaN(at)) throw new Error(`--expires-at "${flags.expiresAt}" is not a date (use ISO 8601, e.g. 2027-01-31T00:00:00Z)`)
+      expiresAt = new Date(at).toISOString()
+    }
+  } catch (error) {
+    throw new CliError((error as Error).message)
+  }
+  const record = await addKey(path, { label: flags.label, expiresAt })
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(record, null, 2)}\n`)
+    return
+  }
+  // The key alone on stdout, so KEY=$(sandbox keys create) works; the rest is for the reader.
+  process.stdout.write(`${record.key}\n`)
+  const expiry = record.expires_at ? `, expires ${record.expires_at}` : ''
+  process.stderr.write(`added to ${path}${record.label ? ` as "${record.label}"` : ''}${expiry}; use it with: sandbox serve --keys ${path}\n`)
+}
+
+/** `sandbox keys create`. */
+export function registerKeysCreate(keys: Command): void {
+  const command = keys.command('create').description('register a new sandbox API key')
+  addKeysFileOption(command)
+    .addOption(new Option('--label <label>', 'a name to recognise the key by'))
+    .addOption(new Option('--expires-in <duration>', 'expire after a duration such as 30d, 12h, 90m'))
+    .addOption(new Option('--expires-at <time>', 'expire at an ISO 8601 time'))
+  addJsonOption(command, 'print the new key record as JSON')
+    .action((flags: CreateFlags) => runCreate(flags))
+}

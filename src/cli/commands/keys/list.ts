@@ -1,0 +1,37 @@
+import type { Command } from 'commander'
+import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
+import { chalk } from '../../output.js'
+
+async function runList(flags: { keys?: string; json?: boolean }): Promise<void> {
+  const { readKeysFile, describeKeyStatus, maskApiKey } = await import('../../../keys/keys-file.js')
+  const path = resolveKeysFile(flags.keys)
+  const file = await readKeysFile(path)
+  const now = new Date()
+  const rows = file.keys.map((record) => ({
+    key: maskApiKey(record.key),
+    label: record.label,
+    status: describeKeyStatus(record, now),
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+  }))
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+    return
+  }
+  if (rows.length === 0) {
+    process.stdout.write(`no keys in ${path}; create one with "sandbox keys create"\n`)
+    return
+  }
+  const table = [['KEY', 'LABEL', 'STATUS', 'CREATED', 'EXPIRES'], ...rows.map((row) => [row.key, row.label ?? '-', row.status, row.created_at.slice(0, 19), row.expires_at?.slice(0, 19) ?? '-'])]
+  const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
+  for (const [index, row] of table.entries()) {
+    const line = row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()
+    process.stdout.write(`${index === 0 ? chalk.bold(line) : line}\n`)
+  }
+}
+
+/** `sandbox keys list`. */
+export function registerKeysList(keys: Command): void {
+  const command = keys.command('list').description('list registered keys (masked) with their status')
+  addJsonOption(addKeysFileOption(command)).action((flags: { keys?: string; json?: boolean }) => runList(flags))
+}

@@ -1,0 +1,41 @@
+import { Option, type Command } from 'commander'
+import { CliError } from '../../cli-error.js'
+import { addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../../options.js'
+import { resolveKeyArgument } from '../../pick-key.js'
+
+interface ResetFlags extends StorageFlags {
+  keys?: string
+  drop?: boolean
+}
+
+async function runReset(key: string | undefined, flags: ResetFlags): Promise<void> {
+  const { resetKeySession } = await import('../../../keys/manage-keys.js')
+  const { maskApiKey } = await import('../../../keys/keys-file.js')
+  const { createSandboxStorage, parseStorageKind } = await import('../../../storage/create-storage.js')
+  const { deleteSessionData } = await import('../../../server/session-store.js')
+  const path = resolveKeysFile(flags.keys)
+  const { storage, dataDir } = resolveStorageFlags(flags)
+  const kind = parseStorageKind(storage)
+  const query = await resolveKeyArgument(key, path, 'reset')
+  const { before, after } = await resetKeySession(path, query, { drop: flags.drop }).catch((error: Error) => {
+    throw new CliError(error.message)
+  })
+  // The server switches to the new session on its own; the old session's data is deleted here.
+  if (kind === 'fs' && before.session_id) {
+    const store = await createSandboxStorage({ kind, dataDir })
+    await deleteSessionData(store, before.key, before.session_id)
+    await store.dispose()
+  }
+  const outcome = after.session_id
+    ? 'now starts from an empty sandbox state'
+    : `has no session: the server answers 401 SANDBOX_SESSION_REQUIRED until "sandbox keys reset" recreates one`
+  process.stdout.write(`${maskApiKey(after.key)} ${outcome}\n`)
+}
+
+/** `sandbox keys reset KEY [--drop]`. */
+export function registerKeysReset(keys: Command): void {
+  const command = keys.command('reset').argument('[key]', 'the key, a unique prefix of it, or its masked form')
+    .description("give a key a fresh, empty sandbox state (or with --drop, none)")
+    .addOption(new Option('--drop', 'delete the session; requests get 401 SANDBOX_SESSION_REQUIRED until reset again'))
+  addStorageOptions(addKeysFileOption(command)).action((key: string | undefined, flags: ResetFlags) => runReset(key, flags))
+}

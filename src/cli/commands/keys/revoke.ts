@@ -1,0 +1,22 @@
+import type { Command } from 'commander'
+import { CliError } from '../../cli-error.js'
+import { addKeysFileOption, resolveKeysFile } from '../../options.js'
+import { resolveKeyArgument } from '../../pick-key.js'
+
+async function runRevoke(key: string | undefined, flags: { keys?: string }): Promise<void> {
+  const { revokeKey } = await import('../../../keys/manage-keys.js')
+  const { maskApiKey } = await import('../../../keys/keys-file.js')
+  const path = resolveKeysFile(flags.keys)
+  const query = await resolveKeyArgument(key, path, 'revoke')
+  const { before, after } = await revokeKey(path, query).catch((error: Error) => {
+    throw new CliError(error.message)
+  })
+  const note = before.revoked_at ? 'was already revoked' : 'revoked'
+  process.stdout.write(`${maskApiKey(after.key)} ${note}; a running server refuses it with 401 SANDBOX_API_KEY_INVALID\n`)
+}
+
+/** `sandbox keys revoke KEY`. */
+export function registerKeysRevoke(keys: Command): void {
+  const command = keys.command('revoke').argument('[key]', 'the key, a unique prefix of it, or its masked form').description('revoke a registered key')
+  addKeysFileOption(command).action((key: string | undefined, flags: { keys?: string }) => runRevoke(key, flags))
+}

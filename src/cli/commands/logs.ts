@@ -1,0 +1,60 @@
+import { Option, type Command } from 'commander'
+import { CliError } from '../cli-error.js'
+import { addJsonOption, addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { chalk, colorStatus } from '../output.js'
+import type { RequestLogEntry } from '../../server/request-log.js'
+
+interface LogsFlags extends StorageFlags {
+  key?: string
+  follow?: boolean
+  json?: boolean
+}
+
+const POLL_MS = 500
+
+function formatEntry(entry: RequestLogEntry): string {
+  const parts = [
+    chalk.dim(entry.at),
+    entry.key ?? '-',
+    entry.method.padEnd(6),
+    entry.path,
+    colorStatus(entry.status),
+    entry.error_code ?? '-',
+    `${Math.round(entry.duration_ms)}ms`,
+    entry.request_id,
+    entry.idempotency_key ? `idem=${entry.idempotency_key}` : '',
+  ]
+  return parts.join(' ').trimEnd()
+}
+
+async function runLogs(flags: LogsFlags): Promise<void> {
+  const { createSandboxStorage, parseStorageKind } = await import('../../storage/create-storage.js')
+  const { readRequestLog } = await import('../../server/request-log.js')
+  const { storage, dataDir } = resolveStorageFlags(flags)
+  if (parseStorageKind(storage) === 'memory') {
+    throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs to read it here')
+  }
+  const store = await createSandboxStorage({ kind: 'fs', dataDir })
+  const seen = new Set<string>()
+  const print = (entries: RequestLogEntry[]) => {
+    for (const entry of entries) {
+      if (seen.has(entry.request_id)) continue
+      seen.add(entry.request_id)
+      process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(entry)}\n`)
+    }
+  }
+  print(await readRequestLog(store, { apiKey: flags.key }))
+  if (!flags.follow) return
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    print(await readRequestLog(store, { apiKey: flags.key }))
+  }
+}
+
+/** `sandbox logs`: the per-key request log (request_id, status, error_code, Idempotency-Key). */
+export function registerLogs(program: Command): void {
+  const command = program.command('logs').description('show the request log that serve keeps per key')
+    .addOption(new Option('--key <key>', 'only this API key'))
+    .addOption(new Option('--follow', 'keep printing new requests until Ctrl+C'))
+  addJsonOption(addStorageOptions(command), 'one JSON object per line').action((flags: LogsFlags) => runLogs(flags))
+}

@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises'
+import { Option, type Command } from 'commander'
+import { CliError } from '../cli-error.js'
+import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { chalk, colorStatus, formatClock } from '../output.js'
+import type { RequestLogEntry } from '../../server/request-log.js'
+
+interface ServeFlags extends StorageFlags {
+  port?: string
+  host?: string
+  config?: string
+  keys?: string
+  rateLimit?: string
+  jsonLogs?: boolean
+  quiet?: boolean
+}
+
+function parsePort(text: string): number {
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port > 65535) throw new CliError(`invalid port "${text}": expected 0-65535`)
+  return port
+}
+
+async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new CliError(`cannot read --config ${path}: ${(error as Error).message}`)
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>
+  } catch (error) {
+    throw new CliError(`--config ${path} is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+function printRequest(entry: RequestLogEntry, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'request', ...entry })}\n`)
+    return
+  }
+  const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
+  process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}\n`)
+}
+
+/** Starts the sandbox server: adapts flags and environment to createSandbox + listenSandbox. */
+async function runServe(flags: ServeFlags): Promise<void> {
+  const { parseRateLimit } = await import('../../server/rate-limiter.js')
+  const { parseStorageKind } = await import('../../storage/create-storage.js')
+  const port = parsePort(flags.port ?? process.env.SANDBOX_PORT ?? '4010')
+  const host = flags.host ?? process.env.SANDBOX_HOST ?? '127.0.0.1'
+  const { storage, dataDir } = resolveStorageFlags(flags)
+  const kind = parseStorageKind(storage)
+  const keysFile = flags.keys ?? process.env.SANDBOX_KEYS_FILE
+  let rateLimit: ReturnType<typeof parseRateLimit>
+  try {
+    rateLimit = parseRateLimit(flags.rateLimit ?? process.env.SANDBOX_RATE_LIMIT ?? '120/60')
+  } catch (error) {
+    throw new CliError(`--rate-limit: ${(error as Error).message}`)
+  }
+  const config = flags.config ? await readConfigFile(flags.config) : undefined
+  const json = Boolean(flags.jsonLogs)
+
+  const { createSandbox } = await import('../../server/create-sandbox.js')
+  const { listenSandbox } = await import('../../server/listen.js')
+  const sandbox = await createSandbox({
+    storage: kind,
+    dataDir,
+    config,
+    keysFile,
+    rateLimit,
+    onRequest: flags.quiet ? undefined : (entry) => printRequest(entry, json),
+  })
+  let listener: Awaited<ReturnType<typeof listenSandbox>>
+  try {
+    listener = await listenSandbox(sandbox, { port, host })
+  } catch (error) {
+    await sandbox.close()
+    throw error
+  }
+
+  const storageText = kind === 'fs' ? `fs ${dataDir}` : 'memory'
+  const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
+  const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, keys: keysFile ?? null, rate_limit: rateLimit || null })}\n`)
+  } else {
+    process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
+  }
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    await listener.close()
+    await sandbox.close()
+    process.stdout.write(json ? `${JSON.stringify({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
+    process.exit(0)
+  }
+  process.once('SIGINT', () => void stop('SIGINT'))
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+}
+
+/** `sandbox serve`: the whole partner API on a local port. */
+export function registerServe(program: Command): void {
+  const command = program
+    .command('serve')
+    .description('serve the whole /api/sandbox partner API locally')
+    .addOption(new Option('--port <port>', 'port to listen on, 0 for any free port (env SANDBOX_PORT, default 4010)'))
+    .addOption(new Option('--host <host>', 'address to bind (env SANDBOX_HOST, default 127.0.0.1)'))
+  addStorageOptions(command)
+    .addOption(new Option('--config <file>', 'JSON deep-merged over the default sandbox config'))
+    .addOption(new Option('--keys <file>', 'accept only keys registered in this file (env SANDBOX_KEYS_FILE)'))
+    .addOption(new Option('--rate-limit <rule>', 'requests per key: N/SECONDS or off (env SANDBOX_RATE_LIMIT, default 120/60)'))
+    .addOption(new Option('--json-logs', 'log JSON lines instead of text'))
+    .addOption(new Option('--quiet', 'do not print a line per request'))
+    .action((flags: ServeFlags) => runServe(flags))
+}

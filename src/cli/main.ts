@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs'
+import { Command, CommanderError } from 'commander'
+import { toCliError } from './cli-error.js'
+import { configureColor } from './output.js'
+import { COMMANDS, GROUPS } from './registry.js'
+
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  return pkg.version
+}
+
+/** Builds the commander program from the registry. */
+export function createProgram(): Command {
+  const program = new Command('sandbox')
+    .description('Local, stateful sandbox of the BTC-backed lending partner API')
+    .version(readVersion(), '-v, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+  for (const register of COMMANDS) register(program)
+  for (const group of GROUPS) {
+    const command = program.command(group.name).description(group.description).exitOverride()
+    for (const register of group.commands) register(command)
+  }
+  for (const command of program.commands) command.exitOverride()
+  return program
+}
+
+function fail(error: unknown): never {
+  const name = (error as Error | undefined)?.name
+  if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit(130)
+  const known = toCliError(error)
+  if (known) {
+    process.stderr.write(`sandbox: ${known.message}\n`)
+    process.exit(known.exitCode)
+  }
+  process.stderr.write(`sandbox: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`)
+  process.exit(1)
+}
+
+/** Runs the CLI with process.argv-style arguments. */
+export async function runCli(argv: string[]): Promise<void> {
+  configureColor()
+  const program = createProgram()
+  try {
+    await program.parseAsync(argv)
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; every other parse error is a usage error.
+      process.exit(error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2)
+    }
+    fail(error)
+  }
+}

@@ -1,0 +1,21 @@
+import chalk from 'chalk'
+
+/** Colour only for a person at a terminal: off under NO_COLOR or when stdout is not a TTY. */
+export function configureColor(stream: NodeJS.WriteStream = process.stdout): void {
+  if (process.env.NO_COLOR !== undefined || !stream.isTTY) chalk.level = 0
+}
+
+/** Colours of statuses in request lines. */
+export function colorStatus(status: number): string {
+  const text = String(status)
+  if (status >= 500) return chalk.red(text)
+  if (status >= 400) return chalk.yellow(text)
+  return chalk.green(text)
+}
+
+/** `HH:MM:SS` of an ISO time, for log lines. */
+export function formatClock(iso: string): string {
+  return iso.slice(11, 19)
+}
+
+export { chalk }

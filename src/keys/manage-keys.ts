@@ -1,0 +1,52 @@
+import {
+  createKeyRecord, generateSessionId, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord, type KeysFile,
+} from './keys-file.js'
+
+/** Parses a duration such as `30d`, `12h`, `90m` or `45s` into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)\s*([smhdw])$/i.exec(text.trim())
+  if (!match) throw new Error(`invalid duration "${text}": expected a number and s, m, h, d or w (e.g. 30d)`)
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2]!.toLowerCase() as 's']
+  return Number(match[1]) * unit
+}
+
+/** Adds a new key to the keys file and returns its record. */
+export async function addKey(path: string, options: { label?: string; expiresAt?: string | null; now?: Date }): Promise<KeyRecord> {
+  const file = await readKeysFile(path)
+  const record = createKeyRecord({ label: options.label ?? null, expiresAt: options.expiresAt ?? null, now: options.now ?? new Date() })
+  await writeKeysFile(path, { ...file, keys: [...file.keys, record] })
+  return record
+}
+
+/**
+ * Finds one registered key by its full value, a unique prefix, or its masked form. Throws an
+ * Error saying why none or several matched.
+ */
+export function matchKey(file: KeysFile, query: string): KeyRecord {
+  const matches = file.keys.filter((record) => record.key === query || maskApiKey(record.key) === query)
+  const candidates = matches.length ? matches : file.keys.filter((record) => query.length >= 12 && record.key.startsWith(query))
+  if (candidates.length === 1) return candidates[0]!
+  if (candidates.length === 0) throw new Error(`no registered key matches "${query}"; see "sandbox keys list"`)
+  throw new Error(`"${query}" matches ${candidates.length} keys; give more of the key`)
+}
+
+async function updateKey(path: string, query: string, change: (record: KeyRecord) => KeyRecord): Promise<{ before: KeyRecord; after: KeyRecord }> {
+  const file = await readKeysFile(path)
+  const before = matchKey(file, query)
+  const after = change(before)
+  await writeKeysFile(path, { ...file, keys: file.keys.map((record) => (record === before ? after : record)) })
+  return { before, after }
+}
+
+/** Revokes a key: the server answers 401 SANDBOX_API_KEY_INVALID for it from then on. */
+export function revokeKey(path: string, query: string, now = new Date()): Promise<{ before: KeyRecord; after: KeyRecord }> {
+  return updateKey(path, query, (record) => ({ ...record, revoked_at: record.revoked_at ?? now.toISOString() }))
+}
+
+/**
+ * Gives a key a new, empty session (or, with `drop`, none: 401 SANDBOX_SESSION_REQUIRED until
+ * reset again). Returns the record before and after so the caller can delete the old session's data.
+ */
+export function resetKeySession(path: string, query: string, options: { drop?: boolean } = {}): Promise<{ before: KeyRecord; after: KeyRecord }> {
+  return updateKey(path, query, (record) => ({ ...record, session_id: options.drop ? null : generateSessionId() }))
+}

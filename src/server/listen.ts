@@ -1,0 +1,50 @@
+import { toNodeHandler } from 'h3'
+import { listen } from 'listhen'
+import type { Sandbox } from './create-sandbox.js'
+
+/** A sandbox bound to a port. */
+export interface SandboxListener {
+  url: string
+  port: number
+  /** Stops accepting connections and resolves once in-flight requests have finished. */
+  close(): Promise<void>
+}
+
+function portInUse(port: number, host: string, cause?: unknown): Error {
+  return Object.assign(
+    new Error(`port ${port} on ${host} is already in use; pick another with --port (0 = any free port) or stop the other process`, { cause }),
+    { code: 'EADDRINUSE' },
+  )
+}
+
+/**
+ * Serves a sandbox over HTTP through listhen. listhen would quietly move to another port when the
+ * asked one is busy; here that is an error (code EADDRINUSE), unless port 0 asked for any port.
+ */
+export async function listenSandbox(sandbox: Sandbox, options: { port: number; host: string }): Promise<SandboxListener> {
+  const { port, host } = options
+  let listener: Awaited<ReturnType<typeof listen>>
+  try {
+    listener = await listen(toNodeHandler(sandbox.app), {
+      port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
+      hostname: host,
+      showURL: false,
+      isProd: true,
+      public: false,
+      open: false,
+      clipboard: false,
+      qr: false,
+      autoClose: false,
+    })
+  } catch (error) {
+    if (/available port/i.test((error as Error).message)) throw portInUse(port, host, error)
+    throw error
+  }
+  const actual = listener.address.port
+  if (port !== 0 && actual !== port) {
+    await listener.close()
+    throw portInUse(port, host)
+  }
+  const displayHost = host.includes(':') ? `[${host}]` : host
+  return { url: `http://${displayHost}:${actual}`, port: actual, close: () => listener.close() }
+}

@@ -1,0 +1,128 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
+
+const dirs: string[] = []
+afterEach(() => killAll())
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandbox-keys-e2e-'))
+  dirs.push(dir)
+  return dir
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function statusOf(url: string, key: string): Promise<[number, string | null]> {
+  const response = await fetch(`${url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
+  const body = await response.json()
+  return [response.status, body.error_code ?? null]
+}
+
+describe('sandbox keys', () => {
+  it('creates, lists, revokes and resets keys that a running server honours', async () => {
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const created = await runCli(['keys', 'create', '--keys', keysFile, '--label', 'ci', '--expires-in', '30d'])
+    expect(created.code).toBe(0)
+    const key = created.stdout.trim()
+    expect(key).toMatch(/^sk_sandbox_[A-Za-z0-9]{32}$/)
+    expect(created.stderr).toContain(keysFile)
+    const other = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+
+    const listed = await runCli(['keys', 'list', '--keys', keysFile, '--json'])
+    const rows = JSON.parse(listed.stdout)
+    expect(rows).toHaveLength(2)
+    expect(rows[0]).toMatchObject({ label: 'ci', status: 'active' })
+    expect(rows[0].key).not.toBe(key)
+    expect(Date.parse(rows[0].expires_at) - Date.now()).toBeGreaterThan(29 * 86_400_000)
+    const table = await runCli(['keys', 'list', '--keys', keysFile])
+    expect(table.stdout).toMatch(/KEY\s+LABEL\s+STATUS/)
+
+    const serve = await startServe(['--port', '0', '--quiet', '--keys', keysFile, '--data-dir', join(dir, 'data')])
+    expect(serve.output()).toContain(`keys ${keysFile}`)
+    expect(await statusOf(serve.url, key)).toEqual([200, null])
+    expect(await statusOf(serve.url, 'sk_sandbox_not_registered_12345')).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
+
+    // State, then a reset: the key starts again from nothing.
+    const made = await fetch(`${serve.url}/api/sandbox/loans`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k1', 'content-type': 'application/json' },
+      body: JSON.stringify({ collateral_btc: 0.1, loan_amount: 1000 }),
+    })
+    expect(made.status).toBe(200)
+    expect((await runCli(['keys', 'reset', key, '--keys', keysFile, '--data-dir', join(dir, 'data')])).code).toBe(0)
+    await wait(600)
+    const fresh = await (await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })).json()
+    expect(fresh.activeLoans).toEqual([])
+
+    const dropped = await runCli(['keys', 'reset', key.slice(0, 20), '--drop', '--keys', keysFile, '--data-dir', join(dir, 'data')])
+    expect(dropped.code).toBe(0)
+    expect(dropped.stdout).toContain('SANDBOX_SESSION_REQUIRED')
+    await wait(600)
+    expect(await statusOf(serve.url, key)).toEqual([401, 'SANDBOX_SESSION_REQUIRED'])
+
+    const revoked = await runCli(['keys', 'revoke', other, '--keys', keysFile])
+    expect(revoked.code).toBe(0)
+    await wait(600)
+    expect(await statusOf(serve.url, other)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
+    const again = JSON.parse((await runCli(['keys', 'list', '--keys', keysFile, '--json'])).stdout)
+    expect(again.map((row: { status: string }) => row.status)).toEqual(['session_dropped', 'revoked'])
+    await serve.stop()
+  })
+
+  it('exits 2 with a message for an unknown key, a missing KEY without a TTY and a bad duration', async () => {
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    await runCli(['keys', 'create', '--keys', keysFile])
+    for (const args of [['keys', 'revoke', 'sk_sandbox_nobody_0000000000', '--keys', keysFile], ['keys', 'revoke', '--keys', keysFile], ['keys', 'create', '--keys', keysFile, '--expires-in', 'soon']]) {
+      const { code, stderr } = await runCli(args)
+      expect(code, args.join(' ')).toBe(2)
+      expect(stderr).toMatch(/^sandbox: /)
+    }
+  })
+})
+
+describe('sandbox logs', () => {
+  it('shows the request log of an fs server, per key, and follows new requests', async () => {
+    const dir = await tempDir()
+    const serve = await startServe(['--port', '0', '--quiet', '--data-dir', dir])
+    const key = 'sk_sandbox_logs_test_0123456789'
+    await fetch(`${serve.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })
+    await fetch(`${serve.url}/api/sandbox/loans/flow`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'log-idem-1' }, body: '{"action":"run_kyt"}',
+    })
+    await fetch(`${serve.url}/api/sandbox/config`, { headers: { authorization: 'Bearer sk_sandbox_someone_else_01234' } })
+    await wait(700)
+    const all = await runCli(['logs', '--data-dir', dir, '--json'])
+    expect(all.code).toBe(0)
+    expect(all.stdout.trim().split('\n')).toHaveLength(3)
+    const mine = await runCli(['logs', '--data-dir', dir, '--key', key])
+    const lines = mine.stdout.trim().split('\n')
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toMatch(/POST\s+\/api\/sandbox\/loans\/flow 409 FLOW_CONFLICT \d+ms req_[0-9a-f]+ idem=log-idem-1/)
+
+    const { spawn } = await import('node:child_process')
+    const { BIN } = await import('../helpers/cli.js')
+    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--data-dir', dir, '--key', key], { env: { ...process.env, NO_COLOR: '1' } })
+    let followed = ''
+    follower.stdout.on('data', (chunk) => { followed += chunk })
+    await wait(400)
+    await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
+    await wait(1500)
+    follower.kill('SIGINT')
+    expect(followed.trim().split('\n')).toHaveLength(3)
+    expect(followed).toContain('GET    /api/sandbox/loans 200')
+    await serve.stop()
+  })
+
+  it('explains that memory storage has no readable log', async () => {
+    const { code, stderr } = await runCli(['logs', '--storage', 'memory'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('memory storage')
+  })
+})

@@ -1,0 +1,131 @@
+import { createServer, type Server } from 'node:net'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
+
+const KEY = 'sk_sandbox_e2e_key_0123456789'
+const auth = { authorization: `Bearer ${KEY}` }
+const dirs: string[] = []
+
+afterEach(() => killAll())
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandbox-e2e-'))
+  dirs.push(dir)
+  return dir
+}
+
+function post(url: string, path: string, body: unknown, idempotencyKey: string) {
+  return fetch(`${url}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(body) })
+}
+
+describe('sandbox serve', () => {
+  it('lists its commands in --help', async () => {
+    const { code, stdout } = await runCli(['--help'])
+    expect(code).toBe(0)
+    for (const command of ['serve', 'logs', 'keys']) expect(stdout).toContain(command)
+    const serveHelp = await runCli(['serve', '--help'])
+    for (const flag of ['--port', '--host', '--storage', '--data-dir', '--config', '--keys', '--rate-limit', '--json-logs']) expect(serveHelp.stdout).toContain(flag)
+  })
+
+  it('prints a readiness line, answers the API, logs requests and stops on SIGTERM with exit 0', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory'])
+    expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(serve.output()).toMatch(/^sandbox ready: http:\/\/127\.0\.0\.1:\d+ \(storage memory, keys open, rate limit 120\/60s\)$/m)
+    const answer = await fetch(`${serve.url}/api/sandbox/config`, { headers: auth })
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('ratelimit-limit')).toBe('120')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(serve.output()).toMatch(/GET \/api\/sandbox\/config 200 \d+ms req_[0-9a-f]{20}/)
+    expect(await serve.stop('SIGTERM')).toBe(0)
+  })
+
+  it('finishes an in-flight request before exiting on SIGINT', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
+    // A body sent slowly keeps the request in flight while the signal arrives.
+    const encoder = new TextEncoder()
+    let push!: (text: string | null) => void
+    const body = new ReadableStream({ start(controller) { push = (text) => (text === null ? controller.close() : controller.enqueue(encoder.encode(text))) } })
+    const pending = fetch(`${serve.url}/api/sandbox/loans`, {
+      method: 'POST', headers: { ...auth, 'idempotency-key': 'slow-1' }, body, duplex: 'half',
+    } as RequestInit)
+    push('{"collateral_btc":0.1,')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const exit = serve.stop('SIGINT')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    push('"loan_amount":1000}')
+    push(null)
+    const response = await pending
+    expect(response.status).toBe(200)
+    expect((await response.json()).activeLoans).toHaveLength(1)
+    expect(await exit).toBe(0)
+  })
+
+  it('refuses a busy port with exit 2 and a clear message', async () => {
+    const blocker: Server = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const { code, stderr } = await runCli(['serve', '--port', String(port), '--storage', 'memory'])
+      expect(code).toBe(2)
+      expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`)
+      expect(stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('exits 2 on bad flags, config and keys files', async () => {
+    const dir = await tempDir()
+    const badConfig = join(dir, 'config.json')
+    await writeFile(badConfig, '{"risk":{"max_ltv_percent":"high"}}')
+    const cases: Array<[string[], RegExp]> = [
+      [['--rate-limit', 'fast'], /rate-limit/],
+      [['--port', 'x'], /invalid port/],
+      [['--storage', 'sqlite'], /use fs or memory/],
+      [['--config', join(dir, 'missing.json')], /cannot read --config/],
+      [['--config', badConfig], /max_ltv_percent/],
+      [['--keys', join(dir, 'none.json')], /sandbox keys create/],
+      [['--storage', 'fs', '--data-dir', badConfig], /not a writable directory/],
+    ]
+    for (const [args, message] of cases) {
+      const { code, stderr } = await runCli(['serve', '--port', '0', ...args])
+      expect(code, args.join(' ')).toBe(2)
+      expect(stderr).toMatch(message)
+    }
+  })
+
+  it('keeps state on fs storage across a restart, and honours --config and env vars', async () => {
+    const dataDir = await tempDir()
+    const configFile = join(dataDir, 'override.json')
+    await writeFile(configFile, JSON.stringify({ rates: { btc_usd: 100000 } }))
+    const first = await startServe(['--port', '0', '--quiet', '--config', configFile], { env: { SANDBOX_DATA_DIR: dataDir } })
+    expect(first.output()).toContain(`storage fs ${dataDir}`)
+    const created = await post(first.url, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'persist-1')
+    const loan = (await created.json()).activeLoans[0]
+    expect(loan.ltv).toBe(40)
+    expect(await first.stop()).toBe(0)
+
+    const second = await startServe(['--port', '0', '--quiet', '--data-dir', dataDir])
+    const state = await (await fetch(`${second.url}/api/sandbox/loans`, { headers: auth })).json()
+    expect(state.activeLoans.map((item: { id: string }) => item.id)).toEqual([loan.id])
+    const replay = await post(second.url, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'persist-1')
+    expect((await replay.json()).idempotency_replayed).toBe(true)
+    await second.stop()
+  })
+
+  it('prints JSON lines with --json-logs', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory', '--json-logs'])
+    await fetch(`${serve.url}/api/sandbox/nothing`, { headers: auth })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const lines = serve.output().trim().split('\n').map((line) => JSON.parse(line))
+    expect(lines[0]).toMatchObject({ event: 'ready', url: serve.url })
+    expect(lines[1]).toMatchObject({ event: 'request', status: 404, error_code: 'NOT_FOUND' })
+    await serve.stop()
+  })
+})

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+
+/** The built CLI, as `npx sandbox` runs it. */
+export const BIN = join(import.meta.dirname, '../../bin/sandbox.js')
+const running = new Set<ChildProcess>()
+
+/** Kills every process these helpers started (call in afterEach/afterAll). */
+export function killAll(): void {
+  for (const child of running) child.kill('SIGKILL')
+  running.clear()
+}
+
+/** Runs `sandbox ARGS` to completion. */
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
+    running.add(child)
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stdin.end(options.input ?? '')
+    child.on('close', (code) => {
+      running.delete(child)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/** A `sandbox serve` child process. */
+export interface ServeProcess {
+  url: string
+  child: ChildProcess
+  output(): string
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** Starts `sandbox serve ARGS` and resolves once it printed its readiness line. */
+export function startServe(args: string[], options: { env?: Record<string, string> } = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env } })
+  running.add(child)
+  let out = ''
+  child.stdout!.on('data', (chunk) => { out += chunk })
+  child.stderr!.on('data', (chunk) => { out += chunk })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    running.delete(child)
+    resolve(code)
+  }))
+  return new Promise((resolve, reject) => {
+    const onData = () => {
+      const match = /sandbox ready: (\S+)/.exec(out) ?? /"event":"ready","url":"([^"]+)"/.exec(out)
+      if (!match) return
+      child.stdout!.off('data', onData)
+      resolve({
+        url: match[1]!,
+        child,
+        output: () => out,
+        stop: async (signal = 'SIGTERM') => {
+          child.kill(signal)
+          return exited
+        },
+      })
+    }
+    child.stdout!.on('data', onData)
+    void exited.then((code) => reject(new Error(`serve exited with ${code} before ready:\n${out}`)))
+  })
+}

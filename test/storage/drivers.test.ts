@@ -1,0 +1,112 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createStorage, defineDriver, type Storage } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createDocStore, createSandboxStorage, parseStorageKind, StorageError } from '../../src/storage/index.js'
+
+const dirs: string[] = []
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandbox-storage-'))
+  dirs.push(dir)
+  return dir
+}
+
+const drivers: Array<[string, () => Promise<Storage>]> = [
+  ['memory', () => createSandboxStorage({ kind: 'memory' })],
+  ['fs', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir() })],
+]
+
+describe.each(drivers)('storage on %s', (_name, open) => {
+  it('sets, gets, lists by prefix and removes', async () => {
+    const storage = await open()
+    await storage.setItem('session:k1:default', { a: 1 })
+    await storage.setItem('session:k2:default', { a: 2 })
+    await storage.setItem('reqlog:k1', [1, 2])
+    expect(await storage.getItem('session:k1:default')).toEqual({ a: 1 })
+    expect((await storage.getKeys('session')).sort()).toEqual(['session:k1:default', 'session:k2:default'])
+    await storage.removeItem('session:k1:default')
+    expect(await storage.getItem('session:k1:default')).toBeNull()
+    expect(await storage.getKeys('session')).toEqual(['session:k2:default'])
+    await storage.dispose()
+  })
+
+  it('keeps documents apart by prefix and id, and serves cached reads', async () => {
+    const storage = await open()
+    const sessions = createDocStore<{ n: number }>(storage, { prefix: 'session' })
+    const other = createDocStore<{ n: number }>(storage, { prefix: 'other' })
+    await sessions.write('a', { n: 1 })
+    await other.write('a', { n: 2 })
+    expect(await sessions.read('a')).toEqual({ n: 1 })
+    expect(await other.read('a')).toEqual({ n: 2 })
+    expect(await sessions.read('missing')).toBeNull()
+    expect(await sessions.listIds()).toEqual(['a'])
+    // A cached read does not touch the backend.
+    await storage.removeItem('session:a')
+    expect(await sessions.read('a')).toEqual({ n: 1 })
+    await storage.dispose()
+  })
+
+  it('rejects keys that could leave the storage area', async () => {
+    const storage = await open()
+    if (_name === 'fs') {
+      for (const key of ['..:etc:passwd', 'a:..:b', 'a b', 'a:*', 'a:%2e%2e']) {
+        await expect(storage.setItem(key, 'x'), key).rejects.toThrow()
+      }
+    }
+    await storage.dispose()
+  })
+})
+
+describe('doc store failures', () => {
+  it('wraps backend failures in StorageError and leaves the cache as the backend is', async () => {
+    const memory = memoryDriver()
+    const state = { fail: false }
+    const flaky = defineDriver(() => ({
+      ...memory,
+      name: 'flaky',
+      setItem(key: string, value: string) {
+        if (state.fail) throw new Error('EIO: i/o error')
+        return memory.setItem!(key, value, {})
+      },
+    }))
+    const docs = createDocStore<{ v: number }>(createStorage({ driver: flaky(undefined) }), { prefix: 'd' })
+    await docs.write('x', { v: 1 })
+    state.fail = true
+    await expect(docs.write('x', { v: 2 })).rejects.toBeInstanceOf(StorageError)
+    state.fail = false
+    expect(await docs.read('x')).toEqual({ v: 1 })
+  })
+
+  it('refuses a data dir that is not a directory', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'plain-file')
+    await writeFile(file, 'x')
+    await expect(createSandboxStorage({ kind: 'fs', dataDir: file })).rejects.toThrow(/not a writable directory/)
+    await expect(createSandboxStorage({ kind: 'fs', dataDir: join(file, 'sub') })).rejects.toBeInstanceOf(StorageError)
+  })
+
+  it('removes stale temp files at start', async () => {
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    await storage.setItem('session:k:default', { ok: true })
+    await writeFile(join(dir, 'session', 'k', 'default.123.abc.tmp'), '{"torn')
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    expect(await readdir(join(dir, 'session', 'k'))).toEqual(['default'])
+    expect(await reopened.getItem('session:k:default')).toEqual({ ok: true })
+  })
+})
+
+describe('parseStorageKind', () => {
+  it('accepts fs and memory and explains redis and typos', () => {
+    expect(parseStorageKind('fs')).toBe('fs')
+    expect(parseStorageKind('MEMORY')).toBe('memory')
+    expect(() => parseStorageKind('redis://127.0.0.1:6379')).toThrow(/not available/)
+    expect(() => parseStorageKind('sqlite')).toThrow(/use fs or memory/)
+  })
+})
