@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { toCliError } from './cli-error.js'
-import { configureColor } from './output.js'
 import { COMMANDS, GROUPS } from './registry.js'
 
 function readVersion(): string {
@@ -39,7 +38,6 @@ function fail(error: unknown): never {
 
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
-  configureColor()
   const program = createProgram()
   try {
     await program.parseAsync(argv)

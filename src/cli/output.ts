@@ -5,6 +5,9 @@ export function configureColor(stream: NodeJS.WriteStream = process.stdout): voi
   if (process.env.NO_COLOR !== undefined || !stream.isTTY) chalk.level = 0
 }
 
+// Commands load this module lazily (chalk is not needed for --help), so it configures itself.
+configureColor()
+
 /** Colours of statuses in request lines. */
 export function colorStatus(status: number): string {
   const text = String(status)

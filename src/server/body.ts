@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http'
+import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
 
 /** Largest request body accepted (decisions.md: above 1 MiB is 413 PAYLOAD_TOO_LARGE). */
@@ -5,16 +7,25 @@ export const MAX_BODY_BYTES = 1024 * 1024
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-/**
- * Reads the raw body once, refusing it past MAX_BODY_BYTES without buffering the excess.
- * Returns '' for no body.
- */
-export async function readRawBody(request: Request): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? '0')
-  if (declared > MAX_BODY_BYTES) throw tooLarge()
-  if (!request.body) return ''
-  const reader = request.body.getReader()
+/** Reads a Node request stream directly: far cheaper than going through a web ReadableStream. */
+async function readNodeChunks(request: IncomingMessage): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.byteLength
+    if (size > MAX_BODY_BYTES) {
+      request.resume()
+      throw tooLarge()
+    }
+    chunks.push(chunk)
+  }
+  return chunks
+}
+
+async function readWebChunks(request: Request): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = []
+  if (!request.body) return chunks
+  const reader = request.body.getReader()
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
@@ -26,6 +37,18 @@ export async function readRawBody(request: Request): Promise<string> {
     }
     chunks.push(value)
   }
+  return chunks
+}
+
+/**
+ * Reads the raw body once, refusing it past MAX_BODY_BYTES without buffering the excess.
+ * Returns '' for no body.
+ */
+export async function readRawBody(event: H3Event): Promise<string> {
+  const declared = Number(event.req.headers.get('content-length') ?? '0')
+  if (declared > MAX_BODY_BYTES) throw tooLarge()
+  const node = event.runtime?.node?.req as IncomingMessage | undefined
+  const chunks = node ? await readNodeChunks(node) : await readWebChunks(event.req)
   if (chunks.length === 0) return ''
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
   try {

@@ -124,7 +124,7 @@ function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, ser
       new ApiError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allow}.`, { allowed_methods: methods }, { allow }), services))
   }
   app.all('/**', (event: H3Event) => {
-    const path = new URL(event.req.url).pathname
+    const path = event.url.pathname
     const hint = path.startsWith(ROUTE_PREFIX) ? 'No such endpoint.' : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
     return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
   })

@@ -57,8 +57,8 @@ function replay(status: number, body: Record<string, unknown>): RouteAnswer {
 export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
   const { services, principal } = ctx
   const key = readIdempotencyKey(event)
-  const body = parseJsonBody(await readRawBody(event.req))
-  const fingerprint = fingerprintRequest(event.req.method, new URL(event.req.url).pathname, body)
+  const body = parseJsonBody(await readRawBody(event))
+  const fingerprint = fingerprintRequest(event.req.method, event.url.pathname, body)
   const sessionSlot = `${principal.keyId}:${principal.sessionId}`
 
   let running = inFlight.get(services)

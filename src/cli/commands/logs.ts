@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { addJsonOption, addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
-import { chalk, colorStatus } from '../output.js'
+import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 
 interface LogsFlags extends StorageFlags {
@@ -12,7 +12,8 @@ interface LogsFlags extends StorageFlags {
 
 const POLL_MS = 500
 
-function formatEntry(entry: RequestLogEntry): string {
+function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
+  const { chalk, colorStatus } = out
   const parts = [
     chalk.dim(entry.at),
     entry.key ?? '-',
@@ -35,12 +36,13 @@ async function runLogs(flags: LogsFlags): Promise<void> {
     throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs to read it here')
   }
   const store = await createSandboxStorage({ kind: 'fs', dataDir })
+  const out = await import('../output.js')
   const seen = new Set<string>()
   const print = (entries: RequestLogEntry[]) => {
     for (const entry of entries) {
       if (seen.has(entry.request_id)) continue
       seen.add(entry.request_id)
-      process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(entry)}\n`)
+      process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(out, entry)}\n`)
     }
   }
   print(await readRequestLog(store, { apiKey: flags.key }))

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
-import { chalk, colorStatus, formatClock } from '../output.js'
+import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 
 interface ServeFlags extends StorageFlags {
@@ -35,7 +35,8 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   }
 }
 
-function printRequest(entry: RequestLogEntry, json: boolean): void {
+function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean): void {
+  const { chalk, colorStatus, formatClock } = out
   if (json) {
     process.stdout.write(`${JSON.stringify({ level: 'info', event: 'request', ...entry })}\n`)
     return
@@ -61,6 +62,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   const config = flags.config ? await readConfigFile(flags.config) : undefined
   const json = Boolean(flags.jsonLogs)
+  const out = await import('../output.js')
 
   const { createSandbox } = await import('../../server/create-sandbox.js')
   const { listenSandbox } = await import('../../server/listen.js')
@@ -70,7 +72,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     config,
     keysFile,
     rateLimit,
-    onRequest: flags.quiet ? undefined : (entry) => printRequest(entry, json),
+    onRequest: flags.quiet ? undefined : (entry) => printRequest(out, entry, json),
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
   try {

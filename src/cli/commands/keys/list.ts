@@ -1,9 +1,10 @@
 import type { Command } from 'commander'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
-import { chalk } from '../../output.js'
+import type * as Output from '../../output.js'
 
 async function runList(flags: { keys?: string; json?: boolean }): Promise<void> {
   const { readKeysFile, describeKeyStatus, maskApiKey } = await import('../../../keys/keys-file.js')
+  const { chalk } = await import('../../output.js')
   const path = resolveKeysFile(flags.keys)
   const file = await readKeysFile(path)
   const now = new Date()

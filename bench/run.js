@@ -1,0 +1,200 @@
+// `npm run bench`: throughput and latency of the sandbox beside raw node:http, measured in one run
+// on loopback. A report, not a test: it always exits 0 and marks missed targets.
+import { spawn, spawnSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+
+const ROOT = new URL('..', import.meta.url).pathname
+const BIN = join(ROOT, 'bin/sandbox.js')
+const DURATION = Number(process.env.BENCH_DURATION ?? 5)
+const CONNECTIONS = 50
+const children = new Set()
+
+function cleanup() {
+  for (const child of children) child.kill('SIGKILL')
+}
+process.on('exit', cleanup)
+process.on('SIGINT', () => process.exit(130))
+
+/** Spawns a server process and resolves with its base URL once it prints it. */
+function startProcess(args, pattern) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } })
+  children.add(child)
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const match = pattern.exec(out)
+      if (match) resolve({ url: match[1], child })
+    })
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${out}`)))
+  })
+}
+
+function startSandbox(storage, dataDir) {
+  const args = [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', 'off', '--storage', storage]
+  if (dataDir) args.push('--data-dir', dataDir)
+  return startProcess(args, /sandbox ready: (\S+)/)
+}
+
+async function stop(server) {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve))
+  server.child.kill('SIGTERM')
+  await exited
+  children.delete(server.child)
+}
+
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+async function load(name, options) {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options })
+  const figures = {
+    name,
+    requests_per_s: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    non_2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  }
+  console.log(`  ${name.padEnd(34)} ${String(figures.requests_per_s).padStart(7)} req/s  p50 ${figures.p50_ms} ms  p99 ${figures.p99_ms} ms  non-2xx ${figures.non_2xx}  errors ${figures.errors}`)
+  return figures
+}
+
+const benchKey = (conn, n = 0) => `sk_sandbox_bench_${conn}_${n}_${RUN_ID}`
+const RUN_ID = randomUUID().slice(0, 8)
+
+function getConfig(url) {
+  return load('GET config', { url: `${url}/api/sandbox/config`, headers: { authorization: `Bearer ${benchKey(0)}` } })
+}
+
+function getLoans(url) {
+  let nextConn = 0
+  return load('GET loans (50 keys)', {
+    url,
+    requests: [{
+      method: 'GET',
+      path: '/api/sandbox/loans',
+      setupRequest(request, context) {
+        context.conn ??= nextConn++
+        return { ...request, headers: { ...request.headers, authorization: `Bearer ${benchKey(context.conn)}` } }
+      },
+    }],
+  })
+}
+
+/**
+ * Each connection walks the 4-step loan flow and moves to a fresh key after every issued loan, so
+ * 50 keys are active at a time and every POST carries a new Idempotency-Key.
+ */
+function loanFlows(url, name) {
+  let nextConn = 0
+  const step = (body, first = false) => ({
+    method: 'POST',
+    path: '/api/sandbox/loans/flow',
+    setupRequest(request, context) {
+      context.conn ??= nextConn++
+      if (first) context.flow = (context.flow ?? -1) + 1
+      return {
+        ...request,
+        headers: {
+          authorization: `Bearer ${benchKey(context.conn, context.flow)}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        body: JSON.stringify(body),
+      }
+    },
+  })
+  return load(name, {
+    url,
+    requests: [
+      step({ action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 200 }, true),
+      step({ action: 'confirm_btc', tx_hash: 'bench', confirmations: 6 }),
+      step({ action: 'run_kyt' }),
+      step({ action: 'complete_payout' }),
+    ],
+  })
+}
+
+function medianMs(args) {
+  const start = process.hrtime.bigint()
+  const result = spawnSync(process.execPath, args, { stdio: 'ignore' })
+  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}`)
+  return Number(process.hrtime.bigint() - start) / 1e6
+}
+
+function startupRatio(runs = 21) {
+  const help = []
+  const bare = []
+  for (let i = 0; i < runs; i++) {
+    bare.push(medianMs(['-e', '0']))
+    help.push(medianMs([BIN, '--help']))
+  }
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  return { help_ms: median(help), node_ms: median(bare) }
+}
+
+const ratio = (a, b) => Math.round((a / b) * 100) / 100
+
+async function main() {
+  console.log(`sandbox benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, node ${process.version}, ${cpus().length} CPUs\n`)
+  const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, duration_s: DURATION, connections: CONNECTIONS, runs: {} }
+
+  console.log('raw node:http')
+  const raw = await startProcess([join(ROOT, 'bench/raw-server.js')], /raw ready: (\S+)/)
+  results.runs.raw_config = await load('GET config-sized JSON', { url: `${raw.url}/api/sandbox/config` })
+  await stop(raw)
+
+  console.log('sandbox, memory storage')
+  const memory = await startSandbox('memory')
+  results.runs.memory_config = await getConfig(memory.url)
+  results.runs.memory_loans = await getLoans(memory.url)
+  results.runs.memory_flows = await loanFlows(memory.url, 'loan flow POSTs (memory)')
+  results.memory_rss_mb = Math.round(rssMb(memory.child.pid))
+  await stop(memory)
+
+  console.log('sandbox, fs storage')
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'))
+  try {
+    const fs = await startSandbox('fs', dataDir)
+    results.runs.fs_config = await getConfig(fs.url)
+    results.runs.fs_flows = await loanFlows(fs.url, 'loan flow POSTs (fs)')
+    results.fs_rss_mb = Math.round(rssMb(fs.child.pid))
+    await stop(fs)
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+
+  console.log('start-up')
+  results.startup = startupRatio()
+  console.log(`  sandbox --help ${results.startup.help_ms.toFixed(1)} ms, node -e 0 ${results.startup.node_ms.toFixed(1)} ms`)
+
+  const r = results.runs
+  const targets = [
+    ['GET config vs raw node:http', ratio(r.memory_config.requests_per_s, r.raw_config.requests_per_s), '>= 0.5x', (v) => v >= 0.5],
+    ['fs loan-flow POSTs, req/s', r.fs_flows.requests_per_s, '>= 1500', (v) => v >= 1500],
+    ['fs loan-flow POSTs, p99 ms', r.fs_flows.p99_ms, '< 30', (v) => v < 30],
+    ['server RSS after runs, MB', Math.max(results.memory_rss_mb, results.fs_rss_mb), '< 150', (v) => v < 150],
+    ['sandbox --help vs node -e 0', ratio(results.startup.help_ms, results.startup.node_ms), '< 1.6x', (v) => v < 1.6],
+    ['non-2xx answers in all runs', Object.values(r).reduce((sum, run) => sum + run.non_2xx + run.errors, 0), '0', (v) => v === 0],
+  ]
+  results.targets = targets.map(([name, value, target, pass]) => ({ name, value, target, pass: pass(value) }))
+  console.log('\n| measure | value | target | |\n|---|---|---|---|')
+  for (const row of results.targets) console.log(`| ${row.name} | ${row.value} | ${row.target} | ${row.pass ? 'ok' : 'MISSED'} |`)
+  console.log(`\nmemory: GET config ${r.memory_config.requests_per_s}/s, GET loans ${r.memory_loans.requests_per_s}/s, flow POSTs ${r.memory_flows.requests_per_s}/s (p99 ${r.memory_flows.p99_ms} ms)`)
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
+  console.log('written to bench/results/latest.json')
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+}).finally(cleanup)
