@@ -96,7 +96,9 @@ describe('kill -9 during writes', () => {
         expect(state.wallet.BTC).toBeCloseTo(2 - perKey * 0.01, 8)
       }
       expect(acknowledged.size).toBeGreaterThan(0)
+      const stopped = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
+      expect(await stopped).toBe(0)
     } finally {
       await rm(dataDir, { recursive: true, force: true })
     }
