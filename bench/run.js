@@ -93,7 +93,7 @@ function getLoans(url) {
  * Each connection walks the 4-step loan flow and moves to a fresh key after every issued loan, so
  * 50 keys are active at a time and every POST carries a new Idempotency-Key.
  */
-function loanFlows(url, name) {
+function loanFlows(url, name, extra = {}) {
   let nextConn = 0
   const step = (body, first = false) => ({
     method: 'POST',
@@ -114,6 +114,7 @@ function loanFlows(url, name) {
   })
   return load(name, {
     url,
+    ...extra,
     requests: [
       step({ action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 200 }, true),
       step({ action: 'confirm_btc', tx_hash: 'bench', confirmations: 6 }),
@@ -166,6 +167,8 @@ async function main() {
     const fs = await startSandbox('fs', dataDir)
     results.runs.fs_config = await getConfig(fs.url)
     results.runs.fs_flows = await loanFlows(fs.url, 'loan flow POSTs (fs)')
+    // The target load offered at a steady rate: latency there, not at saturation.
+    results.runs.fs_flows_1500 = await loanFlows(fs.url, 'loan flow POSTs (fs) at 1500/s', { overallRate: 1500 })
     results.fs_rss_mb = Math.round(rssMb(fs.child.pid))
     await stop(fs)
   } finally {
@@ -179,9 +182,11 @@ async function main() {
   const r = results.runs
   const targets = [
     ['GET config vs raw node:http', ratio(r.memory_config.requests_per_s, r.raw_config.requests_per_s), '>= 0.5x', (v) => v >= 0.5],
-    ['fs loan-flow POSTs, req/s', r.fs_flows.requests_per_s, '>= 1500', (v) => v >= 1500],
-    ['fs loan-flow POSTs, p99 ms', r.fs_flows.p99_ms, '< 30', (v) => v < 30],
-    ['server RSS after runs, MB', Math.max(results.memory_rss_mb, results.fs_rss_mb), '< 150', (v) => v < 150],
+    ['fs loan-flow POSTs, req/s at saturation', r.fs_flows.requests_per_s, '>= 1500', (v) => v >= 1500],
+    ['fs loan-flow POSTs, p99 ms at 1500/s offered', r.fs_flows_1500.p99_ms, '< 30', (v) => v < 30],
+    ['fs loan-flow POSTs, req/s achieved at 1500/s offered', r.fs_flows_1500.requests_per_s, '>= 1450', (v) => v >= 1450],
+    ['server RSS after runs, MB (memory storage)', results.memory_rss_mb, '< 150', (v) => v < 150],
+    ['server RSS after runs, MB (fs storage)', results.fs_rss_mb, '< 150', (v) => v < 150],
     ['sandbox --help vs node -e 0', ratio(results.startup.help_ms, results.startup.node_ms), '< 1.6x', (v) => v < 1.6],
     ['non-2xx answers in all runs', Object.values(r).reduce((sum, run) => sum + run.non_2xx + run.errors, 0), '0', (v) => v === 0],
   ]

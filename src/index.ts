@@ -4,7 +4,7 @@
  */
 export { createSandbox, type Sandbox, type SandboxOptions } from './server/create-sandbox.js'
 export { parseRateLimit, DEFAULT_RATE_LIMIT, type RateLimit } from './server/rate-limiter.js'
-export { readRequestLog, type RequestLogEntry } from './server/request-log.js'
+export { readRequestLog, readRequestLogSince, type RequestLogEntry } from './server/request-log.js'
 export { deleteSessionData } from './server/session-store.js'
 export { ErrorCodes, type ErrorCode } from './errors/codes.js'
 export { SandboxError } from './errors/sandbox-error.js'

@@ -55,7 +55,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const auth = await createAuthenticator({ keysFile: options.keysFile })
   const storage = typeof options.storage === 'object'
     ? options.storage
-    : await createSandboxStorage({ kind: options.storage ?? 'memory', dataDir: options.dataDir ?? '.sandbox' })
+    : await createSandboxStorage({ kind: options.storage ?? 'memory', dataDir: options.dataDir ?? '.sandbox', journal: true })
   const rule = options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit
   const rateLimiter = rule ? createRateLimiter(rule) : undefined
   const sweep = rateLimiter ? setInterval(() => rateLimiter.sweep(), 30_000) : undefined

@@ -40,13 +40,14 @@ function conflict(): ApiError {
 /** Keys whose first request is still running, per session, with the fingerprint they carry. */
 const inFlight = new WeakMap<object, Map<string, string>>()
 
-function replay(status: number, body: Record<string, unknown>): RouteAnswer {
-  return {
-    status,
-    body: { ...body, idempotency_replayed: true },
-    headers: { 'idempotent-replayed': 'true' },
-    errorCode: typeof body.error_code === 'string' ? body.error_code : null,
-  }
+/** Appends `"idempotency_replayed": <flag>` to a stored JSON object text. */
+function withReplayFlag(json: string, replayed: boolean): string {
+  return `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"idempotency_replayed":${replayed}}`
+}
+
+function replay(status: number, stored: string): RouteAnswer {
+  const errorCode = status >= 400 ? (/"error_code":"([A-Z_]+)"/.exec(stored)?.[1] ?? null) : null
+  return { status, bodyJson: withReplayFlag(stored, true), headers: { 'idempotent-replayed': 'true' }, errorCode }
 }
 
 /**
@@ -80,25 +81,27 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
         return replay(record.status, await services.sessions.readStoredResponse(principal, record))
       }
       const outcome = execute(route, doc, body, ctx)
+      // Serialized once: the same text is stored for replays and sent now.
+      const response = JSON.stringify(outcome.body)
       const stored: SessionDoc = {
         ...outcome.doc,
-        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), body: outcome.body }],
+        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), response }],
       }
       await services.sessions.save(principal, stored, now)
       services.onCommitted?.(principal, stored)
-      return outcome
+      return { status: outcome.status, bodyJson: outcome.status < 300 ? withReplayFlag(response, false) : response, errorCode: outcome.errorCode ?? null }
     })
   } finally {
     running.delete(slot)
   }
 }
 
-function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): RouteAnswer & { doc: SessionDoc } {
+function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): { status: number; body: Record<string, unknown>; doc: SessionDoc; errorCode?: string } {
   let input: unknown
   try {
     input = route.parse(body)
     const result = route.execute(doc, input, ctx)
-    return { status: 200, body: { ...result.body, idempotency_replayed: false }, doc: result.doc }
+    return { status: 200, body: result.body, doc: result.doc }
   } catch (error) {
     const api = toApiError(error)
     if (!api || !isStoredStatus(api.status)) throw error

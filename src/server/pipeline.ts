@@ -45,7 +45,9 @@ export type RouteSpec = ReadRoute | WriteRoute | StubRoute
 /** The answer a route produced, before the envelope is applied. */
 export interface RouteAnswer {
   status: number
-  body: Record<string, unknown>
+  /** The body without `request_id`, as an object or already as JSON text. */
+  body?: Record<string, unknown>
+  bodyJson?: string
   headers?: Record<string, string>
   errorCode?: string | null
 }
@@ -54,12 +56,14 @@ export interface RouteAnswer {
  * Answers through h3's response fields and a string body: much cheaper than building a web
  * Response, whose body h3 would have to stream back out.
  */
-function sendJson(event: H3Event, status: number, body: Record<string, unknown>, headers: Record<string, string>): string {
-  event.res.status = status
+function sendJson(event: H3Event, requestId: string, answer: RouteAnswer, headers: Record<string, string>): string {
+  event.res.status = answer.status
   const target = event.res.headers
   target.set('content-type', 'application/json; charset=utf-8')
   for (const name in headers) target.set(name, headers[name]!)
-  return JSON.stringify(body)
+  const inner = answer.bodyJson ?? JSON.stringify(answer.body ?? {})
+  // request_id goes first; ids are [a-z0-9_] so need no escaping.
+  return `{"request_id":"${requestId}"${inner.length > 2 ? `,${inner.slice(1)}` : '}'}`
 }
 
 /** Renders an ApiError (or an unexpected failure) into the spec's error envelope. */
@@ -114,7 +118,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
     answer = renderError(error, services)
   }
   Object.assign(headers, answer.headers)
-  const response = sendJson(event, answer.status, { request_id: requestId, ...answer.body }, headers)
+  const response = sendJson(event, requestId, answer, headers)
   const entry: RequestLogEntry = {
     request_id: requestId,
     at: new Date().toISOString(),
@@ -135,7 +139,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
 export function answerWithoutRoute(event: H3Event, error: ApiError, services: SandboxServices): string {
   const requestId = createRequestId()
   const answer = renderError(error, services)
-  const response = sendJson(event, answer.status, { request_id: requestId, ...answer.body }, { 'x-request-id': requestId, ...answer.headers })
+  const response = sendJson(event, requestId, answer, { 'x-request-id': requestId, ...answer.headers })
   services.onRequest?.({
     request_id: requestId, at: new Date().toISOString(), key: null, method: event.req.method,
     path: event.url.pathname, status: answer.status, error_code: error.code, idempotency_key: null, duration_ms: 0,

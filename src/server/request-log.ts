@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage'
 import { deriveKeyId } from './auth.js'
 
-/** One line of a key's request log (the spec's "partner dashboard" log). */
+/** One line of the request log (the spec's "partner dashboard" log). */
 export interface RequestLogEntry {
   request_id: string
   at: string
@@ -15,62 +15,77 @@ export interface RequestLogEntry {
   duration_ms: number
 }
 
-/** Entries kept per key; older ones roll off. */
-export const REQUEST_LOG_SIZE = 1000
-const FLUSH_INTERVAL_MS = 500
+/** A stored entry: the entry plus the storage id of its key, for filtering by key. */
+interface StoredEntry extends RequestLogEntry {
+  key_id: string
+}
 
-function logKey(keyId: string): string {
-  return `reqlog:${keyId}`
+/** Requests kept across all keys; the oldest buckets roll off past this. */
+export const REQUEST_LOG_LIMIT = 100_000
+const FLUSH_INTERVAL_MS = 500
+const PREFIX = 'reqlog'
+
+/**
+ * Buckets are named `<time>-<sequence>-<count>` so they sort by time and retention can count
+ * entries without reading them.
+ */
+function bucketKey(time: number, sequence: number, count: number): string {
+  return `${PREFIX}:${String(time).padStart(15, '0')}-${String(sequence).padStart(6, '0')}-${count}`
+}
+
+function bucketCount(key: string): number {
+  return Number(key.slice(key.lastIndexOf('-') + 1)) || 0
+}
+
+/** Bucket keys in time order. */
+async function listBuckets(storage: Storage): Promise<string[]> {
+  return (await storage.getKeys(PREFIX)).filter((key) => key.startsWith(`${PREFIX}:`)).sort()
 }
 
 /**
- * Collects request log entries in memory and writes each key's log at most every
- * FLUSH_INTERVAL_MS, off the request path, so logging never slows an answer down.
+ * Collects request log entries in memory and writes them as one bucket per flush (every
+ * FLUSH_INTERVAL_MS, off the request path): one write however many keys were active, so logging
+ * costs the same with one key or thousands.
  */
 export function createRequestLog(storage: Storage) {
-  const logs = new Map<string, { entries: RequestLogEntry[]; loaded: boolean }>()
-  const dirty = new Set<string>()
+  let buffer: StoredEntry[] = []
+  let sequence = 0
+  let buckets: string[] | undefined
   let flushing: Promise<void> | undefined
   const timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS)
   timer.unref()
 
   /** Records one entry for a key (by key id). */
   function record(keyId: string, entry: RequestLogEntry): void {
-    let log = logs.get(keyId)
-    if (!log) {
-      log = { entries: [], loaded: false }
-      logs.set(keyId, log)
-    }
-    log.entries.push(entry)
-    dirty.add(keyId)
+    buffer.push({ ...entry, key_id: keyId })
   }
 
-  async function writeKey(keyId: string): Promise<void> {
-    const log = logs.get(keyId)!
-    if (!log.loaded) {
-      const stored = (await storage.getItem<RequestLogEntry[]>(logKey(keyId))) ?? []
-      // Read entries after the await: ones recorded meanwhile are included.
-      log.entries = [...stored, ...log.entries]
-      log.loaded = true
+  async function writeBucket(): Promise<void> {
+    if (buffer.length === 0) return
+    const entries = buffer
+    buffer = []
+    const key = bucketKey(Date.now(), sequence++, entries.length)
+    try {
+      await storage.setItem(key, entries)
+    } catch {
+      buffer = [...entries, ...buffer] // kept for the next flush
+      return
     }
-    if (log.entries.length > REQUEST_LOG_SIZE) log.entries = log.entries.slice(-REQUEST_LOG_SIZE)
-    await storage.setItem(logKey(keyId), log.entries)
-    // Idle keys leave memory; the next entry reloads the stored log first.
-    if (!dirty.has(keyId)) logs.delete(keyId)
+    buckets ??= await listBuckets(storage).catch(() => [key])
+    if (!buckets.includes(key)) buckets.push(key)
+    let total = buckets.reduce((sum, bucket) => sum + bucketCount(bucket), 0)
+    while (total > REQUEST_LOG_LIMIT && buckets.length > 1) {
+      const oldest = buckets.shift()!
+      total -= bucketCount(oldest)
+      await storage.removeItem(oldest).catch(() => {})
+    }
   }
 
-  /** Writes every key whose log changed since the last flush. */
+  /** Writes what was recorded since the last flush. */
   function flush(): Promise<void> {
-    flushing ??= (async () => {
-      try {
-        const keys = [...dirty]
-        dirty.clear()
-        // A failed write stays dirty and is tried again at the next flush.
-        await Promise.all(keys.map((keyId) => writeKey(keyId).catch(() => dirty.add(keyId))))
-      } finally {
-        flushing = undefined
-      }
-    })()
+    flushing ??= writeBucket().finally(() => {
+      flushing = undefined
+    })
     return flushing
   }
 
@@ -88,12 +103,27 @@ export function createRequestLog(storage: Storage) {
 export type RequestLog = ReturnType<typeof createRequestLog>
 
 /**
- * Reads stored request logs, oldest first: one key's when `apiKey` is given, otherwise every
- * key's, merged by time.
+ * Reads stored entries, oldest first, for one key when `apiKey` is given, skipping buckets listed
+ * in `seen` and adding the ones read to it (`sandbox logs --follow` passes the same set each
+ * time; buckets can land out of order, so a set rather than a position).
  */
+export async function readRequestLogSince(storage: Storage, options: { apiKey?: string; seen?: Set<string> } = {}): Promise<RequestLogEntry[]> {
+  const keyId = options.apiKey ? deriveKeyId(options.apiKey) : undefined
+  const seen = options.seen ?? new Set<string>()
+  const buckets = (await listBuckets(storage)).filter((bucket) => !seen.has(bucket))
+  for (const bucket of buckets) seen.add(bucket)
+  const contents = await Promise.all(buckets.map((bucket) => storage.getItem<StoredEntry[]>(bucket)))
+  const entries: RequestLogEntry[] = []
+  for (const bucket of contents) {
+    for (const { key_id, ...entry } of bucket ?? []) {
+      if (!keyId || key_id === keyId) entries.push(entry)
+    }
+  }
+  return entries
+}
+
+/** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all. */
 export async function readRequestLog(storage: Storage, options: { apiKey?: string; limit?: number } = {}): Promise<RequestLogEntry[]> {
-  const keys = options.apiKey ? [logKey(deriveKeyId(options.apiKey))] : await storage.getKeys('reqlog')
-  const logs = await Promise.all(keys.map((key) => storage.getItem<RequestLogEntry[]>(key)))
-  const entries = logs.flatMap((log) => log ?? []).sort((a, b) => a.at.localeCompare(b.at))
+  const entries = await readRequestLogSince(storage, { apiKey: options.apiKey })
   return options.limit ? entries.slice(-options.limit) : entries
 }

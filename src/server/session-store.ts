@@ -15,8 +15,8 @@ export interface IdempotencyRecord {
   fingerprint: string
   status: number
   created_at: string
-  /** The stored answer while it is still inline; moved to batch `batch` later. */
-  body?: Record<string, unknown>
+  /** The stored answer body as JSON text while it is still inline; moved to batch `batch` later. */
+  response?: string
   batch?: number
 }
 
@@ -63,7 +63,7 @@ export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number)
  * however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
-  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? 2000 })
+  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? 500 })
 
   function createSessionDoc(now: string): SessionDoc {
     return {
@@ -88,15 +88,15 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   /** Writes the document atomically after pruning and spilling stored responses. */
   async function save(principal: Principal, doc: SessionDoc, now = Date.now()): Promise<void> {
     const next = pruneRecords(doc, now, principal)
-    const inline = next.idempotency.filter((record) => record.body !== undefined)
+    const inline = next.idempotency.filter((record) => record.response !== undefined)
     if (inline.length > INLINE_RESPONSES) {
       const batch = next.next_batch
-      const bodies = Object.fromEntries(inline.map((record) => [record.key, record.body]))
+      const bodies = Object.fromEntries(inline.map((record) => [record.key, record.response]))
       // The batch file is written before the document that points at it: a crash in between
       // leaves the responses inline and the batch number reused next time.
       await storage.setItem(batchKey(principal.keyId, principal.sessionId, batch), bodies)
       next.idempotency = next.idempotency.map((record) =>
-        record.body === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
+        record.response === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
       next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
       next.next_batch = batch + 1
     }
@@ -115,12 +115,12 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return { ...doc, idempotency, response_batches }
   }
 
-  /** The stored answer of a record, inline or from its batch file. */
-  async function readStoredResponse(principal: Principal, record: IdempotencyRecord): Promise<Record<string, unknown>> {
-    if (record.body !== undefined) return record.body
-    const bodies = await storage.getItem<Record<string, Record<string, unknown>>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
+  /** The stored answer body (JSON text) of a record, inline or from its batch file. */
+  async function readStoredResponse(principal: Principal, record: IdempotencyRecord): Promise<string> {
+    if (record.response !== undefined) return record.response
+    const bodies = await storage.getItem<Record<string, string>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
     const body = bodies?.[record.key]
-    if (!body) throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
+    if (typeof body !== 'string') throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
     return body
   }
 

@@ -12,7 +12,8 @@ export interface AtomicFsOptions {
   base: string
 }
 
-function resolvePath(base: string, key: string): string {
+/** The file of a storage key under `base`; throws for keys that could leave it. */
+export function resolveStoragePath(base: string, key: string): string {
   if (!SAFE_KEY.test(key) || key.split(':').some((part) => part === '' || part === '.' || part === '..')) {
     throw new Error(`invalid storage key ${JSON.stringify(key)}`)
   }
@@ -33,6 +34,32 @@ export async function removeStaleTempFiles(base: string): Promise<number> {
 }
 
 /**
+ * Writes `data` to `target` so that readers and restarts see the old or the new content, never a
+ * torn file: temp file in the same directory, fsync, rename. `knownDirs` caches created folders.
+ */
+export async function writeFileAtomically(target: string, data: string | Uint8Array, knownDirs?: Set<string>): Promise<void> {
+  const dir = dirname(target)
+  if (!knownDirs?.has(dir)) {
+    await fsp.mkdir(dir, { recursive: true })
+    knownDirs?.add(dir)
+  }
+  const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`
+  const handle = await fsp.open(temp, 'w')
+  try {
+    await handle.writeFile(data)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  try {
+    await fsp.rename(temp, target)
+  } catch (error) {
+    await fsp.unlink(temp).catch(() => {})
+    throw error
+  }
+}
+
+/**
  * unstorage's fs-lite driver with crash-safe writes: each value goes to a temp file in the same
  * directory, is fsynced, then renamed over the target, so a reader (or a restart after kill -9)
  * sees either the old or the new content, never a torn file.
@@ -42,32 +69,11 @@ export const atomicFsDriver = defineDriver((options: AtomicFsOptions) => {
   const lite = fsLiteDriver({ base })
   const knownDirs = new Set<string>()
   const checkKey = (key: string) => {
-    resolvePath(base, key)
+    resolveStoragePath(base, key)
     return key
   }
 
-  async function writeAtomically(key: string, data: string | Uint8Array): Promise<void> {
-    const target = resolvePath(base, key)
-    const dir = dirname(target)
-    if (!knownDirs.has(dir)) {
-      await fsp.mkdir(dir, { recursive: true })
-      knownDirs.add(dir)
-    }
-    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`
-    const handle = await fsp.open(temp, 'w')
-    try {
-      await handle.writeFile(data)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    try {
-      await fsp.rename(temp, target)
-    } catch (error) {
-      await fsp.unlink(temp).catch(() => {})
-      throw error
-    }
-  }
+  const writeAtomically = (key: string, data: string | Uint8Array) => writeFileAtomically(resolveStoragePath(base, key), data, knownDirs)
 
   return {
     ...lite,

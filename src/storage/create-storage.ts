@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { atomicFsDriver, removeStaleTempFiles } from './atomic-fs-driver.js'
+import { journaledFsDriver, recoverJournals } from './journaled-fs-driver.js'
 import { StorageError } from './storage-error.js'
 
 /** The storage backends this version offers. */
@@ -13,6 +14,12 @@ export interface StorageOptions {
   kind: StorageKind
   /** fs only: the directory that holds the state. */
   dataDir?: string
+  /**
+   * fs only: true for the server, which owns the data dir: writes go through a group-commit
+   * journal, and journals left by a crash are replayed first. Tools that only read or delete
+   * (`sandbox logs`, `sandbox keys reset`) leave it off and write files directly.
+   */
+  journal?: boolean
 }
 
 /**
@@ -47,5 +54,11 @@ async function prepareDataDir(dataDir: string): Promise<string> {
 export async function createSandboxStorage(options: StorageOptions): Promise<Storage> {
   if (options.kind === 'memory') return createStorage({ driver: memoryDriver() })
   const base = await prepareDataDir(options.dataDir ?? '.sandbox')
-  return createStorage({ driver: atomicFsDriver({ base }) })
+  if (!options.journal) return createStorage({ driver: atomicFsDriver({ base }) })
+  try {
+    await recoverJournals(base)
+  } catch (error) {
+    throw new StorageError(`cannot replay the journal in ${base}: ${(error as Error).message}`, { cause: error })
+  }
+  return createStorage({ driver: journaledFsDriver({ base }) })
 }

@@ -30,7 +30,7 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
 
 async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage, parseStorageKind } = await import('../../storage/create-storage.js')
-  const { readRequestLog } = await import('../../server/request-log.js')
+  const { readRequestLogSince } = await import('../../server/request-log.js')
   const { storage, dataDir } = resolveStorageFlags(flags)
   if (parseStorageKind(storage) === 'memory') {
     throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs to read it here')
@@ -38,18 +38,15 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const store = await createSandboxStorage({ kind: 'fs', dataDir })
   const out = await import('../output.js')
   const seen = new Set<string>()
-  const print = (entries: RequestLogEntry[]) => {
-    for (const entry of entries) {
-      if (seen.has(entry.request_id)) continue
-      seen.add(entry.request_id)
-      process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(out, entry)}\n`)
-    }
+  const printNew = async () => {
+    const entries = await readRequestLogSince(store, { apiKey: flags.key, seen })
+    for (const entry of entries) process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(out, entry)}\n`)
   }
-  print(await readRequestLog(store, { apiKey: flags.key }))
+  await printNew()
   if (!flags.follow) return
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-    print(await readRequestLog(store, { apiKey: flags.key }))
+    await printNew()
   }
 }
 

@@ -1,0 +1,50 @@
+/**
+ * The record format of the write-ahead journal: a header line `<key> <byteLength>` (or
+ * `<key> -1` for a removal) followed by the value bytes and a newline. Lengths instead of escaping
+ * keep encoding cheap; a torn tail (from a crash mid-write) is recognised and ignored.
+ */
+
+/** One change: a new value for a key, or null for its removal. */
+export interface JournalRecord {
+  key: string
+  value: string | null
+}
+
+/** Encodes records for one append. */
+export function encodeRecords(records: JournalRecord[]): Buffer {
+  const parts: Buffer[] = []
+  for (const { key, value } of records) {
+    if (value === null) {
+      parts.push(Buffer.from(`${key} -1\n`))
+      continue
+    }
+    const bytes = Buffer.from(value, 'utf8')
+    parts.push(Buffer.from(`${key} ${bytes.byteLength}\n`), bytes, Buffer.from('\n'))
+  }
+  return Buffer.concat(parts)
+}
+
+/** Decodes every complete record; stops at the first torn or malformed one. */
+export function decodeRecords(buffer: Buffer): { records: JournalRecord[]; complete: boolean } {
+  const records: JournalRecord[] = []
+  let position = 0
+  while (position < buffer.length) {
+    const lineEnd = buffer.indexOf(0x0a, position)
+    if (lineEnd === -1) return { records, complete: false }
+    const header = buffer.toString('utf8', position, lineEnd)
+    const space = header.lastIndexOf(' ')
+    const key = header.slice(0, space)
+    const length = Number(header.slice(space + 1))
+    if (space <= 0 || !Number.isInteger(length) || length < -1) return { records, complete: false }
+    if (length === -1) {
+      records.push({ key, value: null })
+      position = lineEnd + 1
+      continue
+    }
+    const valueEnd = lineEnd + 1 + length
+    if (valueEnd >= buffer.length || buffer[valueEnd] !== 0x0a) return { records, complete: false }
+    records.push({ key, value: buffer.toString('utf8', lineEnd + 1, valueEnd) })
+    position = valueEnd + 1
+  }
+  return { records, complete: true }
+}
