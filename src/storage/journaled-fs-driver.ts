@@ -9,8 +9,8 @@ const JOURNAL_PREFIX = 'journal-'
 const JOURNAL_SUFFIX = '.log'
 /** How long committed changes wait in the journal before they are written to their files. */
 const CHECKPOINT_DELAY_MS = 250
-/** Files written at once by a checkpoint, leaving threads for journal appends. */
-const CHECKPOINT_CONCURRENCY = 4
+/** Files a checkpoint writes at once: one, so its fsyncs barely delay the journal's fdatasync. */
+const CHECKPOINT_CONCURRENCY = 1
 
 /** Options of the journaled fs driver. */
 export interface JournaledFsOptions {
