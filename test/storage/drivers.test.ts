@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterAll, describe, expect, it } from 'vitest'
+import { encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, parseStorageKind, StorageError } from '../../src/storage/index.js'
 
 const dirs: string[] = []
@@ -20,6 +21,7 @@ async function tempDir(): Promise<string> {
 const drivers: Array<[string, () => Promise<Storage>]> = [
   ['memory', () => createSandboxStorage({ kind: 'memory' })],
   ['fs', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir() })],
+  ['fs with journal', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir(), journal: true })],
 ]
 
 describe.each(drivers)('storage on %s', (_name, open) => {
@@ -54,7 +56,7 @@ describe.each(drivers)('storage on %s', (_name, open) => {
 
   it('rejects keys that could leave the storage area', async () => {
     const storage = await open()
-    if (_name === 'fs') {
+    if (_name.startsWith('fs')) {
       for (const key of ['..:etc:passwd', 'a:..:b', 'a b', 'a:*', 'a:%2e%2e']) {
         await expect(storage.setItem(key, 'x'), key).rejects.toThrow()
       }
@@ -108,5 +110,48 @@ describe('parseStorageKind', () => {
     expect(parseStorageKind('MEMORY')).toBe('memory')
     expect(() => parseStorageKind('redis://127.0.0.1:6379')).toThrow(/not available/)
     expect(() => parseStorageKind('sqlite')).toThrow(/use fs or memory/)
+  })
+})
+
+describe('journaled fs storage', () => {
+  it('acknowledges a write only once it is in the journal, then checkpoints it into its file', async () => {
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    await storage.setItem('session:k1:default', { v: 1 })
+    const journals = (await readdir(dir)).filter((name) => name.startsWith('journal-'))
+    expect(journals).toHaveLength(1)
+    expect(await storage.getItem('session:k1:default')).toEqual({ v: 1 })
+    await storage.dispose()
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    expect(await reopened.getItem('session:k1:default')).toEqual({ v: 1 })
+  })
+
+  it('replays the journal a dead process left, ignoring a torn last record', async () => {
+    const dir = await tempDir()
+    const bytes = encodeRecords([
+      { key: 'session:a:default', value: '{"v":1}' },
+      { key: 'session:b:default', value: '{"v":2}' },
+      { key: 'session:a:default', value: '{"v":3}' },
+      { key: 'session:b:default', value: null },
+      { key: 'session:c:default', value: '{"v":4}' },
+    ])
+    // pid 2^22+1 is above Linux's pid_max default: certainly not a running process.
+    await writeFile(join(dir, 'journal-4194305-000001.log'), bytes.subarray(0, bytes.length - 3))
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    expect(await storage.getItem('session:a:default')).toEqual({ v: 3 })
+    expect(await storage.getItem('session:b:default')).toBeNull()
+    expect(await storage.getItem('session:c:default')).toBeNull()
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    await storage.dispose()
+  })
+
+  it('leaves the journal of a live process alone', async () => {
+    const dir = await tempDir()
+    const live = join(dir, `journal-${process.pid}-000001.log`)
+    await writeFile(live, encodeRecords([{ key: 'session:x:default', value: '{}' }]))
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    expect(await readdir(dir)).toContain(`journal-${process.pid}-000001.log`)
+    expect(await storage.getItem('session:x:default')).toBeNull()
   })
 })
