@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     // e2e tests spawn the built CLI; keep parallelism modest on 2-core machines.
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 })

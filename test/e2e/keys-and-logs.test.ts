@@ -1,20 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
-const dirs: string[] = []
 afterEach(() => killAll())
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'sandbox-keys-e2e-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = useTempDirs('sandbox-keys-e2e')
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

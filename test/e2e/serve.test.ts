@@ -1,24 +1,16 @@
 import { createServer, type Server } from 'node:net'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const KEY = 'sk_sandbox_e2e_key_0123456789'
 const auth = { authorization: `Bearer ${KEY}` }
-const dirs: string[] = []
 
 afterEach(() => killAll())
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'sandbox-e2e-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = useTempDirs('sandbox-e2e')
 
 function post(url: string, path: string, body: unknown, idempotencyKey: string) {
   return fetch(`${url}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(body) })

@@ -1,22 +1,14 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, parseStorageKind, StorageError } from '../../src/storage/index.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
-const dirs: string[] = []
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'sandbox-storage-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = useTempDirs('sandbox-storage')
 
 const drivers: Array<[string, () => Promise<Storage>]> = [
   ['memory', () => createSandboxStorage({ kind: 'memory' })],
