@@ -1,12 +1,14 @@
 // `npm run bench`: throughput and latency of the sandbox beside raw node:http, measured in one run
 // on loopback. A report, not a test: it always exits 0 and marks missed targets.
 import { spawn, spawnSync } from 'node:child_process'
+import { createServer as createNetServer } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { runPacedLoad } from './paced-load.js'
+import { measureDeliveryLatency, startTimingReceiver } from './webhook-latency.js'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const BIN = join(ROOT, 'bin/sandbox.js')
@@ -35,8 +37,8 @@ function startProcess(args, pattern) {
   })
 }
 
-function startSandbox(storage, dataDir) {
-  const args = [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', 'off', '--storage', storage]
+function startSandbox(storage, dataDir, extra = []) {
+  const args = [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', 'off', '--storage', storage, ...extra]
   if (dataDir) args.push('--data-dir', dataDir)
   return startProcess(args, /sandbox ready: (\S+)/)
 }
@@ -208,6 +210,19 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true })
   }
 
+  console.log('webhooks (memory storage)')
+  const receiver = await startTimingReceiver()
+  const local = await startSandbox('memory', undefined, ['--allow-local-webhooks'])
+  results.webhook_latency = await measureDeliveryLatency(local.url, receiver)
+  console.log(`  answer -> receiver, ${results.webhook_latency.deliveries} deliveries: p50 ${results.webhook_latency.p50_ms} ms, p99 ${results.webhook_latency.p99_ms} ms, missing ${results.webhook_latency.missing}`)
+  await stop(local)
+  await receiver.close()
+  // A dead receiver: every event of every key is forwarded to a port nobody listens on.
+  const deadPort = await new Promise((resolve) => { const probe = createNetServer().listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)) }) })
+  const dead = await startSandbox('memory', undefined, ['--webhook-forward-to', `http://127.0.0.1:${deadPort}/gone`, '--webhook-retry-schedule', '1s,1s'])
+  results.runs.memory_flows_dead_receiver = await loanFlows(dead.url, 'loan flow POSTs, receiver dead')
+  await stop(dead)
+
   console.log('start-up')
   results.startup = startupRatio()
   console.log(`  sandbox --help ${results.startup.help_ms.toFixed(1)} ms, node -e 0 ${results.startup.node_ms.toFixed(1)} ms`)
@@ -220,6 +235,9 @@ async function main() {
     ['fs loan-flow POSTs paced at 1500/s: p99 ms', r.fs_flows_1500.p99_ms, '< 30', (v) => v < 30],
     ['server RSS after runs, MB (memory storage)', results.memory_rss_mb, '< 150', (v) => v < 150],
     ['server RSS after runs, MB (fs storage)', results.fs_rss_mb, '< 150', (v) => v < 150],
+    ['webhook answer -> receiver p50 ms', results.webhook_latency.p50_ms, '< 5', (v) => v < 5],
+    ['webhook answer -> receiver p99 ms', results.webhook_latency.p99_ms, '< 25', (v) => v < 25],
+    ['POSTs with a dead receiver vs none', ratio(r.memory_flows_dead_receiver.requests_per_s, r.memory_flows.requests_per_s), '>= 0.9x', (v) => v >= 0.9],
     ['sandbox --help vs node -e 0', ratio(results.startup.help_ms, results.startup.node_ms), '< 1.6x', (v) => v < 1.6],
     ['non-2xx answers in all runs', Object.values(r).reduce((sum, run) => sum + run.non_2xx + run.errors, 0), '0', (v) => v === 0],
   ]

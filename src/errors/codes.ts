@@ -28,8 +28,6 @@ export const ErrorCodes = {
   PAYLOAD_TOO_LARGE: 413,
   // Unexpected server faults; the body never carries a stack.
   INTERNAL_ERROR: 500,
-  // Answered by endpoints a later release completes (see README).
-  NOT_IMPLEMENTED: 501,
 } as const
 
 /** An `error_code` value. */

@@ -12,9 +12,24 @@ import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limiter.js'
 import { createRequestLog, type RequestLogEntry } from './request-log.js'
 import { createLoanRoutes } from './routes/loan-routes.js'
-import { createStubRoutes } from './routes/stub-routes.js'
+import { createPartnerRoutes } from './routes/partner-routes.js'
 import type { SandboxServices } from './services.js'
 import { createSessionStore } from './session-store.js'
+import { createWebhookRoutes } from './routes/webhook-routes.js'
+import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/deliveries.js'
+import { createDispatcher, type DeliveryReport } from '../webhooks/dispatcher.js'
+import { generateWebhookSecret } from '../webhooks/signature.js'
+
+const FORWARD_SECRET_KEY = 'webhooks:forward-secret'
+
+/** The forward secret, created once and kept in storage so receivers keep working across restarts. */
+async function loadForwardSecret(storage: Storage): Promise<string> {
+  const stored = await storage.getItem<string>(FORWARD_SECRET_KEY)
+  if (typeof stored === 'string' && stored.startsWith('whsec_')) return stored
+  const secret = generateWebhookSecret()
+  await storage.setItem(FORWARD_SECRET_KEY, secret)
+  return secret
+}
 
 /** Options of createSandbox; every one has a default that works out of the box. */
 export interface SandboxOptions {
@@ -32,6 +47,18 @@ export interface SandboxOptions {
   onRequest?: (entry: RequestLogEntry) => void
   /** Where unexpected errors go; default console.error. */
   logError?: (error: unknown) => void
+  /** `--allow-local-webhooks`: accept http and local/private webhook URLs (development only). */
+  allowLocalWebhooks?: boolean
+  /** `--webhook-forward-to`: also deliver every key's events, signed, to this URL. */
+  webhookForwardTo?: string
+  /** Delays after the first attempt, in ms; default 5 s, 30 s, 2 min, 10 min. */
+  webhookRetrySchedule?: number[]
+  /** Delivery timeout in ms; default 10 s. */
+  webhookTimeoutMs?: number
+  /** Called after each delivery attempt (the CLI prints these). */
+  onDelivery?: (report: DeliveryReport) => void
+  /** Host name resolver for webhook URL checks (tests inject one; default: the system's DNS). */
+  resolveHost?: (host: string) => Promise<string[]>
 }
 
 /** A running sandbox: an h3 app plus the state behind it. */
@@ -40,6 +67,10 @@ export interface Sandbox {
   fetch(request: Request): Promise<Response>
   storage: Storage
   config: SandboxConfig
+  /** The secret `--webhook-forward-to` deliveries are signed with (kept across restarts). */
+  forwardSecret: string | undefined
+  /** Resolves when no webhook delivery is in flight (tests and benchmarks wait on it). */
+  deliveriesIdle(): Promise<void>
   /** Writes pending request log entries now (they are otherwise written every 500 ms). */
   flush(): Promise<void>
   /** Waits for in-flight writes, flushes the request log and closes storage. */
@@ -61,18 +92,35 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const sweep = rateLimiter ? setInterval(() => rateLimiter.sweep(), 30_000) : undefined
   sweep?.unref()
 
+  const logError = options.logError ?? ((error: unknown) => console.error(error))
+  const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances })
+  const mutex = createKeyedMutex()
+  const forwardSecret = options.webhookForwardTo ? await loadForwardSecret(storage) : undefined
+  const dispatcher = createDispatcher({
+    storage,
+    sessions,
+    mutex,
+    retryScheduleMs: options.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    allowLocal: options.allowLocalWebhooks ?? false,
+    forward: options.webhookForwardTo ? { url: options.webhookForwardTo, secret: forwardSecret! } : undefined,
+    timeoutMs: options.webhookTimeoutMs,
+    resolveHost: options.resolveHost,
+    onDelivery: options.onDelivery,
+    logError,
+  })
   const services: SandboxServices = {
     config,
     fixtures,
     auth,
     rateLimiter,
     rateLimitWindowSeconds: rule ? rule.windowSeconds : 0,
-    sessions: createSessionStore(storage, { initialBalances: fixtures.wallet.balances }),
-    mutex: createKeyedMutex(),
+    sessions,
+    mutex,
     requestLog: createRequestLog(storage),
     onRequest: options.onRequest,
-    onCommitted: undefined,
-    logError: options.logError ?? ((error) => console.error(error)),
+    dispatcher,
+    webhooks: { allowLocal: options.allowLocalWebhooks ?? false, resolve: options.resolveHost },
+    logError,
     maskKey: maskApiKey,
   }
 
@@ -80,7 +128,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     // Errors that escape the pipeline (h3's own, e.g. a malformed URL) still get the envelope.
     onError: (error, event) => answerWithoutRoute(event, toEnvelopeError(error), services),
   })
-  registerRoutes(app, [...createLoanRoutes(), ...createStubRoutes()], services)
+  registerRoutes(app, [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()], services)
+  await dispatcher.resume()
 
   let closing: Promise<void> | undefined
   return {
@@ -88,10 +137,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     fetch: async (request) => app.fetch(request),
     storage,
     config,
+    forwardSecret,
+    deliveriesIdle: () => dispatcher.idle(),
     flush: () => services.requestLog.flush(),
     close() {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep)
+        await dispatcher.close()
         await services.mutex.idle()
         await services.requestLog.close()
         await storage.dispose()

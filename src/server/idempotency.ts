@@ -5,6 +5,7 @@ import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
 import type { RouteAnswer, RouteContext, WriteRoute } from './pipeline.js'
 import { findIdempotencyRecord, type SessionDoc } from './session-store.js'
+import { hasUndelivered } from '../webhooks/deliveries.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
@@ -57,6 +58,7 @@ function replay(status: number, stored: string): RouteAnswer {
  */
 export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
   const { services, principal } = ctx
+  if (route.idempotent === false) return runUnkeyed(event, route, ctx)
   const key = readIdempotencyKey(event)
   const body = parseJsonBody(await readRawBody(event))
   const fingerprint = fingerprintRequest(event.req.method, event.url.pathname, body)
@@ -80,15 +82,14 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
         if (record.fingerprint !== fingerprint) throw conflict()
         return replay(record.status, await services.sessions.readStoredResponse(principal, record))
       }
-      const outcome = execute(route, doc, body, ctx)
+      const outcome = await execute(route, doc, body, ctx)
       // Serialized once: the same text is stored for replays and sent now.
       const response = JSON.stringify(outcome.body)
       const stored: SessionDoc = {
         ...outcome.doc,
         idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), response }],
       }
-      await services.sessions.save(principal, stored, now)
-      services.onCommitted?.(principal, stored)
+      await commit(ctx, stored, now)
       return { status: outcome.status, bodyJson: outcome.status < 300 ? withReplayFlag(response, false) : response, errorCode: outcome.errorCode ?? null }
     })
   } finally {
@@ -96,11 +97,36 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
   }
 }
 
-function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): { status: number; body: Record<string, unknown>; doc: SessionDoc; errorCode?: string } {
+/**
+ * Saves a session document: its new events become webhook deliveries in the same write, and the
+ * dispatcher is woken once the write is durable.
+ */
+async function commit(ctx: RouteContext, doc: SessionDoc, now: number): Promise<void> {
+  const { services, principal } = ctx
+  const prepared = services.dispatcher.prepareCommit(doc, new Date(now).toISOString())
+  await services.sessions.save(principal, prepared, now)
+  if (hasUndelivered(prepared.webhook)) services.dispatcher.kick(principal)
+}
+
+/** A state-changing request without Idempotency-Key (DELETE): serialized and committed, not remembered. */
+async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
+  const body = parseJsonBody(await readRawBody(event))
+  const { services, principal } = ctx
+  return services.mutex.run(`${principal.keyId}:${principal.sessionId}`, async () => {
+    const now = Date.now()
+    const doc = await services.sessions.load(principal)
+    const input = route.parse(body)
+    const result = await route.execute(doc, input, ctx)
+    if (result.doc !== doc) await commit(ctx, result.doc, now)
+    return { status: 200, body: result.body }
+  })
+}
+
+async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<{ status: number; body: Record<string, unknown>; doc: SessionDoc; errorCode?: string }> {
   let input: unknown
   try {
     input = route.parse(body)
-    const result = route.execute(doc, input, ctx)
+    const result = await route.execute(doc, input, ctx)
     return { status: 200, body: result.body, doc: result.doc }
   } catch (error) {
     const api = toApiError(error)

@@ -27,10 +27,18 @@ export interface ReadRoute {
 /** A POST route that changes state: idempotent, serialized per key, committed in one write. */
 export interface WriteRoute {
   kind: 'write'
+  /** False for DELETE: no Idempotency-Key, nothing remembered. Default true (every POST). */
+  idempotent?: boolean
   /** Validates the parsed JSON body; throws SandboxError (400s, never stored). */
   parse(body: unknown): unknown
   /** Applies the change to the document; returns the new document and the answer body. */
-  execute(doc: SessionDoc, input: unknown, ctx: RouteContext): { doc: SessionDoc; body: Record<string, unknown> }
+  execute(doc: SessionDoc, input: unknown, ctx: RouteContext): WriteResult | Promise<WriteResult>
+}
+
+/** What a write route produced. */
+export interface WriteResult {
+  doc: SessionDoc
+  body: Record<string, unknown>
 }
 
 /** A route that authenticates and then answers a fixed error (endpoints a later release completes). */

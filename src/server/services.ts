@@ -3,7 +3,8 @@ import type { Authenticator, Principal } from './auth.js'
 import type { Fixtures } from './fixtures.js'
 import type { RateLimiter } from './rate-limiter.js'
 import type { RequestLog, RequestLogEntry } from './request-log.js'
-import type { SessionDoc, SessionStore } from './session-store.js'
+import type { SessionStore } from './session-store.js'
+import type { Dispatcher } from '../webhooks/dispatcher.js'
 import { createId } from './ids.js'
 
 /** Serializes work per key (see src/storage/keyed-mutex.ts). */
@@ -23,8 +24,10 @@ export interface SandboxServices {
   mutex: KeyedMutexLike
   requestLog: RequestLog
   onRequest: ((entry: RequestLogEntry) => void) | undefined
-  /** Called after a session document was committed (webhook delivery hooks in here). */
-  onCommitted: ((principal: Principal, doc: SessionDoc) => void) | undefined
+  /** Turns committed events into webhook deliveries and sends them. */
+  dispatcher: Dispatcher
+  /** Webhook settings of this server. */
+  webhooks: { allowLocal: boolean; resolve?: (host: string) => Promise<string[]> }
   logError(error: unknown): void
   maskKey(apiKey: string): string
 }

@@ -2,6 +2,8 @@ import type { Storage } from 'unstorage'
 import type { Balances, LoanBook, SandboxEvent } from '../domain/types.js'
 import { createLoanBook } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
+import { createWebhookState } from '../webhooks/deliveries.js'
+import type { WebhookState } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
 
 /** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
@@ -33,6 +35,8 @@ export interface SessionDoc {
   partner: Record<string, unknown> | null
   /** Events not yet handed to webhook delivery, oldest first. */
   outbox: SandboxEvent[]
+  /** The webhook endpoint and the delivery log. */
+  webhook: WebhookState
   event_seq: number
   idempotency: IdempotencyRecord[]
   response_batches: { id: number; newest_at: string }[]
@@ -72,6 +76,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
       book: createLoanBook({ ...options.initialBalances }),
       partner: null,
       outbox: [],
+      webhook: createWebhookState(),
       event_seq: 0,
       idempotency: [],
       response_batches: [],
@@ -82,7 +87,9 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   /** The session's document, or a fresh one (not yet stored) on a key's first use. */
   async function load(principal: Principal): Promise<SessionDoc> {
     const doc = await docs.read(sessionDocId(principal.keyId, principal.sessionId))
-    return doc ?? createSessionDoc(new Date().toISOString())
+    if (!doc) return createSessionDoc(new Date().toISOString())
+    // Documents written before webhooks existed have no webhook part yet.
+    return doc.webhook ? doc : { ...doc, webhook: createWebhookState() }
   }
 
   /** Writes the document atomically after pruning and spilling stored responses. */

@@ -86,19 +86,6 @@ describe('envelope', () => {
     expect(list.body.error_code).toBe('INVALID_REQUEST')
     expect(list.body.details).toBeDefined()
   })
-
-  it('answers the partner and webhook endpoints 501 NOT_IMPLEMENTED after authentication', async () => {
-    api = await createTestApi()
-    for (const [method, path] of [['GET', '/api/sandbox/partner'], ['POST', '/api/sandbox/partner'], ['GET', '/api/sandbox/webhooks'],
-      ['POST', '/api/sandbox/webhooks'], ['DELETE', '/api/sandbox/webhooks'], ['POST', '/api/sandbox/webhooks/test'], ['POST', '/api/sandbox/webhooks/retry']] as const) {
-      const body = method === 'GET' ? undefined : {}
-      const answer = await api.call(method, path, { body })
-      expect(answer.status, `${method} ${path}`).toBe(501)
-      expect(answer.body.error_code).toBe('NOT_IMPLEMENTED')
-      const anonymous = await api.call(method, path, { key: null, body })
-      expect(anonymous.status).toBe(401)
-    }
-  })
 })
 
 describe('authentication (open mode)', () => {

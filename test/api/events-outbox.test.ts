@@ -1,18 +1,39 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { deriveKeyId } from '../../src/server/auth.js'
 import { createTestApi, issueLoan, type TestApi } from '../helpers/api.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let api: TestApi
-afterEach(async () => api?.sandbox.close())
+let receiver: TestReceiver
+beforeEach(async () => {
+  receiver = await startReceiver()
+})
+afterEach(async () => {
+  await api?.sandbox.close()
+  await receiver.close()
+})
 
-async function readOutbox(key: string) {
-  const doc = await api.sandbox.storage.getItem<{ outbox: Array<{ id: string; type: string; api_version: string; data: { object: { id?: string; operation_id?: string; status: string } } }> }>(`session:${deriveKeyId(key)}:default`)
-  return doc!.outbox
+interface StoredEvent { id: string; type: string; api_version: string; data: { object: { id?: string; operation_id?: string; status: string } } }
+
+/**
+ * The events a key's commits produced, in order, as stored in its session document: the outbox
+ * is turned into deliveries in the same write, so with a forward target every event has one.
+ */
+async function readOutbox(key: string): Promise<StoredEvent[]> {
+  const doc = await api.sandbox.storage.getItem<{ outbox: StoredEvent[]; webhook: { deliveries: Array<{ event?: StoredEvent; event_id: string }> } }>(`session:${deriveKeyId(key)}:default`)
+  expect(doc!.outbox).toEqual([])
+  await api.sandbox.deliveriesIdle()
+  return receiver.received.map((item) => JSON.parse(item.body) as StoredEvent)
+}
+
+async function createApi() {
+  api = await createTestApi({ webhookForwardTo: receiver.url })
+  return api
 }
 
 describe('event outbox', () => {
-  it('appends the spec event of every state change, in order, with the changed object', async () => {
-    api = await createTestApi()
+  it('records the spec event of every state change, in order, with the changed object', async () => {
+    api = await createApi()
     const loanId = await issueLoan(api)
     const path = `/api/sandbox/loans/${loanId}/repayment-flow`
     const started = await api.post(path, { action: 'start_payment', repayment_kind: 'full_principal' })
@@ -44,7 +65,7 @@ describe('event outbox', () => {
   })
 
   it('records sandbox.loan.updated for direct actions, and collateral.returned when collateral leaves', async () => {
-    api = await createTestApi()
+    api = await createApi()
     const loanId = await issueLoan(api)
     await api.post(`/api/sandbox/loans/${loanId}/action`, { action: 'add_collateral', amount: 0.1 })
     await api.post(`/api/sandbox/loans/${loanId}/action`, { action: 'remove_collateral', amount: 0.1 })
@@ -53,7 +74,7 @@ describe('event outbox', () => {
   })
 
   it('does not record events on a replay', async () => {
-    api = await createTestApi()
+    api = await createApi()
     await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 }, { idempotencyKey: 'once' })
     await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 }, { idempotencyKey: 'once' })
     expect((await readOutbox(api.key)).map((event) => event.type)).toEqual(['sandbox.loan.issued'])

@@ -4,6 +4,7 @@ import { CliError } from '../cli-error.js'
 import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
+import type { DeliveryReport } from '../../webhooks/dispatcher.js'
 
 interface ServeFlags extends StorageFlags {
   port?: string
@@ -13,6 +14,9 @@ interface ServeFlags extends StorageFlags {
   rateLimit?: string
   jsonLogs?: boolean
   quiet?: boolean
+  allowLocalWebhooks?: boolean
+  webhookForwardTo?: string
+  webhookRetrySchedule?: string
 }
 
 function parsePort(text: string): number {
@@ -45,6 +49,28 @@ function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean)
   process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}\n`)
 }
 
+function printDelivery(out: typeof Output, report: DeliveryReport, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ level: report.status === 'failed' ? 'warn' : 'info', event: 'webhook', ...report })}\n`)
+    return
+  }
+  const { chalk } = out
+  const result = report.status_code !== null ? out.colorStatus(report.status_code) : chalk.red(report.error ?? 'error')
+  const status = report.status === 'delivered' ? chalk.green(report.status) : report.status === 'failed' ? chalk.red(report.status) : chalk.yellow(report.status)
+  process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms\n`)
+}
+
+function parseForwardUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new CliError(`--webhook-forward-to "${text}" is not a URL (e.g. http://localhost:3000/webhooks)`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--webhook-forward-to must be an http(s) URL, not ${url.protocol}`)
+  return url.href
+}
+
 /** Starts the sandbox server: adapts flags and environment to createSandbox + listenSandbox. */
 async function runServe(flags: ServeFlags): Promise<void> {
   const { parseRateLimit } = await import('../../server/rate-limiter.js')
@@ -61,6 +87,14 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw new CliError(`--rate-limit: ${(error as Error).message}`)
   }
   const config = flags.config ? await readConfigFile(flags.config) : undefined
+  const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
+  let webhookRetrySchedule: number[] | undefined
+  try {
+    webhookRetrySchedule = flags.webhookRetrySchedule ? parseRetrySchedule(flags.webhookRetrySchedule) : undefined
+  } catch (error) {
+    throw new CliError(`--webhook-retry-schedule: ${(error as Error).message}`)
+  }
+  const webhookForwardTo = flags.webhookForwardTo ? parseForwardUrl(flags.webhookForwardTo) : undefined
   const json = Boolean(flags.jsonLogs)
   const out = await import('../output.js')
 
@@ -73,6 +107,10 @@ async function runServe(flags: ServeFlags): Promise<void> {
     keysFile,
     rateLimit,
     onRequest: flags.quiet ? undefined : (entry) => printRequest(out, entry, json),
+    allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
+    webhookForwardTo,
+    webhookRetrySchedule,
+    onDelivery: json || !flags.quiet ? (report) => printDelivery(out, report, json) : undefined,
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
   try {
@@ -86,8 +124,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
   if (json) {
-    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, keys: keysFile ?? null, rate_limit: rateLimit || null })}\n`)
+    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ?? null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
   } else {
+    // The readiness line comes last, so a script waiting for it has seen everything before.
+    if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${webhookForwardTo}, signed with ${sandbox.forwardSecret}\n`)
+    if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
     process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
   }
 
@@ -116,6 +157,9 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--keys <file>', 'accept only keys registered in this file (env SANDBOX_KEYS_FILE)'))
     .addOption(new Option('--rate-limit <rule>', 'requests per key: N/SECONDS or off (env SANDBOX_RATE_LIMIT, default 120/60)'))
     .addOption(new Option('--json-logs', 'log JSON lines instead of text'))
-    .addOption(new Option('--quiet', 'do not print a line per request'))
+    .addOption(new Option('--quiet', 'do not print a line per request or delivery'))
+    .addOption(new Option('--allow-local-webhooks', 'accept http:// and local or private webhook URLs (development only)'))
+    .addOption(new Option('--webhook-forward-to <url>', 'also deliver every key\'s events, signed, to this URL (no tunnel needed)'))
+    .addOption(new Option('--webhook-retry-schedule <delays>', 'delays after the first attempt (default 5s,30s,2m,10m)'))
     .action((flags: ServeFlags) => runServe(flags))
 }

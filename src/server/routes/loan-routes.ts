@@ -12,7 +12,7 @@ import { repaymentFlowSchema } from '../../schemas/repayment-flow.js'
 import type { RouteContext, RouteSpec, WriteRoute } from '../pipeline.js'
 import { createDomainContext } from '../services.js'
 import type { SessionDoc } from '../session-store.js'
-import { viewPartner } from '../partner-view.js'
+import { viewPartner } from './partner-routes.js'
 import type { z } from 'zod'
 
 /** Commits a domain step into the session document: new book, its events appended in order. */
@@ -46,7 +46,7 @@ export function createLoanRoutes(): Array<[string, string, RouteSpec]> {
     ['GET', '/api/sandbox/state', {
       kind: 'read',
       session: true,
-      read: (doc, ctx) => ({ loans: viewLoanState(doc!.book), partner: viewPartner(doc!, ctx.services) }),
+      read: (doc, ctx) => ({ loans: viewLoanState(doc!.book), partner: viewPartner(doc!, ctx.services, ctx.principal.keyId) }),
     }],
     ['POST', '/api/sandbox/loans', loanWrite(createLoanSchema, (book, input, ctx) => createLoanDirect(book, input, ctx))],
     ['POST', '/api/sandbox/loans/flow', loanWrite(loanFlowSchema, (book, input, ctx) => applyLoanFlowStep(book, input, ctx))],

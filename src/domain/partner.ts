@@ -1,0 +1,117 @@
+import { SandboxError } from '../errors/sandbox-error.js'
+import type { PartnerProfileInput } from '../schemas/partner.js'
+import { hashToHex } from './address-hash.js'
+import { roundUsd } from './money.js'
+import type { Loan, LoanBook } from './types.js'
+
+/** The sandbox partner profile a key has created. */
+export interface PartnerProfile {
+  id: string
+  name: string
+  email: string | null
+  website: string | null
+  payout_address: string | null
+  referral_code: string
+  created_at: string
+  updated_at: string
+}
+
+/** A row of the partner level table (fixtures/partner-levels.json). */
+export interface PartnerLevel {
+  level: string
+  min_volume_usd: number
+  reward_percent: number
+}
+
+/** The referral code of a key: deterministic, so links stay the same across restarts. */
+export function deriveReferralCode(keySeed: string): string {
+  return `ref_${hashToHex(`${keySeed}:referral`, 10)}`
+}
+
+/**
+ * Creates or updates the profile: fields not sent keep their value, `null` clears an optional
+ * one, and a first create needs a name.
+ */
+export function applyPartnerUpdate(current: PartnerProfile | null, input: PartnerProfileInput, now: string, keySeed: string): { profile: PartnerProfile; created: boolean } {
+  if (!current && !input.name) {
+    throw new SandboxError('INVALID_REQUEST', 'name is required when the partner profile is first created.', { field: 'name', issue: 'is required' })
+  }
+  const pick = (field: 'email' | 'website' | 'payout_address') => (input[field] === undefined ? current?.[field] ?? null : input[field] ?? null)
+  const profile: PartnerProfile = {
+    id: current?.id ?? `ptr_${hashToHex(`${keySeed}:partner`, 20)}`,
+    name: input.name ?? current!.name,
+    email: pick('email'),
+    website: pick('website'),
+    payout_address: pick('payout_address'),
+    referral_code: current?.referral_code ?? deriveReferralCode(keySeed),
+    created_at: current?.created_at ?? now,
+    updated_at: now,
+  }
+  return { profile, created: !current }
+}
+
+function levelFor(levels: readonly PartnerLevel[], volume: number): PartnerLevel {
+  const sorted = [...levels].sort((a, b) => a.min_volume_usd - b.min_volume_usd)
+  return sorted.filter((row) => row.min_volume_usd <= volume).at(-1) ?? sorted[0]!
+}
+
+/** Issued loans in issue order; a loan's volume is its principal (increases included), USDT 1:1 USD. */
+function issuedLoans(book: LoanBook): Loan[] {
+  return [...book.loans].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+}
+
+/** Inputs of viewPartner. */
+export interface PartnerViewInput {
+  profile: PartnerProfile | null
+  defaults: Record<string, unknown>
+  levels: readonly PartnerLevel[]
+  book: LoanBook
+  keySeed: string
+}
+
+/**
+ * The partner block of GET /partner and GET state: profile, referral links with deals grouped by
+ * `external_client_id` / `client_reference`, levels with the current one, and rewards. Each
+ * issued loan accrues `origination fee × reward_percent / 100`, at the level reached by the
+ * volume issued before it.
+ */
+export function viewPartner(input: PartnerViewInput) {
+  const { referral_base_url: base, ...defaults } = input.defaults
+  const referralCode = input.profile?.referral_code ?? deriveReferralCode(input.keySeed)
+  const profile = input.profile ?? { ...defaults, referral_code: referralCode }
+  const loans = issuedLoans(input.book)
+
+  let volume = 0
+  const entries = loans.map((loan) => {
+    const level = levelFor(input.levels, volume)
+    volume = roundUsd(volume + loan.principal)
+    return { loan_id: loan.id, origination_fee: loan.originationFee, reward_percent: level.reward_percent, amount_usd: roundUsd(loan.originationFee * level.reward_percent / 100), at: loan.createdAt }
+  })
+  const current = levelFor(input.levels, volume)
+  const next = [...input.levels].sort((a, b) => a.min_volume_usd - b.min_volume_usd).find((row) => row.min_volume_usd > volume)
+
+  const deals = new Map<string, { external_client_id: string | null; client_reference: string | null; loans: Array<Record<string, unknown>>; volume_usd: number }>()
+  for (const loan of loans.filter((item) => item.external_client_id || item.client_reference)) {
+    const group = JSON.stringify([loan.external_client_id ?? null, loan.client_reference ?? null])
+    const deal = deals.get(group) ?? { external_client_id: loan.external_client_id ?? null, client_reference: loan.client_reference ?? null, loans: [], volume_usd: 0 }
+    deal.loans.push({ loan_id: loan.id, amount: loan.principal, currency: loan.currency, status: loan.status, created_at: loan.createdAt })
+    deal.volume_usd = roundUsd(deal.volume_usd + loan.principal)
+    deals.set(group, deal)
+  }
+
+  return {
+    profile,
+    links: [{ code: referralCode, url: `${String(base ?? 'https://sandbox.example.com/r/')}${referralCode}`, deals: [...deals.values()] }],
+    levels: {
+      table: input.levels,
+      current,
+      volume_usd: volume,
+      next: next ? { level: next.level, min_volume_usd: next.min_volume_usd, remaining_usd: roundUsd(next.min_volume_usd - volume) } : null,
+    },
+    rewards: {
+      accrued_usd: roundUsd(entries.reduce((sum, entry) => sum + entry.amount_usd, 0)),
+      paid_usd: 0,
+      entries,
+    },
+  }
+}

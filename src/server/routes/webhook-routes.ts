@@ -1,0 +1,127 @@
+import { createEvent } from '../../domain/events.js'
+import type { EventType } from '../../domain/types.js'
+import { SandboxError } from '../../errors/sandbox-error.js'
+import { parseBody } from '../../schemas/parse-body.js'
+import { emptyBodySchema, webhookEndpointSchema, webhookRetrySchema, type WebhookEndpointInput, type WebhookRetryInput } from '../../schemas/webhooks.js'
+import { requeueDeliveries, viewDeliveries } from '../../webhooks/deliveries.js'
+import { generateWebhookSecret, previewSecret } from '../../webhooks/signature.js'
+import { EVENT_TYPES, type StoredEndpoint, type WebhookState } from '../../webhooks/types.js'
+import { checkWebhookUrl } from '../../webhooks/url-policy.js'
+import { createId } from '../ids.js'
+import type { RouteContext, RouteSpec } from '../pipeline.js'
+import { createDomainContext } from '../services.js'
+import type { SessionDoc } from '../session-store.js'
+
+const MAX_RETRY_BATCH = 50
+
+/** The endpoint as the API shows it: never the secret, except where the spec allows it. */
+function viewEndpoint(endpoint: StoredEndpoint | null, revealSecret: boolean): Record<string, unknown> | null {
+  if (!endpoint) return null
+  const { secret, ...shown } = endpoint
+  return { ...shown, secretPreview: previewSecret(secret), ...(revealSecret ? { signingSecret: secret } : {}) }
+}
+
+function answer(state: WebhookState, revealSecret = false): Record<string, unknown> {
+  return { endpoint: viewEndpoint(state.endpoint, revealSecret), deliveries: viewDeliveries(state) }
+}
+
+function parseEvents(events: unknown): EventType[] {
+  if (events === undefined) return [...EVENT_TYPES]
+  const unknown = Array.isArray(events) ? events.filter((type) => !EVENT_TYPES.includes(type as EventType)) : []
+  if (!Array.isArray(events) || events.length === 0 || unknown.length > 0) {
+    throw new SandboxError('WEBHOOK_EVENTS_INVALID', Array.isArray(events) && events.length > 0
+      ? `Unknown event types: ${unknown.map(String).join(', ')}.`
+      : 'events must be a non-empty list of event types (or left out for all).', { unknown_events: unknown, allowed: EVENT_TYPES })
+  }
+  return [...new Set(events as EventType[])]
+}
+
+function requireEndpoint(doc: SessionDoc): StoredEndpoint {
+  const endpoint = doc.webhook.endpoint
+  if (!endpoint?.enabled) {
+    throw new SandboxError('WEBHOOK_ENDPOINT_REQUIRED', endpoint ? 'The webhook endpoint is disabled; enable it again with POST /api/sandbox/webhooks.' : 'Configure a webhook endpoint first with POST /api/sandbox/webhooks.')
+  }
+  return endpoint
+}
+
+async function saveEndpoint(doc: SessionDoc, input: WebhookEndpointInput, ctx: RouteContext) {
+  const { webhooks } = ctx.services
+  const url = await checkWebhookUrl(input.url, { allowLocal: webhooks.allowLocal, resolve: webhooks.resolve })
+  const events = parseEvents(input.events)
+  const current = doc.webhook.endpoint
+  const now = new Date().toISOString()
+  const revealSecret = !current || input.rotate_secret === true
+  const endpoint: StoredEndpoint = {
+    id: current?.id ?? createId('we'),
+    url: url.href,
+    enabled: true,
+    events,
+    secret: revealSecret ? generateWebhookSecret() : current!.secret,
+    createdAt: current?.createdAt ?? now,
+    updatedAt: now,
+  }
+  const webhook = { ...doc.webhook, endpoint }
+  return { doc: { ...doc, webhook }, body: answer(webhook, revealSecret) }
+}
+
+function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
+  const endpoint = requireEndpoint(doc)
+  const domain = createDomainContext(ctx.services, ctx.principal)
+  const event = createEvent(domain, 'sandbox.webhook.test', {
+    id: createId('test'),
+    object: 'webhook_test',
+    endpoint_id: endpoint.id,
+    message: 'Test event from the partner sandbox.',
+  })
+  // Queued here rather than at commit so the answer can show the delivery it created.
+  const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now)
+  const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)
+  const { event: _body, ...shown } = delivery!
+  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: shown, ...answer(next.webhook) } }
+}
+
+function retry(doc: SessionDoc, input: WebhookRetryInput) {
+  const deliveries = doc.webhook.deliveries
+  const ids = input.delivery_id ? [input.delivery_id, ...(input.delivery_ids ?? [])] : input.delivery_ids
+  const chosen = ids ?? deliveries.filter((delivery) => delivery.status === 'failed').slice(0, MAX_RETRY_BATCH).map((delivery) => delivery.id)
+  const retryable = new Set(deliveries.filter((delivery) => delivery.status !== 'delivered').map((delivery) => delivery.id))
+  const missing = chosen.filter((id) => !retryable.has(id))
+  if (missing.length > 0) {
+    throw new SandboxError('WEBHOOK_DELIVERY_NOT_FOUND', `No retryable delivery ${missing.join(', ')} (unknown, or already delivered).`, { delivery_ids: missing })
+  }
+  const webhook = requeueDeliveries(doc.webhook, chosen, new Date().toISOString())
+  return { doc: { ...doc, webhook }, body: { retried: chosen, ...answer(webhook) } }
+}
+
+/** The webhook endpoints of spec 4.7, as [method, path, route]. */
+export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
+  return [
+    ['GET', '/api/sandbox/webhooks', { kind: 'read', session: true, read: (doc) => answer(doc!.webhook) }],
+    ['POST', '/api/sandbox/webhooks', {
+      kind: 'write',
+      parse: (body) => parseBody(webhookEndpointSchema, body ?? {}),
+      execute: (doc, input, ctx) => saveEndpoint(doc, input as WebhookEndpointInput, ctx),
+    }],
+    ['DELETE', '/api/sandbox/webhooks', {
+      kind: 'write',
+      idempotent: false,
+      parse: () => ({}),
+      execute(doc) {
+        const endpoint = doc.webhook.endpoint
+        if (!endpoint) throw new SandboxError('WEBHOOK_ENDPOINT_REQUIRED', 'There is no webhook endpoint to disable.')
+        const webhook = { ...doc.webhook, endpoint: { ...endpoint, enabled: false, updatedAt: new Date().toISOString() } }
+        return { doc: { ...doc, webhook }, body: answer(webhook) }
+      },
+    }],
+    ['POST', '/api/sandbox/webhooks/test', {
+      kind: 'write',
+      parse: (body) => parseBody(emptyBodySchema, body ?? {}),
+      execute: (doc, _input, ctx) => sendTestEvent(doc, ctx),
+    }],
+    ['POST', '/api/sandbox/webhooks/retry', {
+      kind: 'write',
+      parse: (body) => parseBody(webhookRetrySchema, body ?? {}),
+      execute: (doc, input) => retry(doc, input as WebhookRetryInput),
+    }],
+  ]
+}

@@ -1,0 +1,130 @@
+import type { SandboxEvent } from '../domain/types.js'
+import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
+
+/** Delivered entries kept in the log; undelivered ones are always kept. */
+const DELIVERED_KEPT = 200
+
+/** The default schedule: delays after the first try (decisions.md: 5 s, 30 s, 2 min, 10 min). */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000]
+
+/** Parses `5s,30s,2m,10m` (units ms, s, m, h) into delays in milliseconds. */
+export function parseRetrySchedule(text: string): number[] {
+  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
+  const delays = text.split(',').map((part) => {
+    const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
+    if (!match) throw new Error(`invalid retry schedule "${text}": expected delays such as 5s,30s,2m,10m`)
+    return Number(match[1]) * units[match[2]!]!
+  })
+  if (delays.length === 0 || delays.length > 20) throw new Error(`invalid retry schedule "${text}": give 1 to 20 delays`)
+  return delays
+}
+
+/** An empty webhook state for a new session. */
+export function createWebhookState(): WebhookState {
+  return { endpoint: null, deliveries: [] }
+}
+
+/** A delivery target resolved for a session: where to send and with which secret. */
+export interface TargetInfo {
+  target: DeliveryTarget
+  url: string
+  secret: string
+  /** Event types it takes; undefined for all. */
+  events?: readonly string[]
+}
+
+/** The targets a session's events go to now: its enabled endpoint, and the forward URL if set. */
+export function listTargets(endpoint: StoredEndpoint | null, forward: { url: string; secret: string } | undefined): TargetInfo[] {
+  const targets: TargetInfo[] = []
+  if (endpoint?.enabled) targets.push({ target: 'endpoint', url: endpoint.url, secret: endpoint.secret, events: endpoint.events })
+  if (forward) targets.push({ target: 'forward', url: forward.url, secret: forward.secret })
+  return targets
+}
+
+/**
+ * Turns events into pending deliveries, one per subscribed target, in event order. Events no
+ * target takes are not delivered (an endpoint receives what happens while it is subscribed).
+ */
+export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targets: TargetInfo[], now: string, newId: (prefix: string) => string): WebhookState {
+  const added: Delivery[] = []
+  for (const event of events) {
+    for (const target of targets) {
+      if (target.events && !target.events.includes(event.type) && event.type !== 'sandbox.webhook.test') continue
+      if (event.type === 'sandbox.webhook.test' && target.target !== 'endpoint') continue
+      added.push({
+        id: newId('whd'),
+        event_id: event.id,
+        event_type: event.type,
+        target: target.target,
+        url: target.url,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        last_status_code: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        event,
+      })
+    }
+  }
+  return added.length ? { ...state, deliveries: trimLog([...state.deliveries, ...added]) } : state
+}
+
+function trimLog(deliveries: Delivery[]): Delivery[] {
+  let delivered = deliveries.filter((delivery) => delivery.status === 'delivered').length
+  if (delivered <= DELIVERED_KEPT) return deliveries
+  return deliveries.filter((delivery) => delivery.status !== 'delivered' || delivered-- <= DELIVERED_KEPT)
+}
+
+/**
+ * The next delivery a target should attempt: its oldest undelivered one, so deliveries go out in
+ * event order (a retrying head holds back the ones after it).
+ */
+export function findHead(state: WebhookState, target: DeliveryTarget): Delivery | undefined {
+  return state.deliveries.find((delivery) => delivery.target === target && (delivery.status === 'pending' || delivery.status === 'retrying'))
+}
+
+/** Records an attempt: 2xx delivers; anything else retries on the schedule, then fails. */
+export function recordAttempt(state: WebhookState, deliveryId: string, outcome: AttemptOutcome, scheduleMs: readonly number[], now: number): WebhookState {
+  const deliveries = state.deliveries.map((delivery) => {
+    if (delivery.id !== deliveryId) return delivery
+    const attempts = delivery.attempts + 1
+    const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
+    const delay = scheduleMs[attempts - 1]
+    const status = ok ? 'delivered' : delay === undefined ? 'failed' : 'retrying'
+    const next: Delivery = {
+      ...delivery,
+      attempts,
+      status,
+      next_attempt_at: status === 'retrying' ? new Date(now + delay!).toISOString() : null,
+      last_status_code: outcome.statusCode,
+      last_error: ok ? null : outcome.error ?? `receiver answered ${outcome.statusCode}`,
+      updated_at: new Date(now).toISOString(),
+    }
+    if (ok) delete next.event
+    return next
+  })
+  return { ...state, deliveries: trimLog(deliveries) }
+}
+
+/** Puts deliveries back in the queue for an immediate attempt (the retry endpoint). */
+export function requeueDeliveries(state: WebhookState, ids: readonly string[], now: string): WebhookState {
+  const wanted = new Set(ids)
+  return {
+    ...state,
+    deliveries: state.deliveries.map((delivery) => (wanted.has(delivery.id)
+      ? { ...delivery, status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now }
+      : delivery)),
+  }
+}
+
+/** Whether any delivery still waits to be sent. */
+export function hasUndelivered(state: WebhookState): boolean {
+  return state.deliveries.some((delivery) => delivery.status === 'pending' || delivery.status === 'retrying')
+}
+
+/** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
+export function viewDeliveries(state: WebhookState): Array<Omit<Delivery, 'event'>> {
+  return state.deliveries.slice(-50).reverse().map(({ event: _event, ...delivery }) => delivery)
+}

@@ -1,0 +1,209 @@
+import { isIP } from 'node:net'
+import type { Storage } from 'unstorage'
+import type { Principal } from '../server/auth.js'
+import type { KeyedMutexLike } from '../server/services.js'
+import type { SessionDoc, SessionStore } from '../server/session-store.js'
+import { createId } from '../server/ids.js'
+import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } from './deliveries.js'
+import { sendWebhook } from './sender.js'
+import { signWebhook } from './signature.js'
+import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
+import { isForbiddenAddress } from './url-policy.js'
+
+const ACTIVE_KEY = 'webhooks:active'
+const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
+
+/** One finished attempt, as `serve` prints it. */
+export interface DeliveryReport {
+  delivery_id: string
+  event_id: string
+  event_type: string
+  target: DeliveryTarget
+  url: string
+  status: Delivery['status']
+  attempt: number
+  status_code: number | null
+  error: string | null
+  duration_ms: number
+  at: string
+}
+
+/** Options of the dispatcher. */
+export interface DispatcherOptions {
+  storage: Storage
+  sessions: SessionStore
+  mutex: KeyedMutexLike
+  retryScheduleMs: readonly number[]
+  /** `--allow-local-webhooks`: do not refuse local or private addresses at delivery time. */
+  allowLocal: boolean
+  forward?: { url: string; secret: string }
+  timeoutMs?: number
+  /** Host name resolver for the delivery-time address check (default: system DNS). */
+  resolveHost?: (host: string) => Promise<string[]>
+  onDelivery?: (report: DeliveryReport) => void
+  logError: (error: unknown) => void
+}
+
+function slotOf(principal: Pick<Principal, 'keyId' | 'sessionId'>): string {
+  return `${principal.keyId}:${principal.sessionId}`
+}
+
+function principalOf(slot: string): Principal {
+  const [keyId, sessionId] = slot.split(':') as [string, string]
+  return { apiKey: '', keyId, sessionId }
+}
+
+/**
+ * Delivers the events each session's commits queue: one worker per session, attempts in event
+ * order per target, retries on the schedule, progress written back through the session's mutex.
+ * It runs beside the API, never inside a request, so slow or dead receivers cost requests nothing.
+ */
+export function createDispatcher(options: DispatcherOptions) {
+  const { sessions, mutex, storage } = options
+  const running = new Map<string, Promise<void>>()
+  const again = new Set<string>()
+  const timers = new Map<string, NodeJS.Timeout>()
+  let active: Set<string> | undefined
+  let indexWrite: Promise<void> = Promise.resolve()
+  let closed = false
+
+  async function loadActive(): Promise<Set<string>> {
+    active ??= new Set((await storage.getItem<string[]>(ACTIVE_KEY).catch(() => null)) ?? [])
+    return active
+  }
+
+  function saveActive(): Promise<void> {
+    indexWrite = indexWrite.then(() => storage.setItem(ACTIVE_KEY, [...active!])).catch(options.logError)
+    return indexWrite
+  }
+
+  /** Moves a commit's new events into deliveries, in the same document (called before saving). */
+  function prepareCommit(doc: SessionDoc, now: string): SessionDoc {
+    if (doc.outbox.length === 0) return doc
+    const targets = listTargets(doc.webhook.endpoint, options.forward)
+    return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId) }
+  }
+
+  /** Starts (or re-runs) the worker of a session after a commit that left deliveries to send. */
+  function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>): void {
+    if (closed) return
+    const slot = slotOf(principal)
+    const timer = timers.get(slot)
+    if (timer) {
+      clearTimeout(timer)
+      timers.delete(slot)
+    }
+    if (running.has(slot)) {
+      again.add(slot)
+      return
+    }
+    const run = work(slot).catch(options.logError).finally(() => {
+      running.delete(slot)
+      if (again.delete(slot)) kick(principal)
+    })
+    running.set(slot, run)
+  }
+
+  async function markActive(slot: string, isActive: boolean): Promise<void> {
+    const set = await loadActive()
+    if (set.has(slot) === isActive) return
+    if (isActive) set.add(slot)
+    else set.delete(slot)
+    await saveActive()
+  }
+
+  async function attempt(doc: SessionDoc, delivery: Delivery): Promise<AttemptOutcome & { url: string }> {
+    const destination = delivery.target === 'forward' ? options.forward : doc.webhook.endpoint
+    if (!destination || !delivery.event) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
+    const { url } = destination
+    const secret = 'secret' in destination ? destination.secret : ''
+    const body = JSON.stringify(delivery.event)
+    const { headers } = signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type })
+    const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+    if (checkAddresses && isIP(host) && isForbiddenAddress(host)) {
+      return { statusCode: null, error: `refused: ${host} is a local or private address`, durationMs: 0, url }
+    }
+    const outcome = await sendWebhook(url, body, headers, {
+      isForbidden: checkAddresses ? isForbiddenAddress : undefined,
+      resolve: options.resolveHost,
+      timeoutMs: options.timeoutMs,
+    })
+    return { ...outcome, url }
+  }
+
+  async function work(slot: string): Promise<void> {
+    const principal = principalOf(slot)
+    while (!closed) {
+      const doc = await sessions.load(principal)
+      const now = Date.now()
+      const heads = TARGETS
+        .filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
+        .map((target) => findHead(doc.webhook, target))
+        .filter((delivery): delivery is Delivery => delivery !== undefined)
+      if (heads.length === 0) {
+        await markActive(slot, hasUndelivered(doc.webhook))
+        return
+      }
+      await markActive(slot, true)
+      const due = heads.filter((delivery) => Date.parse(delivery.next_attempt_at ?? '') <= now)
+      if (due.length === 0) {
+        const wake = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
+        const timer = setTimeout(() => {
+          timers.delete(slot)
+          kick(principal)
+        }, Math.max(0, wake - now))
+        timer.unref()
+        timers.set(slot, timer)
+        return
+      }
+      const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempt(doc, delivery) })))
+      const finished = Date.now()
+      const updated = await mutex.run(slot, async () => {
+        const current = await sessions.load(principal)
+        let webhook = current.webhook
+        for (const { delivery, outcome } of outcomes) {
+          webhook = recordAttempt(webhook, delivery.id, outcome, options.retryScheduleMs, finished)
+          webhook = { ...webhook, deliveries: webhook.deliveries.map((item) => (item.id === delivery.id ? { ...item, url: outcome.url } : item)) }
+        }
+        await sessions.save(principal, { ...current, webhook }, finished)
+        return webhook
+      })
+      for (const { delivery, outcome } of outcomes) {
+        const after = updated.deliveries.find((item) => item.id === delivery.id)
+        options.onDelivery?.({
+          delivery_id: delivery.id,
+          event_id: delivery.event_id,
+          event_type: delivery.event_type,
+          target: delivery.target,
+          url: outcome.url,
+          status: after?.status ?? 'failed',
+          attempt: after?.attempts ?? delivery.attempts + 1,
+          status_code: outcome.statusCode,
+          error: outcome.error,
+          duration_ms: outcome.durationMs,
+          at: new Date(finished).toISOString(),
+        })
+      }
+    }
+  }
+
+  /** Resumes every session that had deliveries to send when the server last stopped. */
+  async function resume(): Promise<void> {
+    for (const slot of await loadActive()) kick(principalOf(slot))
+  }
+
+  /** Stops scheduling; waits for attempts in flight to be recorded. */
+  async function close(): Promise<void> {
+    closed = true
+    for (const timer of timers.values()) clearTimeout(timer)
+    timers.clear()
+    await Promise.all(running.values())
+    await indexWrite
+  }
+
+  return { prepareCommit, kick, resume, close, idle: () => Promise.all(running.values()).then(() => undefined) }
+}
+
+/** A dispatcher made by createDispatcher. */
+export type Dispatcher = ReturnType<typeof createDispatcher>

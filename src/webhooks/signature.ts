@@ -1,0 +1,93 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+
+/** Default tolerance between a delivery's timestamp and the receiver's clock, both ways. */
+export const DEFAULT_TOLERANCE_SECONDS = 300
+
+/** Why a delivery failed verification. */
+export type WebhookVerificationCode =
+  | 'missing_header'
+  | 'malformed_signature'
+  | 'malformed_timestamp'
+  | 'signature_mismatch'
+  | 'timestamp_too_old'
+  | 'timestamp_too_new'
+
+/** A delivery that must be refused, with the reason as a code. */
+export class WebhookVerificationError extends Error {
+  readonly code: WebhookVerificationCode
+
+  constructor(code: WebhookVerificationCode, message: string) {
+    super(message)
+    this.name = 'WebhookVerificationError'
+    this.code = code
+  }
+}
+
+/** A new signing secret: `whsec_` + 32 random bytes, base64url. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`
+}
+
+/** What the API shows instead of a secret: `whsec_...` + its last 4 characters. */
+export function previewSecret(secret: string): string {
+  return `whsec_...${secret.slice(-4)}`
+}
+
+/** HMAC-SHA256 of `<timestamp>.<body>` keyed with the whole secret string, lowercase hex. */
+export function computeSignature(secret: string, timestamp: number | string, body: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')
+}
+
+/** Signs a delivery: the four `x-service-webhook-*` headers for exactly these body bytes. */
+export function signWebhook(input: { secret: string; body: string; eventId: string; eventType: string; timestamp?: number }): { headers: Record<string, string>; signature: string } {
+  const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000)
+  const signature = computeSignature(input.secret, timestamp, input.body)
+  return {
+    signature,
+    headers: {
+      'x-service-webhook-id': input.eventId,
+      'x-service-webhook-event': input.eventType,
+      'x-service-webhook-timestamp': String(timestamp),
+      'x-service-webhook-signature': `v1=${signature}`,
+    },
+  }
+}
+
+type HeaderSource = Headers | Record<string, string | string[] | undefined>
+
+function readHeader(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  const record = headers as Record<string, string | string[] | undefined>
+  const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name)
+  const value = key === undefined ? undefined : record[key]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * Verifies a delivery as a receiver should: all headers present, a `v1=` signature over
+ * `<timestamp>.<rawBody>` matching in constant time, and a timestamp within the tolerance both
+ * ways. Returns what was verified; throws WebhookVerificationError otherwise.
+ */
+export function verifyWebhook(input: { secret: string; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
+  const eventId = readHeader(input.headers, 'x-service-webhook-id')
+  const eventType = readHeader(input.headers, 'x-service-webhook-event')
+  const timestampText = readHeader(input.headers, 'x-service-webhook-timestamp')
+  const signatureHeader = readHeader(input.headers, 'x-service-webhook-signature')
+  for (const [name, value] of [['x-service-webhook-id', eventId], ['x-service-webhook-event', eventType], ['x-service-webhook-timestamp', timestampText], ['x-service-webhook-signature', signatureHeader]] as const) {
+    if (!value) throw new WebhookVerificationError('missing_header', `header ${name} is missing`)
+  }
+  if (!/^\d{1,12}$/.test(timestampText!)) throw new WebhookVerificationError('malformed_timestamp', `x-service-webhook-timestamp "${timestampText}" is not unix seconds`)
+  const candidates = signatureHeader!.trim().split(/\s+/).filter((part) => part.startsWith('v1='))
+  const valid = candidates.map((part) => part.slice(3)).filter((hex) => /^[0-9a-f]{64}$/.test(hex))
+  if (valid.length === 0) throw new WebhookVerificationError('malformed_signature', 'x-service-webhook-signature has no v1=<64 lowercase hex> value')
+  const expected = Buffer.from(computeSignature(input.secret, timestampText!, input.body), 'hex')
+  if (!valid.some((hex) => timingSafeEqual(Buffer.from(hex, 'hex'), expected))) {
+    throw new WebhookVerificationError('signature_mismatch', 'signature does not match the body and timestamp for this secret')
+  }
+  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
+  const now = input.now ?? Math.floor(Date.now() / 1000)
+  const timestamp = Number(timestampText)
+  if (timestamp < now - tolerance) throw new WebhookVerificationError('timestamp_too_old', `timestamp is ${now - timestamp} s old (tolerance ${tolerance} s)`)
+  if (timestamp > now + tolerance) throw new WebhookVerificationError('timestamp_too_new', `timestamp is ${timestamp - now} s ahead (tolerance ${tolerance} s)`)
+  return { eventId: eventId!, eventType: eventType!, timestamp }
+}

@@ -1,0 +1,61 @@
+import type { EventType, SandboxEvent } from '../domain/types.js'
+
+/** Every event type of spec part 6.2, in the spec's order. */
+export const EVENT_TYPES: readonly EventType[] = [
+  'sandbox.loan_application.updated',
+  'sandbox.loan.issued',
+  'sandbox.loan.updated',
+  'sandbox.repayment.updated',
+  'sandbox.repayment.settled',
+  'sandbox.collateral.returned',
+  'sandbox.partner.updated',
+  'sandbox.webhook.test',
+]
+
+/** The key's webhook endpoint as stored (with its secret). */
+export interface StoredEndpoint {
+  id: string
+  url: string
+  enabled: boolean
+  events: EventType[]
+  secret: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** Where a delivery goes: the key's endpoint, or the server's `--webhook-forward-to` URL. */
+export type DeliveryTarget = 'endpoint' | 'forward'
+
+/** Delivery status values (decisions.md). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'retrying' | 'failed'
+
+/** One delivery of one event to one target, with its attempts (the delivery log). */
+export interface Delivery {
+  id: string
+  event_id: string
+  event_type: EventType
+  target: DeliveryTarget
+  url: string
+  status: DeliveryStatus
+  attempts: number
+  next_attempt_at: string | null
+  last_status_code: number | null
+  last_error: string | null
+  created_at: string
+  updated_at: string
+  /** The exact event body to send; dropped once delivered to keep the log small. */
+  event?: SandboxEvent
+}
+
+/** The webhook part of a session document. */
+export interface WebhookState {
+  endpoint: StoredEndpoint | null
+  deliveries: Delivery[]
+}
+
+/** The outcome of one delivery attempt. */
+export interface AttemptOutcome {
+  statusCode: number | null
+  error: string | null
+  durationMs: number
+}

@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+import { createTestApi, issueLoan, newKey, type TestApi } from '../helpers/api.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+let api: TestApi | undefined
+let receiver: TestReceiver | undefined
+afterEach(async () => {
+  await api?.sandbox.close()
+  await receiver?.close()
+  api = undefined
+  receiver = undefined
+})
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function setup(options: Parameters<typeof createTestApi>[0] = {}) {
+  receiver = await startReceiver()
+  api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [30, 30, 30], ...options })
+  const created = await api.post('/api/sandbox/webhooks', { url: receiver.url })
+  expect(created.status).toBe(200)
+  return { api, receiver, secret: created.body.endpoint.signingSecret as string }
+}
+
+async function walkFullLoan(target: TestApi): Promise<string> {
+  const loanId = await issueLoan(target)
+  const path = `/api/sandbox/loans/${loanId}/repayment-flow`
+  const started = await target.post(path, { action: 'start_payment', repayment_kind: 'full_principal' })
+  const operation_id = started.body.sandboxFlow.repaymentOperations[0].operation_id
+  for (const step of [{ action: 'confirm_usdt', tx_hash: 't', confirmations: 6 }, { action: 'run_kyt' }, { action: 'complete_settlement' }, { action: 'complete_collateral_return' }]) {
+    expect((await target.post(path, { ...step, operation_id })).status).toBe(200)
+  }
+  return loanId
+}
+
+const FULL_LOAN_EVENTS = [
+  'sandbox.loan_application.updated', 'sandbox.loan_application.updated', 'sandbox.loan_application.updated', 'sandbox.loan.issued',
+  'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.settled', 'sandbox.collateral.returned',
+]
+
+describe('webhook delivery to a local receiver', () => {
+  it('delivers every event of a full loan and repayment, signed, in order, exactly the bytes signed', async () => {
+    const { api, receiver, secret } = await setup()
+    const loanId = await walkFullLoan(api)
+    const received = await receiver.waitFor(FULL_LOAN_EVENTS.length)
+    expect(received.map((item) => item.headers['x-service-webhook-event'])).toEqual(FULL_LOAN_EVENTS)
+    for (const item of received) {
+      const verified = verifyWebhook({ secret, body: item.body, headers: item.headers as Record<string, string> })
+      const event = JSON.parse(item.body)
+      expect(verified.eventId).toBe(event.id)
+      expect(event).toMatchObject({ type: item.headers['x-service-webhook-event'], api_version: '0.3.0' })
+      expect(item.headers['x-service-webhook-id']).toBe(event.id)
+      expect(item.headers['content-type']).toBe('application/json')
+    }
+    expect(JSON.parse(received[3]!.body).data.object.id).toBe(loanId)
+    expect(JSON.parse(received.at(-1)!.body).data.object.status).toBe('closed')
+    await api.sandbox.deliveriesIdle()
+    const log = await api.get('/api/sandbox/webhooks')
+    expect(log.body.deliveries).toHaveLength(FULL_LOAN_EVENTS.length)
+    expect(log.body.deliveries.every((delivery: { status: string; attempts: number; last_status_code: number }) => delivery.status === 'delivered' && delivery.attempts === 1 && delivery.last_status_code === 200)).toBe(true)
+    expect(log.body.deliveries.map((delivery: { event_type: string }) => delivery.event_type)).toEqual([...FULL_LOAN_EVENTS].reverse())
+  })
+
+  it('retries on the schedule and holds later events back until the earlier one is delivered', async () => {
+    const { api, receiver } = await setup()
+    let failures = 2
+    receiver.respond = () => (failures-- > 0 ? 500 : 200)
+    await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.1, loan_amount: 1000 })
+    await api.post('/api/sandbox/loans/flow', { action: 'confirm_btc', tx_hash: 't', confirmations: 2 })
+    const received = await receiver.waitFor(4)
+    const ids = received.map((item) => item.headers['x-service-webhook-id'])
+    // Two failed attempts of the first event, then the first event, then the second.
+    expect(ids[0]).toBe(ids[1])
+    expect(ids[1]).toBe(ids[2])
+    expect(ids[3]).not.toBe(ids[0])
+    expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(25)
+    await api.sandbox.deliveriesIdle()
+    const [second, first] = (await api.get('/api/sandbox/webhooks')).body.deliveries
+    expect(first).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, last_error: null })
+    expect(second).toMatchObject({ status: 'delivered', attempts: 1 })
+  })
+
+  it('fails after the last attempt and delivers through the retry endpoint once the receiver is back', async () => {
+    const { api, receiver } = await setup()
+    receiver.respond = () => 503
+    await api.post('/api/sandbox/webhooks/test')
+    await receiver.waitFor(4)
+    await wait(50)
+    await api.sandbox.deliveriesIdle()
+    const failed = (await api.get('/api/sandbox/webhooks')).body.deliveries[0]
+    expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, next_attempt_at: null })
+    expect(failed.last_error).toContain('503')
+
+    receiver.respond = () => 204
+    const retried = await api.post('/api/sandbox/webhooks/retry', {})
+    expect(retried.status).toBe(200)
+    expect(retried.body.retried).toEqual([failed.id])
+    await receiver.waitFor(5)
+    await wait(30)
+    await api.sandbox.deliveriesIdle()
+    expect((await api.get('/api/sandbox/webhooks')).body.deliveries[0]).toMatchObject({ id: failed.id, status: 'delivered', last_status_code: 204 })
+    const again = await api.post('/api/sandbox/webhooks/retry', { delivery_id: failed.id })
+    expect(again.status).toBe(404)
+    expect(again.body.error_code).toBe('WEBHOOK_DELIVERY_NOT_FOUND')
+  })
+
+  it('signs with the new secret after rotation, and stops delivering after DELETE while keeping the log', async () => {
+    const { api, receiver, secret } = await setup()
+    const rotated = await api.post('/api/sandbox/webhooks', { url: receiver.url, rotate_secret: true })
+    const newSecret = rotated.body.endpoint.signingSecret
+    expect(newSecret).toMatch(/^whsec_/)
+    expect(newSecret).not.toBe(secret)
+    await api.post('/api/sandbox/webhooks/test')
+    const [item] = await receiver.waitFor(1)
+    expect(() => verifyWebhook({ secret: newSecret, body: item!.body, headers: item!.headers as Record<string, string> })).not.toThrow()
+    expect(() => verifyWebhook({ secret, body: item!.body, headers: item!.headers as Record<string, string> })).toThrow()
+
+    await api.sandbox.deliveriesIdle()
+    const deleted = await api.call('DELETE', '/api/sandbox/webhooks', { idempotencyKey: null })
+    expect(deleted.status).toBe(200)
+    expect(deleted.body.endpoint.enabled).toBe(false)
+    expect(deleted.body.deliveries).toHaveLength(1)
+    await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 })
+    await wait(100)
+    expect(receiver.received).toHaveLength(1)
+    expect((await api.get('/api/sandbox/webhooks')).body.deliveries).toHaveLength(1)
+    expect((await api.post('/api/sandbox/webhooks/test')).body.error_code).toBe('WEBHOOK_ENDPOINT_REQUIRED')
+  })
+
+  it('delivers only the subscribed event types', async () => {
+    const { api, receiver } = await setup()
+    await api.post('/api/sandbox/webhooks', { url: receiver.url, events: ['sandbox.loan.issued'] })
+    await issueLoan(api)
+    await receiver.waitFor(1)
+    await wait(50)
+    expect(receiver.received.map((item) => item.headers['x-service-webhook-event'])).toEqual(['sandbox.loan.issued'])
+  })
+
+  it('forwards every key\'s events to --webhook-forward-to, signed with the forward secret', async () => {
+    receiver = await startReceiver('/forward')
+    api = await createTestApi({ webhookForwardTo: receiver.url })
+    expect(api.sandbox.forwardSecret).toMatch(/^whsec_/)
+    await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 }, { key: newKey('one') })
+    await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 }, { key: newKey('two') })
+    const received = await receiver.waitFor(2)
+    for (const item of received) {
+      expect(verifyWebhook({ secret: api.sandbox.forwardSecret!, body: item.body, headers: item.headers as Record<string, string> }).eventType).toBe('sandbox.loan.issued')
+    }
+  })
+
+  it('refuses local targets at delivery time unless local webhooks are allowed', async () => {
+    receiver = await startReceiver()
+    // A name that resolved publicly at registration but points at loopback now (DNS rebinding).
+    let answer = ['93.184.216.34']
+    api = await createTestApi({ resolveHost: async () => answer, webhookRetrySchedule: [10] })
+    expect((await api.post('/api/sandbox/webhooks', { url: 'https://rebind.partner.example/hook' })).status).toBe(200)
+    answer = ['127.0.0.1']
+    await api.post('/api/sandbox/webhooks/test')
+    await wait(100)
+    await api.sandbox.deliveriesIdle()
+    const [delivery] = (await api.get('/api/sandbox/webhooks')).body.deliveries
+    expect(delivery.status).toBe('failed')
+    expect(delivery.last_error).toMatch(/forbidden|local/)
+    expect(receiver.received).toHaveLength(0)
+  })
+})

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { computeSignature, generateWebhookSecret, previewSecret, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
+
+interface Vector { name: string; secret: string; timestamp: number; body: string; signature: string }
+const { vectors } = JSON.parse(readFileSync(new URL('../../fixtures/webhook-signature-vectors.json', import.meta.url), 'utf8')) as { vectors: Vector[] }
+
+function headersFor(vector: Vector, signature = `v1=${vector.signature}`): Record<string, string> {
+  return {
+    'x-service-webhook-id': 'evt_1',
+    'x-service-webhook-event': 'sandbox.webhook.test',
+    'x-service-webhook-timestamp': String(vector.timestamp),
+    'x-service-webhook-signature': signature,
+  }
+}
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run()
+    return undefined
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookVerificationError)
+    return (error as WebhookVerificationError).code
+  }
+}
+
+describe('webhook signatures', () => {
+  it.each(vectors.map((vector) => [vector.name, vector] as const))('matches the fixed vector: %s', (_name, vector) => {
+    expect(computeSignature(vector.secret, vector.timestamp, vector.body)).toBe(vector.signature)
+    const signed = signWebhook({ secret: vector.secret, body: vector.body, timestamp: vector.timestamp, eventId: 'evt_1', eventType: 'sandbox.webhook.test' })
+    expect(signed.headers['x-service-webhook-signature']).toBe(`v1=${vector.signature}`)
+    expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now: vector.timestamp })).toEqual({
+      eventId: 'evt_1', eventType: 'sandbox.webhook.test', timestamp: vector.timestamp,
+    })
+  })
+
+  it('covers the exact bytes: one changed byte, another secret or another timestamp fails', () => {
+    const vector = vectors[0]!
+    const now = vector.timestamp
+    expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body.replace('evt_1', 'evt_2'), headers: headersFor(vector), now }))).toBe('signature_mismatch')
+    expect(codeOf(() => verifyWebhook({ secret: `${vector.secret}x`, body: vector.body, headers: headersFor(vector), now }))).toBe('signature_mismatch')
+    expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: { ...headersFor(vector), 'x-service-webhook-timestamp': String(now + 1) }, now }))).toBe('signature_mismatch')
+  })
+
+  it('names every kind of failure', () => {
+    const vector = vectors[0]!
+    const now = vector.timestamp
+    const { 'x-service-webhook-signature': _dropped, ...unsigned } = headersFor(vector)
+    expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: unsigned, now }))).toBe('missing_header')
+    expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector, vector.signature), now }))).toBe('malformed_signature')
+    expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector, 'v1=XYZ'), now }))).toBe('malformed_signature')
+    expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: { ...headersFor(vector), 'x-service-webhook-timestamp': 'yesterday' }, now }))).toBe('malformed_timestamp')
+  })
+
+  it('accepts timestamps within 5 minutes either way and refuses one second beyond', () => {
+    const vector = vectors[0]!
+    const verify = (now: number) => codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now }))
+    expect(verify(vector.timestamp + 300)).toBeUndefined()
+    expect(verify(vector.timestamp - 300)).toBeUndefined()
+    expect(verify(vector.timestamp + 301)).toBe('timestamp_too_old')
+    expect(verify(vector.timestamp - 301)).toBe('timestamp_too_new')
+  })
+
+  it('accepts any matching v1 value among several, and headers in any case or as Headers', () => {
+    const vector = vectors[1]!
+    const headers = headersFor(vector, `v1=${'0'.repeat(64)} v1=${vector.signature}`)
+    expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers, now: vector.timestamp }).eventId).toBe('evt_1')
+    const upper = Object.fromEntries(Object.entries(headersFor(vector)).map(([name, value]) => [name.toUpperCase(), value]))
+    expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers: upper, now: vector.timestamp }).eventType).toBe('sandbox.webhook.test')
+    expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers: new Headers(headersFor(vector)), now: vector.timestamp }).timestamp).toBe(vector.timestamp)
+  })
+
+  it('makes secrets in the decided format and previews them', () => {
+    const secret = generateWebhookSecret()
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/)
+    expect(generateWebhookSecret()).not.toBe(secret)
+    expect(previewSecret(secret)).toBe(`whsec_...${secret.slice(-4)}`)
+  })
+})
