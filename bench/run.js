@@ -219,7 +219,7 @@ async function main() {
   await receiver.close()
   // A dead receiver: every event of every key is forwarded to a port nobody listens on.
   const deadPort = await new Promise((resolve) => { const probe = createNetServer().listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)) }) })
-  const dead = await startSandbox('memory', undefined, ['--webhook-forward-to', `http://127.0.0.1:${deadPort}/gone`, '--webhook-retry-schedule', '1s,1s'])
+  const dead = await startSandbox('memory', undefined, ['--webhook-forward-to', `http://127.0.0.1:${deadPort}/gone`])
   results.runs.memory_flows_dead_receiver = await loanFlows(dead.url, 'loan flow POSTs, receiver dead')
   await stop(dead)
 

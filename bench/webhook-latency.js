@@ -45,9 +45,10 @@ export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, cou
   const perKey = Math.ceil(count / keys)
   await Promise.all(keyList.map(async (key) => {
     for (let i = 0; i < perKey; i++) {
-      const response = await post(key, '/api/sandbox/loans', { collateral_btc: 0.001, loan_amount: 100 })
+      const response = await post(key, '/api/sandbox/loans', { collateral_btc: 0.005, loan_amount: 100 })
       const at = performance.now()
       const body = await response.json()
+      if (response.status !== 200) throw new Error(`POST /loans answered ${response.status}: ${JSON.stringify(body)}`)
       answered.set(body.activeLoans.at(-1).id, at)
       // A steady pace rather than a flood: latency of a delivery, not of a queue.
       await new Promise((resolve) => setTimeout(resolve, 5))

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import { dirname } from 'node:path'
+import { KeysError } from './keys-error.js'
 
 /** One registered sandbox API key. */
 export interface KeyRecord {
@@ -43,12 +44,68 @@ export function maskApiKey(key: string): string {
   return body.length <= 8 ? `sk_sandbox_${'*'.repeat(body.length)}` : `sk_sandbox_${body.slice(0, 4)}…${body.slice(-4)}`
 }
 
-function isRecord(value: unknown): value is KeyRecord {
-  if (typeof value !== 'object' || value === null) return false
+// Same rule as the server's check of a bearer token (decisions.md "Authentication").
+const KEY_FORMAT = /^sk_sandbox_[A-Za-z0-9_]{16,}$/
+
+/**
+ * A session id for a hand-written record that has none. Derived from the key, not random, so
+ * every re-read of the file by a running server keeps the key on the same sandbox state.
+ */
+function deriveSessionId(key: string): string {
+  return `ses_${createHash('sha256').update(`session:${key}`).digest('hex').slice(0, 16)}`
+}
+
+/** The first problem with one entry of "keys", or null when it is a valid record. */
+function findRecordProblem(value: unknown, seen: Set<string>): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object'
   const record = value as Record<string, unknown>
-  const optionalString = (field: string) => record[field] === null || record[field] === undefined || typeof record[field] === 'string'
-  return typeof record.key === 'string' && typeof record.created_at === 'string'
-    && optionalString('label') && optionalString('expires_at') && optionalString('revoked_at') && optionalString('session_id')
+  if (typeof record.key !== 'string' || !KEY_FORMAT.test(record.key)) {
+    return 'has no valid "key" (sk_sandbox_ followed by at least 16 letters, digits or _)'
+  }
+  if (seen.has(record.key)) return `repeats the key ${maskApiKey(record.key)}`
+  seen.add(record.key)
+  if (typeof record.created_at !== 'string' || Number.isNaN(Date.parse(record.created_at))) return 'has no valid "created_at" time'
+  for (const field of ['expires_at', 'revoked_at']) {
+    const time = record[field]
+    // A revocation or expiry that cannot be read must not silently leave the key usable.
+    if (time !== null && time !== undefined && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) {
+      return `has a "${field}" that is neither null nor an ISO time`
+    }
+  }
+  for (const field of ['label', 'session_id']) {
+    const text = record[field]
+    if (text !== null && text !== undefined && typeof text !== 'string') return `has a "${field}" that is neither null nor a string`
+  }
+  return null
+}
+
+/** Checks the parsed JSON of a keys file and fills in optional fields. Throws naming the problem. */
+function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
+  const shape = parsed as { version?: unknown; keys?: unknown } | null
+  if (typeof shape !== 'object' || shape === null || !Array.isArray(shape.keys)) {
+    throw new KeysError(`keys file ${path} is not a sandbox keys file (expected { "version": 1, "keys": [...] })`)
+  }
+  if (shape.version !== undefined && shape.version !== 1) {
+    throw new KeysError(`keys file ${path} has version ${JSON.stringify(shape.version)}; this sandbox reads version 1`)
+  }
+  const seen = new Set<string>()
+  const keys = shape.keys as unknown[]
+  for (const [index, value] of keys.entries()) {
+    const problem = findRecordProblem(value, seen)
+    if (problem) throw new KeysError(`keys file ${path}: entry ${index} of "keys" ${problem}`)
+  }
+  return {
+    version: 1,
+    keys: (keys as Array<Partial<KeyRecord> & { key: string; created_at: string }>).map((record) => ({
+      key: record.key,
+      label: record.label ?? null,
+      created_at: record.created_at,
+      expires_at: record.expires_at ?? null,
+      revoked_at: record.revoked_at ?? null,
+      // Absent means "never dropped"; null means dropped by `sandbox keys reset --drop`.
+      session_id: record.session_id === undefined ? deriveSessionId(record.key) : record.session_id,
+    })),
+  }
 }
 
 /** Reads a keys file; a missing file is an empty one. Throws an Error naming the file otherwise. */
@@ -58,43 +115,34 @@ export async function readKeysFile(path: string): Promise<KeysFile> {
     text = await fsp.readFile(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, keys: [] }
-    throw error
+    throw new KeysError(`cannot read keys file ${path}: ${(error as Error).message}`, { cause: error })
   }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    throw new Error(`keys file ${path} is not valid JSON: ${(error as Error).message}`)
+    throw new KeysError(`keys file ${path} is not valid JSON: ${(error as Error).message}`)
   }
-  const keys = (parsed as { keys?: unknown }).keys
-  if (!Array.isArray(keys) || !keys.every(isRecord)) {
-    throw new Error(`keys file ${path} is not a sandbox keys file (expected { "version": 1, "keys": [...] })`)
-  }
-  return {
-    version: 1,
-    keys: keys.map((record) => ({
-      key: record.key,
-      label: record.label ?? null,
-      created_at: record.created_at,
-      expires_at: record.expires_at ?? null,
-      revoked_at: record.revoked_at ?? null,
-      session_id: record.session_id === undefined ? generateSessionId() : record.session_id,
-    })),
-  }
+  return normalizeKeysFile(path, parsed)
 }
 
 /** Writes a keys file atomically (temp file, fsync, rename), so a running server never reads half of it. */
 export async function writeKeysFile(path: string, file: KeysFile): Promise<void> {
-  await fsp.mkdir(dirname(path), { recursive: true })
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  const handle = await fsp.open(temp, 'w', 0o600)
   try {
-    await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)
-    await handle.sync()
-  } finally {
-    await handle.close()
+    await fsp.mkdir(dirname(path), { recursive: true })
+    const handle = await fsp.open(temp, 'w', 0o600)
+    try {
+      await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await fsp.rename(temp, path)
+  } catch (error) {
+    await fsp.rm(temp, { force: true }).catch(() => {})
+    throw new KeysError(`cannot write keys file ${path}: ${(error as Error).message}`, { cause: error })
   }
-  await fsp.rename(temp, path)
 }
 
 /** A new key record with a fresh key and session. */

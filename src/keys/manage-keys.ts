@@ -1,6 +1,7 @@
 import {
   createKeyRecord, generateSessionId, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord, type KeysFile,
 } from './keys-file.js'
+import { KeysError } from './keys-error.js'
 
 /** Parses a duration such as `30d`, `12h`, `90m` or `45s` into milliseconds. */
 export function parseDuration(text: string): number {
@@ -26,8 +27,8 @@ export function matchKey(file: KeysFile, query: string): KeyRecord {
   const matches = file.keys.filter((record) => record.key === query || maskApiKey(record.key) === query)
   const candidates = matches.length ? matches : file.keys.filter((record) => query.length >= 12 && record.key.startsWith(query))
   if (candidates.length === 1) return candidates[0]!
-  if (candidates.length === 0) throw new Error(`no registered key matches "${query}"; see "sandbox keys list"`)
-  throw new Error(`"${query}" matches ${candidates.length} keys; give more of the key`)
+  if (candidates.length === 0) throw new KeysError(`no registered key matches "${query}"; see "sandbox keys list"`)
+  throw new KeysError(`"${query}" matches ${candidates.length} keys; give more of the key`)
 }
 
 async function updateKey(path: string, query: string, change: (record: KeyRecord) => KeyRecord): Promise<{ before: KeyRecord; after: KeyRecord }> {

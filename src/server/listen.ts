@@ -46,5 +46,26 @@ export async function listenSandbox(sandbox: Sandbox, options: { port: number; h
     throw portInUse(port, host)
   }
   const displayHost = host.includes(':') ? `[${host}]` : host
-  return { url: `http://${displayHost}:${actual}`, port: actual, close: () => listener.close() }
+  return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener) }
+}
+
+/** How long close() waits for in-flight requests before cutting their connections. */
+const CLOSE_CAP_MS = 10_000
+
+// listhen's close() drops idle keep-alive sockets and waits for active ones, with no limit: a
+// stuck client must not keep a stopping server alive forever.
+async function closeGracefully(listener: Awaited<ReturnType<typeof listen>>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const cap = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      listener.server.closeAllConnections()
+      resolve()
+    }, CLOSE_CAP_MS)
+    timer.unref()
+  })
+  try {
+    await Promise.race([listener.close(), cap])
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -10,7 +10,7 @@ import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
 
-const ACTIVE_KEY = 'webhooks:active'
+const ACTIVE_PREFIX = 'webhooks:active'
 const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
 
 /** One finished attempt, as `serve` prints it. */
@@ -63,19 +63,10 @@ export function createDispatcher(options: DispatcherOptions) {
   const running = new Map<string, Promise<void>>()
   const again = new Set<string>()
   const timers = new Map<string, NodeJS.Timeout>()
-  let active: Set<string> | undefined
-  let indexWrite: Promise<void> = Promise.resolve()
+  /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
+  const active = new Set<string>()
+  const markerWrites = new Set<Promise<unknown>>()
   let closed = false
-
-  async function loadActive(): Promise<Set<string>> {
-    active ??= new Set((await storage.getItem<string[]>(ACTIVE_KEY).catch(() => null)) ?? [])
-    return active
-  }
-
-  function saveActive(): Promise<void> {
-    indexWrite = indexWrite.then(() => storage.setItem(ACTIVE_KEY, [...active!])).catch(options.logError)
-    return indexWrite
-  }
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */
   function prepareCommit(doc: SessionDoc, now: string): SessionDoc {
@@ -104,12 +95,19 @@ export function createDispatcher(options: DispatcherOptions) {
     running.set(slot, run)
   }
 
+  /**
+   * One small marker key per session with deliveries waiting, so a restart finds them without
+   * reading every session, and marking one costs the same however many there are.
+   */
   async function markActive(slot: string, isActive: boolean): Promise<void> {
-    const set = await loadActive()
-    if (set.has(slot) === isActive) return
-    if (isActive) set.add(slot)
-    else set.delete(slot)
-    await saveActive()
+    if (active.has(slot) === isActive) return
+    if (isActive) active.add(slot)
+    else active.delete(slot)
+    const key = `${ACTIVE_PREFIX}:${slot}`
+    const write = (isActive ? storage.setItem(key, 1) : storage.removeItem(key)).catch(options.logError)
+    markerWrites.add(write)
+    await write
+    markerWrites.delete(write)
   }
 
   async function attempt(doc: SessionDoc, delivery: Delivery): Promise<AttemptOutcome & { url: string }> {
@@ -190,7 +188,12 @@ export function createDispatcher(options: DispatcherOptions) {
 
   /** Resumes every session that had deliveries to send when the server last stopped. */
   async function resume(): Promise<void> {
-    for (const slot of await loadActive()) kick(principalOf(slot))
+    const markers = await storage.getKeys(ACTIVE_PREFIX)
+    for (const marker of markers) {
+      const slot = marker.slice(ACTIVE_PREFIX.length + 1)
+      active.add(slot)
+      kick(principalOf(slot))
+    }
   }
 
   /** Stops scheduling; waits for attempts in flight to be recorded. */
@@ -199,7 +202,7 @@ export function createDispatcher(options: DispatcherOptions) {
     for (const timer of timers.values()) clearTimeout(timer)
     timers.clear()
     await Promise.all(running.values())
-    await indexWrite
+    await Promise.all(markerWrites)
   }
 
   return { prepareCommit, kick, resume, close, idle: () => Promise.all(running.values()).then(() => undefined) }

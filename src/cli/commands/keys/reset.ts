@@ -17,9 +17,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)
   const query = await resolveKeyArgument(key, path, 'reset')
-  const { before, after } = await resetKeySession(path, query, { drop: flags.drop }).catch((error: Error) => {
-    throw new CliError(error.message)
-  })
+  const { before, after } = await resetKeySession(path, query, { drop: flags.drop })
   // The server switches to the new session on its own; the old session's data is deleted here.
   if (kind === 'fs' && before.session_id) {
     const store = await createSandboxStorage({ kind, dataDir })

@@ -1,0 +1,123 @@
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import {
+  createKeyRecord, describeKeyStatus, findKeyRecord, generateApiKey, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord,
+} from '../../src/keys/keys-file.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+const tempDir = useTempDirs('sandbox-keys-file')
+
+const NOW = new Date('2026-03-01T12:00:00.000Z')
+
+function recordWith(change: Partial<KeyRecord>): KeyRecord {
+  return { ...createKeyRecord({ now: NOW }), ...change }
+}
+
+describe('generateApiKey and maskApiKey', () => {
+  it('makes distinct sk_sandbox_ keys of 32 letters and digits', () => {
+    const keys = new Set(Array.from({ length: 50 }, () => generateApiKey()))
+    expect(keys.size).toBe(50)
+    for (const key of keys) expect(key).toMatch(/^sk_sandbox_[A-Za-z0-9]{32}$/)
+  })
+
+  it('shows the first and last four characters only', () => {
+    const key = generateApiKey()
+    const body = key.slice('sk_sandbox_'.length)
+    const masked = maskApiKey(key)
+    expect(masked).toBe(`sk_sandbox_${body.slice(0, 4)}…${body.slice(-4)}`)
+    expect(masked).not.toContain(body.slice(4, 28))
+    expect(maskApiKey('sk_sandbox_short')).toBe('sk_sandbox_*****')
+  })
+})
+
+describe('readKeysFile and writeKeysFile', () => {
+  it('reads a missing file as an empty one', async () => {
+    expect(await readKeysFile(join(await tempDir(), 'nothing.json'))).toEqual({ version: 1, keys: [] })
+  })
+
+  it('round-trips records through a pretty-printed file and leaves no temp files', async () => {
+    const dir = await tempDir()
+    const path = join(dir, 'nested', 'keys.json')
+    const file = { version: 1 as const, keys: [createKeyRecord({ label: 'ci', expiresAt: '2027-01-01T00:00:00.000Z', now: NOW }), createKeyRecord({ now: NOW })] }
+    await writeKeysFile(path, file)
+    expect(await readKeysFile(path)).toEqual(file)
+    expect(await readFile(path, 'utf8')).toContain('\n  "keys": [\n')
+    expect(await readdir(join(dir, 'nested'))).toEqual(['keys.json'])
+    // Keys are secrets: only the owner may read the file.
+    expect((await stat(path)).mode & 0o077).toBe(0)
+  })
+
+  it('gives a hand-written record without session_id the same session on every read', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    const key = 'sk_sandbox_handwritten_0123456789'
+    await writeFile(path, JSON.stringify({ keys: [{ key, created_at: NOW.toISOString() }, { key: `${key}x`, created_at: NOW.toISOString() }] }))
+    const first = await readKeysFile(path)
+    const second = await readKeysFile(path)
+    expect(first.keys[0]).toMatchObject({ key, label: null, expires_at: null, revoked_at: null })
+    expect(first.keys[0]!.session_id).toMatch(/^ses_[0-9a-f]+$/)
+    expect(second.keys[0]!.session_id).toBe(first.keys[0]!.session_id)
+    expect(first.keys[1]!.session_id).not.toBe(first.keys[0]!.session_id)
+  })
+
+  it('keeps a dropped session (null) as null', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    await writeKeysFile(path, { version: 1, keys: [recordWith({ session_id: null })] })
+    expect((await readKeysFile(path)).keys[0]!.session_id).toBeNull()
+  })
+
+  it('rejects malformed files with an error naming the file and the problem', async () => {
+    const dir = await tempDir()
+    const key = 'sk_sandbox_handwritten_0123456789'
+    const at = NOW.toISOString()
+    const cases: Array<[string, RegExp]> = [
+      ['{"keys": [', /not valid JSON/],
+      ['[]', /not a sandbox keys file/],
+      ['{"version": 1}', /not a sandbox keys file/],
+      [JSON.stringify({ version: 2, keys: [] }), /version 2/],
+      [JSON.stringify({ keys: ['sk_sandbox_x'] }), /entry 0 .*not an object/],
+      [JSON.stringify({ keys: [{ key: 'pk_live_0123456789abcdef', created_at: at }] }), /entry 0 .*"key"/],
+      [JSON.stringify({ keys: [{ key }] }), /entry 0 .*created_at/],
+      [JSON.stringify({ keys: [{ key, created_at: at, revoked_at: 'yes' }] }), /entry 0 .*revoked_at/],
+      [JSON.stringify({ keys: [{ key, created_at: at, expires_at: 5 }] }), /entry 0 .*expires_at/],
+      [JSON.stringify({ keys: [{ key, created_at: at, label: 7 }] }), /entry 0 .*label/],
+      [JSON.stringify({ keys: [{ key, created_at: at }, { key, created_at: at }] }), /entry 1 .*repeats/],
+    ]
+    for (const [index, [text, problem]] of cases.entries()) {
+      const path = join(dir, `bad-${index}.json`)
+      await writeFile(path, text)
+      await expect(readKeysFile(path), text).rejects.toThrow(path)
+      await expect(readKeysFile(path), text).rejects.toThrow(problem)
+    }
+  })
+})
+
+describe('createKeyRecord, findKeyRecord and describeKeyStatus', () => {
+  it('creates an active record with a fresh key and session', () => {
+    const a = createKeyRecord({ label: 'ci', now: NOW })
+    const b = createKeyRecord({ now: NOW })
+    expect(a).toMatchObject({ label: 'ci', created_at: NOW.toISOString(), expires_at: null, revoked_at: null })
+    expect(a.key).not.toBe(b.key)
+    expect(a.session_id).toMatch(/^ses_[0-9a-f]+$/)
+    expect(a.session_id).not.toBe(b.session_id)
+    expect(describeKeyStatus(a, NOW)).toBe('active')
+  })
+
+  it('finds only exact keys', () => {
+    const record = createKeyRecord({ now: NOW })
+    const file = { version: 1 as const, keys: [createKeyRecord({ now: NOW }), record] }
+    expect(findKeyRecord(file, record.key)).toBe(record)
+    expect(findKeyRecord(file, record.key.slice(0, -1))).toBeUndefined()
+  })
+
+  it('reports revoked before expired before a dropped session, each from its time on', () => {
+    const before = '2026-03-01T11:59:59.000Z'
+    const after = '2026-03-01T12:00:01.000Z'
+    expect(describeKeyStatus(recordWith({ revoked_at: before, expires_at: before, session_id: null }), NOW)).toBe('revoked')
+    expect(describeKeyStatus(recordWith({ expires_at: before, session_id: null }), NOW)).toBe('expired')
+    expect(describeKeyStatus(recordWith({ session_id: null }), NOW)).toBe('session_dropped')
+    expect(describeKeyStatus(recordWith({ expires_at: after }), NOW)).toBe('active')
+    expect(describeKeyStatus(recordWith({ expires_at: NOW.toISOString() }), NOW)).toBe('expired')
+    expect(describeKeyStatus(recordWith({ revoked_at: after }), NOW)).toBe('active')
+  })
+})

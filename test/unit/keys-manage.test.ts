@@ -1,0 +1,85 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createKeyRecord, maskApiKey, readKeysFile, writeKeysFile } from '../../src/keys/keys-file.js'
+import { addKey, matchKey, parseDuration, resetKeySession, revokeKey } from '../../src/keys/manage-keys.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+const tempDir = useTempDirs('sandbox-keys-manage')
+
+const NOW = new Date('2026-03-01T12:00:00.000Z')
+
+describe('parseDuration', () => {
+  it('reads s, m, h, d and w and rejects anything else', () => {
+    expect(parseDuration('45s')).toBe(45_000)
+    expect(parseDuration('90m')).toBe(90 * 60_000)
+    expect(parseDuration('12h')).toBe(12 * 3_600_000)
+    expect(parseDuration('30d')).toBe(30 * 86_400_000)
+    expect(parseDuration('2W')).toBe(14 * 86_400_000)
+    for (const bad of ['', '30', 'd', '1.5h', '-1d', 'soon', '3 days']) expect(() => parseDuration(bad), bad).toThrow(/invalid duration/)
+  })
+})
+
+describe('addKey', () => {
+  it('appends to the file, creating it when missing', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    const first = await addKey(path, { label: 'ci', now: NOW })
+    const second = await addKey(path, { expiresAt: '2027-01-01T00:00:00.000Z' })
+    const file = await readKeysFile(path)
+    expect(file.keys.map((record) => record.key)).toEqual([first.key, second.key])
+    expect(file.keys[0]).toMatchObject({ label: 'ci', created_at: NOW.toISOString(), expires_at: null })
+    expect(file.keys[1]).toMatchObject({ label: null, expires_at: '2027-01-01T00:00:00.000Z' })
+  })
+})
+
+describe('matchKey', () => {
+  const a = { ...createKeyRecord({ now: NOW }), key: 'sk_sandbox_AAAAbbbbCCCCddddEEEEffffGGGGhhhh' }
+  const b = { ...createKeyRecord({ now: NOW }), key: 'sk_sandbox_AAAAzzzzCCCCddddEEEEffffGGGGyyyy' }
+  const file = { version: 1 as const, keys: [a, b] }
+
+  it('accepts the full key, its masked form or a unique prefix', () => {
+    expect(matchKey(file, a.key)).toBe(a)
+    expect(matchKey(file, maskApiKey(b.key))).toBe(b)
+    expect(matchKey(file, 'sk_sandbox_AAAAb')).toBe(a)
+  })
+
+  it('says why nothing or several keys matched', () => {
+    expect(() => matchKey(file, 'sk_sandbox_AAAA')).toThrow(/matches 2 keys/)
+    expect(() => matchKey(file, 'sk_sandbox_nobody')).toThrow(/no registered key matches/)
+    // A very short prefix would match by accident; it must name the key.
+    expect(() => matchKey(file, 'sk_')).toThrow(/no registered key matches/)
+  })
+})
+
+describe('revokeKey and resetKeySession', () => {
+  async function fileWithTwoKeys() {
+    const path = join(await tempDir(), 'keys.json')
+    const records = [createKeyRecord({ now: NOW }), createKeyRecord({ now: NOW })]
+    await writeKeysFile(path, { version: 1, keys: records })
+    return { path, records }
+  }
+
+  it('revokes one key and keeps the first revocation time', async () => {
+    const { path, records } = await fileWithTwoKeys()
+    const first = await revokeKey(path, records[0]!.key, NOW)
+    expect(first.before.revoked_at).toBeNull()
+    expect(first.after.revoked_at).toBe(NOW.toISOString())
+    await revokeKey(path, records[0]!.key, new Date('2026-04-01T00:00:00.000Z'))
+    const file = await readKeysFile(path)
+    expect(file.keys[0]!.revoked_at).toBe(NOW.toISOString())
+    expect(file.keys[1]!.revoked_at).toBeNull()
+  })
+
+  it('gives a key a new session, or none with drop, and reports the old one', async () => {
+    const { path, records } = await fileWithTwoKeys()
+    const reset = await resetKeySession(path, records[1]!.key)
+    expect(reset.before.session_id).toBe(records[1]!.session_id)
+    expect(reset.after.session_id).toMatch(/^ses_[0-9a-f]+$/)
+    expect(reset.after.session_id).not.toBe(records[1]!.session_id)
+    const dropped = await resetKeySession(path, records[1]!.key, { drop: true })
+    expect(dropped.after.session_id).toBeNull()
+    const file = await readKeysFile(path)
+    expect(file.keys[1]!.session_id).toBeNull()
+    expect(file.keys[0]!.session_id).toBe(records[0]!.session_id)
+    await expect(revokeKey(path, 'sk_sandbox_nobody_000000')).rejects.toThrow(/no registered key/)
+  })
+})
