@@ -21,8 +21,8 @@ export class CliError extends Error {
 export function toCliError(error: unknown): CliError | undefined {
   if (error instanceof CliError) return error
   const name = (error as Error | undefined)?.name
-  if (name === 'SetupError' || name === 'StorageError') {
-    return new CliError((error as Error).message, { code: name === 'SetupError' ? 'SETUP' : 'STORAGE', cause: error })
+  if (name === 'SetupError' || name === 'StorageError' || name === 'KeysError') {
+    return new CliError((error as Error).message, { code: name.replace('Error', '').toUpperCase(), cause: error })
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
