@@ -10,6 +10,9 @@ export interface SandboxListener {
   close(): Promise<void>
 }
 
+/** How long close() waits for in-flight requests by default before cutting their connections. */
+const CLOSE_CAP_MS = 10_000
+
 function portInUse(port: number, host: string, cause?: unknown): Error {
   return Object.assign(
     new Error(`port ${port} on ${host} is already in use; pick another with --port (0 = any free port) or stop the other process`, { cause }),
@@ -21,7 +24,10 @@ function portInUse(port: number, host: string, cause?: unknown): Error {
  * Serves a sandbox over HTTP through listhen. listhen would quietly move to another port when the
  * asked one is busy; here that is an error (code EADDRINUSE), unless port 0 asked for any port.
  */
-export async function listenSandbox(sandbox: Sandbox, options: { port: number; host: string }): Promise<SandboxListener> {
+export async function listenSandbox(
+  sandbox: Pick<Sandbox, 'app'>,
+  options: { port: number; host: string; closeTimeoutMs?: number },
+): Promise<SandboxListener> {
   const { port, host } = options
   let listener: Awaited<ReturnType<typeof listen>>
   try {
@@ -46,21 +52,18 @@ export async function listenSandbox(sandbox: Sandbox, options: { port: number; h
     throw portInUse(port, host)
   }
   const displayHost = host.includes(':') ? `[${host}]` : host
-  return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener) }
+  return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
 }
-
-/** How long close() waits for in-flight requests before cutting their connections. */
-const CLOSE_CAP_MS = 10_000
 
 // listhen's close() drops idle keep-alive sockets and waits for active ones, with no limit: a
 // stuck client must not keep a stopping server alive forever.
-async function closeGracefully(listener: Awaited<ReturnType<typeof listen>>): Promise<void> {
+async function closeGracefully(listener: Awaited<ReturnType<typeof listen>>, capMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const cap = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
       listener.server.closeAllConnections()
       resolve()
-    }, CLOSE_CAP_MS)
+    }, capMs)
     timer.unref()
   })
   try {

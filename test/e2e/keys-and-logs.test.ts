@@ -102,10 +102,14 @@ describe('sandbox logs', () => {
     const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--data-dir', dir, '--key', key], { env: { ...process.env, NO_COLOR: '1' } })
     let followed = ''
     follower.stdout.on('data', (chunk) => { followed += chunk })
-    await wait(400)
-    await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
-    await wait(1500)
-    follower.kill('SIGINT')
+    try {
+      await wait(400)
+      await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
+      await wait(1500)
+    } finally {
+      // Not started through the helpers, so killAll() would not stop it.
+      follower.kill('SIGINT')
+    }
     expect(followed.trim().split('\n')).toHaveLength(3)
     expect(followed).toContain('GET    /api/sandbox/loans 200')
     await serve.stop()

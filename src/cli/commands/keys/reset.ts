@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander'
-import { CliError } from '../../cli-error.js'
 import { addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../../options.js'
 import { resolveKeyArgument } from '../../pick-key.js'
 

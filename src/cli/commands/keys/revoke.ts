@@ -1,5 +1,4 @@
 import type { Command } from 'commander'
-import { CliError } from '../../cli-error.js'
 import { addKeysFileOption, resolveKeysFile } from '../../options.js'
 import { resolveKeyArgument } from '../../pick-key.js'
 

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const SRC = join(import.meta.dirname, '../../src')
+
+/** Module specifiers a file loads when it is imported (type-only and dynamic imports excluded). */
+function readStaticImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  const specifiers: string[] = []
+  for (const match of text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
+    if (!match[1]) specifiers.push(match[2]!)
+  }
+  return specifiers
+}
+
+/** Every source file and package reached from `entry` through static imports. */
+function walkStaticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    for (const specifier of readStaticImports(file)) {
+      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')))
+      else packages.add(specifier)
+    }
+  }
+  visit(entry)
+  return { files, packages }
+}
+
+// `sandbox --help` must stay fast: building the program may load commander and the command
+// files, and nothing of the server, storage or prompts until a command actually runs.
+describe('sandbox --help', () => {
+  it('loads no server, storage, prompt or colour code', () => {
+    const { files, packages } = walkStaticGraph(join(SRC, 'cli/main.ts'))
+    expect(files.size).toBeGreaterThan(5)
+    expect([...packages].filter((name) => !name.startsWith('node:'))).toEqual(['commander'])
+    const outside = [...files].map((file) => file.slice(SRC.length + 1)).filter((file) => !file.startsWith('cli/'))
+    expect(outside).toEqual([])
+  })
+})

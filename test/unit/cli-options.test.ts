@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { CliError, toCliError } from '../../src/cli/cli-error.js'
+import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
+import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
+
+afterEach(() => {
+  vi.unstubAllEnvs()
+})
+
+describe('shared option resolution', () => {
+  it('takes the flag, then the environment variable, then the default', () => {
+    vi.stubEnv('SANDBOX_STORAGE', undefined)
+    vi.stubEnv('SANDBOX_DATA_DIR', undefined)
+    vi.stubEnv('SANDBOX_KEYS_FILE', undefined)
+    expect(resolveStorageFlags({})).toEqual({ storage: 'fs', dataDir: DEFAULT_DATA_DIR })
+    expect(resolveKeysFile(undefined)).toBe(DEFAULT_KEYS_FILE)
+    vi.stubEnv('SANDBOX_STORAGE', 'memory')
+    vi.stubEnv('SANDBOX_DATA_DIR', '/tmp/from-env')
+    vi.stubEnv('SANDBOX_KEYS_FILE', '/tmp/env-keys.json')
+    expect(resolveStorageFlags({})).toEqual({ storage: 'memory', dataDir: '/tmp/from-env' })
+    expect(resolveKeysFile(undefined)).toBe('/tmp/env-keys.json')
+    expect(resolveStorageFlags({ storage: 'fs', dataDir: 'flag-dir' })).toEqual({ storage: 'fs', dataDir: 'flag-dir' })
+    expect(resolveKeysFile('flag.json')).toBe('flag.json')
+  })
+})
+
+describe('toCliError', () => {
+  it('turns setup problems from the library into exit-2 errors with their message', () => {
+    for (const name of ['SetupError', 'StorageError', 'KeysError']) {
+      const error = Object.assign(new Error(`${name} happened`), { name })
+      expect(toCliError(error)).toMatchObject({ exitCode: 2, message: `${name} happened` })
+    }
+    const busy = Object.assign(new Error('port 4010 on 127.0.0.1 is already in use'), { code: 'EADDRINUSE' })
+    expect(toCliError(busy)).toMatchObject({ exitCode: 2, code: 'EADDRINUSE' })
+    const failed = new CliError('2 checks failed', { exitCode: 1, code: 'CHECK_FAILED' })
+    expect(toCliError(failed)).toBe(failed)
+  })
+
+  it('leaves unexpected errors alone so their stack is shown', () => {
+    expect(toCliError(new TypeError('x is undefined'))).toBeUndefined()
+    expect(toCliError('a string')).toBeUndefined()
+    expect(toCliError(undefined)).toBeUndefined()
+  })
+})
+
+describe('output', () => {
+  it('turns colour off under NO_COLOR and when stdout is not a terminal', () => {
+    const level = chalk.level
+    try {
+      chalk.level = 2
+      vi.stubEnv('NO_COLOR', undefined)
+      configureColor({ isTTY: true } as NodeJS.WriteStream)
+      expect(colorStatus(500)).not.toBe('500')
+      configureColor({ isTTY: false } as NodeJS.WriteStream)
+      expect(colorStatus(500)).toBe('500')
+      chalk.level = 2
+      vi.stubEnv('NO_COLOR', '1')
+      configureColor({ isTTY: true } as NodeJS.WriteStream)
+      expect(colorStatus(404)).toBe('404')
+    } finally {
+      chalk.level = level
+    }
+  })
+
+  it('shows request times as HH:MM:SS', () => {
+    expect(formatClock('2026-03-01T09:05:07.123Z')).toBe('09:05:07')
+  })
+})

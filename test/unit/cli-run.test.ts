@@ -1,0 +1,142 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { select } from '@inquirer/prompts'
+import { runCli } from '../../src/cli/main.js'
+import { createKeyRecord, readKeysFile, writeKeysFile } from '../../src/keys/keys-file.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+// The prompt is the only thing faked: the rest of each command runs for real, in-process.
+vi.mock('@inquirer/prompts', () => ({ select: vi.fn() }))
+
+const tempDir = useTempDirs('sandbox-cli-run')
+
+class ExitCalled extends Error {
+  constructor(readonly code: number) {
+    super(`process.exit(${code})`)
+  }
+}
+
+let stdout = ''
+let stderr = ''
+
+beforeEach(() => {
+  stdout = ''
+  stderr = ''
+  vi.stubEnv('NO_COLOR', '1')
+  vi.stubEnv('SANDBOX_KEYS_FILE', undefined)
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { stdout += String(chunk); return true })
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => { stderr += String(chunk); return true })
+  vi.spyOn(process, 'exit').mockImplementation((code) => { throw new ExitCalled(Number(code ?? 0)) })
+})
+
+afterEach(() => {
+  vi.restoreAllMocks()
+  vi.unstubAllEnvs()
+})
+
+/** Runs `sandbox ARGS` in-process; resolves with the exit code (0 when the command returned). */
+async function run(...args: string[]): Promise<number> {
+  try {
+    await runCli(['node', 'sandbox', ...args])
+    return 0
+  } catch (error) {
+    if (error instanceof ExitCalled) return error.code
+    throw error
+  }
+}
+
+/** Sets isTTY on stdin and stdout for one test, as on an interactive terminal. */
+function pretendTerminal(): void {
+  for (const stream of [process.stdin, process.stdout] as Array<{ isTTY?: boolean }>) {
+    const before = stream.isTTY
+    stream.isTTY = true
+    onTestFinished(() => { stream.isTTY = before })
+  }
+}
+
+describe('usage errors', () => {
+  it('exit 2 for unknown commands, unknown flags and missing flag values', async () => {
+    expect(await run('nope')).toBe(2)
+    expect(stderr).toContain("unknown command 'nope'")
+    expect(await run('keys', 'list', '--bogus')).toBe(2)
+    expect(stderr).toContain("unknown option '--bogus'")
+    expect(await run('keys', 'create', '--label')).toBe(2)
+    expect(stderr).toContain('--label')
+  })
+
+  it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
+    for (const [flag, value, message] of [
+      ['--port', '70000', 'invalid port "70000"'],
+      ['--rate-limit', '5', '--rate-limit:'],
+      ['--storage', 'tape', 'unknown storage "tape"'],
+    ] as const) {
+      stderr = ''
+      expect(await run('serve', flag, value), flag).toBe(2)
+      expect(stderr, flag).toMatch(new RegExp(`^sandbox: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+      expect(stderr, flag).not.toContain('    at ')
+    }
+  })
+
+  it('exit 0 for --help and --version', async () => {
+    expect(await run('--help')).toBe(0)
+    for (const command of ['serve', 'logs', 'keys']) expect(stdout).toContain(command)
+    stdout = ''
+    expect(await run('--version')).toBe(0)
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+})
+
+describe('keys commands', () => {
+  it('turn a malformed keys file into exit 2 with the file named and no stack', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    await writeFile(path, '{"keys": [')
+    for (const args of [['keys', 'list'], ['keys', 'create'], ['keys', 'revoke', 'sk_sandbox_abc'], ['keys', 'reset', 'sk_sandbox_abc', '--storage', 'memory']]) {
+      stderr = ''
+      expect(await run(...args, '--keys', path), args.join(' ')).toBe(2)
+      expect(stderr.startsWith(`sandbox: keys file ${path} is not valid JSON: `), stderr).toBe(true)
+      expect(stderr).not.toContain('    at ')
+    }
+  })
+
+  it('read the keys file from SANDBOX_KEYS_FILE when --keys is absent', async () => {
+    const path = join(await tempDir(), 'env-keys.json')
+    vi.stubEnv('SANDBOX_KEYS_FILE', path)
+    expect(await run('keys', 'create', '--label', 'from-env')).toBe(0)
+    const file = await readKeysFile(path)
+    expect(file.keys.map((record) => record.label)).toEqual(['from-env'])
+    expect(stdout.trim()).toBe(file.keys[0]!.key)
+  })
+
+  it('refuse an ambiguous prefix with exit 2', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    const base = createKeyRecord({ now: new Date() })
+    await writeKeysFile(path, { version: 1, keys: [{ ...base, key: 'sk_sandbox_SameStart0000000000000000000001' }, { ...base, key: 'sk_sandbox_SameStart0000000000000000000002' }] })
+    expect(await run('keys', 'revoke', 'sk_sandbox_SameStart', '--keys', path)).toBe(2)
+    expect(stderr).toContain('matches 2 keys')
+    expect((await readKeysFile(path)).keys.every((record) => record.revoked_at === null)).toBe(true)
+  })
+
+  it('ask which key to revoke on a terminal when KEY is missing', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    const records = [createKeyRecord({ label: 'one', now: new Date() }), createKeyRecord({ label: 'two', now: new Date() })]
+    await writeKeysFile(path, { version: 1, keys: records })
+    pretendTerminal()
+    vi.mocked(select).mockResolvedValueOnce(records[1]!.key)
+    expect(await run('keys', 'revoke', '--keys', path)).toBe(0)
+    const choices = vi.mocked(select).mock.calls[0]![0].choices as Array<{ name: string }>
+    expect(choices.map((choice) => choice.name)).toEqual([expect.stringContaining('one'), expect.stringContaining('two')])
+    const file = await readKeysFile(path)
+    expect(file.keys.map((record) => record.revoked_at !== null)).toEqual([false, true])
+  })
+
+  it('exit 130 without a stack when the prompt is cancelled with Ctrl+C', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    await writeKeysFile(path, { version: 1, keys: [createKeyRecord({ now: new Date() })] })
+    pretendTerminal()
+    vi.mocked(select).mockRejectedValueOnce(Object.assign(new Error('User force closed the prompt with SIGINT'), { name: 'ExitPromptError' }))
+    expect(await run('keys', 'reset', '--keys', path, '--storage', 'memory')).toBe(130)
+    expect(stderr).not.toContain('    at ')
+    expect((await readKeysFile(path)).keys[0]!.revoked_at).toBeNull()
+  })
+})
