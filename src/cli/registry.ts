@@ -4,6 +4,7 @@ import { registerKeysList } from './commands/keys/list.js'
 import { registerKeysReset } from './commands/keys/reset.js'
 import { registerKeysRevoke } from './commands/keys/revoke.js'
 import { registerLogs } from './commands/logs.js'
+import { registerRun } from './commands/run.js'
 import { registerServe } from './commands/serve.js'
 
 /** A command group (`sandbox keys ...`) and the subcommands registered under it. */
@@ -17,7 +18,7 @@ interface CommandGroup {
  * Every command of the CLI, in help order. A command file registers its flags and lazily imports
  * what it runs, so `sandbox --help` loads none of the server.
  */
-export const COMMANDS: Array<(program: Command) => void> = [registerServe, registerLogs]
+export const COMMANDS: Array<(program: Command) => void> = [registerServe, registerRun, registerLogs]
 
 /** Command groups, each a folder under commands/. */
 export const GROUPS: CommandGroup[] = [

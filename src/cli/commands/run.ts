@@ -1,0 +1,100 @@
+import { Option, type Command } from 'commander'
+import { CliError } from '../cli-error.js'
+import { addJsonOption } from '../options.js'
+import type { Scenario } from '../../scenarios/scenario-schema.js'
+
+interface RunFlags {
+  baseUrl?: string
+  apiKey?: string
+  startServer?: boolean
+  json?: boolean
+  junit?: string
+  list?: boolean
+  bail?: boolean
+  tag: string[]
+  dir?: string
+}
+
+async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
+  const lib = await import('../../scenarios/index.js')
+  try {
+    const all = await lib.loadScenarios(flags.dir ?? lib.SHIPPED_SCENARIOS_DIR)
+    const files = args.filter((arg) => arg.endsWith('.json'))
+    const ids = args.filter((arg) => !arg.endsWith('.json'))
+    const fromFiles = await Promise.all(files.map((file) => lib.loadScenarioFile(file)))
+    const chosen = [...lib.selectScenarios(all, ids, ids.length > 0 || files.length > 0 ? [] : flags.tag), ...fromFiles]
+    return { all, chosen: ids.length > 0 || files.length > 0 ? lib.selectScenarios(chosen, [], flags.tag) : chosen }
+  } catch (error) {
+    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file or directory: ${(error as NodeJS.ErrnoException).path}`)
+    throw error
+  }
+}
+
+/** On a terminal, without named scenarios: ask which to run (all checked). */
+async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
+  const { checkbox } = await import('@inquirer/prompts')
+  const ids = await checkbox({
+    message: 'Which scenarios to run? (space toggles, a toggles all, enter runs)',
+    choices: scenarios.map((scenario) => ({ name: `${scenario.id.padEnd(28)} ${scenario.name}`, value: scenario.id, checked: true })),
+    required: true,
+    pageSize: 20,
+  })
+  return scenarios.filter((scenario) => ids.includes(scenario.id))
+}
+
+async function runRun(args: string[], flags: RunFlags): Promise<void> {
+  const { all, chosen } = await loadChosen(args, flags)
+  const out = await import('../output.js')
+  const write = (line: string) => process.stdout.write(`${line}\n`)
+  if (flags.list) {
+    if (flags.json) write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
+    else for (const scenario of chosen) write(`${scenario.id.padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${scenario.name}`)
+    return
+  }
+  let scenarios = chosen
+  const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && process.stdin.isTTY && process.stdout.isTTY
+  if (interactive) scenarios = await pickScenarios(all)
+  if (scenarios.length === 0) throw new CliError(flags.tag.length > 0 ? `no scenario has the tag ${flags.tag.join(' or ')}` : 'no scenarios to run')
+
+  const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
+  if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  const { runScenarios, formatJunitReport } = await import('../../scenarios/index.js')
+  const { createRunProgress, printRunSummary } = await import('../run-progress.js')
+  const progress = flags.json ? {} : createRunProgress(write)
+  const report = await runScenarios(scenarios, {
+    baseUrl,
+    apiKey: flags.apiKey ?? process.env.SANDBOX_API_KEY,
+    bail: flags.bail,
+    includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
+    ...progress,
+  })
+  if (flags.junit) {
+    const { mkdir, writeFile } = await import('node:fs/promises')
+    const { dirname } = await import('node:path')
+    await mkdir(dirname(flags.junit), { recursive: true })
+    await writeFile(flags.junit, formatJunitReport(report))
+  }
+  if (flags.json) write(JSON.stringify(report, null, 2))
+  else printRunSummary(write, report)
+  const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
+  if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve, or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
+  if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
+}
+
+/** `sandbox run`: walks scenarios against a base URL (or an in-process server) like a test runner. */
+export function registerRun(program: Command): void {
+  const command = program
+    .command('run')
+    .description('run scenarios that walk the loan and repayment flows and check every answer')
+    .argument('[scenario...]', 'scenario ids (see --list) or paths to scenario .json files; default all')
+    .addOption(new Option('--base-url <url>', 'server to test (env SANDBOX_BASE_URL); default: an in-process server on a free port'))
+    .addOption(new Option('--api-key <key>', 'API key for the scenarios (env SANDBOX_API_KEY); default: a fresh key per scenario'))
+    .addOption(new Option('--start-server', 'start an in-process server (memory storage) even when a base URL is set'))
+    .addOption(new Option('--junit <file>', 'also write a JUnit XML report to FILE'))
+    .addOption(new Option('--list', 'list the scenarios and exit'))
+    .addOption(new Option('--bail', 'stop after the first failed scenario'))
+    .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([]))
+    .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
+  addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))
+}

@@ -1,0 +1,3 @@
+export { createSandboxClient, type SandboxClient, type SandboxClientOptions, type LoanAnswer, type PostOptions, type Envelope } from './sandbox-client.js'
+export { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
+export { SandboxApiError, SandboxConnectionError } from './api-error.js'

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto'
+import { ofetch } from 'ofetch'
+import { SandboxConnectionError } from './api-error.js'
+
+/** One request as the client sends it. */
+export interface ClientRequest {
+  method: 'GET' | 'POST' | 'DELETE'
+  path: string
+  body?: unknown
+  /** For POSTs: sent as `Idempotency-Key`; generated when absent, kept across retries. */
+  idempotencyKey?: string
+  /** Overrides the client's API key for this request (null sends none). */
+  apiKey?: string | null
+  headers?: Record<string, string>
+}
+
+/** One answer as the client received it, whatever its status. */
+export interface ClientAnswer {
+  status: number
+  headers: Headers
+  /** The body parsed as JSON, or undefined when empty or not JSON. */
+  body: any // eslint-disable-line @typescript-eslint/no-explicit-any
+  text: string
+  requestId: string | null
+  errorCode: string | null
+  idempotencyKey: string | null
+  /** Requests sent for this answer: 1 plus the retries. */
+  attempts: number
+  durationMs: number
+}
+
+/** Transport settings shared by every request of a client. */
+export interface TransportOptions {
+  baseUrl: string
+  apiKey?: string | null
+  /** Retries after a network error or a 429, with the same key and body. Default 3. */
+  retries?: number
+  /** Per attempt. Default 30 s. */
+  timeoutMs?: number
+  /** Upper bound of one Retry-After wait, so a hostile header cannot park CI. Default 30 s. */
+  maxRetryAfterMs?: number
+  /** Called after every attempt, e.g. to log or to check answers against a contract. */
+  onAttempt?: (request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s. */
+function parseRetryAfter(value: string | null, cap: number): number {
+  if (!value) return 1000
+  const seconds = Number(value)
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now()
+  return Math.min(Math.max(Number.isFinite(ms) ? ms : 1000, 0), cap)
+}
+
+function toAnswer(status: number, headers: Headers, text: string, attempts: number, started: number, idempotencyKey: string | null): ClientAnswer {
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
+  return {
+    status,
+    headers,
+    body,
+    text,
+    requestId: typeof record.request_id === 'string' ? record.request_id : headers.get('x-request-id'),
+    errorCode: typeof record.error_code === 'string' ? record.error_code : null,
+    idempotencyKey,
+    attempts,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+  }
+}
+
+/**
+ * Sends one request and returns its answer whatever the status. Network errors and 429 are retried
+ * with the same Idempotency-Key and body (the spec's retry rule), 429 after its Retry-After.
+ */
+export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
+  const retries = options.retries ?? 3
+  const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? randomUUID()) : null
+  const apiKey = request.apiKey === undefined ? options.apiKey : request.apiKey
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers }
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
+  const text = request.body === undefined ? undefined : JSON.stringify(request.body)
+  if (text !== undefined) headers['content-type'] = 'application/json'
+  // Joined as text so a base URL with a path prefix keeps it.
+  const url = `${options.baseUrl.replace(/\/+$/, '')}${request.path.startsWith('/') ? '' : '/'}${request.path}`
+  const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
+  const started = performance.now()
+  for (let attempt = 1; ; attempt++) {
+    let answer: ClientAnswer
+    try {
+      const response = await ofetch.raw(url, {
+        method: request.method,
+        headers,
+        body: text,
+        retry: 0,
+        timeout: options.timeoutMs ?? 30_000,
+        ignoreResponseError: true,
+        responseType: 'text',
+      })
+      answer = toAnswer(response.status, response.headers, (response._data as string | undefined) ?? '', attempt, started, idempotencyKey)
+    } catch (error) {
+      options.onAttempt?.(sent, error as Error)
+      if (attempt > retries) throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error })
+      await sleep(Math.min(100 * 2 ** (attempt - 1), 2000))
+      continue
+    }
+    options.onAttempt?.(sent, answer)
+    if (answer.status !== 429 || attempt > retries) return answer
+    await sleep(parseRetryAfter(answer.headers.get('retry-after'), options.maxRetryAfterMs ?? 30_000))
+  }
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto'
+
+const WHOLE = /^\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}$/
+const ANYWHERE = /\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}/g
+
+/** Values a scenario can refer to as `{{name}}`: captures plus the runner's built-ins. */
+export type Variables = Map<string, unknown>
+
+function lookUp(variables: Variables, name: string): unknown {
+  if (name === '$uuid') return randomUUID()
+  if (!variables.has(name)) throw new Error(`unknown variable {{${name}}} (not captured by an earlier step)`)
+  return variables.get(name)
+}
+
+/**
+ * Replaces `{{name}}` in every string of `value`. A string that is only a reference keeps the
+ * variable's own type, so `"{{amount}}"` can stand for a number.
+ */
+export function interpolate<T>(value: T, variables: Variables): T {
+  if (typeof value === 'string') {
+    const whole = WHOLE.exec(value)
+    if (whole) return lookUp(variables, whole[1]!) as T
+    return value.replace(ANYWHERE, (_, name: string) => String(lookUp(variables, name))) as T
+  }
+  if (Array.isArray(value)) return value.map((item) => interpolate(item, variables)) as T
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [interpolate(key, variables), interpolate(item, variables)])) as T
+  }
+  return value
+}

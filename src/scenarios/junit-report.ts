@@ -1,0 +1,62 @@
+import { describeFailures } from './check-expectation.js'
+import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
+
+// XML 1.0 cannot carry most control characters at all, even escaped.
+const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g // eslint-disable-line no-control-regex
+
+function escapeXml(text: string): string {
+  return text.replace(INVALID_XML, '').replace(/[&<>"']/g, (char) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[char]};`)
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3)
+
+/** One line per step, as the terminal shows it, for `<system-out>` and failure details. */
+export function formatStepLine(step: StepReport): string {
+  const status = step.status === null ? '---' : String(step.status)
+  const parts = [step.ok ? 'ok  ' : 'FAIL', `${step.index + 1}.`, step.method, step.path, status, step.error_code ?? '', `${Math.round(step.duration_ms)}ms`, `(${step.name})`]
+  return parts.filter(Boolean).join(' ')
+}
+
+/** What went wrong in a failed scenario: the step, what was sent, the diff and what came back. */
+export function describeScenarioFailure(report: ScenarioReport): { message: string; details: string } {
+  const step = report.steps.find((item) => !item.ok)
+  if (!step) return { message: report.error ?? 'failed', details: report.error ?? '' }
+  const lines = [
+    `step ${step.index + 1} (${step.name}): ${step.method} ${step.path}`,
+    ...(step.sent?.body === undefined ? [] : [`sent: ${JSON.stringify(step.sent.body)}`]),
+    ...(step.sent?.idempotency_key ? [`Idempotency-Key: ${step.sent.idempotency_key}`] : []),
+    ...describeFailures(step.failures),
+    ...(step.received === undefined ? [] : [`received: ${JSON.stringify(step.received)}`]),
+  ]
+  return { message: `step ${step.index + 1} (${step.name}): ${step.failures.map((f) => f.message).join('; ')}`, details: lines.join('\n') }
+}
+
+function testcase(report: ScenarioReport): string {
+  const open = `    <testcase classname="scenarios.${escapeXml(report.id)}" name="${escapeXml(report.name)}" time="${seconds(report.duration_ms)}" file="${escapeXml(report.file)}"`
+  const body: string[] = []
+  if (report.status === 'skipped') body.push(`      <skipped message="${escapeXml(report.error ?? 'skipped')}"/>`)
+  if (report.status === 'failed') {
+    const { message, details } = describeScenarioFailure(report)
+    body.push(`      <failure message="${escapeXml(message)}" type="${report.connection_error ? 'ConnectionError' : 'AssertionError'}">${escapeXml(details)}</failure>`)
+  }
+  if (report.steps.length > 0) body.push(`      <system-out>${escapeXml(report.steps.map(formatStepLine).join('\n'))}</system-out>`)
+  return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`
+}
+
+/** The run as JUnit XML (one testsuite, one testcase per scenario), as CI systems read it. */
+export function formatJunitReport(report: RunReport): string {
+  const counts = `tests="${report.scenarios.length}" failures="${report.failed}" errors="0" skipped="${report.skipped}" time="${seconds(report.duration_ms)}"`
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="sandbox run" ${counts}>`,
+    `  <testsuite name="sandbox scenarios" ${counts} timestamp="${report.started_at.slice(0, 19)}">`,
+    '    <properties>',
+    `      <property name="base_url" value="${escapeXml(report.base_url)}"/>`,
+    `      <property name="requests" value="${report.requests}"/>`,
+    '    </properties>',
+    ...report.scenarios.map(testcase),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n')
+}

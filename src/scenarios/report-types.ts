@@ -1,0 +1,56 @@
+/** One expectation a step did not meet. */
+export interface StepFailure {
+  /** `status`, `error_code`, `body.<path>`, `header.<name>`, `capture.<var>`, ... */
+  field: string
+  expected: unknown
+  actual: unknown
+  message: string
+}
+
+/** What one step did and saw. */
+export interface StepReport {
+  index: number
+  name: string
+  kind: 'request' | 'replay' | 'wait_for_webhook' | 'recover'
+  method: string
+  path: string
+  status: number | null
+  error_code: string | null
+  duration_ms: number
+  ok: boolean
+  failures: StepFailure[]
+  /** What was sent (body and Idempotency-Key), kept for failure reports. */
+  sent?: { body?: unknown; idempotency_key?: string | null }
+  /** The answer body (or event), kept when the step failed. */
+  received?: unknown
+  note?: string
+}
+
+/** The outcome of one scenario. */
+export interface ScenarioReport {
+  id: string
+  name: string
+  file: string
+  tags: string[]
+  status: 'passed' | 'failed' | 'skipped'
+  duration_ms: number
+  requests: number
+  steps: StepReport[]
+  /** Why it failed outside an expectation (a connection error), or why it was skipped. */
+  error?: string
+  /** The server could not be reached: the run stops with exit code 2. */
+  connection_error?: boolean
+}
+
+/** The outcome of a run. */
+export interface RunReport {
+  base_url: string
+  started_server: boolean
+  started_at: string
+  duration_ms: number
+  passed: number
+  failed: number
+  skipped: number
+  requests: number
+  scenarios: ScenarioReport[]
+}

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto'
+import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { checkAnswer } from './check-expectation.js'
+import { interpolate, type Variables } from './interpolate.js'
+import { readPath } from './json-path.js'
+import { findNextFlowAction } from './recover-step.js'
+import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
+import type { Scenario, ScenarioStep } from './scenario-schema.js'
+import { sendDroppingAnswer } from './drop-answer.js'
+import { waitForWebhook } from './wait-for-webhook.js'
+import type { WebhookInbox } from './webhook-inbox.js'
+
+/** What a scenario needs from the run around it. */
+export interface ScenarioContext {
+  baseUrl: string
+  /** Used as the scenario's "main" key; otherwise a fresh open-mode key per scenario. */
+  apiKey?: string
+  transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
+  /** The run's webhook receiver, started on first use. */
+  getInbox(): Promise<WebhookInbox>
+  /** Called as each step finishes, for live progress. */
+  onStep?(scenario: Scenario, step: StepReport): void
+}
+
+const FLOW_ACTIONS = {
+  loan: ['start_collateral_transfer', 'confirm_btc', 'run_kyt', 'complete_payout'],
+  repayment: ['start_payment', 'confirm_usdt', 'run_kyt', 'complete_settlement', 'complete_collateral_return'],
+}
+
+/** A fresh, well-formed open-mode key. */
+export function generateKey(label: string): string {
+  return `sk_sandbox_run_${label.replace(/[^A-Za-z0-9]/g, '_').slice(0, 24)}_${randomBytes(10).toString('hex')}`
+}
+
+function describeStep(step: ScenarioStep, index: number): string {
+  if (step.name) return step.name
+  if ('request' in step) {
+    const action = (step.request.body as { action?: unknown } | undefined)?.action
+    return `${step.request.method} ${step.request.path}${typeof action === 'string' ? ` ${action}` : ''}`
+  }
+  if ('replay' in step) return 'replay the previous request'
+  if ('wait_for_webhook' in step) return `webhook ${step.wait_for_webhook.type}`
+  return `recover the ${step.recover.flow} flow from GET state`
+}
+
+/** Runs one scenario's steps in order, stopping at the first failed step. */
+export async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioReport> {
+  const started = performance.now()
+  const run = randomBytes(6).toString('hex')
+  const keys = new Map<string, string | null>([['main', context.apiKey ?? generateKey(scenario.id)], ['none', null]])
+  for (const name of scenario.keys ?? []) keys.set(name, generateKey(`${scenario.id}_${name}`))
+  const variables: Variables = new Map<string, unknown>([['$run', run]])
+  const report: ScenarioReport = { id: scenario.id, name: scenario.name, file: scenario.file, tags: scenario.tags, status: 'passed', duration_ms: 0, requests: 0, steps: [] }
+  let previous: { request: ClientRequest; keyName: string } | undefined
+  const send = async (request: ClientRequest, keyName: string): Promise<ClientAnswer> => {
+    const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
+    report.requests += answer.attempts
+    return answer
+  }
+
+  try {
+    if (JSON.stringify(scenario.steps).includes('$receiver_url')) {
+      variables.set('$receiver_url', `${(await context.getInbox()).url}/hooks/${run}`)
+    }
+    for (let index = 0; index < scenario.steps.length; index++) {
+      const step = scenario.steps[index]!
+      const stepStarted = performance.now()
+      const result: StepReport = { index, name: describeStep(step, index), kind: 'request', method: '', path: '', status: null, error_code: null, duration_ms: 0, ok: true, failures: [] }
+      let failures: StepFailure[] = []
+      let jumpTo: number | undefined
+      if ('recover' in step) {
+        result.kind = 'recover'
+        const answer = await send({ method: 'GET', path: '/api/sandbox/state' }, 'main')
+        Object.assign(result, { method: 'GET', path: '/api/sandbox/state', status: answer.status, error_code: answer.errorCode })
+        failures = checkAnswer(answer, { status: 200 })
+        if (failures.length === 0) {
+          const operationId = step.recover.operation_id === undefined ? undefined : String(interpolate(step.recover.operation_id, variables))
+          const next = findNextFlowAction(answer.body, step.recover.flow, operationId)
+          const actionAt = (i: number) => {
+            const later = scenario.steps[i]
+            return later && 'request' in later ? (later.request.body as { action?: unknown } | undefined)?.action : undefined
+          }
+          const candidates = scenario.steps.map((_, i) => i).filter((i) => i > index)
+          if (next) {
+            jumpTo = candidates.find((i) => actionAt(i) === next)
+            if (jumpTo === undefined) failures.push({ field: 'recover', expected: `a later step sending ${next}`, actual: undefined, message: `GET state says the next action is ${next}, but no later step sends it` })
+            else result.note = `state says next: ${next}, continuing at step ${jumpTo + 1}`
+          } else {
+            const last = candidates.filter((i) => FLOW_ACTIONS[step.recover.flow].includes(String(actionAt(i)))).at(-1)
+            jumpTo = last === undefined ? index + 1 : last + 1
+            result.note = `state says the ${step.recover.flow} flow is done, continuing at step ${jumpTo + 1}`
+          }
+        }
+      } else if ('wait_for_webhook' in step) {
+        result.kind = 'wait_for_webhook'
+        const wait = interpolate(step.wait_for_webhook, variables)
+        const inbox = await context.getInbox()
+        const outcome = await waitForWebhook(inbox, `/hooks/${run}`, wait, interpolate(step.expect, variables))
+        Object.assign(result, { method: 'WEBHOOK', path: wait.type, status: outcome.event ? 200 : null, note: outcome.note })
+        failures = outcome.failures
+        if (failures.length === 0) failures = capture(step.capture, outcome.event, variables)
+        else result.received = outcome.event
+      } else {
+        let request: ClientRequest
+        let keyName: string
+        let drop = false
+        if ('replay' in step) {
+          result.kind = 'replay'
+          if (!previous) throw new Error('nothing to replay')
+          ;({ request, keyName } = previous)
+        } else {
+          const spec = interpolate(step.request, variables)
+          keyName = spec.key ?? 'main'
+          drop = spec.drop_answer === true
+          request = { method: spec.method, path: spec.path, body: spec.body, idempotencyKey: spec.idempotency_key }
+          if (request.method === 'POST' && !request.idempotencyKey) request.idempotencyKey = `run-${run}-${index}-${randomBytes(4).toString('hex')}`
+        }
+        previous = { request, keyName }
+        result.method = request.method
+        result.path = request.path
+        result.sent = { body: request.body, idempotency_key: request.idempotencyKey ?? null }
+        if (drop) {
+          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request)
+          report.requests++
+          result.note = 'answer dropped on purpose (the connection closed before the body was read)'
+        } else {
+          const answer = await send(request, keyName)
+          result.status = answer.status
+          result.error_code = answer.errorCode
+          failures = checkAnswer(answer, interpolate(step.expect, variables))
+          if (failures.length === 0) failures = capture(step.capture, answer.body, variables)
+          if (failures.length > 0) result.received = answer.body ?? answer.text
+          if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
+        }
+      }
+      result.failures = failures
+      result.ok = failures.length === 0
+      result.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
+      report.steps.push(result)
+      context.onStep?.(scenario, result)
+      if (!result.ok) {
+        report.status = 'failed'
+        break
+      }
+      if (jumpTo !== undefined) index = jumpTo - 1
+    }
+  } catch (error) {
+    report.status = 'failed'
+    report.error = (error as Error).message
+    if ((error as Error).name === 'SandboxConnectionError') report.connection_error = true
+  }
+  report.duration_ms = Math.round(performance.now() - started)
+  return report
+}
+
+/** Stores the values a step captures; a missing value is a failure of that step. */
+function capture(spec: Record<string, string> | undefined, body: unknown, variables: Variables): StepFailure[] {
+  const failures: StepFailure[] = []
+  for (const [name, path] of Object.entries(spec ?? {})) {
+    const value = readPath(body, String(interpolate(path, variables)))
+    if (value === undefined) failures.push({ field: `capture.${name}`, expected: `a value at ${path}`, actual: undefined, message: `capture ${name}: nothing at ${path}` })
+    else variables.set(name, value)
+  }
+  return failures
+}

@@ -1,0 +1,83 @@
+import { createSandbox } from '../server/create-sandbox.js'
+import { listenSandbox } from '../server/listen.js'
+import type { TransportOptions } from '../client/send-request.js'
+import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
+import { runScenario } from './run-scenario.js'
+import type { Scenario } from './scenario-schema.js'
+import { isLoopbackUrl } from './select-scenarios.js'
+import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js'
+
+/** Options of a scenario run. */
+export interface RunScenariosOptions {
+  /** The server to walk; without one an in-process server is started on a free port. */
+  baseUrl?: string
+  apiKey?: string
+  /** Stop after the first failed scenario; the rest are reported as skipped. */
+  bail?: boolean
+  /** Run `local-only` scenarios even against a remote base URL. */
+  includeLocalOnly?: boolean
+  transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
+  onScenarioStart?(scenario: Scenario): void
+  onStep?(scenario: Scenario, step: StepReport): void
+  onScenarioEnd?(report: ScenarioReport): void
+}
+
+function skipped(scenario: Scenario, reason: string): ScenarioReport {
+  return { id: scenario.id, name: scenario.name, file: scenario.file, tags: scenario.tags, status: 'skipped', duration_ms: 0, requests: 0, steps: [], error: reason }
+}
+
+/**
+ * Runs scenarios one after another against a base URL (or a server it starts and stops itself)
+ * and returns the whole report. A connection error ends the run: the rest are skipped.
+ */
+export async function runScenarios(scenarios: Scenario[], options: RunScenariosOptions = {}): Promise<RunReport> {
+  const startedAt = new Date()
+  const started = performance.now()
+  let server: { close(): Promise<void> } | undefined
+  let baseUrl = options.baseUrl
+  if (!baseUrl) {
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, allowLocalWebhooks: true, logError: () => {} })
+    const listener = await listenSandbox(sandbox, { port: 0, host: '127.0.0.1' })
+    baseUrl = listener.url.replace(/\/+$/, '')
+    server = { close: async () => { await listener.close(); await sandbox.close() } }
+  }
+  let inbox: Promise<WebhookInbox> | undefined
+  const getInbox = () => (inbox ??= startWebhookInbox())
+  const localServer = server !== undefined || isLoopbackUrl(baseUrl)
+  const reports: ScenarioReport[] = []
+  let stop: string | undefined
+  try {
+    for (const scenario of scenarios) {
+      if (stop) {
+        reports.push(skipped(scenario, stop))
+        continue
+      }
+      if (scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly) {
+        reports.push(skipped(scenario, 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'))
+        options.onScenarioEnd?.(reports.at(-1)!)
+        continue
+      }
+      options.onScenarioStart?.(scenario)
+      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport: options.transport, getInbox, onStep: options.onStep })
+      reports.push(report)
+      options.onScenarioEnd?.(report)
+      if (report.connection_error) stop = `not run: ${report.error}`
+      else if (report.status === 'failed' && options.bail) stop = 'not run: --bail after a failed scenario'
+    }
+  } finally {
+    if (inbox) await (await inbox).close()
+    await server?.close()
+  }
+  const count = (status: ScenarioReport['status']) => reports.filter((report) => report.status === status).length
+  return {
+    base_url: baseUrl,
+    started_server: server !== undefined,
+    started_at: startedAt.toISOString(),
+    duration_ms: Math.round(performance.now() - started),
+    passed: count('passed'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    requests: reports.reduce((sum, report) => sum + report.requests, 0),
+    scenarios: reports,
+  }
+}

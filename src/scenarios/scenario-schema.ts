@@ -1,0 +1,78 @@
+import { z } from 'zod'
+
+const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _')
+
+/** What a step expects of its answer (or of the webhook event it waited for). */
+export const expectationSchema = z
+  .object({
+    status: z.number().int().min(100).max(599).optional().describe('HTTP status'),
+    error_code: z.string().nullable().optional().describe('the body `error_code`; null expects none'),
+    body: z.record(z.string(), z.unknown()).optional().describe('value or matcher at each body path'),
+    headers: z.record(z.string(), z.unknown()).optional().describe('value or matcher per header name'),
+  })
+  .strict()
+
+const requestSchema = z
+  .object({
+    method: z.enum(['GET', 'POST', 'DELETE']),
+    path: z.string().startsWith('/', 'a path starting with /'),
+    body: z.unknown().optional(),
+    key: z.string().optional().describe('a named key of the scenario; default "main"; "none" sends no key'),
+    idempotency_key: z.string().optional().describe('default: a fresh one per request'),
+    drop_answer: z.boolean().optional().describe('close the connection once the answer starts, as if it was lost'),
+  })
+  .strict()
+
+const waitSchema = z
+  .object({
+    type: z.string().describe('the event type the next delivery must have'),
+    secret: z.string().optional().describe('the signing secret; when set the signature must verify'),
+    timeout_ms: z.number().int().positive().max(120_000).optional(),
+  })
+  .strict()
+
+const recoverSchema = z
+  .object({
+    flow: z.enum(['loan', 'repayment']),
+    operation_id: z.string().optional().describe('repayment flow: which operation'),
+  })
+  .strict()
+
+const stepBase = {
+  name: z.string().optional(),
+  expect: expectationSchema.optional(),
+  capture: z.record(variableName, z.string()).optional().describe('variable -> body path'),
+}
+
+/** One step: a request, a replay of the previous one, a wait for a webhook, or a recovery. */
+export const stepSchema = z.union([
+  z.object({ ...stepBase, request: requestSchema }).strict(),
+  z.object({ ...stepBase, replay: z.literal(true) }).strict(),
+  z.object({ ...stepBase, wait_for_webhook: waitSchema }).strict(),
+  z.object({ name: stepBase.name, recover: recoverSchema }).strict(),
+])
+
+/** A scenario file: `scenarios/<id>.json`. */
+export const scenarioSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name: z.string().min(1),
+    description: z.string().min(1),
+    tags: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lower-case words joined by -')).default([]),
+    keys: z.array(variableName).optional().describe('extra named keys besides "main", each a fresh open-mode key'),
+    steps: z.array(stepSchema).min(1),
+  })
+  .strict()
+
+/** A scenario as written in its file. */
+export type ScenarioFile = z.infer<typeof scenarioSchema>
+/** One step of a scenario. */
+export type ScenarioStep = z.infer<typeof stepSchema>
+/** The `expect` block of a step. */
+export type Expectation = z.infer<typeof expectationSchema>
+
+/** A loaded scenario: its file's content plus its id (the file name) and path. */
+export interface Scenario extends ScenarioFile {
+  id: string
+  file: string
+}

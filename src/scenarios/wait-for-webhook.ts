@@ -1,0 +1,49 @@
+import { verifyWebhook } from '../webhooks/signature.js'
+import { checkBody } from './check-expectation.js'
+import { matchValue } from './match-value.js'
+import type { StepFailure } from './report-types.js'
+import type { Expectation } from './scenario-schema.js'
+import type { WebhookInbox } from './webhook-inbox.js'
+
+const DEFAULT_TIMEOUT_MS = 5000
+
+/**
+ * Takes the next delivery to `path` and checks it: its type, its signature when a secret is
+ * given, and the step's expectations on the event body and headers.
+ */
+export async function waitForWebhook(
+  inbox: WebhookInbox,
+  path: string,
+  wait: { type: string; secret?: string; timeout_ms?: number },
+  expectation: Expectation = {},
+): Promise<{ event?: unknown; failures: StepFailure[]; note?: string }> {
+  const timeout = wait.timeout_ms ?? DEFAULT_TIMEOUT_MS
+  const delivery = await inbox.next(path, timeout)
+  if (!delivery) {
+    return { failures: [{ field: 'webhook', expected: wait.type, actual: undefined, message: `no delivery of ${wait.type} within ${timeout} ms` }] }
+  }
+  const failures: StepFailure[] = []
+  let event: unknown
+  try {
+    event = JSON.parse(delivery.rawBody)
+  } catch {
+    failures.push({ field: 'webhook body', expected: 'JSON', actual: delivery.rawBody.slice(0, 200), message: 'the delivery body is not JSON' })
+  }
+  const type = (event as { type?: unknown } | undefined)?.type
+  if (type !== wait.type) failures.push({ field: 'webhook type', expected: wait.type, actual: type, message: `the next delivery is ${String(type)}, expected ${wait.type}` })
+  let note = 'signature not checked (no secret)'
+  if (wait.secret) {
+    try {
+      verifyWebhook({ secret: wait.secret, body: delivery.rawBody, headers: delivery.headers })
+      note = 'signature valid'
+    } catch (error) {
+      failures.push({ field: 'webhook signature', expected: 'valid', actual: (error as Error).message, message: `signature: ${(error as Error).message}` })
+    }
+  }
+  checkBody(failures, event, expectation.body)
+  for (const [name, expected] of Object.entries(expectation.headers ?? {})) {
+    const problem = matchValue(delivery.headers[name.toLowerCase()], expected)
+    if (problem) failures.push({ field: `header ${name}`, expected, actual: delivery.headers[name.toLowerCase()], message: `header ${name}: ${problem}` })
+  }
+  return { event, failures, note }
+}
