@@ -177,6 +177,28 @@ function startupRatio(runs = 21) {
   return { help_ms: median(help), node_ms: median(bare) }
 }
 
+/** `sandbox run` over every shipped scenario: against a running serve, and with its own server. */
+async function scenarioRun() {
+  const server = await startSandbox('memory', undefined, ['--allow-local-webhooks'])
+  const started = process.hrtime.bigint()
+  const result = spawnSync(process.execPath, [BIN, 'run', '--json', '--base-url', server.url], { encoding: 'utf8' })
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6
+  await stop(server)
+  const report = JSON.parse(result.stdout)
+  const ownStart = process.hrtime.bigint()
+  const own = spawnSync(process.execPath, [BIN, 'run', '--json'], { encoding: 'utf8' })
+  const ownMs = Number(process.hrtime.bigint() - ownStart) / 1e6
+  if (own.status !== 0) throw new Error(`sandbox run exited ${own.status}: ${own.stderr}`)
+  return {
+    wall_ms: Math.round(wallMs),
+    in_process_wall_ms: Math.round(ownMs),
+    requests: report.requests,
+    requests_per_s: Math.round(report.requests / (wallMs / 1000)),
+    passed: report.passed,
+    failed: report.failed,
+  }
+}
+
 const ratio = (a, b) => Math.round((a / b) * 100) / 100
 
 async function main() {
@@ -223,6 +245,11 @@ async function main() {
   results.runs.memory_flows_dead_receiver = await loanFlows(dead.url, 'loan flow POSTs, receiver dead')
   await stop(dead)
 
+  console.log('scenarios (sandbox run, every shipped scenario)')
+  results.scenarios = await scenarioRun()
+  console.log(`  against serve (memory): ${results.scenarios.wall_ms} ms wall, ${results.scenarios.requests} requests, ${results.scenarios.requests_per_s} req/s, ${results.scenarios.passed} passed, ${results.scenarios.failed} failed`)
+  console.log(`  with its own in-process server: ${results.scenarios.in_process_wall_ms} ms wall`)
+
   console.log('start-up')
   results.startup = startupRatio()
   console.log(`  sandbox --help ${results.startup.help_ms.toFixed(1)} ms, node -e 0 ${results.startup.node_ms.toFixed(1)} ms`)
@@ -238,6 +265,8 @@ async function main() {
     ['webhook answer -> receiver p50 ms', results.webhook_latency.p50_ms, '< 5', (v) => v < 5],
     ['webhook answer -> receiver p99 ms', results.webhook_latency.p99_ms, '< 25', (v) => v < 25],
     ['POSTs with a dead receiver vs none', ratio(r.memory_flows_dead_receiver.requests_per_s, r.memory_flows.requests_per_s), '>= 0.9x', (v) => v >= 0.9],
+    ['shipped scenarios against serve (memory), wall s', results.scenarios.wall_ms / 1000, '< 3', (v) => v < 3],
+    ['shipped scenarios all passed', results.scenarios.failed === 0 && results.scenarios.passed > 0 ? 'yes' : 'no', 'yes', (v) => v === 'yes'],
     ['sandbox --help vs node -e 0', ratio(results.startup.help_ms, results.startup.node_ms), '< 1.6x', (v) => v < 1.6],
     ['non-2xx answers in all runs', Object.values(r).reduce((sum, run) => sum + run.non_2xx + run.errors, 0), '0', (v) => v === 0],
   ]

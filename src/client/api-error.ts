@@ -12,9 +12,9 @@ export class SandboxApiError extends Error {
     method: string,
     path: string,
   ) {
-    const message = body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string'
-      ? (body as { message: string }).message
-      : ''
+    // decisions.md "Envelope": errors carry their text in `error`.
+    const text = body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined
+    const message = typeof text === 'string' ? text : ''
     super(`${method} ${path} answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}`)
   }
 }

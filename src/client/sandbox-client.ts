@@ -1,11 +1,12 @@
 import type { LoanStateView } from '../domain/loan-book.js'
 import type { SandboxConfig } from '../domain/types.js'
-import type { CreateLoanInput } from '../schemas/create-loan.js'
-import type { LoanActionInput } from '../schemas/loan-action.js'
-import type { LoanFlowInput } from '../schemas/loan-flow.js'
-import type { PartnerProfileInput } from '../schemas/partner.js'
-import type { RepaymentFlowInput } from '../schemas/repayment-flow.js'
-import type { WebhookEndpointInput, WebhookRetryInput } from '../schemas/webhooks.js'
+import type { z } from 'zod'
+import type { createLoanSchema } from '../schemas/create-loan.js'
+import type { loanActionSchema } from '../schemas/loan-action.js'
+import type { loanFlowSchema } from '../schemas/loan-flow.js'
+import type { partnerProfileSchema } from '../schemas/partner.js'
+import type { repaymentFlowSchema } from '../schemas/repayment-flow.js'
+import type { webhookEndpointSchema, webhookRetrySchema } from '../schemas/webhooks.js'
 import { SandboxApiError } from './api-error.js'
 import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
 
@@ -24,6 +25,15 @@ export interface PostOptions {
 
 /** Settings of a client; `baseUrl` is the server root, e.g. http://127.0.0.1:4010. */
 export type SandboxClientOptions = TransportOptions
+
+// Request bodies as a caller writes them: fields with defaults may be left out.
+type CreateLoanInput = z.input<typeof createLoanSchema>
+type LoanActionInput = z.input<typeof loanActionSchema>
+type LoanFlowInput = z.input<typeof loanFlowSchema>
+type PartnerProfileInput = z.input<typeof partnerProfileSchema>
+type RepaymentFlowInput = z.input<typeof repaymentFlowSchema>
+type WebhookEndpointInput = z.input<typeof webhookEndpointSchema>
+type WebhookRetryInput = z.input<typeof webhookRetrySchema>
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 

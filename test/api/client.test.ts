@@ -1,0 +1,123 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSandboxClient, SandboxApiError, SandboxConnectionError } from '../../src/client/index.js'
+import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+async function startSandboxUrl(): Promise<string> {
+  const api = await createTestApi()
+  const listener = await listenTestApi(api.sandbox)
+  cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+  return listener.url
+}
+
+interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+
+/** A scripted server on 127.0.0.1: answers the n-th request with handlers[n]. */
+async function startScripted(handlers: Array<(req: IncomingMessage, res: ServerResponse) => void>): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => { body += chunk })
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body })
+      handlers[Math.min(seen.length - 1, handlers.length - 1)]!(req, res)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  cleanups.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
+}
+
+describe('createSandboxClient against the sandbox', () => {
+  it('walks a loan with typed answers and bearer auth', async () => {
+    const client = createSandboxClient({ baseUrl: await startSandboxUrl(), apiKey: newKey('client') })
+    const config = await client.getConfig()
+    expect(config.rates.btc_usd).toBeGreaterThan(0)
+    const started = await client.loanFlow({ action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 20000 })
+    expect(started.draft?.status).toBe('awaiting_collateral')
+    await client.loanFlow({ action: 'confirm_btc', tx_hash: 'tx', confirmations: 6 })
+    await client.loanFlow({ action: 'run_kyt' })
+    const issued = await client.loanFlow({ action: 'complete_payout' })
+    const loan = issued.activeLoans[0]!
+    expect(loan.status).toBe('active')
+    const repaid = await client.loanAction(loan.id, { action: 'repay_interest', amount: 10 })
+    expect(repaid.activeLoans[0]!.interestDue).toBe(loan.interestDue - 10)
+    const state = await client.getState()
+    expect(state.loans.activeLoans[0]!.id).toBe(loan.id)
+  })
+
+  it('rejects a non-2xx answer with status, error_code and request_id', async () => {
+    const client = createSandboxClient({ baseUrl: await startSandboxUrl(), apiKey: newKey('client') })
+    const error = await client.loanFlow({ action: 'run_kyt' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SandboxApiError)
+    expect(error).toMatchObject({ status: 409, errorCode: 'FLOW_CONFLICT', requestId: expect.stringMatching(/^req_/) })
+    expect((error as Error).message).toMatch(/^POST \/api\/sandbox\/loans\/flow answered 409 FLOW_CONFLICT: /)
+    const unauthenticated = createSandboxClient({ baseUrl: await startSandboxUrl() })
+    await expect(unauthenticated.getState()).rejects.toMatchObject({ status: 401, errorCode: 'SANDBOX_API_KEY_REQUIRED' })
+  })
+
+  it('sends a caller-chosen Idempotency-Key so a repeat is a replay', async () => {
+    const client = createSandboxClient({ baseUrl: await startSandboxUrl(), apiKey: newKey('client') })
+    const body = { collateral_btc: 0.5, loan_amount: 20000 }
+    const first = await client.createLoan(body, { idempotencyKey: 'order-42' })
+    const again = await client.createLoan(body, { idempotencyKey: 'order-42' })
+    expect(first.idempotency_replayed).toBe(false)
+    expect(again.idempotency_replayed).toBe(true)
+    expect(again.activeLoans).toEqual(first.activeLoans)
+  })
+})
+
+describe('client retries', () => {
+  it('retries a 429 after Retry-After with the same Idempotency-Key and body', async () => {
+    const { url, seen } = await startScripted([
+      json(429, { request_id: 'req_1', error_code: 'SANDBOX_RATE_LIMIT_EXCEEDED' }, { 'retry-after': '1' }),
+      json(200, { request_id: 'req_2', wallet: {} }),
+    ])
+    const client = createSandboxClient({ baseUrl: url, apiKey: 'sk_sandbox_retry_0000000000000000' })
+    const started = Date.now()
+    const answer = await client.request({ method: 'POST', path: '/api/sandbox/loans', body: { loan_amount: 100 } })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+    expect(answer).toMatchObject({ status: 200, attempts: 2, requestId: 'req_2' })
+    expect(seen).toHaveLength(2)
+    expect(seen[1]!.headers['idempotency-key']).toBe(seen[0]!.headers['idempotency-key'])
+    expect(seen[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/)
+    expect(seen[1]!.body).toBe(seen[0]!.body)
+    expect(seen[1]!.headers.authorization).toBe('Bearer sk_sandbox_retry_0000000000000000')
+  })
+
+  it('retries a dropped connection with the same key and body', async () => {
+    const { url, seen } = await startScripted([
+      (req) => req.socket.destroy(),
+      json(200, { request_id: 'req_ok' }),
+    ])
+    const client = createSandboxClient({ baseUrl: url, apiKey: 'sk_sandbox_retry_0000000000000000' })
+    const answer = await client.createLoan({ collateral_btc: 1, loan_amount: 100, loan_currency: 'USDT' }, { idempotencyKey: 'drop-1' })
+    expect(answer.request_id).toBe('req_ok')
+    expect(seen.map((item) => item.headers['idempotency-key'])).toEqual(['drop-1', 'drop-1'])
+    expect(seen[1]!.body).toBe(seen[0]!.body)
+  })
+
+  it('gives up with a connection error naming the cause when nothing answers', async () => {
+    const { url } = await startScripted([(req) => req.socket.destroy()])
+    const client = createSandboxClient({ baseUrl: url, retries: 1 })
+    const error = await client.getConfig().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SandboxConnectionError)
+    expect((error as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/config \(.+\) after 2 attempts$/)
+  })
+
+  it('keeps a base URL path prefix', async () => {
+    const { url, seen } = await startScripted([json(200, { request_id: 'req_1' })])
+    await createSandboxClient({ baseUrl: `${url}/prefix/` }).getConfig()
+    expect(seen[0]!.url).toBe('/prefix/api/sandbox/config')
+  })
+})

@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { runScenarios } from '../../src/scenarios/run-scenarios.js'
+import type { StepReport } from '../../src/scenarios/report-types.js'
+import { createTestApi, listenTestApi } from '../helpers/api.js'
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+const scenario = (id: string, steps: unknown[], extra: Record<string, unknown> = {}) =>
+  parseScenario(`${id}.json`, JSON.stringify({ name: id, description: id, steps, ...extra }))
+
+describe('sandbox run scenarios', () => {
+  it('every shipped scenario passes against an in-process server it starts and stops', async () => {
+    const scenarios = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    const steps: StepReport[] = []
+    const report = await runScenarios(scenarios, { onStep: (_s, step) => steps.push(step) })
+    const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `${s.id}: ${s.error ?? JSON.stringify(s.steps.find((step) => !step.ok))}`)
+    expect(failures).toEqual([])
+    expect(report).toMatchObject({ passed: scenarios.length, failed: 0, skipped: 0, started_server: true })
+    expect(report.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(report.requests).toBeGreaterThan(60)
+    expect(steps.length).toBe(report.scenarios.reduce((sum, s) => sum + s.steps.length, 0))
+    // The recovery step jumped over the step it did not need.
+    const recovery = report.scenarios.find((s) => s.id === 'out-of-order-recovery')!
+    expect(recovery.steps.map((s) => s.name)).not.toContain('(skipped by recovery) start again')
+    expect(recovery.steps.find((s) => s.kind === 'recover')!.note).toBe('state says next: confirm_btc, continuing at step 8')
+    // The in-process server is gone afterwards.
+    await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
+  })
+
+  it('fails a scenario whose expectation is wrong, at that step, with what was sent and received', async () => {
+    const wrong = scenario('wrong-status', [
+      { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'run_kyt' } }, expect: { status: 200 } },
+      { request: { method: 'GET', path: '/api/sandbox/loans' } },
+    ])
+    const report = await runScenarios([wrong])
+    const [result] = report.scenarios
+    expect(result!.status).toBe('failed')
+    expect(result!.steps).toHaveLength(1)
+    expect(result!.steps[0]).toMatchObject({
+      ok: false,
+      status: 409,
+      error_code: 'FLOW_CONFLICT',
+      sent: { body: { action: 'run_kyt' }, idempotency_key: expect.any(String) },
+      failures: [{ field: 'status', expected: 200, actual: 409, message: 'status: expected 200, got 409' }],
+      received: expect.objectContaining({ error_code: 'FLOW_CONFLICT' }),
+    })
+    expect(report).toMatchObject({ passed: 0, failed: 1 })
+  })
+
+  it('runs against a given base URL and with a given key, and --bail skips the rest', async () => {
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const failing = scenario('fails', [{ request: { method: 'GET', path: '/api/sandbox/nowhere' }, expect: { status: 200 } }])
+    const passing = scenario('passes', [{ request: { method: 'POST', path: '/api/sandbox/loans', body: { collateral_btc: 0.5, loan_amount: 20000 } } }])
+    const report = await runScenarios([passing, failing, passing], { baseUrl: listener.url, apiKey: api.key, bail: true })
+    expect(report.scenarios.map((s) => s.status)).toEqual(['passed', 'failed', 'skipped'])
+    expect(report.scenarios[2]!.error).toBe('not run: --bail after a failed scenario')
+    expect(report.started_server).toBe(false)
+    // The loan was made with the given key.
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toHaveLength(1)
+  })
+
+  it('skips local-only scenarios against a remote base URL without sending anything', async () => {
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.tags.includes('local-only'))
+    const report = await runScenarios(scenarios, { baseUrl: 'https://sandbox.invalid' })
+    expect(report.scenarios.every((s) => s.status === 'skipped' && s.error!.startsWith('local-only'))).toBe(true)
+    expect(report.requests).toBe(0)
+  })
+
+  it('stops the run with a connection error when the server cannot be reached', async () => {
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    await listener.close()
+    await api.sandbox.close()
+    const one = scenario('one', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])
+    const report = await runScenarios([one, one], { baseUrl: listener.url, transport: { retries: 0 } })
+    expect(report.scenarios[0]).toMatchObject({ status: 'failed', connection_error: true, error: expect.stringMatching(/^cannot reach .*ECONNREFUSED/) })
+    expect(report.scenarios[1]).toMatchObject({ status: 'skipped' })
+  })
+
+  it('fails a webhook wait that gets no delivery, naming the event', async () => {
+    const waiting = scenario('no-delivery', [{ wait_for_webhook: { type: 'sandbox.loan.issued', timeout_ms: 100 } }])
+    const report = await runScenarios([waiting])
+    expect(report.scenarios[0]!.steps[0]!.failures[0]!.message).toBe('no delivery of sandbox.loan.issued within 100 ms')
+  })
+})

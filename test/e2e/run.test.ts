@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { XMLParser } from 'fast-xml-parser'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, killAll, runCli, startServe } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+afterEach(() => killAll())
+const tempDir = useTempDirs('sandbox-run')
+const SHIPPED = readdirSync(join(import.meta.dirname, '../../scenarios')).filter((name) => name.endsWith('.json')).length
+
+const WRONG = {
+  name: 'Expects the wrong status',
+  description: 'run_kyt with no draft is a 409, not a 200',
+  steps: [{ name: 'kyt first', request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'run_kyt' } }, expect: { status: 200 } }],
+}
+
+describe('sandbox run', () => {
+  it('runs every shipped scenario on an in-process server and reports like a test runner', async () => {
+    const { code, stdout } = await runCli(['run'])
+    expect(code).toBe(0)
+    const lines = stdout.trimEnd().split('\n')
+    expect(lines.at(-1)).toBe(`${SHIPPED} passed, 0 failed`)
+    expect(stdout).toMatch(/^loan-flow — Loan issuance through the 4-step flow$/m)
+    expect(stdout).toMatch(/^ {2}✓ POST {4}\/api\/sandbox\/loans\/flow 200 \d+ms {2}start the collateral transfer$/m)
+    expect(stdout).toMatch(/✓ POST {4}\/api\/sandbox\/loans\/flow 409 FLOW_CONFLICT \d+ms/)
+    expect(stdout).not.toMatch(/\u001b\[/) // no colour without a TTY
+  })
+
+  it('--json prints one JSON document and nothing else; --junit writes XML a CI reads', async () => {
+    const dir = await tempDir()
+    const junit = join(dir, 'reports/junit.xml')
+    const { code, stdout } = await runCli(['run', '--json', '--junit', junit, 'loan-flow', 'repay-full'])
+    expect(code).toBe(0)
+    const report = JSON.parse(stdout)
+    expect(report).toMatchObject({ passed: 2, failed: 0, started_server: true })
+    expect(report.scenarios.map((s: { id: string }) => s.id)).toEqual(['loan-flow', 'repay-full'])
+    expect(report.scenarios[0].steps[0]).toMatchObject({ method: 'POST', path: '/api/sandbox/loans/flow', status: 200, error_code: null, ok: true })
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    expect(xml.testsuites).toMatchObject({ tests: '2', failures: '0' })
+    expect(xml.testsuites.testsuite.testcase.map((t: { classname: string }) => t.classname)).toEqual(['scenarios.loan-flow', 'scenarios.repay-full'])
+  })
+
+  it('exits 1 on a failed scenario, with a diff of what was expected and received', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'wrong.json'), JSON.stringify(WRONG))
+    const junit = join(dir, 'junit.xml')
+    const { code, stdout, stderr } = await runCli(['run', '--dir', dir, '--junit', junit])
+    expect(code).toBe(1)
+    expect(stdout).toContain('  ✗ POST    /api/sandbox/loans/flow 409 FLOW_CONFLICT')
+    expect(stdout).toContain('      status\n        - expected 200\n        + received 409')
+    expect(stdout).toContain('sent {"action":"run_kyt"}')
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed')
+    expect(stderr).toBe('sandbox: 1 of 1 scenarios failed\n')
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
+  })
+
+  it('walks a running serve given by --base-url or SANDBOX_BASE_URL', async () => {
+    const server = await startServe(['--port', '0', '--storage', 'memory', '--allow-local-webhooks'])
+    const viaFlag = await runCli(['run', '--base-url', server.url, '--tag', 'webhooks'])
+    expect(viaFlag.code).toBe(0)
+    expect(viaFlag.stdout).toContain(`against ${server.url.replace(/\/$/, '')}`)
+    expect(viaFlag.stdout.trimEnd().split('\n').at(-1)).toBe('2 passed, 0 failed')
+    const viaEnv = await runCli(['run', 'loan-flow', '--json'], { env: { SANDBOX_BASE_URL: server.url } })
+    expect(JSON.parse(viaEnv.stdout)).toMatchObject({ passed: 1, started_server: false })
+    await server.stop()
+  })
+
+  it('exits 2 when the server cannot be reached, or on a usage or scenario-file error', async () => {
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    const url = server.url
+    await server.stop()
+    const unreachable = await runCli(['run', 'loan-flow', '--base-url', url])
+    expect(unreachable.code).toBe(2)
+    expect(unreachable.stderr).toMatch(/^sandbox: cannot reach .*ECONNREFUSED.*is the server running\?/)
+
+    const unknown = await runCli(['run', 'no-such-scenario'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('unknown scenario no-such-scenario; known: ')
+
+    const dir = await tempDir()
+    await writeFile(join(dir, 'broken.json'), JSON.stringify({ ...WRONG, steps: [{ request: { method: 'GET', path: 'relative' } }] }))
+    const broken = await runCli(['run', '--dir', dir])
+    expect(broken.code).toBe(2)
+    expect(broken.stderr).toBe(`sandbox: ${join(dir, 'broken.json')}: step 1 request.path: a path starting with /\n`)
+
+    expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
+  })
+
+  it('--list names every scenario with its tags', async () => {
+    const { code, stdout } = await runCli(['run', '--list', '--json'])
+    expect(code).toBe(0)
+    const list = JSON.parse(stdout)
+    expect(list).toHaveLength(SHIPPED)
+    expect(list.find((s: { id: string }) => s.id === 'webhook-loan-events').tags).toContain('local-only')
+  })
+
+  it('on a terminal without a scenario, asks which to run', async () => {
+    // `script` gives the CLI a pseudo-terminal, as a person at a terminal has.
+    const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} run`, '/dev/null'], { env: { ...process.env, NO_COLOR: '1' } })
+    let out = ''
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no prompt: ${out}`)), 10_000)
+      child.stdout.on('data', (chunk) => {
+        out += chunk
+        if (out.includes('Which scenarios to run?')) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    })
+    const press = (keys: string) => new Promise((resolve) => setTimeout(() => resolve(child.stdin.write(keys)), 150))
+    await press('i') // invert the all-checked list: none
+    await press(' ') // check the first: direct-actions
+    await press('\r')
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 10_000))])
+    if (code === 'timeout') child.kill('SIGKILL')
+    expect(code).toBe(0)
+    expect(out).toContain('direct-actions — Each direct action')
+    expect(out).not.toContain('loan-flow — ')
+    expect(out).toMatch(/1 passed, 0 failed/)
+  })
+
+  it('Ctrl+C at the prompt exits cleanly with 130', async () => {
+    const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} run`, '/dev/null'], { env: { ...process.env, NO_COLOR: '1' } })
+    let out = ''
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    let sent = false
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      if (!sent && out.includes('Which scenarios to run?')) {
+        sent = true
+        setTimeout(() => child.stdin.write('\u0003'), 150)
+      }
+    })
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 10_000))])
+    if (code === 'timeout') child.kill('SIGKILL')
+    expect(code).toBe(130)
+    expect(out).not.toContain('passed')
+    expect(out).not.toMatch(/at .*\.js:\d+/) // no stack
+  })
+})

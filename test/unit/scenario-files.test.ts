@@ -1,0 +1,114 @@
+import { readdirSync } from 'node:fs'
+import { XMLParser } from 'fast-xml-parser'
+import { describe, expect, it } from 'vitest'
+import { loadScenarios, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { formatJunitReport } from '../../src/scenarios/junit-report.js'
+import type { RunReport } from '../../src/scenarios/report-types.js'
+
+function problemsOf(text: string): string[] {
+  try {
+    parseScenario('scenarios/bad.json', text)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ScenarioFileError)
+    return (error as ScenarioFileError).problems.map((p) => `${p.step === undefined ? '-' : p.step + 1} ${p.field ?? '-'}: ${p.message}`)
+  }
+  throw new Error('expected the scenario to be refused')
+}
+
+const valid = { name: 'n', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }
+
+describe('scenario files', () => {
+  it('every shipped scenario is valid, and the ones the issue asks for are there', async () => {
+    const scenarios = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    expect(scenarios).toHaveLength(readdirSync(SHIPPED_SCENARIOS_DIR).filter((name) => name.endsWith('.json')).length)
+    expect(scenarios.map((s) => s.id)).toEqual(expect.arrayContaining([
+      'loan-flow', 'direct-loan', 'repay-interest', 'repay-partial-principal', 'repay-full', 'direct-actions',
+      'out-of-order-recovery', 'dropped-connection-retry', 'idempotency-key-conflict', 'key-isolation',
+      'ltv-and-balance-limits', 'webhook-test-event', 'webhook-loan-events',
+    ]))
+    for (const scenario of scenarios) expect(scenario.file.endsWith(`${scenario.id}.json`)).toBe(true)
+    expect(scenarios.filter((s) => s.tags.includes('local-only')).map((s) => s.id).sort())
+      .toEqual(['key-isolation', 'ltv-and-balance-limits', 'webhook-loan-events', 'webhook-test-event'])
+  })
+
+  it('reports a JSON syntax error with the file', () => {
+    expect(problemsOf('{ "name": ')[0]).toMatch(/^- -: not valid JSON/)
+  })
+
+  it('reports schema mistakes with step and field', () => {
+    const text = JSON.stringify({
+      name: 'n',
+      description: 'd',
+      tags: ['Bad Tag'],
+      steps: [
+        { request: { method: 'GET', path: '/ok' } },
+        { request: { method: 'PUT', path: 'no-slash' } },
+        { request: { method: 'GET', path: '/x' }, expect: { status: 'two hundred' } },
+      ],
+    })
+    const problems = problemsOf(text)
+    expect(problems).toContain('- tags[0]: lower-case words joined by -')
+    expect(problems.some((p) => p.startsWith('2 '))).toBe(true)
+    expect(problems.some((p) => p.startsWith('3 '))).toBe(true)
+  })
+
+  it('reports variables used before capture, undeclared keys and unknown matchers', () => {
+    const text = JSON.stringify({
+      ...valid,
+      steps: [
+        { replay: true },
+        { request: { method: 'GET', path: '/loans/{{loanId}}', key: 'partner2' }, expect: { body: { debt: { $bigger: 1 } } }, capture: { loanId: 'id' } },
+        { request: { method: 'GET', path: '/loans/{{loanId}}' } },
+      ],
+    })
+    expect(problemsOf(text).sort()).toEqual([
+      '1 replay: the first step has no request to replay',
+      '2 expect.body.debt: unknown matcher $bigger',
+      '2 request.key: key "partner2" is not declared in "keys"',
+      '2 request.path: {{loanId}} is not captured by an earlier step',
+    ])
+  })
+
+  it('accepts a minimal scenario and names it after its file', () => {
+    expect(parseScenario('dir/my-check.json', JSON.stringify(valid))).toMatchObject({ id: 'my-check', tags: [] })
+  })
+})
+
+describe('JUnit report', () => {
+  const report: RunReport = {
+    base_url: 'http://127.0.0.1:1',
+    started_server: true,
+    started_at: '2026-01-02T03:04:05.000Z',
+    duration_ms: 1500,
+    passed: 1,
+    failed: 1,
+    skipped: 1,
+    requests: 3,
+    scenarios: [
+      { id: 'ok', name: 'Fine <one>', file: 'ok.json', tags: [], status: 'passed', duration_ms: 10, requests: 1, steps: [
+        { index: 0, name: 'get', kind: 'request', method: 'GET', path: '/a', status: 200, error_code: null, duration_ms: 3, ok: true, failures: [] },
+      ] },
+      { id: 'bad', name: 'Broken & "quoted"', file: 'bad.json', tags: [], status: 'failed', duration_ms: 20, requests: 2, steps: [
+        { index: 0, name: 'post', kind: 'request', method: 'POST', path: '/b', status: 409, error_code: 'FLOW_CONFLICT', duration_ms: 4, ok: false,
+          failures: [{ field: 'status', expected: 200, actual: 409, message: 'status: expected 200, got 409' }], sent: { body: { action: 'run_kyt' }, idempotency_key: 'k1' }, received: { error_code: 'FLOW_CONFLICT' } },
+      ] },
+      { id: 'far', name: 'Remote only', file: 'far.json', tags: ['local-only'], status: 'skipped', duration_ms: 0, requests: 0, steps: [], error: 'local-only' },
+    ],
+  }
+
+  it('is well-formed XML with one testcase per scenario and the failure diff', () => {
+    const xml = formatJunitReport(report)
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml)
+    const suite = parsed.testsuites.testsuite
+    expect(parsed.testsuites).toMatchObject({ tests: '3', failures: '1', skipped: '1', time: '1.500' })
+    expect(suite.testcase).toHaveLength(3)
+    expect(suite.testcase[0]).toMatchObject({ name: 'Fine <one>', classname: 'scenarios.ok' })
+    const failure = suite.testcase[1].failure
+    expect(failure.message).toBe('step 1 (post): status: expected 200, got 409')
+    expect(failure['#text']).toContain('sent: {"action":"run_kyt"}')
+    expect(failure['#text']).toContain('- expected 200')
+    expect(failure['#text']).toContain('+ received 409')
+    expect(suite.testcase[1].name).toBe('Broken & "quoted"')
+    expect(suite.testcase[2].skipped).toEqual({ message: 'local-only' })
+  })
+})
