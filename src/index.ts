@@ -14,3 +14,6 @@ export { createSandboxClient, sendRequest, SandboxApiError, SandboxConnectionErr
 export type { SandboxClient, SandboxClientOptions, LoanAnswer, PostOptions, ClientAnswer, ClientRequest, TransportOptions } from './client/index.js'
 export { runScenarios, loadScenarios, loadScenarioFile, parseScenario, selectScenarios, formatJunitReport, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from './scenarios/index.js'
 export type { RunScenariosOptions, RunReport, ScenarioReport, StepReport, Scenario } from './scenarios/index.js'
+export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode } from './webhooks/signature.js'
+export { verifyReceiver, startWebhookListener, buildVerifyBattery, buildSampleEvents, ReceiverUnreachableError } from './webhook-tools/index.js'
+export type { VerifyReport, VerifyCaseResult, ReceivedWebhook, WebhookListenerOptions } from './webhook-tools/index.js'

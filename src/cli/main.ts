@@ -36,8 +36,15 @@ function fail(error: unknown): never {
   process.exit(1)
 }
 
+/** `sandbox ... | head` closes the pipe early: that is the reader's choice, not a crash. */
+function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(0)
+  throw error
+}
+
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
+  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', exitOnClosedPipe)
   const program = createProgram()
   try {
     await program.parseAsync(argv)

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander'
+import { InvalidArgumentError, Option, type Command } from 'commander'
 
 /**
  * Option sets shared by several commands, defined once. Defaults are applied by the commands
@@ -42,4 +42,21 @@ export function resolveStorageFlags(flags: StorageFlags): { storage: string; dat
 /** Resolves the keys file path for `sandbox keys`. */
 export function resolveKeysFile(flag: string | undefined): string {
   return flag ?? process.env.SANDBOX_KEYS_FILE ?? DEFAULT_KEYS_FILE
+}
+
+/** `--secret`: the webhook signing secret (env SANDBOX_WEBHOOK_SECRET). */
+export function addSecretOption(command: Command, what = 'webhook signing secret'): Command {
+  return command.addOption(new Option('--secret <secret>', `${what} (env SANDBOX_WEBHOOK_SECRET)`))
+}
+
+/** The secret from the flag or the environment, if any. */
+export function resolveSecret(flag: string | undefined): string | undefined {
+  return flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+}
+
+/** Parses a TCP port flag (0 = any free port). */
+export function parsePort(value: string): number {
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port number from 0 to 65535')
+  return port
 }

@@ -6,6 +6,9 @@ import { registerKeysRevoke } from './commands/keys/revoke.js'
 import { registerLogs } from './commands/logs.js'
 import { registerRun } from './commands/run.js'
 import { registerServe } from './commands/serve.js'
+import { registerWebhookListen } from './commands/webhook/listen.js'
+import { registerWebhookSign } from './commands/webhook/sign.js'
+import { registerWebhookVerify } from './commands/webhook/verify.js'
 
 /** A command group (`sandbox keys ...`) and the subcommands registered under it. */
 interface CommandGroup {
@@ -22,5 +25,6 @@ export const COMMANDS: Array<(program: Command) => void> = [registerServe, regis
 
 /** Command groups, each a folder under commands/. */
 export const GROUPS: CommandGroup[] = [
+  { name: 'webhook', description: 'check, receive and sign webhook deliveries', commands: [registerWebhookVerify, registerWebhookListen, registerWebhookSign] },
   { name: 'keys', description: 'manage registered sandbox API keys (for serve --keys)', commands: [registerKeysCreate, registerKeysList, registerKeysRevoke, registerKeysReset] },
 ]

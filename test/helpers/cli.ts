@@ -67,3 +67,35 @@ export function startServe(args: string[], options: { env?: Record<string, strin
     void exited.then((code) => reject(new Error(`serve exited with ${code} before ready:\n${out}`)))
   })
 }
+
+/** A node process that prints a ready line with its URL (a receiver script, `webhook listen`). */
+export function startNodeProcess(args: string[], ready: RegExp, options: { env?: Record<string, string> } = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...options.env } })
+  running.add(child)
+  let out = ''
+  child.stdout!.on('data', (chunk) => { out += chunk })
+  child.stderr!.on('data', (chunk) => { out += chunk })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    running.delete(child)
+    resolve(code)
+  }))
+  return new Promise((resolve, reject) => {
+    const onData = () => {
+      const match = ready.exec(out)
+      if (!match) return
+      child.stdout!.off('data', onData)
+      resolve({ url: match[1]!, child, output: () => out, stop: async (signal = 'SIGTERM') => { child.kill(signal); return exited } })
+    }
+    child.stdout!.on('data', onData)
+    void exited.then((code) => reject(new Error(`${args.join(' ')} exited with ${code} before ready:\n${out}`)))
+  })
+}
+
+/** Polls until `check` passes (for output of another process), failing after `timeoutMs`. */
+export async function waitUntil(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

@@ -1,4 +1,5 @@
 import { createEvent } from '../../domain/events.js'
+import { createTestEventObject } from '../../webhooks/test-event.js'
 import type { EventType } from '../../domain/types.js'
 import { SandboxError } from '../../errors/sandbox-error.js'
 import { parseBody } from '../../schemas/parse-body.js'
@@ -67,12 +68,7 @@ async function saveEndpoint(doc: SessionDoc, input: WebhookEndpointInput, ctx: R
 function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
   const endpoint = requireEndpoint(doc)
   const domain = createDomainContext(ctx.services, ctx.principal)
-  const event = createEvent(domain, 'sandbox.webhook.test', {
-    id: createId('test'),
-    object: 'webhook_test',
-    endpoint_id: endpoint.id,
-    message: 'Test event from the partner sandbox.',
-  })
+  const event = createEvent(domain, 'sandbox.webhook.test', createTestEventObject(endpoint.id))
   // Queued here rather than at commit so the answer can show the delivery it created.
   const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now)
   const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)

@@ -1,0 +1,63 @@
+import { Option, type Command } from 'commander'
+import { CliError } from '../../cli-error.js'
+import { addSecretOption, parsePort, resolveSecret } from '../../options.js'
+import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
+
+interface ListenFlags {
+  port: number
+  host: string
+  secret?: string
+  printBody?: boolean
+  respond?: number
+  forwardTo?: string
+  json?: boolean
+}
+
+function parseStatus(value: string): number {
+  const status = Number(value)
+  if (!Number.isInteger(status) || status < 100 || status > 599) throw new CliError(`--respond must be an HTTP status from 100 to 599, got "${value}"`)
+  return status
+}
+
+async function runListen(flags: ListenFlags): Promise<void> {
+  const { startWebhookListener } = await import('../../../webhook-tools/index.js')
+  const { chalk, colorStatus, formatClock } = await import('../../output.js')
+  const secret = resolveSecret(flags.secret)
+  if (flags.forwardTo && !/^https?:\/\/[^/]/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
+  const write = (line: string) => process.stdout.write(`${line}\n`)
+  const print = (delivery: ReceivedWebhook) => {
+    if (flags.json) return write(JSON.stringify(flags.printBody ? delivery : { ...delivery, body: undefined }))
+    const signature = delivery.signature === 'valid' ? chalk.green('signature valid') : delivery.signature === 'unchecked' ? chalk.dim('signature unchecked (no --secret)') : chalk.red(`signature ${delivery.signature}`)
+    const forward = delivery.forwarded ? `  → ${flags.forwardTo} ${delivery.forwarded.status ?? delivery.forwarded.error}` : ''
+    write(`${formatClock(delivery.at)} ${delivery.event_type ?? '(no event header)'} ${delivery.event_id ?? '-'} ${signature} → ${colorStatus(delivery.status)}${forward}`)
+    if (flags.printBody) {
+      let body = delivery.body
+      try {
+        body = JSON.stringify(JSON.parse(body), null, 2)
+      } catch { /* shown as received */ }
+      write(chalk.dim(body))
+    }
+  }
+  const listener = await startWebhookListener({ port: flags.port, host: flags.host, secret, respondStatus: flags.respond, forwardTo: flags.forwardTo, onDelivery: print })
+  const extras = [secret ? 'checking signatures' : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', flags.forwardTo ? `forwarding to ${flags.forwardTo}` : ''].filter(Boolean)
+  write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+  })
+  await listener.close()
+}
+
+/** `sandbox webhook listen`: a local receiver that prints and checks each delivery. */
+export function registerWebhookListen(group: Command): void {
+  const command = group
+    .command('listen')
+    .description('receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)')
+    .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').argParser(parsePort).default(4242))
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--print-body', 'also print each body'))
+    .addOption(new Option('--respond <status>', 'answer every delivery with this status, e.g. 500 to exercise retries').argParser(parseStatus))
+    .addOption(new Option('--forward-to <url>', 'pass each delivery on unchanged (same body bytes and webhook headers)'))
+    .addOption(new Option('--json', 'one JSON object per delivery'))
+  addSecretOption(command, 'secret to check signatures with').action((flags: ListenFlags) => runListen(flags))
+}

@@ -1,0 +1,55 @@
+import { Option, type Command } from 'commander'
+import { CliError } from '../../cli-error.js'
+import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
+
+interface VerifyFlags {
+  secret?: string
+  json?: boolean
+  timeout: number
+}
+
+async function runVerify(receiverUrl: string, flags: VerifyFlags): Promise<void> {
+  const secret = resolveSecret(flags.secret)
+  if (!secret) throw new CliError('missing --secret: the signing secret your receiver verifies with (or set SANDBOX_WEBHOOK_SECRET)')
+  if (!/^https?:\/\/[^/]/.test(receiverUrl)) throw new CliError(`RECEIVER_URL must be an http(s) URL, got "${receiverUrl}"`)
+  const { verifyReceiver, ReceiverUnreachableError } = await import('../../../webhook-tools/index.js')
+  const { chalk } = await import('../../output.js')
+  const write = (line: string) => process.stdout.write(`${line}\n`)
+  if (!flags.json) write(`sending ${chalk.bold('the verify battery')} to ${receiverUrl}`)
+  let report
+  try {
+    report = await verifyReceiver({
+      url: receiverUrl,
+      secret,
+      timeoutMs: flags.timeout,
+      onCase: flags.json ? undefined : (result) => {
+        const mark = result.ok ? chalk.green('✓') : chalk.red('✗')
+        const got = result.status === null ? `no answer (${result.error})` : String(result.status)
+        write(`  ${mark} ${result.name.padEnd(44)} expected ${result.expected.padEnd(7)} got ${result.ok ? got : chalk.red(got)}  ${chalk.dim(`${Math.round(result.duration_ms)}ms`)}`)
+        write(chalk.dim(`      sent ${result.sent}`))
+      },
+    })
+  } catch (error) {
+    if (error instanceof ReceiverUnreachableError) throw new CliError(`${error.message}; is it running?`, { code: 'UNREACHABLE' })
+    throw error
+  }
+  if (flags.json) write(JSON.stringify(report, null, 2))
+  else {
+    const wrong = report.cases.filter((result) => !result.ok)
+    write('')
+    if (wrong.length > 0) write(chalk.red(`mishandled: ${wrong.map((result) => result.name).join(', ')}`))
+    write(wrong.length > 0 ? chalk.red(`${report.passed} passed, ${report.failed} failed`) : chalk.green(`${report.passed} passed, ${report.failed} failed`))
+  }
+  if (report.failed > 0) throw new CliError(`the receiver mishandled ${report.failed} of ${report.cases.length} deliveries`, { exitCode: 1, code: 'FAILED' })
+}
+
+/** `sandbox webhook verify`: attacks a receiver with good and forged deliveries and judges it. */
+export function registerWebhookVerify(group: Command): void {
+  const command = group
+    .command('verify')
+    .description('check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones')
+    .argument('<receiver-url>', 'the receiver to check, e.g. http://127.0.0.1:3000/webhooks')
+    .addOption(new Option('--timeout <ms>', 'per delivery').argParser(Number).default(10_000))
+  addJsonOption(addSecretOption(command, 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else')
+    .action((receiverUrl: string, flags: VerifyFlags) => runVerify(receiverUrl, flags))
+}

@@ -1,0 +1,62 @@
+import { sendWebhook } from '../webhooks/sender.js'
+import { buildSampleEvents } from './sample-events.js'
+import { buildVerifyBattery, type VerifyCase } from './verify-battery.js'
+
+/** How one case went. */
+export interface VerifyCaseResult {
+  name: string
+  sent: string
+  expected: VerifyCase['expect']
+  status: number | null
+  error: string | null
+  ok: boolean
+  duration_ms: number
+}
+
+/** The whole verdict on a receiver. */
+export interface VerifyReport {
+  url: string
+  passed: number
+  failed: number
+  cases: VerifyCaseResult[]
+}
+
+/** The receiver could not be reached at all (nothing to judge). */
+export class ReceiverUnreachableError extends Error {
+  override name = 'ReceiverUnreachableError'
+}
+
+/** Options of verifyReceiver. */
+export interface VerifyReceiverOptions {
+  url: string
+  secret: string
+  /** Per delivery; default 10 s like the server's deliveries. */
+  timeoutMs?: number
+  onCase?: (result: VerifyCaseResult) => void
+}
+
+const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET)\b/
+
+/**
+ * Sends the battery to a receiver one case at a time and judges each answer: 2xx for good
+ * deliveries and the redelivery, non-2xx for every forged, stale or malformed one.
+ */
+export async function verifyReceiver(options: VerifyReceiverOptions): Promise<VerifyReport> {
+  const url = new URL(options.url)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`receiver URL must be http or https, got ${url.protocol}`)
+  const battery = buildVerifyBattery(options.secret, buildSampleEvents())
+  const cases: VerifyCaseResult[] = []
+  for (const item of battery) {
+    const outcome = await sendWebhook(url.href, item.body, item.headers, { timeoutMs: options.timeoutMs ?? 10_000 })
+    if (cases.length === 0 && outcome.statusCode === null && outcome.error && UNREACHABLE.test(outcome.error)) {
+      throw new ReceiverUnreachableError(`cannot reach the receiver at ${url.href} (${outcome.error})`)
+    }
+    const is2xx = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
+    const ok = outcome.statusCode !== null && (item.expect === '2xx' ? is2xx : !is2xx)
+    const result = { name: item.name, sent: item.sent, expected: item.expect, status: outcome.statusCode, error: outcome.error, ok, duration_ms: outcome.durationMs }
+    cases.push(result)
+    options.onCase?.(result)
+  }
+  const passed = cases.filter((result) => result.ok).length
+  return { url: url.href, passed, failed: cases.length - passed, cases }
+}

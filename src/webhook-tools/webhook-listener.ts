@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { verifyWebhook } from '../webhooks/signature.js'
+import { sendWebhook } from '../webhooks/sender.js'
+
+/** One delivery the listener received. */
+export interface ReceivedWebhook {
+  at: string
+  method: string
+  path: string
+  event_id: string | null
+  event_type: string | null
+  /** `valid`, `invalid: <why>`, or `unchecked` without a secret. */
+  signature: string
+  body: string
+  /** What the listener answered. */
+  status: number
+  /** With a forward target: its status, or the error reaching it. */
+  forwarded?: { status: number | null; error: string | null }
+}
+
+/** Options of startWebhookListener. */
+export interface WebhookListenerOptions {
+  port: number
+  host?: string
+  secret?: string
+  /** Answer every delivery with this status instead of 200 (to exercise retries). */
+  respondStatus?: number
+  /** Pass each delivery on, same body bytes and webhook headers. */
+  forwardTo?: string
+  onDelivery?: (delivery: ReceivedWebhook) => void
+}
+
+const FORWARDED_HEADERS = ['x-service-webhook-id', 'x-service-webhook-event', 'x-service-webhook-timestamp', 'x-service-webhook-signature']
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function checkSignature(secret: string | undefined, body: string, headers: IncomingMessage['headers']): string {
+  if (!secret) return 'unchecked'
+  try {
+    verifyWebhook({ secret, body, headers })
+    return 'valid'
+  } catch (error) {
+    return `invalid: ${(error as Error).message}`
+  }
+}
+
+/**
+ * A local webhook receiver for development: checks each delivery's signature, reports it, answers
+ * 200 (or `respondStatus`, or the forward target's status) and optionally passes it on unchanged.
+ */
+export async function startWebhookListener(options: WebhookListenerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req).catch(() => Buffer.alloc(0))
+    const body = raw.toString('utf8')
+    const header = (name: string) => {
+      const value = req.headers[name]
+      return (Array.isArray(value) ? value[0] : value) ?? null
+    }
+    let forwarded: ReceivedWebhook['forwarded']
+    if (options.forwardTo) {
+      const headers = Object.fromEntries(FORWARDED_HEADERS.filter((name) => header(name) !== null).map((name) => [name, header(name)!]))
+      const outcome = await sendWebhook(options.forwardTo, body, headers)
+      forwarded = { status: outcome.statusCode, error: outcome.error }
+    }
+    const status = options.respondStatus ?? (forwarded ? (forwarded.status ?? 502) : 200)
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: status < 300 }))
+    options.onDelivery?.({
+      at: new Date().toISOString(),
+      method: req.method ?? 'POST',
+      path: req.url ?? '/',
+      event_id: header('x-service-webhook-id'),
+      event_type: header('x-service-webhook-event'),
+      signature: checkSignature(options.secret, body, req.headers),
+      body,
+      status,
+      ...(forwarded ? { forwarded } : {}),
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  const host = options.host ?? '127.0.0.1'
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+  }
+}

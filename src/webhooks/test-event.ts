@@ -1,0 +1,6 @@
+import { createId } from '../server/ids.js'
+
+/** The `data.object` of a `sandbox.webhook.test` event for an endpoint. */
+export function createTestEventObject(endpointId: string, id: string = createId('test')) {
+  return { id, object: 'webhook_test', endpoint_id: endpointId, message: 'Test event from the partner sandbox.' }
+}

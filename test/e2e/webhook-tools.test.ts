@@ -1,0 +1,130 @@
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { randomUUID } from 'node:crypto'
+import { computeSignature, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+import { BIN, killAll, runCli, startNodeProcess, startServe, waitUntil } from '../helpers/cli.js'
+import { startReceiver } from '../helpers/receiver.js'
+
+afterEach(() => killAll())
+const tempDir = useTempDirs('sandbox-webhook-tools')
+const SECRET = 'whsec_e2e_receiver_secret_0123456789'
+const ROOT = join(import.meta.dirname, '../..')
+const READY = /receiver ready: (\S+)/
+
+const startScript = (path: string) => startNodeProcess([join(ROOT, path), '0'], READY, { env: { WEBHOOK_SECRET: SECRET } })
+const listen = (args: string[]) => startNodeProcess([BIN, 'webhook', 'listen', '--port', '0', ...args], /webhook listener ready: (\S+)/)
+
+describe('sandbox webhook verify', () => {
+  it('passes the reference receiver: every case 2xx or refused as it should be', async () => {
+    const receiver = await startScript('fixtures/receivers/receiver.mjs')
+    const { code, stdout } = await runCli(['webhook', 'verify', `${receiver.url}/webhooks`, '--secret', SECRET])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/✓ signed sandbox\.loan\.issued +expected 2xx +got 200 +\d+ms/)
+    expect(stdout).toMatch(/✓ stale timestamp +expected non-2xx got 400/)
+    expect(stdout).toMatch(/✓ redelivery of an accepted event +expected 2xx +got 200/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('19 passed, 0 failed')
+  })
+
+  it('fails a receiver that answers 200 to everything, naming each forged case', async () => {
+    const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
+    const { code, stdout, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
+    expect(code).toBe(1)
+    expect(stdout).toContain('mishandled: wrong signature, tampered body, missing signature header, stale timestamp, future timestamp, malformed v1= value')
+    expect(stdout).toMatch(/✗ tampered body +expected non-2xx got 200/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('13 passed, 6 failed')
+    expect(stderr).toBe('sandbox: the receiver mishandled 6 of 19 deliveries\n')
+  })
+
+  it('fails a receiver that checks the signature but not the timestamp, naming the timestamp cases', async () => {
+    const receiver = await startScript('test/fixtures/receivers/signature-only.mjs')
+    const { code, stdout } = await runCli(['webhook', 'verify', receiver.url, '--json'], { env: { SANDBOX_WEBHOOK_SECRET: SECRET } })
+    expect(code).toBe(1)
+    const report = JSON.parse(stdout)
+    expect(report.cases.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['stale timestamp', 'future timestamp'])
+    expect(report).toMatchObject({ passed: 17, failed: 2, url: `${receiver.url}/` })
+  })
+
+  it('exits 2 when the receiver cannot be reached or the secret is missing', async () => {
+    const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
+    await receiver.stop()
+    const unreachable = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
+    expect(unreachable.code).toBe(2)
+    expect(unreachable.stderr).toMatch(/^sandbox: cannot reach the receiver at .*ECONNREFUSED.*is it running\?\n$/)
+    const noSecret = await runCli(['webhook', 'verify', receiver.url], { env: { SANDBOX_WEBHOOK_SECRET: '' } })
+    expect(noSecret.code).toBe(2)
+    expect(noSecret.stderr).toContain('missing --secret')
+  })
+})
+
+describe('sandbox webhook listen', () => {
+  it('receives a real serve\'s forwarded deliveries and shows each with a valid signature', async () => {
+    const dataDir = await tempDir()
+    // The forward secret is kept in the data dir: learn it once, then point serve at the listener.
+    const first = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', 'http://127.0.0.1:9/unused'])
+    const secret = /signed with (whsec_\S+)/.exec(first.output())![1]!
+    expect(await first.stop()).toBe(0)
+    const listener = await listen(['--secret', secret, '--print-body'])
+    const server = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', `${listener.url}/webhooks`])
+    expect(server.output()).toContain(`signed with ${secret}`)
+    const answer = await fetch(new URL('/api/sandbox/loans', server.url), {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_sandbox_listen_e2e_0000000000', 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ collateral_btc: 0.5, loan_amount: 20000 }),
+    })
+    expect(answer.status).toBe(200)
+    const loanId = (await answer.json()).activeLoans[0].id
+    await waitUntil(() => listener.output().includes('sandbox.loan.issued'), 5000, 'the delivery line')
+    expect(listener.output()).toMatch(/\d\d:\d\d:\d\d sandbox\.loan\.issued evt_\w+ signature valid → 200/)
+    expect(listener.output()).toContain(`"id": "${loanId}"`)
+    await server.stop()
+  })
+
+  it('--respond answers the given status and the line shows it', async () => {
+    const listener = await listen(['--respond', '503', '--secret', SECRET])
+    const body = JSON.stringify({ id: 'evt_respond_1', type: 'sandbox.webhook.test', data: { object: {} } })
+    const { headers } = signWebhook({ secret: SECRET, body, eventId: 'evt_respond_1', eventType: 'sandbox.webhook.test' })
+    const answer = await fetch(`${listener.url}/hook`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
+    expect(answer.status).toBe(503)
+    await waitUntil(() => listener.output().includes('evt_respond_1'), 5000, 'the delivery line')
+    expect(listener.output()).toMatch(/sandbox\.webhook\.test evt_respond_1 signature valid → 503/)
+    expect((await runCli(['webhook', 'listen', '--respond', '99'])).code).toBe(2)
+  })
+
+  it('--forward-to passes the body on byte for byte with the webhook headers', async () => {
+    const target = await startReceiver('/downstream')
+    target.respond = () => 202
+    const listener = await listen(['--forward-to', target.url])
+    const body = '{ "id":"evt_bytes_1",  "type":"sandbox.loan.updated", "note":"ünïcode \\u00e9 spacing kept" }\n'
+    const { headers } = signWebhook({ secret: SECRET, body, eventId: 'evt_bytes_1', eventType: 'sandbox.loan.updated' })
+    const answer = await fetch(`${listener.url}/webhooks`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
+    expect(answer.status).toBe(202)
+    const [received] = await target.waitFor(1)
+    expect(received!.body).toBe(body)
+    for (const [name, value] of Object.entries(headers)) expect(received!.headers[name]).toBe(value)
+    expect(verifyWebhook({ secret: SECRET, body: received!.body, headers: received!.headers }).eventId).toBe('evt_bytes_1')
+    await target.close()
+  })
+})
+
+describe('sandbox webhook sign', () => {
+  it('prints headers that verify for exactly the body on stdin', async () => {
+    const body = JSON.stringify({ id: 'evt_sign_1', type: 'sandbox.loan.issued', data: { object: { id: 'loan_1' } } })
+    const timestamp = Math.floor(Date.now() / 1000)
+    const { code, stdout } = await runCli(['webhook', 'sign', '--secret', SECRET, '--timestamp', String(timestamp)], { input: body })
+    expect(code).toBe(0)
+    const headers = Object.fromEntries(stdout.trim().split('\n').map((line) => line.split(': ') as [string, string]))
+    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-service-webhook-id': 'evt_sign_1', 'x-service-webhook-event': 'sandbox.loan.issued', 'x-service-webhook-timestamp': String(timestamp) })
+    expect(verifyWebhook({ secret: SECRET, body, headers }).eventId).toBe('evt_sign_1')
+    expect(() => verifyWebhook({ secret: SECRET, body: `${body} `, headers })).toThrow(WebhookVerificationError)
+    const json = await runCli(['webhook', 'sign', '--json', '--timestamp', '1700000000'], { input: body, env: { SANDBOX_WEBHOOK_SECRET: SECRET } })
+    expect(JSON.parse(json.stdout)['x-service-webhook-signature']).toBe(`v1=${computeSignature(SECRET, 1700000000, body)}`)
+  })
+
+  it('refuses a body that is not an event, and a missing secret, with exit 2', async () => {
+    const notJson = await runCli(['webhook', 'sign', '--secret', SECRET], { input: 'hello' })
+    expect(notJson).toMatchObject({ code: 2, stderr: expect.stringContaining('not JSON') })
+    const noSecret = await runCli(['webhook', 'sign'], { input: '{}', env: { SANDBOX_WEBHOOK_SECRET: '' } })
+    expect(noSecret).toMatchObject({ code: 2, stderr: expect.stringContaining('missing --secret') })
+  })
+})

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
+import { EVENT_TYPES } from '../../src/webhooks/types.js'
+import { buildSampleEvents } from '../../src/webhook-tools/sample-events.js'
+import { buildVerifyBattery } from '../../src/webhook-tools/verify-battery.js'
+
+const SECRET = 'whsec_battery_test_secret'
+const NOW = 1_800_000_000
+
+function verdict(item: { body: string; headers: Record<string, string> }): string {
+  try {
+    verifyWebhook({ secret: SECRET, body: item.body, headers: item.headers, now: NOW })
+    return 'valid'
+  } catch (error) {
+    return (error as WebhookVerificationError).code
+  }
+}
+
+describe('webhook verify battery', () => {
+  const events = buildSampleEvents(new Date(NOW * 1000))
+  const battery = buildVerifyBattery(SECRET, events, NOW)
+
+  it('uses real events of every type, built by the server domain', () => {
+    expect(new Set(events.map((event) => event.type))).toEqual(new Set(EVENT_TYPES))
+    const issued = events.find((event) => event.type === 'sandbox.loan.issued')!
+    expect(issued).toMatchObject({ api_version: '0.3.0', id: expect.stringMatching(/^evt_/), data: { object: { status: 'active', debt: 20000, id: expect.stringMatching(/^loan_/) } } })
+    expect(events.find((event) => event.type === 'sandbox.collateral.returned')!.data.object).toMatchObject({ status: 'closed' })
+  })
+
+  it('signs the good cases correctly and breaks each bad case in exactly the named way', () => {
+    const byName = Object.fromEntries(battery.map((item) => [item.name, item]))
+    for (const item of battery.filter((item) => item.expect === '2xx')) expect(verdict(item), item.name).toBe('valid')
+    expect(verdict(byName['wrong signature']!)).toBe('signature_mismatch')
+    expect(verdict(byName['tampered body']!)).toBe('signature_mismatch')
+    expect(verdict(byName['missing signature header']!)).toBe('missing_header')
+    expect(verdict(byName['stale timestamp']!)).toBe('timestamp_too_old')
+    expect(verdict(byName['future timestamp']!)).toBe('timestamp_too_new')
+    expect(verdict(byName['malformed v1= value']!)).toBe('malformed_signature')
+  })
+
+  it('ends with a redelivery of the first event, and bad cases never reuse an accepted id', () => {
+    const redelivery = battery.at(-1)!
+    expect(redelivery).toMatchObject({ name: 'redelivery of an accepted event', expect: '2xx' })
+    expect(redelivery.headers['x-service-webhook-id']).toBe(events[0]!.id)
+    expect(redelivery.body).toBe(battery[0]!.body)
+    expect(redelivery.headers['x-service-webhook-timestamp']).not.toBe(battery[0]!.headers['x-service-webhook-timestamp'])
+    const accepted = new Set(events.map((event) => event.id))
+    for (const item of battery.filter((item) => item.expect === 'non-2xx')) expect(accepted.has(JSON.parse(item.body).id)).toBe(false)
+    expect(battery.filter((item) => item.expect === 'non-2xx').map((item) => item.name)).toEqual([
+      'wrong signature', 'tampered body', 'missing signature header', 'stale timestamp', 'future timestamp', 'malformed v1= value',
+    ])
+  })
+})
