@@ -4,6 +4,7 @@ import { registerKeysList } from './commands/keys/list.js'
 import { registerKeysReset } from './commands/keys/reset.js'
 import { registerKeysRevoke } from './commands/keys/revoke.js'
 import { registerLogs } from './commands/logs.js'
+import { registerOpenApi } from './commands/openapi.js'
 import { registerRun } from './commands/run.js'
 import { registerServe } from './commands/serve.js'
 import { registerWebhookListen } from './commands/webhook/listen.js'
@@ -21,7 +22,7 @@ interface CommandGroup {
  * Every command of the CLI, in help order. A command file registers its flags and lazily imports
  * what it runs, so `sandbox --help` loads none of the server.
  */
-export const COMMANDS: Array<(program: Command) => void> = [registerServe, registerRun, registerLogs]
+export const COMMANDS: Array<(program: Command) => void> = [registerServe, registerRun, registerLogs, registerOpenApi]
 
 /** Command groups, each a folder under commands/. */
 export const GROUPS: CommandGroup[] = [

@@ -1,13 +1,9 @@
+import type { z } from 'zod'
+import type { loanStateSchema } from '../schemas/responses/loan-objects.js'
 import type { Balances, LoanApplication, Loan, LoanBook, RepaymentOperation } from './types.js'
 
 /** The loan state of decisions.md "Loan state", without the envelope fields. */
-export interface LoanStateView {
-  wallet: Balances
-  activeLoans: Loan[]
-  loanHistory: Loan[]
-  draft: LoanApplication | null
-  sandboxFlow: { loanApplications: LoanApplication[]; repaymentOperations: RepaymentOperation[] }
-}
+export type LoanStateView = z.infer<typeof loanStateSchema>
 
 /** Creates the empty loan book of a new key, starting from `balances`. */
 export function createLoanBook(balances: Balances): LoanBook {

@@ -2,7 +2,12 @@ import { SandboxError } from '../errors/sandbox-error.js'
 import type { PartnerProfileInput } from '../schemas/partner.js'
 import { hashToHex } from './address-hash.js'
 import { roundUsd } from './money.js'
+import type { z } from 'zod'
+import type { partnerViewSchema } from '../schemas/responses/partner-view.js'
 import type { Loan, LoanBook } from './types.js'
+
+/** The partner block as the API answers it (inferred from its response schema). */
+export type PartnerView = z.infer<typeof partnerViewSchema>
 
 /** The sandbox partner profile a key has created. */
 export interface PartnerProfile {
@@ -60,10 +65,19 @@ function issuedLoans(book: LoanBook): Loan[] {
   return [...book.loans].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
 }
 
+/** fixtures/partner-profile.json: the profile shown until the key creates its own. */
+export interface DefaultPartnerProfile {
+  name: string
+  email: string | null
+  website: string | null
+  payout_address: string | null
+  referral_base_url?: string
+}
+
 /** Inputs of viewPartner. */
 export interface PartnerViewInput {
   profile: PartnerProfile | null
-  defaults: Record<string, unknown>
+  defaults: DefaultPartnerProfile
   levels: readonly PartnerLevel[]
   book: LoanBook
   keySeed: string
@@ -75,7 +89,7 @@ export interface PartnerViewInput {
  * issued loan accrues `origination fee × reward_percent / 100`, at the level reached by the
  * volume issued before it.
  */
-export function viewPartner(input: PartnerViewInput) {
+export function viewPartner(input: PartnerViewInput): PartnerView {
   const { referral_base_url: base, ...defaults } = input.defaults
   const referralCode = input.profile?.referral_code ?? deriveReferralCode(input.keySeed)
   const profile = input.profile ?? { ...defaults, referral_code: referralCode }
@@ -90,7 +104,7 @@ export function viewPartner(input: PartnerViewInput) {
   const current = levelFor(input.levels, volume)
   const next = [...input.levels].sort((a, b) => a.min_volume_usd - b.min_volume_usd).find((row) => row.min_volume_usd > volume)
 
-  const deals = new Map<string, { external_client_id: string | null; client_reference: string | null; loans: Array<Record<string, unknown>>; volume_usd: number }>()
+  const deals = new Map<string, PartnerView['links'][number]['deals'][number]>()
   for (const loan of loans.filter((item) => item.external_client_id || item.client_reference)) {
     const group = JSON.stringify([loan.external_client_id ?? null, loan.client_reference ?? null])
     const deal = deals.get(group) ?? { external_client_id: loan.external_client_id ?? null, client_reference: loan.client_reference ?? null, loans: [], volume_usd: 0 }
@@ -103,7 +117,7 @@ export function viewPartner(input: PartnerViewInput) {
     profile,
     links: [{ code: referralCode, url: `${String(base ?? 'https://sandbox.example.com/r/')}${referralCode}`, deals: [...deals.values()] }],
     levels: {
-      table: input.levels,
+      table: [...input.levels],
       current,
       volume_usd: volume,
       next: next ? { level: next.level, min_volume_usd: next.min_volume_usd, remaining_usd: roundUsd(next.min_volume_usd - volume) } : null,

@@ -3,122 +3,43 @@
  * decisions.md: resource objects camelCase as the spec shows them, request/meta fields snake_case.
  */
 
+import type { z } from 'zod'
+import type { sandboxConfigSchema } from '../schemas/config.js'
+import type {
+  balancesSchema, loanApplicationSchema, loanHistoryEntrySchema, loanSchema, loanTermsSchema, repaymentOperationSchema, sandboxWalletSchema,
+} from '../schemas/responses/loan-objects.js'
+import type { eventTypeSchema } from '../schemas/responses/webhook-views.js'
+
+// The objects the API answers with are inferred from the response schemas in src/schemas/responses/,
+// the same schemas the OpenAPI document is generated from, so the two cannot drift.
+
 /** Sandbox configuration, as GET /api/sandbox/config answers it (without request_id). */
-export interface SandboxConfig {
-  rates: {
-    btc_usd: number
-    btc_rub: { market: number; payout: number; loan: number }
-    usd_rub: { market: number; payout: number; loan: number }
-  }
-  borrow_rates: { fixed: number }
-  risk: { max_ltv_percent: number; liquidation_ltv_percent: number; liquidation_penalty_percent: number }
-  terms: { interest_payment_months: number; principal_payment_months: number }
-  fees: { loan_origination_percent: number }
-  limits: { collateral_btc: { min: number; max: number }; loan_amount: { min: number; max: number } }
-  currencies: string[]
-  api_version: string
-}
+export type SandboxConfig = z.infer<typeof sandboxConfigSchema>
 
 export type Asset = 'BTC' | 'USDT'
 
 /** The simulated borrower's balances. */
-export interface Balances { BTC: number; USDT: number }
+export type Balances = z.infer<typeof balancesSchema>
 
 /** A sandbox wallet object (spec 2.3). */
-export interface SandboxWallet {
-  asset: Asset
-  chainCode: 'sandbox'
-  address: string
-  requiredConfirmations: number
-  isRealWallet: false
-  confirmationMode: 'api_action'
-}
+export type SandboxWallet = z.infer<typeof sandboxWalletSchema>
 
 /** Figures calculated for a new loan: what spec 3.1 step 1 calls "loan parameters calculated". */
-export interface LoanTerms {
-  collateralValueUsd: number
-  ltv: number
-  originationFee: number
-  /** USDT the simulator wallet receives: loan amount minus the origination fee. */
-  payoutAmount: number
-  /** Interest of the first payment period. */
-  interestDue: number
-  interestRatePercent: number
-}
+export type LoanTerms = z.infer<typeof loanTermsSchema>
 
-export type ApplicationStatus = 'awaiting_collateral' | 'collateral_confirmed' | 'kyt_completed' | 'completed'
+export type LoanApplication = z.infer<typeof loanApplicationSchema>
+export type ApplicationStatus = LoanApplication['status']
 
-export interface LoanApplication {
-  id: string
-  status: ApplicationStatus
-  collateral_btc: number
-  loan_amount: number
-  loan_currency: string
-  external_client_id?: string
-  client_reference?: string
-  wallets: { collateralDeposit: SandboxWallet; loanPayout: SandboxWallet; collateralReturn: SandboxWallet }
-  calculation: LoanTerms
-  collateral_tx_hash?: string
-  loan_id?: string
-  createdAt: string
-  updatedAt: string
-}
+export type LoanHistoryEntry = z.infer<typeof loanHistoryEntrySchema>
 
-export type LoanStatus = 'active' | 'closed' | 'liquidated'
+export type Loan = z.infer<typeof loanSchema>
+export type LoanStatus = Loan['status']
 
-export interface LoanHistoryEntry {
-  type: string
-  at: string
-  amount?: number
-  asset?: Asset
-  operation_id?: string
-}
+export type RepaymentOperation = z.infer<typeof repaymentOperationSchema>
+export type RepaymentKind = RepaymentOperation['repayment_kind']
+export type RepaymentStatus = RepaymentOperation['status']
 
-export interface Loan {
-  id: string
-  status: LoanStatus
-  currency: string
-  principal: number
-  debt: number
-  collateral: number
-  ltv: number
-  interestDue: number
-  interestRatePercent: number
-  originationFee: number
-  application_id?: string
-  external_client_id?: string
-  client_reference?: string
-  createdAt: string
-  updatedAt: string
-  closedAt?: string
-  history: LoanHistoryEntry[]
-}
-
-export type RepaymentKind = 'interest' | 'partial_principal' | 'full_principal'
-export type RepaymentStatus = 'awaiting_payment' | 'payment_confirmed' | 'kyt_completed' | 'settled' | 'collateral_returned'
-
-export interface RepaymentOperation {
-  operation_id: string
-  loan_id: string
-  status: RepaymentStatus
-  repayment_kind: RepaymentKind
-  amount: number
-  currency: string
-  wallets: { repayment: SandboxWallet; collateralReturn: SandboxWallet | null }
-  tx_hash?: string
-  createdAt: string
-  updatedAt: string
-}
-
-export type EventType =
-  | 'sandbox.loan_application.updated'
-  | 'sandbox.loan.issued'
-  | 'sandbox.loan.updated'
-  | 'sandbox.repayment.updated'
-  | 'sandbox.repayment.settled'
-  | 'sandbox.collateral.returned'
-  | 'sandbox.partner.updated'
-  | 'sandbox.webhook.test'
+export type EventType = z.infer<typeof eventTypeSchema>
 
 /** A webhook event body exactly as it will be delivered (decisions.md "Webhooks"). */
 export interface SandboxEvent {

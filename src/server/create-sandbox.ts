@@ -1,3 +1,4 @@
+import { buildOpenApiDocument } from '../openapi/build-document.js'
 import { H3, type H3Event, type HTTPMethod } from 'h3'
 import type { Storage } from 'unstorage'
 import type { SandboxConfig } from '../domain/types.js'
@@ -128,6 +129,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     // Errors that escape the pipeline (h3's own, e.g. a malformed URL) still get the envelope.
     onError: (error, event) => answerWithoutRoute(event, toEnvelopeError(error), services),
   })
+  serveOpenApiDocument(app)
   registerRoutes(app, [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()], services)
   await dispatcher.resume()
 
@@ -164,6 +166,15 @@ function toEnvelopeError(error: { status?: number; message: string }): ApiError 
  * Registers every route, then a 405 (with `Allow`) for the other methods of each known path and
  * a 404 for everything else, all in the error envelope.
  */
+/** GET /api/sandbox/openapi.json: the contract, with no key needed (generated once, on first use). */
+function serveOpenApiDocument(app: H3): void {
+  let text: string | undefined
+  app.get(`${ROUTE_PREFIX}/openapi.json`, () => {
+    text ??= JSON.stringify(buildOpenApiDocument())
+    return new Response(text, { headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' } })
+  })
+}
+
 function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, services: SandboxServices): void {
   const methodsByPath = new Map<string, string[]>()
   for (const [method, path, spec] of routes) {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import type { DefaultPartnerProfile } from '../domain/partner.js'
 import type { Balances, SandboxConfig } from '../domain/types.js'
 
 /** The fixtures folder shipped with the package (the same relative place from src/ and dist/). */
@@ -20,7 +21,7 @@ export interface Fixtures {
   config: SandboxConfig
   wallet: { balances: Balances; required_confirmations: { BTC: number; USDT: number } }
   partnerLevels: PartnerLevel[]
-  partnerProfile: Record<string, unknown>
+  partnerProfile: DefaultPartnerProfile
 }
 
 let cached: Fixtures | undefined

@@ -1,5 +1,10 @@
+import type { z } from 'zod'
+import type { deliveryViewSchema } from '../schemas/responses/webhook-views.js'
 import type { SandboxEvent } from '../domain/types.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
+
+/** A delivery log entry as the API shows it (inferred from its response schema). */
+export type DeliveryView = z.infer<typeof deliveryViewSchema>
 
 /** Delivered entries kept in the log; undelivered ones are always kept. */
 const DELIVERED_KEPT = 200
@@ -125,6 +130,6 @@ export function hasUndelivered(state: WebhookState): boolean {
 }
 
 /** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
-export function viewDeliveries(state: WebhookState): Array<Omit<Delivery, 'event'>> {
+export function viewDeliveries(state: WebhookState): DeliveryView[] {
   return state.deliveries.slice(-50).reverse().map(({ event: _event, ...delivery }) => delivery)
 }

@@ -3,6 +3,7 @@ import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/s
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
 import type { StepReport } from '../../src/scenarios/report-types.js'
 import { createTestApi, listenTestApi } from '../helpers/api.js'
+import { checkAnswerAgainstContract } from '../helpers/contract.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -16,7 +17,21 @@ describe('sandbox run scenarios', () => {
   it('every shipped scenario passes against an in-process server it starts and stops', async () => {
     const scenarios = await loadScenarios(SHIPPED_SCENARIOS_DIR)
     const steps: StepReport[] = []
-    const report = await runScenarios(scenarios, { onStep: (_s, step) => steps.push(step) })
+    const contract: string[] = []
+    let checked = 0
+    const report = await runScenarios(scenarios, {
+      onStep: (_s, step) => steps.push(step),
+      // Every answer the scenarios receive must keep the OpenAPI contract too.
+      transport: {
+        onAttempt: (request, answer) => {
+          if (answer instanceof Error) return
+          checked++
+          contract.push(...checkAnswerAgainstContract(request.method, request.path, answer.status, answer.headers, answer.text))
+        },
+      },
+    })
+    expect(contract).toEqual([])
+    expect(checked).toBeGreaterThan(60)
     const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `${s.id}: ${s.error ?? JSON.stringify(s.steps.find((step) => !step.ok))}`)
     expect(failures).toEqual([])
     expect(report).toMatchObject({ passed: scenarios.length, failed: 0, skipped: 0, started_server: true })

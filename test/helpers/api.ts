@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3'
+import { assertAnswerKeepsContract } from './contract.js'
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/server/create-sandbox.js'
 
 /** A well-formed open-mode key, unique per call so tests never share state by accident. */
@@ -50,8 +51,10 @@ export function buildRequest(base: string, method: string, path: string, options
   return new Request(`${base}${path}`, { method, headers, body })
 }
 
-async function toAnswer(response: Response): Promise<ApiAnswer> {
+async function toAnswer(request: Request, response: Response): Promise<ApiAnswer> {
   const text = await response.text()
+  // Every answer an API test sees must keep the OpenAPI contract, or the test fails here.
+  assertAnswerKeepsContract(request.method, request.url, response.status, response.headers, text)
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
 }
 
@@ -59,8 +62,10 @@ async function toAnswer(response: Response): Promise<ApiAnswer> {
 export async function createTestApi(options: SandboxOptions = {}): Promise<TestApi> {
   const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {}, ...options })
   const key = newKey()
-  const call = async (method: string, path: string, callOptions: CallOptions = {}) =>
-    toAnswer(await sandbox.fetch(buildRequest('http://sandbox.test', method, path, callOptions, key)))
+  const call = async (method: string, path: string, callOptions: CallOptions = {}) => {
+    const request = buildRequest('http://sandbox.test', method, path, callOptions, key)
+    return toAnswer(request, await sandbox.fetch(request))
+  }
   return {
     sandbox,
     key,

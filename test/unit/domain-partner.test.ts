@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { applyPartnerUpdate, viewPartner, type PartnerLevel } from '../../src/domain/partner.js'
+import { applyPartnerUpdate, viewPartner, type DefaultPartnerProfile, type PartnerLevel } from '../../src/domain/partner.js'
 import type { Loan, LoanBook } from '../../src/domain/types.js'
 
 const levels = JSON.parse(readFileSync(new URL('../../fixtures/partner-levels.json', import.meta.url), 'utf8')) as PartnerLevel[]
-const defaults = JSON.parse(readFileSync(new URL('../../fixtures/partner-profile.json', import.meta.url), 'utf8')) as Record<string, unknown>
+const defaults = JSON.parse(readFileSync(new URL('../../fixtures/partner-profile.json', import.meta.url), 'utf8')) as DefaultPartnerProfile
 
 function loan(id: string, principal: number, createdAt: string, extra: Partial<Loan> = {}): Loan {
   return {

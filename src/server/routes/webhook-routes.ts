@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { webhookEndpointViewSchema, webhookStateViewSchema } from '../../schemas/responses/webhook-views.js'
 import { createEvent } from '../../domain/events.js'
 import { createTestEventObject } from '../../webhooks/test-event.js'
 import type { EventType } from '../../domain/types.js'
@@ -15,14 +17,17 @@ import type { SessionDoc } from '../session-store.js'
 
 const MAX_RETRY_BATCH = 50
 
+type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>
+type WebhookStateView = z.infer<typeof webhookStateViewSchema>
+
 /** The endpoint as the API shows it: never the secret, except where the spec allows it. */
-function viewEndpoint(endpoint: StoredEndpoint | null, revealSecret: boolean): Record<string, unknown> | null {
+function viewEndpoint(endpoint: StoredEndpoint | null, revealSecret: boolean): WebhookEndpointView | null {
   if (!endpoint) return null
   const { secret, ...shown } = endpoint
   return { ...shown, secretPreview: previewSecret(secret), ...(revealSecret ? { signingSecret: secret } : {}) }
 }
 
-function answer(state: WebhookState, revealSecret = false): Record<string, unknown> {
+function answer(state: WebhookState, revealSecret = false): WebhookStateView {
   return { endpoint: viewEndpoint(state.endpoint, revealSecret), deliveries: viewDeliveries(state) }
 }
 

@@ -1,0 +1,24 @@
+import { Option, type Command } from 'commander'
+
+interface OpenApiFlags {
+  output?: string
+}
+
+async function runOpenApi(flags: OpenApiFlags): Promise<void> {
+  const { buildOpenApiDocument } = await import('../../openapi/build-document.js')
+  const text = `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`
+  if (!flags.output) return void process.stdout.write(text)
+  const { mkdir, writeFile } = await import('node:fs/promises')
+  const { dirname } = await import('node:path')
+  await mkdir(dirname(flags.output), { recursive: true })
+  await writeFile(flags.output, text)
+}
+
+/** `sandbox openapi`: the OpenAPI 3.1 document that `serve` also answers at /api/sandbox/openapi.json. */
+export function registerOpenApi(program: Command): void {
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document of the API (also served at /api/sandbox/openapi.json)')
+    .addOption(new Option('--output <file>', 'write it to FILE instead of stdout'))
+    .action((flags: OpenApiFlags) => runOpenApi(flags))
+}

@@ -1,0 +1,113 @@
+import { ErrorCodes, type ErrorCode } from '../errors/codes.js'
+import { EVENT_TYPES } from '../webhooks/types.js'
+import { buildComponentSchemas } from './json-schemas.js'
+import { OPERATIONS, type Operation } from './operations.js'
+import { DECISIONS } from './decisions.js'
+
+type Json = Record<string, unknown>
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` })
+const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema })
+
+/** Codes any authenticated call can answer; POSTs add the body and idempotency ones. */
+const COMMON_ERRORS: ErrorCode[] = ['SANDBOX_API_KEY_REQUIRED', 'SANDBOX_API_KEY_INVALID', 'SANDBOX_SESSION_REQUIRED', 'SANDBOX_RATE_LIMIT_EXCEEDED', 'SANDBOX_API_KEY_DATABASE_REQUIRED', 'INTERNAL_ERROR']
+const POST_ERRORS: ErrorCode[] = ['INVALID_JSON', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_CONFLICT', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'PAYLOAD_TOO_LARGE']
+
+const RESPONSE_HEADERS = {
+  'x-request-id': { $ref: '#/components/headers/RequestId' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+}
+
+/** The error codes of an operation, grouped by their HTTP status. */
+export function errorCodesByStatus(op: Operation): Map<number, ErrorCode[]> {
+  const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(op.method === 'post' ? POST_ERRORS : []), ...op.errors])
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of codes) byStatus.set(ErrorCodes[code], [...(byStatus.get(ErrorCodes[code]) ?? []), code])
+  return new Map([...byStatus].sort(([a], [b]) => a - b))
+}
+
+function errorResponse(status: number, codes: ErrorCode[]): Json {
+  const headers: Json = { ...RESPONSE_HEADERS }
+  if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
+  return {
+    description: `error_code: ${codes.join(', ')}`,
+    headers,
+    content: { 'application/json': { schema: { allOf: [ref('Error'), { type: 'object', properties: { error_code: { enum: codes } } }] } } },
+  }
+}
+
+function buildOperation(op: Operation): Json {
+  const parameters: Json[] = []
+  if (op.path.includes('{loanId}')) parameters.push({ name: 'loanId', in: 'path', required: true, schema: { type: 'string' }, description: 'A loan id (`loan_...`) of this key; another key\'s loan is 404 LOAN_NOT_FOUND.' })
+  if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
+  const responses: Json = {
+    200: { description: op.summary, headers: RESPONSE_HEADERS, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
+  }
+  for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes)
+  responses[404] ??= errorResponse(404, ['NOT_FOUND'])
+  responses[405] = { ...errorResponse(405, ['METHOD_NOT_ALLOWED']), headers: { ...RESPONSE_HEADERS, Allow: header('The methods this path accepts.') } }
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description,
+    parameters,
+    ...(op.request ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.request.id), example: op.request.example } } } } : {}),
+    responses,
+  }
+}
+
+function idOf(schema: Operation['answer']): string {
+  const id = (schema as { meta(): { id?: string } | undefined }).meta()?.id
+  if (!id) throw new Error('every answer schema needs a meta id')
+  return id
+}
+
+function buildWebhooks(): Json {
+  return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
+    post: {
+      summary: `${type} delivery`,
+      description: 'POSTed to the key\'s endpoint (and to serve --webhook-forward-to). Verify the signature over the raw body before parsing; answer 2xx within 10 s, duplicates included.',
+      parameters: [
+        { name: 'x-service-webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event id; deduplicate by it.' },
+        { name: 'x-service-webhook-event', in: 'header', required: true, schema: { const: type } },
+        { name: 'x-service-webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Unix seconds; refuse more than 5 minutes away.' },
+        { name: 'x-service-webhook-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}' }, description: 'v1=<lowercase hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed with the whole whsec_ secret>.' },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { allOf: [ref('WebhookEvent'), { type: 'object', properties: { type: { const: type } } }] } } } },
+      responses: { '2XX': { description: 'Delivered. Anything else, a timeout or a network error moves the delivery to retrying (5 s, 30 s, 2 min, 10 min), then failed.' } },
+    },
+  }]))
+}
+
+/** The OpenAPI 3.1 document of the sandbox, generated from its zod schemas. */
+export function buildOpenApiDocument(options: { version?: string; serverUrl?: string } = {}): Json {
+  const paths: Json = {}
+  for (const op of OPERATIONS) paths[op.path] = { ...(paths[op.path] as Json | undefined), [op.method]: buildOperation(op) }
+  paths['/api/sandbox/openapi.json'] = {
+    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Partner API sandbox', version: options.version ?? '0.3.0', description: DECISIONS },
+    servers: [{ url: options.serverUrl ?? 'http://127.0.0.1:4010', description: 'sandbox serve (default port)' }],
+    security: [{ sandboxKey: [] }],
+    tags: [{ name: 'Config and state' }, { name: 'Loans' }, { name: 'Partner' }, { name: 'Webhooks' }],
+    paths,
+    webhooks: buildWebhooks(),
+    components: {
+      securitySchemes: { sandboxKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_sandbox_...`: any well-formed key in open mode; only registered keys with serve --keys.' } },
+      parameters: {
+        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' }, description: 'Required on every POST. Same key + same method, path and body within 24 h: the stored answer again (idempotency_replayed: true). Same key, other request: 409 IDEMPOTENCY_KEY_CONFLICT; still running: 409 IDEMPOTENCY_KEY_IN_PROGRESS.' },
+      },
+      headers: {
+        RequestId: header('The answer\'s request id, the same as the body request_id.'),
+        RateLimitLimit: header('Requests allowed per window for this key (absent with --rate-limit off).', { type: 'integer' }),
+        RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
+        RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),
+      },
+      schemas: buildComponentSchemas(OPERATIONS),
+    },
+  }
+}

@@ -1,0 +1,40 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
+
+const run = promisify(execFile)
+afterEach(() => killAll())
+const ROOT = join(import.meta.dirname, '../..')
+const CLIENT_DIR = join(ROOT, 'test/client-gen')
+const DIST_DOC = join(ROOT, 'dist/openapi.json')
+
+describe('the OpenAPI document as a user gets it', () => {
+  it('serve answers it without a key, identical to dist/openapi.json and `sandbox openapi`', async () => {
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    const answer = await fetch(new URL('/api/sandbox/openapi.json', server.url))
+    expect(answer.status).toBe(200)
+    const served = await answer.json()
+    expect(served).toEqual(JSON.parse(await readFile(DIST_DOC, 'utf8')))
+    const printed = await runCli(['openapi'])
+    expect(JSON.parse(printed.stdout)).toEqual(served)
+    expect(served.info.title).toBe('Partner API sandbox')
+    await server.stop()
+  })
+
+  it('generates a client with openapi-typescript + openapi-fetch that type-checks, with precise types', async () => {
+    // test/client-gen holds the generator; `npm test` installs it (pretest) on a fresh clone.
+    expect(existsSync(join(CLIENT_DIR, 'node_modules/.bin/openapi-typescript')), 'run npm test (pretest installs test/client-gen)').toBe(true)
+    await rm(join(CLIENT_DIR, 'generated'), { recursive: true, force: true })
+    await run(join(CLIENT_DIR, 'node_modules/.bin/openapi-typescript'), [DIST_DOC, '-o', join(CLIENT_DIR, 'generated/api.ts')], { cwd: CLIENT_DIR })
+    const tsc = join(ROOT, 'node_modules/.bin/tsc')
+    await run(tsc, ['-p', join(CLIENT_DIR, 'tsconfig.json')], { cwd: CLIENT_DIR })
+    // A typo and a wrong action must be caught: the types are not `any`.
+    const bad = await run(tsc, ['-p', join(CLIENT_DIR, 'tsconfig.bad.json')], { cwd: CLIENT_DIR }).then(() => '', (error: { stdout: string }) => error.stdout)
+    expect(bad).toContain("Property 'debtt' does not exist")
+    expect(bad).toContain('"fly_to_the_moon"')
+  }, 60_000)
+})

@@ -1,0 +1,75 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { buildOpenApiDocument } from '../../src/openapi/build-document.js'
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const BASE = 'https://sandbox.local/openapi.json'
+
+const document = buildOpenApiDocument() as Json
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats.default(ajv)
+// The whole document as one schema resource, so `#/components/schemas/X` refs resolve inside it.
+ajv.addSchema({ ...document, $id: BASE })
+const validators = new Map<string, ValidateFunction>()
+
+const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
+
+function findOperation(method: string, path: string): { template: string; operation: Json } | undefined {
+  for (const [template, item] of Object.entries(document.paths as Json)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`)
+    if (pattern.test(path) && item[method.toLowerCase()]) return { template, operation: item[method.toLowerCase()] }
+  }
+  return undefined
+}
+
+function validatorFor(template: string, method: string, status: string): ValidateFunction {
+  const ref = `${BASE}#/${pointer('paths', template, method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`
+  let validate = validators.get(ref)
+  if (!validate) {
+    validate = ajv.compile({ $ref: ref })
+    validators.set(ref, validate)
+  }
+  return validate
+}
+
+/**
+ * Checks one answer of the API against the OpenAPI document: the status is declared for the
+ * operation, the body matches that status's schema, and the envelope headers are there. Answers
+ * the list of mismatches (empty when the answer keeps the contract).
+ */
+export function checkAnswerAgainstContract(method: string, url: string, status: number, headers: Headers, bodyText: string): string[] {
+  const path = new URL(url, 'http://sandbox.local').pathname
+  const where = `${method} ${path} → ${status}`
+  const problems: string[] = []
+  const found = findOperation(method, path)
+  let body: unknown
+  try {
+    body = JSON.parse(bodyText)
+  } catch {
+    return [`${where}: body is not JSON: ${bodyText.slice(0, 100)}`]
+  }
+  if (path === '/api/sandbox/openapi.json' && status === 200) return []
+  if (!found) {
+    // Unknown paths and methods answer with the error envelope (404/405).
+    if (status !== 404 && status !== 405) problems.push(`${where}: no operation for this path and method`)
+    const validate = ajv.getSchema(`${BASE}#/components/schemas/Error`)!
+    if (!validate(body)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`)
+  } else {
+    const declared = found.operation.responses[String(status)]
+    if (!declared) return [`${where}: status ${status} is not declared for ${method} ${found.template}`]
+    const validate = validatorFor(found.template, method, String(status))
+    if (!validate(body)) problems.push(`${where}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`)
+    if (status === 429 && !headers.get('retry-after')) problems.push(`${where}: Retry-After missing`)
+    if (status === 405 && !headers.get('allow')) problems.push(`${where}: Allow missing`)
+  }
+  const requestId = headers.get('x-request-id')
+  if (!requestId) problems.push(`${where}: x-request-id header missing`)
+  else if ((body as Json)?.request_id !== requestId) problems.push(`${where}: x-request-id ${requestId} differs from body request_id ${(body as Json)?.request_id}`)
+  return problems
+}
+
+/** Throws when an answer breaks the contract, naming every mismatch. */
+export function assertAnswerKeepsContract(method: string, url: string, status: number, headers: Headers, bodyText: string): void {
+  const problems = checkAnswerAgainstContract(method, url, status, headers, bodyText)
+  if (problems.length > 0) throw new Error(`answer breaks the OpenAPI contract:\n${problems.join('\n')}`)
+}
