@@ -120,18 +120,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw error
   }
 
-  const storageText = kind === 'fs' ? `fs ${dataDir}` : 'memory'
-  const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
-  const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ?? null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
-  } else {
-    // The readiness line comes last, so a script waiting for it has seen everything before.
-    if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${webhookForwardTo}, signed with ${sandbox.forwardSecret}\n`)
-    if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
-    process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
-  }
-
+  // Handlers first: a supervisor may signal as soon as it reads the readiness line.
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
@@ -143,6 +132,18 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
+
+  const storageText = kind === 'fs' ? `fs ${dataDir}` : 'memory'
+  const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
+  const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ?? null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
+  } else {
+    // The readiness line comes last, so a script waiting for it has seen everything before.
+    if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${webhookForwardTo}, signed with ${sandbox.forwardSecret}\n`)
+    if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
+    process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
+  }
 }
 
 /** `sandbox serve`: the whole partner API on a local port. */

@@ -40,11 +40,13 @@ async function runListen(flags: ListenFlags): Promise<void> {
   }
   const listener = await startWebhookListener({ port: flags.port, host: flags.host, secret, respondStatus: flags.respond, forwardTo: flags.forwardTo, onDelivery: print })
   const extras = [secret ? 'checking signatures' : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', flags.forwardTo ? `forwarding to ${flags.forwardTo}` : ''].filter(Boolean)
-  write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
-  await new Promise<void>((resolve) => {
+  // Handlers before the readiness line: a supervisor may signal as soon as it reads it.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)
   })
+  write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
+  await stopped
   await listener.close()
 }
 
