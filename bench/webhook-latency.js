@@ -1,29 +1,46 @@
 // Webhook figures for `npm run bench`: time from the API's answer to the receiver getting the
 // event, on loopback.
-import { createServer } from 'node:http'
+import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { Agent, request } from 'node:http'
 
 function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : 0
 }
 
-/** Starts a loopback receiver that notes when each loan's event arrived. */
+/**
+ * Starts the timing receiver as its own process (bench/timing-receiver.js) and collects, per loan,
+ * when its sandbox.loan.issued event arrived, in process.hrtime nanoseconds.
+ */
 export async function startTimingReceiver() {
   const arrivals = new Map()
-  const server = createServer((req, res) => {
-    const chunks = []
-    req.on('data', (chunk) => chunks.push(chunk))
-    req.on('end', () => {
-      const at = performance.now()
-      try {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-        if (event.type === 'sandbox.loan.issued') arrivals.set(event.data.object.id, at)
-      } catch {}
-      res.end('ok')
+  const child = spawn(process.execPath, [new URL('./timing-receiver.js', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let buffered = ''
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk
+      let newline
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline)
+        buffered = buffered.slice(newline + 1)
+        const ready = /^receiver ready: (\S+)/.exec(line)
+        if (ready) resolve(ready[1])
+        else {
+          const [id, at] = line.split(' ')
+          arrivals.set(id, BigInt(at))
+        }
+      }
     })
+    child.once('exit', (code) => reject(new Error(`timing receiver exited ${code}`)))
   })
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${server.address().port}/webhooks`, arrivals, close: () => new Promise((resolve) => server.close(resolve)) }
+  return {
+    url,
+    arrivals,
+    close: () => new Promise((resolve) => {
+      child.once('exit', resolve)
+      child.kill('SIGTERM')
+    }),
+  }
 }
 
 /**
@@ -32,31 +49,48 @@ export async function startTimingReceiver() {
  */
 export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, count = 400 } = {}) {
   const keyList = Array.from({ length: keys }, (_, i) => `sk_sandbox_whbench_${i}_${randomUUID().slice(0, 8)}`)
-  const post = (key, path, body) => fetch(`${baseUrl}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify(body),
+  // node:http with keep-alive rather than fetch: the load generator shares 2 cores with the server
+  // and the receiver, and every millisecond it burns delays one of them.
+  const agent = new Agent({ keepAlive: true, maxSockets: keys })
+  const post = (key, path, body) => new Promise((resolve, reject) => {
+    const text = JSON.stringify(body)
+    const req = request(`${baseUrl}${path}`, {
+      method: 'POST',
+      agent,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'idempotency-key': randomUUID() },
+    }, (res) => {
+      const at = process.hrtime.bigint()
+      const chunks = []
+      res.on('data', (chunk) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode, at, text: Buffer.concat(chunks).toString('utf8') }))
+    })
+    req.on('error', reject)
+    req.end(text)
   })
   for (const key of keyList) {
     const answer = await post(key, '/api/sandbox/webhooks', { url: receiver.url, events: ['sandbox.loan.issued'] })
-    if (answer.status !== 200) throw new Error(`registering the bench endpoint answered ${answer.status}: ${await answer.text()}`)
+    if (answer.status !== 200) throw new Error(`registering the bench endpoint answered ${answer.status}: ${answer.text}`)
   }
   const answered = new Map()
   const perKey = Math.ceil(count / keys)
+  // Warm-up loans (JIT, first connections) are delivered but not counted.
+  const warmUp = 2
   await Promise.all(keyList.map(async (key) => {
-    for (let i = 0; i < perKey; i++) {
+    for (let i = -warmUp; i < perKey; i++) {
       const response = await post(key, '/api/sandbox/loans', { collateral_btc: 0.005, loan_amount: 100 })
-      const at = performance.now()
-      const body = await response.json()
-      if (response.status !== 200) throw new Error(`POST /loans answered ${response.status}: ${JSON.stringify(body)}`)
-      answered.set(body.activeLoans.at(-1).id, at)
+      if (response.status !== 200) throw new Error(`POST /loans answered ${response.status}: ${response.text}`)
+      // The answer's arrival (status line and headers), as a partner's code would first see it.
+      const loanId = JSON.parse(response.text).activeLoans.at(-1).id
+      if (i >= 0) answered.set(loanId, response.at)
       // A steady pace rather than a flood: latency of a delivery, not of a queue.
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
   }))
   const deadline = Date.now() + 10_000
   while (receiver.arrivals.size < answered.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  const latencies = [...answered].filter(([id]) => receiver.arrivals.has(id)).map(([id, at]) => Math.max(0, receiver.arrivals.get(id) - at)).sort((a, b) => a - b)
+  agent.destroy()
+  const latencies = [...answered].filter(([id]) => receiver.arrivals.has(id))
+    .map(([id, at]) => Math.max(0, Number(receiver.arrivals.get(id) - at) / 1e6)).sort((a, b) => a - b)
   return {
     deliveries: latencies.length,
     missing: answered.size - latencies.length,

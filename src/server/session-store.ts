@@ -10,6 +10,11 @@ import { deriveKeyId, type Principal } from './auth.js'
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 /** Stored responses kept inside the session document before they move to a batch file. */
 const INLINE_RESPONSES = 16
+/**
+ * ... or fewer when they are large: every save rewrites the document, so a key with many loans
+ * (answers of tens of KB) would otherwise rewrite and re-serialize hundreds of KB per request.
+ */
+const INLINE_RESPONSE_CHARS = 64 * 1024
 
 /** One remembered Idempotency-Key: what it fingerprinted and what it answered. */
 export interface IdempotencyRecord {
@@ -61,6 +66,12 @@ export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number)
   return undefined
 }
 
+function sumLengths(records: IdempotencyRecord[]): number {
+  let total = 0
+  for (const record of records) total += record.response?.length ?? 0
+  return total
+}
+
 /**
  * Loads and saves session documents. Saving prunes idempotency records past retention and moves
  * older stored responses into batch files, so the document a request rewrites stays small
@@ -96,7 +107,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   async function save(principal: Principal, doc: SessionDoc, now = Date.now()): Promise<void> {
     const next = pruneRecords(doc, now, principal)
     const inline = next.idempotency.filter((record) => record.response !== undefined)
-    if (inline.length > INLINE_RESPONSES) {
+    if (inline.length > INLINE_RESPONSES || (inline.length > 1 && sumLengths(inline) > INLINE_RESPONSE_CHARS)) {
       const batch = next.next_batch
       const bodies = Object.fromEntries(inline.map((record) => [record.key, record.response]))
       // The batch file is written before the document that points at it: a crash in between
