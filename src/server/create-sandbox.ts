@@ -11,7 +11,7 @@ import { resolveConfig, type DeepPartial } from './config.js'
 import { loadFixtures } from './fixtures.js'
 import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limiter.js'
-import { createRequestLog, type RequestLogEntry } from './request-log.js'
+import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT, type RequestLogEntry } from './request-log.js'
 import { createLoanRoutes } from './routes/loan-routes.js'
 import { createPartnerRoutes } from './routes/partner-routes.js'
 import type { SandboxServices } from './services.js'
@@ -117,7 +117,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     rateLimitWindowSeconds: rule ? rule.windowSeconds : 0,
     sessions,
     mutex,
-    requestLog: createRequestLog(storage),
+    requestLog: createRequestLog(storage, { limit: (options.storage ?? 'memory') === 'memory' ? MEMORY_REQUEST_LOG_LIMIT : REQUEST_LOG_LIMIT }),
     onRequest: options.onRequest,
     dispatcher,
     webhooks: { allowLocal: options.allowLocalWebhooks ?? false, resolve: options.resolveHost },

@@ -22,6 +22,11 @@ interface StoredEntry extends RequestLogEntry {
 
 /** Requests kept across all keys; the oldest buckets roll off past this. */
 export const REQUEST_LOG_LIMIT = 100_000
+/**
+ * With memory storage the log lives in the server's heap and only the library can read it
+ * (`sandbox logs` needs fs storage), so it keeps less.
+ */
+export const MEMORY_REQUEST_LOG_LIMIT = 10_000
 const FLUSH_INTERVAL_MS = 500
 const PREFIX = 'reqlog'
 
@@ -47,7 +52,8 @@ async function listBuckets(storage: Storage): Promise<string[]> {
  * FLUSH_INTERVAL_MS, off the request path): one write however many keys were active, so logging
  * costs the same with one key or thousands.
  */
-export function createRequestLog(storage: Storage) {
+export function createRequestLog(storage: Storage, options: { limit?: number } = {}) {
+  const limit = options.limit ?? REQUEST_LOG_LIMIT
   let buffer: StoredEntry[] = []
   let sequence = 0
   let buckets: string[] | undefined
@@ -74,7 +80,7 @@ export function createRequestLog(storage: Storage) {
     buckets ??= await listBuckets(storage).catch(() => [key])
     if (!buckets.includes(key)) buckets.push(key)
     let total = buckets.reduce((sum, bucket) => sum + bucketCount(bucket), 0)
-    while (total > REQUEST_LOG_LIMIT && buckets.length > 1) {
+    while (total > limit && buckets.length > 1) {
       const oldest = buckets.shift()!
       total -= bucketCount(oldest)
       await storage.removeItem(oldest).catch(() => {})

@@ -8,6 +8,11 @@ import { deriveKeyId, type Principal } from './auth.js'
 
 /** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
+/**
+ * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
+ * memory driver already holds every document as text.
+ */
+const SESSION_CACHE_SIZE = 200
 /** Stored responses kept inside the session document before they move to a batch file. */
 const INLINE_RESPONSES = 16
 /**
@@ -78,7 +83,7 @@ function sumLengths(records: IdempotencyRecord[]): number {
  * however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
-  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? 500 })
+  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE })
 
   function createSessionDoc(now: string): SessionDoc {
     return {

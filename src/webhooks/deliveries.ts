@@ -53,6 +53,7 @@ export function listTargets(endpoint: StoredEndpoint | null, forward: { url: str
 export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targets: TargetInfo[], now: string, newId: (prefix: string) => string): WebhookState {
   const added: Delivery[] = []
   for (const event of events) {
+    let body: string | undefined
     for (const target of targets) {
       if (target.events && !target.events.includes(event.type) && event.type !== 'sandbox.webhook.test') continue
       if (event.type === 'sandbox.webhook.test' && target.target !== 'endpoint') continue
@@ -69,7 +70,10 @@ export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targe
         last_error: null,
         created_at: now,
         updated_at: now,
-        event,
+        // Kept as the exact text to send: what is signed and sent after a restart is byte for
+        // byte what was queued, and a document holding text re-serializes far faster than one
+        // holding the event objects (it is rewritten on every request of the key).
+        body: (body ??= JSON.stringify(event)),
       })
     }
   }
@@ -107,7 +111,10 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
       last_error: ok ? null : outcome.error ?? `receiver answered ${outcome.statusCode}`,
       updated_at: new Date(now).toISOString(),
     }
-    if (ok) delete next.event
+    if (ok) {
+      delete next.body
+      delete next.event
+    }
     return next
   })
   return { ...state, deliveries: trimLog(deliveries) }
@@ -131,5 +138,5 @@ export function hasUndelivered(state: WebhookState): boolean {
 
 /** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
 export function viewDeliveries(state: WebhookState): DeliveryView[] {
-  return state.deliveries.slice(-50).reverse().map(({ event: _event, ...delivery }) => delivery)
+  return state.deliveries.slice(-50).reverse().map(({ event: _event, body: _body, ...delivery }) => delivery)
 }

@@ -112,10 +112,10 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function attempt(doc: SessionDoc, delivery: Delivery): Promise<AttemptOutcome & { url: string }> {
     const destination = delivery.target === 'forward' ? options.forward : doc.webhook.endpoint
-    if (!destination || !delivery.event) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
+    const body = delivery.body ?? (delivery.event ? JSON.stringify(delivery.event) : undefined)
+    if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''
-    const body = JSON.stringify(delivery.event)
     const { headers } = signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type })
     const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '')

@@ -43,7 +43,9 @@ export interface Delivery {
   last_error: string | null
   created_at: string
   updated_at: string
-  /** The exact event body to send; dropped once delivered to keep the log small. */
+  /** The exact body to send (event JSON text); dropped once delivered to keep the log small. */
+  body?: string
+  /** Documents written before `body` existed hold the event object instead. */
   event?: SandboxEvent
 }
 

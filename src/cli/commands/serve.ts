@@ -71,6 +71,9 @@ function parseForwardUrl(text: string): string {
   return url.href
 }
 
+
+/** Idle time after which serve collects garbage once, giving a load burst's memory back. */
+const IDLE_GC_MS = 3000
 /** Starts the sandbox server: adapts flags and environment to createSandbox + listenSandbox. */
 async function runServe(flags: ServeFlags): Promise<void> {
   const { parseRateLimit } = await import('../../server/rate-limiter.js')
@@ -100,13 +103,17 @@ async function runServe(flags: ServeFlags): Promise<void> {
 
   const { createSandbox } = await import('../../server/create-sandbox.js')
   const { listenSandbox } = await import('../../server/listen.js')
+  let lastActivity = Date.now()
   const sandbox = await createSandbox({
     storage: kind,
     dataDir,
     config,
     keysFile,
     rateLimit,
-    onRequest: flags.quiet ? undefined : (entry) => printRequest(out, entry, json),
+    onRequest: (entry) => {
+      lastActivity = Date.now()
+      if (!flags.quiet) printRequest(out, entry, json)
+    },
     allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
     webhookForwardTo,
     webhookRetrySchedule,
@@ -120,11 +127,15 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw error
   }
 
+  const { startIdleGc } = await import('../../server/idle-gc.js')
+  const idleGc = startIdleGc({ idleMs: IDLE_GC_MS, lastActivity: () => lastActivity })
+
   // Handlers first: a supervisor may signal as soon as it reads the readiness line.
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    idleGc.stop()
     await listener.close()
     await sandbox.close()
     process.stdout.write(json ? `${JSON.stringify({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)

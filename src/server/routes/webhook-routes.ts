@@ -77,7 +77,7 @@ function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
   // Queued here rather than at commit so the answer can show the delivery it created.
   const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now)
   const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)
-  const { event: _body, ...shown } = delivery!
+  const { event: _event, body: _body, ...shown } = delivery!
   return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: shown, ...answer(next.webhook) } }
 }
 
