@@ -17,3 +17,4 @@ export type { RunScenariosOptions, RunReport, ScenarioReport, StepReport, Scenar
 export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode } from './webhooks/signature.js'
 export { verifyReceiver, startWebhookListener, buildVerifyBattery, buildSampleEvents, ReceiverUnreachableError } from './webhook-tools/index.js'
 export type { VerifyReport, VerifyCaseResult, ReceivedWebhook, WebhookListenerOptions } from './webhook-tools/index.js'
+export { buildOpenApiDocument } from './openapi/build-document.js'

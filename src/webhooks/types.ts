@@ -1,16 +1,8 @@
 import type { EventType, SandboxEvent } from '../domain/types.js'
+import { eventTypeSchema } from '../schemas/responses/webhook-views.js'
 
-/** Every event type of spec part 6.2, in the spec's order. */
-export const EVENT_TYPES: readonly EventType[] = [
-  'sandbox.loan_application.updated',
-  'sandbox.loan.issued',
-  'sandbox.loan.updated',
-  'sandbox.repayment.updated',
-  'sandbox.repayment.settled',
-  'sandbox.collateral.returned',
-  'sandbox.partner.updated',
-  'sandbox.webhook.test',
-]
+/** Every event type of spec part 6.2, in the spec's order (from the schema the document uses). */
+export const EVENT_TYPES: readonly EventType[] = eventTypeSchema.options
 
 /** The key's webhook endpoint as stored (with its secret). */
 export interface StoredEndpoint {

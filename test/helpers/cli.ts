@@ -37,35 +37,9 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Starts `sandbox serve ARGS` and resolves once it printed its readiness line. */
+/** Starts `sandbox serve ARGS` and resolves once it printed its readiness line (text or JSON). */
 export function startServe(args: string[], options: { env?: Record<string, string> } = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env } })
-  running.add(child)
-  let out = ''
-  child.stdout!.on('data', (chunk) => { out += chunk })
-  child.stderr!.on('data', (chunk) => { out += chunk })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    running.delete(child)
-    resolve(code)
-  }))
-  return new Promise((resolve, reject) => {
-    const onData = () => {
-      const match = /sandbox ready: (\S+)/.exec(out) ?? /"event":"ready","url":"([^"]+)"/.exec(out)
-      if (!match) return
-      child.stdout!.off('data', onData)
-      resolve({
-        url: match[1]!,
-        child,
-        output: () => out,
-        stop: async (signal = 'SIGTERM') => {
-          child.kill(signal)
-          return exited
-        },
-      })
-    }
-    child.stdout!.on('data', onData)
-    void exited.then((code) => reject(new Error(`serve exited with ${code} before ready:\n${out}`)))
-  })
+  return startNodeProcess([BIN, 'serve', ...args], /(?:sandbox ready: |"event":"ready","url":")([^\s"]+)/, options)
 }
 
 /** A node process that prints a ready line with its URL (a receiver script, `webhook listen`). */
