@@ -27,13 +27,27 @@ export function errorCodesByStatus(op: Operation): Map<number, ErrorCode[]> {
   return new Map([...byStatus].sort(([a], [b]) => a - b))
 }
 
+/** Example texts for the codes partners meet most. */
+const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
+  FLOW_CONFLICT: 'run_kyt is not allowed now: the draft is awaiting_collateral; the next step is confirm_btc.',
+  SANDBOX_API_KEY_REQUIRED: 'Send your sandbox API key as "Authorization: Bearer sk_sandbox_...".',
+  INVALID_JSON: 'The request body is not valid JSON.',
+  LOAN_NOT_FOUND: 'No loan loan_123 for this key.',
+  NOT_FOUND: 'No such endpoint.',
+}
+
 function errorResponse(status: number, codes: ErrorCode[]): Json {
   const headers: Json = { ...RESPONSE_HEADERS }
   if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
   return {
     description: `error_code: ${codes.join(', ')}`,
     headers,
-    content: { 'application/json': { schema: { allOf: [ref('Error'), { type: 'object', properties: { error_code: { enum: codes } } }] } } },
+    content: {
+      'application/json': {
+        schema: { allOf: [ref('Error'), { type: 'object', properties: { error_code: { enum: codes } } }] },
+        example: { request_id: 'req_5f2c9a1e7b3d4c8a9e10', error_code: codes[0], error: ERROR_EXAMPLES[codes[0]!] ?? 'See error_code.' },
+      },
+    },
   }
 }
 
@@ -75,7 +89,15 @@ function buildWebhooks(): Json {
         { name: 'x-service-webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Unix seconds; refuse more than 5 minutes away.' },
         { name: 'x-service-webhook-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}' }, description: 'v1=<lowercase hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed with the whole whsec_ secret>.' },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { allOf: [ref('WebhookEvent'), { type: 'object', properties: { type: { const: type } } }] } } } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { allOf: [ref('WebhookEvent'), { type: 'object', properties: { type: { const: type } } }] },
+            example: { id: 'evt_8c5633a13d154751d016ff6e', type, created_at: '2026-11-22T12:00:00.000Z', api_version: '0.3.0', data: { object: { id: '...' } } },
+          },
+        },
+      },
       responses: { '2XX': { description: 'Delivered. Anything else, a timeout or a network error moves the delivery to retrying (5 s, 30 s, 2 min, 10 min), then failed.' } },
     },
   }]))
