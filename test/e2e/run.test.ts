@@ -58,6 +58,15 @@ describe('sandbox run', () => {
     expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
   })
 
+  it('runs scenario files given by path, with ids, in the order given and nothing else', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'wrong.json'), JSON.stringify(WRONG))
+    const { code, stdout } = await runCli(['run', '--json', join(dir, 'wrong.json'), 'direct-loan'])
+    expect(code).toBe(1)
+    const report = JSON.parse(stdout)
+    expect(report.scenarios.map((s: { id: string; status: string }) => `${s.id}:${s.status}`)).toEqual(['wrong:failed', 'direct-loan:passed'])
+  })
+
   it('walks a running serve given by --base-url or SANDBOX_BASE_URL', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory', '--allow-local-webhooks'])
     const viaFlag = await runCli(['run', '--base-url', server.url, '--tag', 'webhooks'])

@@ -19,11 +19,12 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
   const lib = await import('../../scenarios/index.js')
   try {
     const all = await lib.loadScenarios(flags.dir ?? lib.SHIPPED_SCENARIOS_DIR)
-    const files = args.filter((arg) => arg.endsWith('.json'))
-    const ids = args.filter((arg) => !arg.endsWith('.json'))
-    const fromFiles = await Promise.all(files.map((file) => lib.loadScenarioFile(file)))
-    const chosen = [...lib.selectScenarios(all, ids, ids.length > 0 || files.length > 0 ? [] : flags.tag), ...fromFiles]
-    return { all, chosen: ids.length > 0 || files.length > 0 ? lib.selectScenarios(chosen, [], flags.tag) : chosen }
+    if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], flags.tag) }
+    const isFile = (arg: string) => arg.endsWith('.json')
+    // Named scenarios (ids from the directory, or files anywhere), in the order given.
+    const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
+    const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
+    return { all, chosen: lib.selectScenarios(named, [], flags.tag) }
   } catch (error) {
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file or directory: ${(error as NodeJS.ErrnoException).path}`)
