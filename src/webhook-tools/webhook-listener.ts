@@ -85,9 +85,12 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     })
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') return reject(error)
+      reject(Object.assign(new Error(`port ${options.port} on ${options.host ?? '127.0.0.1'} is already in use; pick another with --port (0 = any free port)`), { code: 'EADDRINUSE' }))
+    })
     server.listen(options.port, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject)
+      server.removeAllListeners('error')
       resolve()
     })
   })

@@ -89,6 +89,9 @@ describe('sandbox webhook listen', () => {
     await waitUntil(() => listener.output().includes('evt_respond_1'), 5000, 'the delivery line')
     expect(listener.output()).toMatch(/sandbox\.webhook\.test evt_respond_1 signature valid → 503/)
     expect((await runCli(['webhook', 'listen', '--respond', '99'])).code).toBe(2)
+    const port = new URL(listener.url).port
+    const busy = await runCli(['webhook', 'listen', '--port', port])
+    expect(busy).toMatchObject({ code: 2, stderr: `sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port)\n` })
   })
 
   it('--forward-to passes the body on byte for byte with the webhook headers', async () => {
