@@ -74,12 +74,16 @@ function toAnswer(status: number, headers: Headers, text: string, attempts: numb
   }
 }
 
-/**
- * Sends one request and returns its answer whatever the status. Network errors and 429 are retried
- * with the same Idempotency-Key and body (the spec's retry rule), 429 after its Retry-After.
- */
-export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
-  const retries = options.retries ?? 3
+/** A request as it goes on the wire: URL, headers (auth, Idempotency-Key, JSON) and body text. */
+export interface PreparedRequest {
+  url: string
+  headers: Record<string, string>
+  text: string | undefined
+  idempotencyKey: string | null
+}
+
+/** Builds the wire form of a request; POSTs get the caller's Idempotency-Key or a fresh one. */
+export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiKey'>, request: ClientRequest): PreparedRequest {
   const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? randomUUID()) : null
   const apiKey = request.apiKey === undefined ? options.apiKey : request.apiKey
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers }
@@ -89,6 +93,16 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
   if (text !== undefined) headers['content-type'] = 'application/json'
   // Joined as text so a base URL with a path prefix keeps it.
   const url = `${options.baseUrl.replace(/\/+$/, '')}${request.path.startsWith('/') ? '' : '/'}${request.path}`
+  return { url, headers, text, idempotencyKey }
+}
+
+/**
+ * Sends one request and returns its answer whatever the status. Network errors and 429 are retried
+ * with the same Idempotency-Key and body (the spec's retry rule), 429 after its Retry-After.
+ */
+export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
+  const retries = options.retries ?? 3
+  const { url, headers, text, idempotencyKey } = prepareRequest(options, request)
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
   for (let attempt = 1; ; attempt++) {

@@ -1,4 +1,4 @@
-import type { ClientRequest } from '../client/send-request.js'
+import { prepareRequest, type ClientRequest } from '../client/send-request.js'
 
 /**
  * Sends a request and closes the connection as soon as the answer's status line arrives, without
@@ -7,15 +7,8 @@ import type { ClientRequest } from '../client/send-request.js'
  */
 export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest): Promise<number> {
   const controller = new AbortController()
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`
-  if (request.idempotencyKey) headers['idempotency-key'] = request.idempotencyKey
-  const response = await fetch(`${baseUrl.replace(/\/+$/, '')}${request.path}`, {
-    method: request.method,
-    headers,
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    signal: controller.signal,
-  })
+  const { url, headers, text } = prepareRequest({ baseUrl, apiKey }, request)
+  const response = await fetch(url, { method: request.method, headers, body: text, signal: controller.signal })
   controller.abort()
   await response.body?.cancel().catch(() => {})
   return response.status
