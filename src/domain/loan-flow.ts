@@ -17,10 +17,14 @@ const NEXT_ACTION: Record<ApplicationStatus, LoanFlowAction | null> = {
   completed: null,
 }
 
+/** The action that continues the flow from a draft (or from none): its next step, or a new start. */
+export function nextLoanFlowAction(draft: Pick<LoanApplication, 'status'> | null): LoanFlowAction {
+  return draft ? (NEXT_ACTION[draft.status] ?? 'start_collateral_transfer') : 'start_collateral_transfer'
+}
+
 /** The action valid for the key right now: the draft's next step, or starting a new draft. */
 function nextFlowAction(book: LoanBook): LoanFlowAction {
-  const draft = findDraft(book)
-  return draft ? (NEXT_ACTION[draft.status] ?? 'start_collateral_transfer') : 'start_collateral_transfer'
+  return nextLoanFlowAction(findDraft(book))
 }
 
 /**

@@ -3,7 +3,7 @@ import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptio
 import { checkAnswer } from './check-expectation.js'
 import { interpolate, type Variables } from './interpolate.js'
 import { readPath } from './json-path.js'
-import { findNextFlowAction } from './recover-step.js'
+import { findNextFlowAction, planRecovery } from './recover-step.js'
 import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
 import type { Scenario, ScenarioStep } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
@@ -20,11 +20,6 @@ export interface ScenarioContext {
   getInbox(): Promise<WebhookInbox>
   /** Called as each step finishes, for live progress. */
   onStep?(scenario: Scenario, step: StepReport): void
-}
-
-const FLOW_ACTIONS = {
-  loan: ['start_collateral_transfer', 'confirm_btc', 'run_kyt', 'complete_payout'],
-  repayment: ['start_payment', 'confirm_usdt', 'run_kyt', 'complete_settlement', 'complete_collateral_return'],
 }
 
 /** A fresh, well-formed open-mode key. */
@@ -75,21 +70,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         failures = checkAnswer(answer, { status: 200 })
         if (failures.length === 0) {
           const operationId = step.recover.operation_id === undefined ? undefined : String(interpolate(step.recover.operation_id, variables))
-          const next = findNextFlowAction(answer.body, step.recover.flow, operationId)
-          const actionAt = (i: number) => {
-            const later = scenario.steps[i]
-            return later && 'request' in later ? (later.request.body as { action?: unknown } | undefined)?.action : undefined
-          }
-          const candidates = scenario.steps.map((_, i) => i).filter((i) => i > index)
-          if (next) {
-            jumpTo = candidates.find((i) => actionAt(i) === next)
-            if (jumpTo === undefined) failures.push({ field: 'recover', expected: `a later step sending ${next}`, actual: undefined, message: `GET state says the next action is ${next}, but no later step sends it` })
-            else result.note = `state says next: ${next}, continuing at step ${jumpTo + 1}`
-          } else {
-            const last = candidates.filter((i) => FLOW_ACTIONS[step.recover.flow].includes(String(actionAt(i)))).at(-1)
-            jumpTo = last === undefined ? index + 1 : last + 1
-            result.note = `state says the ${step.recover.flow} flow is done, continuing at step ${jumpTo + 1}`
-          }
+          const plan = planRecovery(scenario, index, step.recover.flow, findNextFlowAction(answer.body, step.recover.flow, operationId))
+          if ('error' in plan) failures.push({ field: 'recover', expected: 'a later step to continue at', actual: undefined, message: plan.error })
+          else ({ jumpTo, note: result.note } = plan)
         }
       } else if ('wait_for_webhook' in step) {
         result.kind = 'wait_for_webhook'

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { interpolate } from '../../src/scenarios/interpolate.js'
 import { readPath } from '../../src/scenarios/json-path.js'
 import { matchValue } from '../../src/scenarios/match-value.js'
-import { findNextFlowAction } from '../../src/scenarios/recover-step.js'
+import { findNextFlowAction, planRecovery } from '../../src/scenarios/recover-step.js'
+import { parseScenario } from '../../src/scenarios/load-scenarios.js'
 import { isLoopbackUrl, selectScenarios } from '../../src/scenarios/select-scenarios.js'
 import { checkAnswer } from '../../src/scenarios/check-expectation.js'
 
@@ -98,6 +99,23 @@ describe('recovery from GET state', () => {
     expect(findNextFlowAction(state(null, operations), 'repayment')).toBe('complete_collateral_return')
     expect(findNextFlowAction(state(null, [{ operation_id: 'op_3', status: 'settled', repayment_kind: 'interest' }]), 'repayment')).toBeNull()
     expect(findNextFlowAction(state(null, []), 'repayment')).toBeNull()
+  })
+})
+
+describe('planning where a recovery continues', () => {
+  const flow = (action: string) => ({ request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action } } })
+  const scenario = parseScenario('r.json', JSON.stringify({
+    name: 'r', description: 'r',
+    steps: [flow('start_collateral_transfer'), { recover: { flow: 'loan' } }, flow('confirm_btc'), flow('run_kyt'), flow('complete_payout'), { request: { method: 'GET', path: '/api/sandbox/loans' } }],
+  }))
+
+  it('jumps to the later step that sends the next action', () => {
+    expect(planRecovery(scenario, 1, 'loan', 'run_kyt')).toEqual({ jumpTo: 3, note: 'state says next: run_kyt, continuing at step 4' })
+  })
+
+  it('continues after the flow when it is done, and fails when no step sends the action', () => {
+    expect(planRecovery(scenario, 1, 'loan', null)).toEqual({ jumpTo: 5, note: 'state says the loan flow is done, continuing at step 6' })
+    expect(planRecovery(scenario, 1, 'loan', 'start_collateral_transfer')).toEqual({ error: 'GET state says the next action is start_collateral_transfer, but no later step sends it' })
   })
 })
 
