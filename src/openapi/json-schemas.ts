@@ -1,7 +1,5 @@
 import { z } from 'zod'
 import type { Operation } from './operations.js'
-import { errorAnswerSchema } from '../schemas/responses/answers.js'
-import { sandboxEventSchema } from '../schemas/responses/webhook-views.js'
 
 type JsonSchema = Record<string, unknown>
 const ref = (id: string) => `#/components/schemas/${id}`
@@ -18,11 +16,9 @@ function asComponent(schema: JsonSchema): JsonSchema {
  * objects so an undocumented field fails the contract).
  */
 export function buildComponentSchemas(operations: Operation[]): Record<string, JsonSchema> {
-  // Every answer schema, and every object nested in one, carries a meta id in the global
-  // registry (errorAnswerSchema, sandboxEventSchema, Loan, SandboxWallet, ...): each becomes a
-  // shared component that the others reference.
-  void [errorAnswerSchema, sandboxEventSchema]
-  // Nested objects with their own id (Loan, SandboxWallet, ...) become shared components too.
+  // Every answer schema, and every object nested in one (Loan, SandboxWallet, Error,
+  // WebhookEvent, ...), carries a meta id in the global registry: each becomes a shared component
+  // that the others reference. The operations' imports load them all.
   const output = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any', uri: ref })
   const requests = z.registry<{ id: string }>()
   for (const op of operations) if (op.request) requests.add(op.request.schema, { id: op.request.id })

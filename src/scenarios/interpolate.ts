@@ -3,6 +3,11 @@ import { randomUUID } from 'node:crypto'
 const WHOLE = /^\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}$/
 const ANYWHERE = /\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}/g
 
+/** The variable names a text refers to, in order (for checking files before a run). */
+export function findReferences(text: string): string[] {
+  return [...text.matchAll(ANYWHERE)].map((match) => match[1]!)
+}
+
 /** Values a scenario can refer to as `{{name}}`: captures plus the runner's built-ins. */
 export type Variables = Map<string, unknown>
 

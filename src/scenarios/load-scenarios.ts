@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { findReferences } from './interpolate.js'
 import { isMatcher, unknownOperators } from './match-value.js'
 import { scenarioSchema, type Scenario, type ScenarioFile } from './scenario-schema.js'
 
@@ -55,8 +56,8 @@ function checkReferences(file: string, scenario: ScenarioFile): ScenarioProblem[
     const { name: _name, ...rest } = step as Record<string, unknown>
     const capture = (step as { capture?: Record<string, string> }).capture
     visit(rest, '', (text, at) => {
-      for (const match of text.matchAll(/\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}/g)) {
-        if (!known.has(match[1]!)) problems.push({ file, step: index, field: at.slice(1), message: `{{${match[1]}}} is not captured by an earlier step` })
+      for (const name of findReferences(text)) {
+        if (!known.has(name)) problems.push({ file, step: index, field: at.slice(1), message: `{{${name}}} is not captured by an earlier step` })
       }
     }, (matcher, at) => {
       const unknown = unknownOperators(matcher)
