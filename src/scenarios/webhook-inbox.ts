@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingHttpHeaders } from 'node:http'
+import { startWebhookListener } from '../webhook-tools/webhook-listener.js'
 
 /** One delivery the runner's receiver got. */
 export interface ReceivedDelivery {
@@ -16,29 +16,20 @@ export interface WebhookInbox {
   close(): Promise<void>
 }
 
-/** Starts the receiver on a free loopback port; it answers 200 to every POST. */
+/** Starts the receiver (the `webhook listen` one) on a free loopback port; it answers 200. */
 export async function startWebhookInbox(): Promise<WebhookInbox> {
   const queues = new Map<string, ReceivedDelivery[]>()
   const waiters = new Map<string, () => void>()
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0]!
-      const queue = queues.get(path) ?? []
-      queue.push({ headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() })
-      queues.set(path, queue)
+  const listener = await startWebhookListener({
+    port: 0,
+    onDelivery(delivery) {
+      const path = delivery.path.split('?')[0]!
+      queues.set(path, [...(queues.get(path) ?? []), { headers: delivery.headers, rawBody: delivery.body, receivedAt: Date.parse(delivery.at) }])
       waiters.get(path)?.()
-      res.writeHead(req.method === 'POST' ? 200 : 405, { 'content-type': 'application/json' }).end('{"received":true}')
-    })
+    },
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', resolve)
-  })
-  const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listener.url,
     async next(path, timeoutMs) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
@@ -56,9 +47,6 @@ export async function startWebhookInbox(): Promise<WebhookInbox> {
         waiters.delete(path)
       }
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () => listener.close(),
   }
 }

@@ -10,6 +10,7 @@ export interface ReceivedWebhook {
   path: string
   event_id: string | null
   event_type: string | null
+  headers: IncomingMessage['headers']
   /** `valid`, `invalid: <why>`, or `unchecked` without a secret. */
   signature: string
   body: string
@@ -78,6 +79,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       path: req.url ?? '/',
       event_id: header('x-service-webhook-id'),
       event_type: header('x-service-webhook-event'),
+      headers: req.headers,
       signature: checkSignature(options.secret, body, req.headers),
       body,
       status,

@@ -26,7 +26,7 @@ async function runListen(flags: ListenFlags): Promise<void> {
   if (flags.forwardTo && !/^https?:\/\/[^/]/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const print = (delivery: ReceivedWebhook) => {
-    if (flags.json) return write(JSON.stringify(flags.printBody ? delivery : { ...delivery, body: undefined }))
+    if (flags.json) return write(JSON.stringify({ ...delivery, headers: undefined, body: flags.printBody ? delivery.body : undefined }))
     const signature = delivery.signature === 'valid' ? chalk.green('signature valid') : delivery.signature === 'unchecked' ? chalk.dim('signature unchecked (no --secret)') : chalk.red(`signature ${delivery.signature}`)
     const forward = delivery.forwarded ? `  → ${flags.forwardTo} ${delivery.forwarded.status ?? delivery.forwarded.error}` : ''
     write(`${formatClock(delivery.at)} ${delivery.event_type ?? '(no event header)'} ${delivery.event_id ?? '-'} ${signature} → ${colorStatus(delivery.status)}${forward}`)
