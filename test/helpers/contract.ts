@@ -14,12 +14,16 @@ const validators = new Map<string, ValidateFunction>()
 
 const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
 
+// Path templates as patterns, built once: every answer of every API test is matched against them.
+const templates = Object.entries(document.paths as Json).map(([template, item]) => ({
+  template,
+  item: item as Json,
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}))
+
 function findOperation(method: string, path: string): { template: string; operation: Json } | undefined {
-  for (const [template, item] of Object.entries(document.paths as Json)) {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`)
-    if (pattern.test(path) && item[method.toLowerCase()]) return { template, operation: item[method.toLowerCase()] }
-  }
-  return undefined
+  const found = templates.find(({ pattern, item }) => pattern.test(path) && item[method.toLowerCase()])
+  return found && { template: found.template, operation: found.item[method.toLowerCase()] }
 }
 
 function validatorFor(template: string, method: string, status: string): ValidateFunction {
