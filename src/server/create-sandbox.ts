@@ -72,7 +72,10 @@ export interface Sandbox {
   forwardSecret: string | undefined
   /** Resolves when no webhook delivery is in flight (tests and benchmarks wait on it). */
   deliveriesIdle(): Promise<void>
-  /** Writes pending request log entries now (they are otherwise written every 500 ms). */
+  /**
+   * Writes now what is otherwise written a moment later: request log entries (every 500 ms) and
+   * failed webhook attempts (within 1 s).
+   */
   flush(): Promise<void>
   /** Waits for in-flight writes, flushes the request log and closes storage. */
   close(): Promise<void>
@@ -141,7 +144,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     config,
     forwardSecret,
     deliveriesIdle: () => dispatcher.idle(),
-    flush: () => services.requestLog.flush(),
+    flush: () => Promise.all([services.requestLog.flush(), dispatcher.flush()]).then(() => undefined),
     close() {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep)

@@ -5,7 +5,7 @@ import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
 import type { RouteAnswer, RouteContext, WriteRoute } from './pipeline.js'
 import { findIdempotencyRecord, type SessionDoc } from './session-store.js'
-import { hasUndelivered } from '../webhooks/deliveries.js'
+import { needsDispatch } from '../webhooks/deliveries.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
@@ -89,7 +89,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
         ...outcome.doc,
         idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), response }],
       }
-      await commit(ctx, stored, now)
+      await commit(ctx, stored, now, doc)
       return { status: outcome.status, bodyJson: outcome.status < 300 ? withReplayFlag(response, false) : response, errorCode: outcome.errorCode ?? null }
     })
   } finally {
@@ -98,14 +98,15 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
 }
 
 /**
- * Saves a session document: its new events become webhook deliveries in the same write, and the
- * dispatcher is woken once the write is durable.
+ * Saves a session document (`base` is the version it was made from): its new events become
+ * webhook deliveries in the same write, and once the write is durable the dispatcher is woken if
+ * the change gave it something to do now.
  */
-async function commit(ctx: RouteContext, doc: SessionDoc, now: number): Promise<void> {
+async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: SessionDoc): Promise<void> {
   const { services, principal } = ctx
   const prepared = services.dispatcher.prepareCommit(doc, new Date(now).toISOString())
   await services.sessions.save(principal, prepared, now)
-  if (hasUndelivered(prepared.webhook)) services.dispatcher.kick(principal)
+  if (needsDispatch(base.webhook, prepared.webhook)) services.dispatcher.kick(principal)
 }
 
 /** A state-changing request without Idempotency-Key (DELETE): serialized and committed, not remembered. */
@@ -117,7 +118,7 @@ async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext):
     const doc = await services.sessions.load(principal)
     const input = route.parse(body)
     const result = await route.execute(doc, input, ctx)
-    if (result.doc !== doc) await commit(ctx, result.doc, now)
+    if (result.doc !== doc) await commit(ctx, result.doc, now, doc)
     return { status: 200, body: result.body }
   })
 }

@@ -5,6 +5,7 @@ import { createDocStore } from '../storage/doc-store.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import type { WebhookState } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
+import { stringifySessionDoc } from './session-json.js'
 
 /** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
@@ -83,7 +84,7 @@ function sumLengths(records: IdempotencyRecord[]): number {
  * however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
-  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE })
+  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc })
 
   function createSessionDoc(now: string): SessionDoc {
     return {
@@ -126,6 +127,23 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     await docs.write(sessionDocId(principal.keyId, principal.sessionId), next)
   }
 
+  /**
+   * Keeps a changed document in memory without writing it: for changes a crash may lose
+   * harmlessly (a failed webhook attempt is then simply tried again). The session's next save
+   * writes it along, or `flushStaged`. Call it under the session's mutex, like `save`.
+   */
+  function stage(principal: Principal, doc: SessionDoc): void {
+    docs.stage(sessionDocId(principal.keyId, principal.sessionId), doc)
+  }
+
+  /** Writes the session's staged document, if it has one (under the session's mutex). */
+  async function flushStaged(principal: Principal): Promise<void> {
+    const id = sessionDocId(principal.keyId, principal.sessionId)
+    if (!docs.isStaged(id)) return
+    const doc = await docs.read(id)
+    if (doc) await save(principal, doc)
+  }
+
   function pruneRecords(doc: SessionDoc, now: number, principal: Principal): SessionDoc {
     const cutoff = now - IDEMPOTENCY_RETENTION_MS
     const first = doc.idempotency.findIndex((record) => Date.parse(record.created_at) > cutoff)
@@ -147,7 +165,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return body
   }
 
-  return { load, save, readStoredResponse, createSessionDoc }
+  return { load, save, stage, flushStaged, readStoredResponse, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */

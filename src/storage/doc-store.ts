@@ -5,6 +5,14 @@ import { StorageError, toStorageError } from './storage-error.js'
 export interface DocStore<T> {
   read(id: string): Promise<T | null>
   write(id: string, doc: T): Promise<void>
+  /**
+   * Keeps `doc` as the current version in memory only, until the next write of the id (or a
+   * flush by the caller): for changes whose loss in a crash is harmless. Staged documents are
+   * never evicted from the cache.
+   */
+  stage(id: string, doc: T): void
+  /** Whether the id has a staged version not yet written. */
+  isStaged(id: string): boolean
   remove(id: string): Promise<void>
   listIds(): Promise<string[]>
 }
@@ -14,15 +22,21 @@ export interface DocStore<T> {
  * object to change one and must not mutate what `read` returns, which lets cached reads skip
  * cloning on the hot path.
  */
-export function createDocStore<T extends object>(storage: Storage, options: { prefix: string; cacheSize?: number }): DocStore<T> {
+export function createDocStore<T extends object>(storage: Storage, options: { prefix: string; cacheSize?: number; stringify?: (doc: T) => string }): DocStore<T> {
   const cacheSize = options.cacheSize ?? 1000
   const cache = new Map<string, T>()
+  const staged = new Set<string>()
   const keyOf = (id: string) => `${options.prefix}:${id}`
 
   function remember(id: string, doc: T): void {
     cache.delete(id)
     cache.set(id, doc)
-    if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
+    if (cache.size <= cacheSize) return
+    for (const oldest of cache.keys()) {
+      if (staged.has(oldest)) continue
+      cache.delete(oldest)
+      return
+    }
   }
 
   return {
@@ -45,15 +59,24 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
     },
     async write(id, doc) {
       try {
-        await storage.setItem(keyOf(id), doc as never)
+        // Text is stored as it is and parsed back on read, like the object unstorage would stringify.
+        await storage.setItem(keyOf(id), (options.stringify ? options.stringify(doc) : doc) as never)
       } catch (error) {
         cache.delete(id)
+        staged.delete(id)
         throw toStorageError(error, `write ${keyOf(id)}`)
       }
+      staged.delete(id)
       remember(id, doc)
     },
+    stage(id, doc) {
+      staged.add(id)
+      remember(id, doc)
+    },
+    isStaged: (id) => staged.has(id),
     async remove(id) {
       cache.delete(id)
+      staged.delete(id)
       try {
         await storage.removeItem(keyOf(id))
       } catch (error) {

@@ -91,7 +91,12 @@ function trimLog(deliveries: Delivery[]): Delivery[] {
  * event order (a retrying head holds back the ones after it).
  */
 export function findHead(state: WebhookState, target: DeliveryTarget): Delivery | undefined {
-  return state.deliveries.find((delivery) => delivery.target === target && (delivery.status === 'pending' || delivery.status === 'retrying'))
+  return state.deliveries.find((delivery) => delivery.target === target && isWaiting(delivery))
+}
+
+/** Whether an attempt delivered its event: a 2xx answer within the timeout. */
+export function isDelivered(outcome: AttemptOutcome): boolean {
+  return outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
 }
 
 /** Records an attempt: 2xx delivers; anything else retries on the schedule, then fails. */
@@ -99,7 +104,7 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
   const deliveries = state.deliveries.map((delivery) => {
     if (delivery.id !== deliveryId) return delivery
     const attempts = delivery.attempts + 1
-    const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
+    const ok = isDelivered(outcome)
     const delay = scheduleMs[attempts - 1]
     const status = ok ? 'delivered' : delay === undefined ? 'failed' : 'retrying'
     const next: Delivery = {
@@ -131,9 +136,30 @@ export function requeueDeliveries(state: WebhookState, ids: readonly string[], n
   }
 }
 
+function isWaiting(delivery: Delivery): boolean {
+  return delivery.status === 'pending' || delivery.status === 'retrying'
+}
+
 /** Whether any delivery still waits to be sent. */
 export function hasUndelivered(state: WebhookState): boolean {
-  return state.deliveries.some((delivery) => delivery.status === 'pending' || delivery.status === 'retrying')
+  return state.deliveries.some(isWaiting)
+}
+
+/**
+ * Whether a change of webhook state gives the dispatcher something to do now. Deliveries only
+ * appended behind ones still waiting for the same target do not: they go out after those, which
+ * the dispatcher is already sending or has a timer for.
+ */
+export function needsDispatch(before: WebhookState, after: WebhookState): boolean {
+  if (before === after || !hasUndelivered(after)) return false
+  if (before.endpoint !== after.endpoint || after.deliveries.length < before.deliveries.length) return true
+  const waiting = new Set<DeliveryTarget>()
+  for (let i = 0; i < before.deliveries.length; i++) {
+    const delivery = before.deliveries[i]!
+    if (after.deliveries[i] !== delivery) return true
+    if (isWaiting(delivery)) waiting.add(delivery.target)
+  }
+  return after.deliveries.slice(before.deliveries.length).some((delivery) => !waiting.has(delivery.target))
 }
 
 /** The delivery log as the API shows it: most recent 50, newest first, without bodies. */

@@ -4,14 +4,18 @@ import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionDoc, SessionStore } from '../server/session-store.js'
 import { createId } from '../server/ids.js'
-import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } from './deliveries.js'
-import { sendWebhook } from './sender.js'
+import { enqueueEvents, findHead, hasUndelivered, isDelivered, listTargets, recordAttempt } from './deliveries.js'
+import { sendWebhook, type OpeningConnections } from './sender.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
 
 const ACTIVE_PREFIX = 'webhooks:active'
 const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
+/** How long failed attempts are kept in memory before they are written (see `work`). */
+const FLUSH_DELAY_MS = 1000
+/** When a worker fails (storage trouble), how long until it tries again. */
+const WORKER_RETRY_MS = 2000
 
 /** One finished attempt, as `serve` prints it. */
 export interface DeliveryReport {
@@ -66,6 +70,11 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
   const active = new Set<string>()
   const markerWrites = new Set<Promise<unknown>>()
+  /** Sessions whose latest attempts are recorded in memory only (see `work`). */
+  const staged = new Set<string>()
+  const opening: OpeningConnections = new Map()
+  let flushTimer: NodeJS.Timeout | undefined
+  let flushing: Promise<void> = Promise.resolve()
   let closed = false
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */
@@ -88,11 +97,43 @@ export function createDispatcher(options: DispatcherOptions) {
       again.add(slot)
       return
     }
-    const run = work(slot).catch(options.logError).finally(() => {
+    const run = work(slot).catch((error) => {
+      options.logError(error)
+      // Commits wake the worker only when they add work, so a failed worker must wake itself.
+      if (!closed) wakeLater(slot, WORKER_RETRY_MS)
+    }).finally(() => {
       running.delete(slot)
       if (again.delete(slot)) kick(principal)
     })
     running.set(slot, run)
+  }
+
+  function wakeLater(slot: string, delayMs: number): void {
+    const timer = setTimeout(() => {
+      timers.delete(slot)
+      kick(principalOf(slot))
+    }, delayMs)
+    timer.unref()
+    timers.set(slot, timer)
+  }
+
+  /** Writes every staged session; sessions staged while it runs wait for the next flush. */
+  function flushStaged(): Promise<void> {
+    clearTimeout(flushTimer)
+    flushTimer = undefined
+    const slots = [...staged]
+    staged.clear()
+    const flush = flushing.then(() => Promise.all(slots.map((slot) => mutex.run(slot, () => sessions.flushStaged(principalOf(slot))))))
+    flushing = flush.then(() => undefined, options.logError)
+    return flushing
+  }
+
+  function stageAttempts(slot: string, doc: SessionDoc): void {
+    sessions.stage(principalOf(slot), doc)
+    staged.add(slot)
+    if (flushTimer || closed) return
+    flushTimer = setTimeout(() => void flushStaged(), FLUSH_DELAY_MS)
+    flushTimer.unref()
   }
 
   /**
@@ -116,16 +157,18 @@ export function createDispatcher(options: DispatcherOptions) {
     if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''
-    const { headers } = signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type })
     const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
     if (checkAddresses && isIP(host) && isForbiddenAddress(host)) {
       return { statusCode: null, error: `refused: ${host} is a local or private address`, durationMs: 0, url }
     }
-    const outcome = await sendWebhook(url, body, headers, {
+    // Signed when the connection is up: the timestamp is the moment of sending.
+    const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
+    const outcome = await sendWebhook(url, body, sign, {
       isForbidden: checkAddresses ? isForbiddenAddress : undefined,
       resolve: options.resolveHost,
       timeoutMs: options.timeoutMs,
+      opening,
     })
     return { ...outcome, url }
   }
@@ -147,12 +190,7 @@ export function createDispatcher(options: DispatcherOptions) {
       const due = heads.filter((delivery) => Date.parse(delivery.next_attempt_at ?? '') <= now)
       if (due.length === 0) {
         const wake = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
-        const timer = setTimeout(() => {
-          timers.delete(slot)
-          kick(principal)
-        }, Math.max(0, wake - now))
-        timer.unref()
-        timers.set(slot, timer)
+        wakeLater(slot, Math.max(0, wake - now))
         return
       }
       const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempt(doc, delivery) })))
@@ -164,7 +202,12 @@ export function createDispatcher(options: DispatcherOptions) {
           webhook = recordAttempt(webhook, delivery.id, outcome, options.retryScheduleMs, finished)
           webhook = { ...webhook, deliveries: webhook.deliveries.map((item) => (item.id === delivery.id ? { ...item, url: outcome.url } : item)) }
         }
-        await sessions.save(principal, { ...current, webhook }, finished)
+        // Failed attempts that will be retried are written within FLUSH_DELAY_MS (or by the next
+        // save of the session) instead of one write each: a dead receiver then costs the API
+        // almost no storage work. A crash loses at most those records, and the attempts rerun.
+        const retryLater = outcomes.every(({ delivery, outcome }) => !isDelivered(outcome) && webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
+        if (retryLater) stageAttempts(slot, { ...current, webhook })
+        else await sessions.save(principal, { ...current, webhook }, finished)
         return webhook
       })
       for (const { delivery, outcome } of outcomes) {
@@ -196,16 +239,17 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /** Stops scheduling; waits for attempts in flight to be recorded. */
+  /** Stops scheduling; waits for attempts in flight to be recorded and written. */
   async function close(): Promise<void> {
     closed = true
     for (const timer of timers.values()) clearTimeout(timer)
     timers.clear()
     await Promise.all(running.values())
+    await flushStaged()
     await Promise.all(markerWrites)
   }
 
-  return { prepareCommit, kick, resume, close, idle: () => Promise.all(running.values()).then(() => undefined) }
+  return { prepareCommit, kick, resume, close, flush: flushStaged, idle: () => Promise.all(running.values()).then(() => undefined) }
 }
 
 /** A dispatcher made by createDispatcher. */

@@ -2,6 +2,7 @@ import { createStorage, defineDriver } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestApi, LOAN, type TestApi } from '../helpers/api.js'
+import { startReceiver } from '../helpers/receiver.js'
 
 let api: TestApi
 afterEach(async () => api?.sandbox.close())
@@ -42,5 +43,31 @@ describe('storage failure', () => {
     expect(retried.status).toBe(200)
     expect(retried.body.idempotency_replayed).toBe(false)
     expect(retried.body.activeLoans).toHaveLength(2)
+  })
+
+  it('keeps delivering webhooks after the record of an attempt could not be written', async () => {
+    const { storage, state } = createFlakyStorage()
+    const receiver = await startReceiver()
+    try {
+      api = await createTestApi({ storage, allowLocalWebhooks: true })
+      await api.post('/api/sandbox/webhooks', { url: receiver.url })
+      // The disk fills while the receiver answers: recording the delivery fails.
+      receiver.respond = () => {
+        state.failWrites = true
+        return 200
+      }
+      await api.post('/api/sandbox/webhooks/test')
+      await receiver.waitFor(1)
+      await api.sandbox.deliveriesIdle()
+      receiver.respond = () => 200
+      state.failWrites = false
+      // Nothing else happens on the key: the delivery worker has to come back by itself.
+      const [again] = await receiver.waitFor(2, 8000)
+      expect(receiver.received[1]!.headers['x-service-webhook-id']).toBe(again!.headers['x-service-webhook-id'])
+      await api.sandbox.deliveriesIdle()
+      expect((await api.get('/api/sandbox/webhooks')).body.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 })
+    } finally {
+      await receiver.close()
+    }
   })
 })

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { createTestApi, issueLoan, newKey, type TestApi } from '../helpers/api.js'
@@ -162,5 +165,46 @@ describe('webhook delivery to a local receiver', () => {
     expect(delivery.status).toBe('failed')
     expect(delivery.last_error).toMatch(/forbidden|local/)
     expect(receiver.received).toHaveLength(0)
+  })
+
+  it('writes failed attempts within a second and at close, so they survive a restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-staged-'))
+    try {
+      receiver = await startReceiver()
+      receiver.respond = () => 500
+      const options = { storage: 'fs' as const, dataDir, allowLocalWebhooks: true, webhookRetrySchedule: [60_000] }
+      const first = await createTestApi(options)
+      api = first
+      await first.post('/api/sandbox/webhooks', { url: receiver.url })
+      await first.post('/api/sandbox/webhooks/test')
+      await receiver.waitFor(1)
+      await first.sandbox.deliveriesIdle()
+      const [retrying] = (await first.get('/api/sandbox/webhooks')).body.deliveries
+      expect(retrying).toMatchObject({ status: 'retrying', attempts: 1, last_status_code: 500 })
+
+      // What is on disk, read past the server's cache: the attempt arrives there by itself.
+      const storedAttempts = async () => {
+        const [docKey] = await first.sandbox.storage.getKeys('session')
+        const stored = await first.sandbox.storage.getItem<{ webhook: { deliveries: Array<{ attempts: number }> } }>(docKey!)
+        return stored!.webhook.deliveries[0]!.attempts
+      }
+      const deadline = Date.now() + 3000
+      while ((await storedAttempts()) !== 1 && Date.now() < deadline) await wait(50)
+      expect(await storedAttempts()).toBe(1)
+
+      // A retry (stored as pending, attempts 0) fails again: written by close, not the timer.
+      expect((await first.post('/api/sandbox/webhooks/retry', { delivery_id: retrying.id })).body.deliveries[0]).toMatchObject({ status: 'pending', attempts: 0 })
+      await receiver.waitFor(2)
+      await first.sandbox.deliveriesIdle()
+      const [failedAgain] = (await first.get('/api/sandbox/webhooks')).body.deliveries
+      expect(failedAgain).toMatchObject({ status: 'retrying', attempts: 1, last_status_code: 500 })
+      await first.sandbox.close()
+      api = await createTestApi(options)
+      expect((await api.get('/api/sandbox/webhooks', first.key)).body.deliveries[0]).toEqual(failedAgain)
+    } finally {
+      await api?.sandbox.close()
+      api = undefined
+      await rm(dataDir, { recursive: true, force: true })
+    }
   })
 })

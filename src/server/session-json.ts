@@ -1,0 +1,34 @@
+import type { SessionDoc } from './session-store.js'
+
+/**
+ * JSON text of list elements already serialized. Session documents are immutable values whose
+ * lists (idempotency records with their stored answers, webhook deliveries with their bodies)
+ * mostly keep the same element objects from one save to the next, so each element is turned
+ * into text once instead of on every save of its session.
+ */
+const elementJson = new WeakMap<object, string>()
+
+function stringifyList(items: readonly object[]): string {
+  const parts = new Array<string>(items.length)
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    let json = elementJson.get(item)
+    if (json === undefined) elementJson.set(item, (json = JSON.stringify(item)))
+    parts[i] = json
+  }
+  return `[${parts.join(',')}]`
+}
+
+/** Adds `fields` (already JSON, `"name":value,...`) to the JSON text of an object. */
+function withFields(objectJson: string, fields: string): string {
+  return objectJson === '{}' ? `{${fields}}` : `${objectJson.slice(0, -1)},${fields}}`
+}
+
+/** The stored text of a session document: equal to JSON.stringify of it, up to key order. */
+export function stringifySessionDoc(doc: SessionDoc): string {
+  const { idempotency, webhook, ...rest } = doc
+  if (!webhook || !Array.isArray(idempotency)) return JSON.stringify(doc)
+  const { deliveries, ...webhookRest } = webhook
+  const webhookJson = withFields(JSON.stringify(webhookRest), `"deliveries":${stringifyList(deliveries)}`)
+  return withFields(JSON.stringify(rest), `"webhook":${webhookJson},"idempotency":${stringifyList(idempotency)}`)
+}

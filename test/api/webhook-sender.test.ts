@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { sendWebhook, type OpeningConnections } from '../../src/webhooks/sender.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+let receiver: TestReceiver | undefined
+afterEach(async () => {
+  await receiver?.close()
+  receiver = undefined
+})
+
+/** A resolver that counts calls and answers after a delay, failing while `failing` is set. */
+function slowResolver(state: { calls: number; failing: boolean }) {
+  return async (host: string) => {
+    state.calls++
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    if (state.failing) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
+    return ['127.0.0.1']
+  }
+}
+
+describe('sending one webhook', () => {
+  it('sends exactly the body, with headers made when the connection is up', async () => {
+    receiver = await startReceiver()
+    let built = 0
+    const outcome = await sendWebhook(receiver.url, '{"id":"evt_1"}', () => ({ 'x-built': String(++built) }))
+    expect(outcome).toMatchObject({ statusCode: 200, error: null })
+    expect(built).toBe(1)
+    expect(receiver.received[0]).toMatchObject({ body: '{"id":"evt_1"}', headers: { 'x-built': '1', 'content-type': 'application/json' } })
+  })
+
+  it('times out the whole attempt', async () => {
+    receiver = await startReceiver()
+    receiver.delayMs = 500
+    const outcome = await sendWebhook(receiver.url, '{}', {}, { timeoutMs: 50 })
+    expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 50 ms' })
+  })
+
+  it('shares a failure to connect with the sends that waited for the same destination', async () => {
+    receiver = await startReceiver()
+    const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
+    const state = { calls: 0, failing: true }
+    const options = { isForbidden: () => false, resolve: slowResolver(state), opening: new Map() as OpeningConnections }
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => sendWebhook(url, '{}', {}, options)))
+    expect(state.calls).toBe(1)
+    expect(outcomes.map((outcome) => outcome.error)).toEqual(Array(5).fill('ENOTFOUND: getaddrinfo ENOTFOUND receiver.partner.test'))
+    expect(options.opening.size).toBe(0)
+
+    // Once that attempt is over, the next send tries for itself.
+    state.failing = false
+    expect(await sendWebhook(url, '{}', {}, options)).toMatchObject({ statusCode: 200, error: null })
+    expect(state.calls).toBe(2)
+  })
+
+  it('opens a connection per send when they are not told to share, and never shares a success', async () => {
+    receiver = await startReceiver()
+    const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
+    const state = { calls: 0, failing: true }
+    const apart = await Promise.all(Array.from({ length: 3 }, () => sendWebhook(url, '{}', {}, { isForbidden: () => false, resolve: slowResolver(state) })))
+    expect(state.calls).toBe(3)
+    expect(apart.every((outcome) => outcome.error?.startsWith('ENOTFOUND'))).toBe(true)
+
+    state.failing = false
+    const opening: OpeningConnections = new Map()
+    const shared = await Promise.all(Array.from({ length: 3 }, (_, i) => sendWebhook(url, `{"n":${i}}`, {}, { isForbidden: () => false, resolve: slowResolver(state), opening })))
+    expect(shared.map((outcome) => outcome.statusCode)).toEqual([200, 200, 200])
+    expect(receiver.received.map((item) => item.body).sort()).toEqual(['{"n":0}', '{"n":1}', '{"n":2}'])
+  })
+})

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { stringifySessionDoc } from '../../src/server/session-json.js'
+import type { SessionDoc } from '../../src/server/session-store.js'
+
+function sessionDoc(): SessionDoc {
+  return {
+    version: 1,
+    created_at: '2026-11-22T10:00:00.000Z',
+    book: { loans: [], balances: { usdt: '1000' } } as unknown as SessionDoc['book'],
+    partner: null,
+    outbox: [],
+    webhook: { endpoint: null, deliveries: [] },
+    event_seq: 0,
+    idempotency: [],
+    response_batches: [],
+    next_batch: 1,
+  }
+}
+
+describe('stored text of a session document', () => {
+  it('parses back to the document, with and without list elements', () => {
+    const empty = sessionDoc()
+    expect(JSON.parse(stringifySessionDoc(empty))).toEqual(empty)
+    const full: SessionDoc = {
+      ...empty,
+      idempotency: [{ key: 'k1', fingerprint: 'f', status: 200, created_at: empty.created_at, response: '{"a":"\\"quoted\\""}' }],
+      webhook: { endpoint: null, deliveries: [{ id: 'whd_1', event_id: 'evt_1', event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1/h', status: 'pending', attempts: 0, next_attempt_at: empty.created_at, last_status_code: null, last_error: null, created_at: empty.created_at, updated_at: empty.created_at, body: '{"id":"evt_1"}' }] },
+    }
+    expect(JSON.parse(stringifySessionDoc(full))).toEqual(full)
+  })
+
+  it('shows a changed element: elements are replaced, never edited, so new objects are serialized anew', () => {
+    const doc: SessionDoc = { ...sessionDoc(), idempotency: [{ key: 'k1', fingerprint: 'f', status: 200, created_at: 'then' }] }
+    stringifySessionDoc(doc)
+    const changed: SessionDoc = { ...doc, idempotency: [{ ...doc.idempotency[0]!, status: 409 }, { key: 'k2', fingerprint: 'g', status: 200, created_at: 'now' }] }
+    expect(JSON.parse(stringifySessionDoc(changed)).idempotency).toEqual(changed.idempotency)
+  })
+})

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import type { SandboxEvent } from '../../src/domain/types.js'
+import { createWebhookState, enqueueEvents, needsDispatch, recordAttempt, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import type { WebhookState } from '../../src/webhooks/types.js'
+
+const NOW = '2026-11-22T10:00:00.000Z'
+const FORWARD: TargetInfo = { target: 'forward', url: 'http://127.0.0.1:3000/hook', secret: 'whsec_x' }
+let nextId = 0
+const newId = (prefix: string) => `${prefix}_${++nextId}`
+
+function event(type: SandboxEvent['type'] = 'sandbox.loan.issued'): SandboxEvent {
+  return { id: newId('evt'), type, created_at: NOW, api_version: '0.3.0', data: { object: {} } } as unknown as SandboxEvent
+}
+
+function enqueue(state: WebhookState, count = 1): WebhookState {
+  return enqueueEvents(state, Array.from({ length: count }, () => event()), [FORWARD], NOW, newId)
+}
+
+describe('needsDispatch: whether a commit has to wake the delivery worker', () => {
+  it('wakes for the first delivery of a target, not for ones queued behind a waiting delivery', () => {
+    const empty = createWebhookState()
+    const first = enqueue(empty)
+    expect(needsDispatch(empty, first)).toBe(true)
+    expect(needsDispatch(first, enqueue(first, 2))).toBe(false)
+  })
+
+  it('wakes again once the waiting ones are delivered or changed', () => {
+    const first = enqueue(createWebhookState())
+    const delivered = recordAttempt(first, first.deliveries[0]!.id, { statusCode: 200, error: null, durationMs: 1 }, [10], Date.parse(NOW))
+    expect(needsDispatch(delivered, enqueue(delivered))).toBe(true)
+    const retrying = recordAttempt(first, first.deliveries[0]!.id, { statusCode: 500, error: null, durationMs: 1 }, [10], Date.parse(NOW))
+    // The retrying head changed: the worker's timer was set for the old state.
+    expect(needsDispatch(first, retrying)).toBe(true)
+  })
+
+  it('does not wake when nothing waits or nothing changed', () => {
+    const first = enqueue(createWebhookState())
+    expect(needsDispatch(first, first)).toBe(false)
+    const delivered = recordAttempt(first, first.deliveries[0]!.id, { statusCode: 204, error: null, durationMs: 1 }, [10], Date.parse(NOW))
+    expect(needsDispatch(first, delivered)).toBe(false)
+  })
+
+  it('wakes when the endpoint changes (enabled again, new URL)', () => {
+    const first = enqueue(createWebhookState())
+    const endpoint = { id: 'we_1', url: 'https://partner.example/hook', enabled: true, events: [], secret: 's', createdAt: NOW, updatedAt: NOW }
+    expect(needsDispatch(first, { ...first, endpoint })).toBe(true)
+  })
+})
