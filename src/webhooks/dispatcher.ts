@@ -5,7 +5,8 @@ import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionDoc, SessionStore } from '../server/session-store.js'
 import { createId } from '../server/ids.js'
 import { enqueueEvents, findHead, hasUndelivered, isDelivered, listTargets, recordAttempt } from './deliveries.js'
-import { sendWebhook, type OpeningConnections } from './sender.js'
+import { createConnectionPool } from './connection-pool.js'
+import { sendWebhook } from './sender.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
@@ -72,7 +73,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const markerWrites = new Set<Promise<unknown>>()
   /** Sessions whose latest attempts are recorded in memory only (see `work`). */
   const staged = new Set<string>()
-  const opening: OpeningConnections = new Map()
+  const pool = createConnectionPool()
   let flushTimer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
   let closed = false
@@ -168,7 +169,7 @@ export function createDispatcher(options: DispatcherOptions) {
       isForbidden: checkAddresses ? isForbiddenAddress : undefined,
       resolve: options.resolveHost,
       timeoutMs: options.timeoutMs,
-      opening,
+      pool,
     })
     return { ...outcome, url }
   }
@@ -247,6 +248,7 @@ export function createDispatcher(options: DispatcherOptions) {
     await Promise.all(running.values())
     await flushStaged()
     await Promise.all(markerWrites)
+    pool.close()
   }
 
   return { prepareCommit, kick, resume, close, flush: flushStaged, idle: () => Promise.all(running.values()).then(() => undefined) }

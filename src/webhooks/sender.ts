@@ -1,7 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { request as httpRequest } from 'node:http'
+import { request as httpRequest, type ClientRequest, type ClientRequestArgs } from 'node:http'
+import { request as httpsRequest } from 'node:https'
 import { connect as netConnect, isIP, type LookupFunction, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
+import { hasIdleConnection, type ConnectionPool, type PreopenedRequestArgs } from './connection-pool.js'
 import type { AttemptOutcome } from './types.js'
 
 /** Delivery timeout (decisions.md: 10 s). */
@@ -15,14 +17,11 @@ export interface SendOptions {
   resolve?: (host: string) => Promise<string[]>
   timeoutMs?: number
   /**
-   * Connections being opened, per destination: a send that finds one waits for it and, if it
-   * fails, fails the same way without opening its own (see `sendWebhook`).
+   * Connections to keep alive and reuse, and to share failures of (see `sendWebhook`). Without
+   * it every send opens and closes its own connection.
    */
-  opening?: OpeningConnections
+  pool?: ConnectionPool
 }
-
-/** Connection attempts in progress: destination -> the failure it ended with, or null once up. */
-export type OpeningConnections = Map<string, Promise<string | null>>
 
 /**
  * A DNS lookup that refuses forbidden addresses: the address checked is the address connected
@@ -51,78 +50,124 @@ function guardedLookup(isForbidden: (address: string) => boolean, resolve?: (hos
 /** The headers of one send, or a function that builds them once the connection is open. */
 export type SendHeaders = Record<string, string> | (() => Record<string, string>)
 
+/**
+ * Without Nagle's algorithm: headers and body go out as separate writes, and the second would
+ * otherwise wait for the receiver's delayed ACK (about 40 ms on Linux loopback).
+ */
 function openSocket(target: URL, lookup: LookupFunction | undefined): Socket {
   const host = target.hostname.replace(/^\[|\]$/g, '')
-  if (target.protocol !== 'https:') return netConnect({ host, port: Number(target.port) || 80, lookup })
-  return tlsConnect({ host, port: Number(target.port) || 443, servername: isIP(host) ? undefined : host, lookup, ALPNProtocols: ['http/1.1'] })
+  if (target.protocol !== 'https:') return netConnect({ host, port: Number(target.port) || 80, lookup, noDelay: true })
+  const socket = tlsConnect({ host, port: Number(target.port) || 443, servername: isIP(host) ? undefined : host, lookup, ALPNProtocols: ['http/1.1'] })
+  socket.setNoDelay(true)
+  return socket
 }
 
-/**
- * POSTs exactly `body` with `headers` to `url`. No redirects are followed; any answer is the
- * outcome. Never throws: network errors and timeouts (of the whole attempt) become `error`.
- *
- * The connection is opened first and the HTTP request built on it only once it is up: a dead
- * receiver then costs a refused socket, not a whole client request, and headers given as a
- * function (a signature with its timestamp) are made at the moment of sending. With `opening`,
- * sends that start while a connection to the same destination is being opened share its
- * failure: a dead receiver costs one refused connection per moment, not one per waiting key.
- */
-export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
-  const started = performance.now()
-  const target = new URL(url)
-  const destination = `${options.isForbidden ? 'checked ' : ''}${target.protocol}//${target.host}`
-  const pending = options.opening?.get(destination)
-  if (!pending) return send(target, body, headers, options, started, destination)
-  return pending.then((failure) => failure === null
-    ? send(target, body, headers, options, started, destination)
-    : { statusCode: null, error: failure, durationMs: elapsedSince(started) })
+function requestArgsOf(target: URL, body: string, headers: Record<string, string>): ClientRequestArgs {
+  const host = target.hostname.replace(/^\[|\]$/g, '')
+  return {
+    method: 'POST',
+    host,
+    port: Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+    path: `${target.pathname}${target.search}`,
+    ...(target.protocol === 'https:' && !isIP(host) ? { servername: host } : {}),
+    headers: { ...headers, host: target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'partner-sandbox-webhooks/0.3.0' },
+  }
 }
 
 function elapsedSince(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10
 }
 
+/** A connection reset before any answer: the receiver closed the kept-alive connection as we sent. */
+function isStaleConnection(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'ECONNRESET' || error.code === 'EPIPE'
+}
+
+/**
+ * POSTs exactly `body` with `headers` to `url`. No redirects are followed; any answer is the
+ * outcome. Never throws: network errors and timeouts (of the whole attempt) become `error`.
+ *
+ * A new connection is opened first and the HTTP request built on it only once it is up: a dead
+ * receiver then costs a refused socket, not a whole client request, and headers given as a
+ * function (a signature with its timestamp) are made at the moment of sending. With a `pool`,
+ * connections are kept alive and reused per destination (a send that finds the kept one closed
+ * by the receiver retries once on a new one), and sends that start while a connection to the
+ * same destination is being opened share its failure: a dead receiver costs one refused
+ * connection per moment, not one per waiting key.
+ */
+export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
+  const started = performance.now()
+  const target = new URL(url)
+  const { pool } = options
+  const agent = pool && (target.protocol === 'https:' ? pool.https : pool.http)
+  if (agent && hasIdleConnection(agent, requestArgsOf(target, body, {}))) {
+    return send(target, body, headers, options, started, 'reuse')
+  }
+  const destination = `${options.isForbidden ? 'checked ' : ''}${target.protocol}//${target.host}`
+  const pending = pool?.opening.get(destination)
+  if (!pending) return send(target, body, headers, options, started, destination)
+  return pending.then((failure) => failure === null
+    ? send(target, body, headers, options, started, destination)
+    : { statusCode: null, error: failure, durationMs: elapsedSince(started) })
+}
+
+/** One send on a kept-alive connection (`'reuse'`) or on a new one to `destination`. */
 function send(target: URL, body: string, headers: SendHeaders, options: SendOptions, started: number, destination: string): Promise<AttemptOutcome> {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
+  const { pool } = options
+  const agent = pool && (target.protocol === 'https:' ? pool.https : pool.http)
+  const reuse = destination === 'reuse'
   let opened: (failure: string | null) => void = () => {}
-  const { opening } = options
-  if (opening && !opening.has(destination)) {
+  if (pool && !reuse && !pool.opening.has(destination)) {
     const connecting = new Promise<string | null>((resolve) => (opened = resolve))
-    opening.set(destination, connecting)
+    pool.opening.set(destination, connecting)
     void connecting.then(() => {
-      if (opening.get(destination) === connecting) opening.delete(destination)
+      if (pool.opening.get(destination) === connecting) pool.opening.delete(destination)
     })
   }
   return new Promise((resolve) => {
     let settled = false
-    const socket = openSocket(target, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
+    let req: ClientRequest | undefined
+    const socket = reuse ? undefined : openSocket(target, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      socket.destroy()
+      // A delivered answer leaves a pooled connection to the agent, to be reused.
+      if (error !== null || !agent) {
+        req?.destroy()
+        socket?.destroy()
+      }
       // A no-op once the connection is up: only a failure to connect is shared.
       opened(error)
       resolve({ statusCode, error, durationMs: elapsedSince(started) })
     }
     const fail = (error: NodeJS.ErrnoException) => finish(null, error.code ? `${error.code}: ${error.message}` : error.message)
     const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), timeoutMs)
-    socket.once('error', fail)
-    socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+    const post = () => {
       opened(null)
-      const fixed = typeof headers === 'function' ? headers() : headers
-      const req = httpRequest({
-        method: 'POST',
-        path: `${target.pathname}${target.search}`,
-        headers: { ...fixed, host: target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'partner-sandbox-webhooks/0.3.0' },
-        createConnection: () => socket,
-      }, (res) => {
+      const args: PreopenedRequestArgs = requestArgsOf(target, body, typeof headers === 'function' ? headers() : headers)
+      if (agent) Object.assign(args, { agent, preopened: socket })
+      else Object.assign(args, { agent: false, createConnection: () => socket })
+      let answered = false
+      req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(args, (res) => {
+        answered = true
         res.resume()
         res.on('end', () => finish(res.statusCode ?? null, null))
         res.on('error', () => finish(res.statusCode ?? null, null))
       })
-      req.on('error', fail)
+      // The agent may have given the request a connection freed meanwhile: ours is not needed.
+      if (socket) req.once('socket', (used) => used !== socket && socket.destroy())
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (!reuse || answered || settled || !isStaleConnection(error)) return fail(error)
+        settled = true
+        clearTimeout(timer)
+        resolve(send(target, body, headers, options, started, `${options.isForbidden ? 'checked ' : ''}${target.protocol}//${target.host}`))
+      })
       req.end(body)
-    })
+    }
+    if (!socket) return post()
+    socket.once('error', fail)
+    socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', post)
   })
 }

@@ -1,5 +1,8 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sendWebhook, type OpeningConnections } from '../../src/webhooks/sender.js'
+import { createConnectionPool } from '../../src/webhooks/connection-pool.js'
+import { sendWebhook } from '../../src/webhooks/sender.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let receiver: TestReceiver | undefined
@@ -39,16 +42,18 @@ describe('sending one webhook', () => {
     receiver = await startReceiver()
     const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
     const state = { calls: 0, failing: true }
-    const options = { isForbidden: () => false, resolve: slowResolver(state), opening: new Map() as OpeningConnections }
+    const pool = createConnectionPool()
+    const options = { isForbidden: () => false, resolve: slowResolver(state), pool }
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => sendWebhook(url, '{}', {}, options)))
     expect(state.calls).toBe(1)
     expect(outcomes.map((outcome) => outcome.error)).toEqual(Array(5).fill('ENOTFOUND: getaddrinfo ENOTFOUND receiver.partner.test'))
-    expect(options.opening.size).toBe(0)
+    expect(pool.opening.size).toBe(0)
 
     // Once that attempt is over, the next send tries for itself.
     state.failing = false
     expect(await sendWebhook(url, '{}', {}, options)).toMatchObject({ statusCode: 200, error: null })
     expect(state.calls).toBe(2)
+    pool.close()
   })
 
   it('opens a connection per send when they are not told to share, and never shares a success', async () => {
@@ -60,9 +65,49 @@ describe('sending one webhook', () => {
     expect(apart.every((outcome) => outcome.error?.startsWith('ENOTFOUND'))).toBe(true)
 
     state.failing = false
-    const opening: OpeningConnections = new Map()
-    const shared = await Promise.all(Array.from({ length: 3 }, (_, i) => sendWebhook(url, `{"n":${i}}`, {}, { isForbidden: () => false, resolve: slowResolver(state), opening })))
+    const pool = createConnectionPool()
+    const shared = await Promise.all(Array.from({ length: 3 }, (_, i) => sendWebhook(url, `{"n":${i}}`, {}, { isForbidden: () => false, resolve: slowResolver(state), pool })))
     expect(shared.map((outcome) => outcome.statusCode)).toEqual([200, 200, 200])
     expect(receiver.received.map((item) => item.body).sort()).toEqual(['{"n":0}', '{"n":1}', '{"n":2}'])
+    pool.close()
+  })
+
+  it('keeps a connection alive for the next send to the same destination', async () => {
+    receiver = await startReceiver()
+    const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
+    const state = { calls: 0, failing: false }
+    const pool = createConnectionPool()
+    for (const n of [1, 2, 3]) {
+      expect(await sendWebhook(url, `{"n":${n}}`, {}, { isForbidden: () => false, resolve: slowResolver(state), pool })).toMatchObject({ statusCode: 200 })
+    }
+    // Looked up (and checked) once: the later sends went over the same connection.
+    expect(state.calls).toBe(1)
+    expect(receiver.received).toHaveLength(3)
+    pool.close()
+  })
+
+  it('sends again on a new connection when the receiver closed the kept one', async () => {
+    const seen: number[] = []
+    const server = createServer((req, res) => {
+      const socket = req.socket as typeof req.socket & { served?: number }
+      socket.served = (socket.served ?? 0) + 1
+      seen.push(socket.served)
+      // The receiver drops its idle connection just as the next request arrives on it.
+      if (socket.served > 1) return socket.destroy()
+      req.resume()
+      req.on('end', () => res.end('ok'))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+    const pool = createConnectionPool()
+    try {
+      expect(await sendWebhook(url, '{}', {}, { pool })).toMatchObject({ statusCode: 200 })
+      expect(await sendWebhook(url, '{}', {}, { pool })).toMatchObject({ statusCode: 200, error: null })
+      expect(seen).toEqual([1, 2, 1])
+    } finally {
+      pool.close()
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
