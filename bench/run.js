@@ -107,8 +107,12 @@ function getLoans(url) {
  * Each connection walks the 4-step loan flow and moves to a fresh key after every issued loan, so
  * 50 keys are active at a time and every POST carries a new Idempotency-Key.
  */
+let flowRuns = 0
+
 function loanFlows(url, name, extra = {}) {
   let nextConn = 0
+  // Keys of their own per run: a run cut off mid-flow must not leave the next one a key mid-flow.
+  const run = ++flowRuns
   const step = (body, first = false) => ({
     method: 'POST',
     path: '/api/sandbox/loans/flow',
@@ -118,7 +122,7 @@ function loanFlows(url, name, extra = {}) {
       return {
         ...request,
         headers: {
-          authorization: `Bearer ${benchKey(context.conn, context.flow)}`,
+          authorization: `Bearer ${benchKey(`${run}_${context.conn}`, context.flow)}`,
           'content-type': 'application/json',
           'idempotency-key': randomUUID(),
         },

@@ -1,4 +1,6 @@
 import type { SessionDoc } from './session-store.js'
+import { stringifyEvent } from '../webhooks/event-json.js'
+import type { Delivery } from '../webhooks/types.js'
 
 /**
  * JSON text of list elements already serialized. Session documents are immutable values whose
@@ -8,15 +10,22 @@ import type { SessionDoc } from './session-store.js'
  */
 const elementJson = new WeakMap<object, string>()
 
-function stringifyList(items: readonly object[]): string {
+function stringifyList<T extends object>(items: readonly T[], stringify: (item: T) => string = JSON.stringify): string {
   const parts = new Array<string>(items.length)
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!
     let json = elementJson.get(item)
-    if (json === undefined) elementJson.set(item, (json = JSON.stringify(item)))
+    if (json === undefined) elementJson.set(item, (json = stringify(item)))
     parts[i] = json
   }
   return `[${parts.join(',')}]`
+}
+
+/** A delivery's event is shared by its other versions and targets: its text is made once. */
+function stringifyDelivery(delivery: Delivery): string {
+  if (!delivery.event) return JSON.stringify(delivery)
+  const { event, ...rest } = delivery
+  return withFields(JSON.stringify(rest), `"event":${stringifyEvent(event)}`)
 }
 
 /** Adds `fields` (already JSON, `"name":value,...`) to the JSON text of an object. */
@@ -29,6 +38,6 @@ export function stringifySessionDoc(doc: SessionDoc): string {
   const { idempotency, webhook, ...rest } = doc
   if (!webhook || !Array.isArray(idempotency)) return JSON.stringify(doc)
   const { deliveries, ...webhookRest } = webhook
-  const webhookJson = withFields(JSON.stringify(webhookRest), `"deliveries":${stringifyList(deliveries)}`)
+  const webhookJson = withFields(JSON.stringify(webhookRest), `"deliveries":${stringifyList(deliveries, stringifyDelivery)}`)
   return withFields(JSON.stringify(rest), `"webhook":${webhookJson},"idempotency":${stringifyList(idempotency)}`)
 }

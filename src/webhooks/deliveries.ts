@@ -53,7 +53,6 @@ export function listTargets(endpoint: StoredEndpoint | null, forward: { url: str
 export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targets: TargetInfo[], now: string, newId: (prefix: string) => string): WebhookState {
   const added: Delivery[] = []
   for (const event of events) {
-    let body: string | undefined
     for (const target of targets) {
       if (target.events && !target.events.includes(event.type) && event.type !== 'sandbox.webhook.test') continue
       if (event.type === 'sandbox.webhook.test' && target.target !== 'endpoint') continue
@@ -70,10 +69,8 @@ export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targe
         last_error: null,
         created_at: now,
         updated_at: now,
-        // Kept as the exact text to send: what is signed and sent after a restart is byte for
-        // byte what was queued, and a document holding text re-serializes far faster than one
-        // holding the event objects (it is rewritten on every request of the key).
-        body: (body ??= JSON.stringify(event)),
+        // The body sent is stringifyEvent(event): the same bytes before and after a restart.
+        event,
       })
     }
   }

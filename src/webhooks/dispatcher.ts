@@ -6,6 +6,7 @@ import type { SessionDoc, SessionStore } from '../server/session-store.js'
 import { createId } from '../server/ids.js'
 import { enqueueEvents, findHead, hasUndelivered, isDelivered, listTargets, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
+import { stringifyEvent } from './event-json.js'
 import { sendWebhook } from './sender.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
@@ -154,7 +155,7 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function attempt(doc: SessionDoc, delivery: Delivery): Promise<AttemptOutcome & { url: string }> {
     const destination = delivery.target === 'forward' ? options.forward : doc.webhook.endpoint
-    const body = delivery.body ?? (delivery.event ? JSON.stringify(delivery.event) : undefined)
+    const body = delivery.body ?? (delivery.event ? stringifyEvent(delivery.event) : undefined)
     if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''

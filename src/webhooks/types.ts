@@ -35,10 +35,10 @@ export interface Delivery {
   last_error: string | null
   created_at: string
   updated_at: string
-  /** The exact body to send (event JSON text); dropped once delivered to keep the log small. */
-  body?: string
-  /** Documents written before `body` existed hold the event object instead. */
+  /** The event to send; its JSON text (stringifyEvent) is the body. Dropped once delivered. */
   event?: SandboxEvent
+  /** Documents of an earlier version hold the body text instead. */
+  body?: string
 }
 
 /** The webhook part of a session document. */

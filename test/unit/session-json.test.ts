@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { stringifySessionDoc } from '../../src/server/session-json.js'
+import { stringifyEvent } from '../../src/webhooks/event-json.js'
 import type { SessionDoc } from '../../src/server/session-store.js'
 
 function sessionDoc(): SessionDoc {
@@ -27,6 +28,16 @@ describe('stored text of a session document', () => {
       webhook: { endpoint: null, deliveries: [{ id: 'whd_1', event_id: 'evt_1', event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1/h', status: 'pending', attempts: 0, next_attempt_at: empty.created_at, last_status_code: null, last_error: null, created_at: empty.created_at, updated_at: empty.created_at, body: '{"id":"evt_1"}' }] },
     }
     expect(JSON.parse(stringifySessionDoc(full))).toEqual(full)
+  })
+
+  it('stores a delivery\'s event so that the text sent after a restart is the text before', () => {
+    const event = { id: 'evt_1', type: 'sandbox.loan.issued', api_version: '0.3.0', created_at: 'now', data: { object: { id: 'loan_1', amount: 0.1, note: 'quote " and \\ back' } } }
+    const doc = sessionDoc()
+    const delivery = { id: 'whd_1', event_id: 'evt_1', event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1/h', status: 'pending', attempts: 0, next_attempt_at: 'now', last_status_code: null, last_error: null, created_at: 'now', updated_at: 'now', event }
+    const withDelivery = { ...doc, webhook: { endpoint: null, deliveries: [delivery, { ...delivery, id: 'whd_2', target: 'endpoint' }] } } as unknown as SessionDoc
+    const restored = JSON.parse(stringifySessionDoc(withDelivery)) as SessionDoc
+    expect(restored).toEqual(withDelivery)
+    expect(stringifyEvent(restored.webhook.deliveries[1]!.event!)).toBe(JSON.stringify(event))
   })
 
   it('shows a changed element: elements are replaced, never edited, so new objects are serialized anew', () => {
