@@ -8,6 +8,7 @@ import { enqueueEvents, findHead, hasUndelivered, isDelivered, listTargets, reco
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
 import { sendWebhook } from './sender.js'
+import { createStagedWrites } from './staged-writes.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
@@ -72,11 +73,9 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
   const active = new Set<string>()
   const markerWrites = new Set<Promise<unknown>>()
-  /** Sessions whose latest attempts are recorded in memory only (see `work`). */
-  const staged = new Set<string>()
   const pool = createConnectionPool()
-  let flushTimer: NodeJS.Timeout | undefined
-  let flushing: Promise<void> = Promise.resolve()
+  /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
+  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, principalOf, logError: options.logError })
   let closed = false
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */
@@ -117,25 +116,6 @@ export function createDispatcher(options: DispatcherOptions) {
     }, delayMs)
     timer.unref()
     timers.set(slot, timer)
-  }
-
-  /** Writes every staged session; sessions staged while it runs wait for the next flush. */
-  function flushStaged(): Promise<void> {
-    clearTimeout(flushTimer)
-    flushTimer = undefined
-    const slots = [...staged]
-    staged.clear()
-    const flush = flushing.then(() => Promise.all(slots.map((slot) => mutex.run(slot, () => sessions.flushStaged(principalOf(slot))))))
-    flushing = flush.then(() => undefined, options.logError)
-    return flushing
-  }
-
-  function stageAttempts(slot: string, doc: SessionDoc): void {
-    sessions.stage(principalOf(slot), doc)
-    staged.add(slot)
-    if (flushTimer || closed) return
-    flushTimer = setTimeout(() => void flushStaged(), FLUSH_DELAY_MS)
-    flushTimer.unref()
   }
 
   /**
@@ -208,7 +188,7 @@ export function createDispatcher(options: DispatcherOptions) {
         // save of the session) instead of one write each: a dead receiver then costs the API
         // almost no storage work. A crash loses at most those records, and the attempts rerun.
         const retryLater = outcomes.every(({ delivery, outcome }) => !isDelivered(outcome) && webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
-        if (retryLater) stageAttempts(slot, { ...current, webhook })
+        if (retryLater) staged.stage(slot, { ...current, webhook })
         else await sessions.save(principal, { ...current, webhook }, finished)
         return webhook
       })
@@ -247,12 +227,12 @@ export function createDispatcher(options: DispatcherOptions) {
     for (const timer of timers.values()) clearTimeout(timer)
     timers.clear()
     await Promise.all(running.values())
-    await flushStaged()
+    await staged.close()
     await Promise.all(markerWrites)
     pool.close()
   }
 
-  return { prepareCommit, kick, resume, close, flush: flushStaged, idle: () => Promise.all(running.values()).then(() => undefined) }
+  return { prepareCommit, kick, resume, close, flush: staged.flush, idle: () => Promise.all(running.values()).then(() => undefined) }
 }
 
 /** A dispatcher made by createDispatcher. */
