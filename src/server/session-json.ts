@@ -4,9 +4,9 @@ import type { Delivery } from '../webhooks/types.js'
 
 /**
  * JSON text of list elements already serialized. Session documents are immutable values whose
- * lists (idempotency records with their stored answers, webhook deliveries with their bodies)
- * mostly keep the same element objects from one save to the next, so each element is turned
- * into text once instead of on every save of its session.
+ * lists (loans, applications, repayments, idempotency records with their stored answers, webhook
+ * deliveries) mostly keep the same element objects from one save to the next, so each element is
+ * turned into text once instead of on every save of its session.
  */
 const elementJson = new WeakMap<object, string>()
 
@@ -35,9 +35,13 @@ function withFields(objectJson: string, fields: string): string {
 
 /** The stored text of a session document: equal to JSON.stringify of it, up to key order. */
 export function stringifySessionDoc(doc: SessionDoc): string {
-  const { idempotency, webhook, ...rest } = doc
-  if (!webhook || !Array.isArray(idempotency)) return JSON.stringify(doc)
+  const { book, idempotency, webhook, ...rest } = doc
+  if (!webhook || !Array.isArray(idempotency) || !book || !Array.isArray(book.loans) || !Array.isArray(book.applications) || !Array.isArray(book.repayments)) {
+    return JSON.stringify(doc)
+  }
+  const { loans, applications, repayments, ...bookRest } = book
+  const bookJson = withFields(JSON.stringify(bookRest), `"loans":${stringifyList(loans)},"applications":${stringifyList(applications)},"repayments":${stringifyList(repayments)}`)
   const { deliveries, ...webhookRest } = webhook
   const webhookJson = withFields(JSON.stringify(webhookRest), `"deliveries":${stringifyList(deliveries, stringifyDelivery)}`)
-  return withFields(JSON.stringify(rest), `"webhook":${webhookJson},"idempotency":${stringifyList(idempotency)}`)
+  return withFields(JSON.stringify(rest), `"book":${bookJson},"webhook":${webhookJson},"idempotency":${stringifyList(idempotency)}`)
 }

@@ -7,7 +7,7 @@ function sessionDoc(): SessionDoc {
   return {
     version: 1,
     created_at: '2026-11-22T10:00:00.000Z',
-    book: { loans: [], balances: { usdt: '1000' } } as unknown as SessionDoc['book'],
+    book: { wallet: { BTC: 2, USDT: 1000 }, loans: [{ id: 'loan_1', status: 'active' }], applications: [], repayments: [], draftId: null } as unknown as SessionDoc['book'],
     partner: null,
     outbox: [],
     webhook: { endpoint: null, deliveries: [] },
@@ -45,5 +45,7 @@ describe('stored text of a session document', () => {
     stringifySessionDoc(doc)
     const changed: SessionDoc = { ...doc, idempotency: [{ ...doc.idempotency[0]!, status: 409 }, { key: 'k2', fingerprint: 'g', status: 200, created_at: 'now' }] }
     expect(JSON.parse(stringifySessionDoc(changed)).idempotency).toEqual(changed.idempotency)
+    const repaid = { ...changed, book: { ...changed.book, loans: [{ ...changed.book.loans[0]!, status: 'closed' }] } } as SessionDoc
+    expect(JSON.parse(stringifySessionDoc(repaid))).toEqual(repaid)
   })
 })
