@@ -92,12 +92,15 @@ export function findHead(state: WebhookState, target: DeliveryTarget): Delivery 
 }
 
 /** Whether an attempt delivered its event: a 2xx answer within the timeout. */
-export function isDelivered(outcome: AttemptOutcome): boolean {
+function isDelivered(outcome: AttemptOutcome): boolean {
   return outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
 }
 
-/** Records an attempt: 2xx delivers; anything else retries on the schedule, then fails. */
-export function recordAttempt(state: WebhookState, deliveryId: string, outcome: AttemptOutcome, scheduleMs: readonly number[], now: number): WebhookState {
+/**
+ * Records an attempt: 2xx delivers; anything else retries on the schedule, then fails. `url` is
+ * where the attempt went, when that differs from where the delivery was queued for.
+ */
+export function recordAttempt(state: WebhookState, deliveryId: string, outcome: AttemptOutcome & { url?: string }, scheduleMs: readonly number[], now: number): WebhookState {
   const deliveries = state.deliveries.map((delivery) => {
     if (delivery.id !== deliveryId) return delivery
     const attempts = delivery.attempts + 1
@@ -106,6 +109,7 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
     const status = ok ? 'delivered' : delay === undefined ? 'failed' : 'retrying'
     const next: Delivery = {
       ...delivery,
+      url: outcome.url ?? delivery.url,
       attempts,
       status,
       next_attempt_at: status === 'retrying' ? new Date(now + delay!).toISOString() : null,

@@ -4,7 +4,7 @@ import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionDoc, SessionStore } from '../server/session-store.js'
 import { createId } from '../server/ids.js'
-import { enqueueEvents, findHead, hasUndelivered, isDelivered, listTargets, recordAttempt } from './deliveries.js'
+import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
 import { sendWebhook } from './sender.js'
@@ -182,12 +182,11 @@ export function createDispatcher(options: DispatcherOptions) {
         let webhook = current.webhook
         for (const { delivery, outcome } of outcomes) {
           webhook = recordAttempt(webhook, delivery.id, outcome, options.retryScheduleMs, finished)
-          webhook = { ...webhook, deliveries: webhook.deliveries.map((item) => (item.id === delivery.id ? { ...item, url: outcome.url } : item)) }
         }
         // Failed attempts that will be retried are written within FLUSH_DELAY_MS (or by the next
         // save of the session) instead of one write each: a dead receiver then costs the API
         // almost no storage work. A crash loses at most those records, and the attempts rerun.
-        const retryLater = outcomes.every(({ delivery, outcome }) => !isDelivered(outcome) && webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
+        const retryLater = outcomes.every(({ delivery }) => webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
         if (retryLater) staged.stage(slot, { ...current, webhook })
         else await sessions.save(principal, { ...current, webhook }, finished)
         return webhook

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { request as httpRequest, type ClientRequest, type ClientRequestArgs } from 'node:http'
+import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, type ClientRequestArgs } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { connect as netConnect, isIP, type LookupFunction, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
@@ -50,28 +50,44 @@ function guardedLookup(isForbidden: (address: string) => boolean, resolve?: (hos
 /** The headers of one send, or a function that builds them once the connection is open. */
 export type SendHeaders = Record<string, string> | (() => Record<string, string>)
 
+/** Where one send goes, resolved once from its URL. */
+interface Destination {
+  target: URL
+  /** The host name or address, without IPv6 brackets. */
+  host: string
+  port: number
+  https: boolean
+  /** Sends share connection failures per key: scheme, host, port, and whether addresses are checked. */
+  key: string
+  agent?: HttpAgent
+}
+
+function destinationOf(target: URL, options: SendOptions): Destination {
+  const https = target.protocol === 'https:'
+  return {
+    target,
+    host: target.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(target.port) || (https ? 443 : 80),
+    https,
+    key: `${options.isForbidden ? 'checked ' : ''}${target.protocol}//${target.host}`,
+    agent: options.pool && (https ? options.pool.https : options.pool.http),
+  }
+}
+
+/** The options that name a connection (what a keep-alive agent pools connections by). */
+function connectionArgsOf(to: Destination): ClientRequestArgs {
+  return { host: to.host, port: to.port, ...(to.https && !isIP(to.host) ? { servername: to.host } : {}) }
+}
+
 /**
  * Without Nagle's algorithm: headers and body go out as separate writes, and the second would
  * otherwise wait for the receiver's delayed ACK (about 40 ms on Linux loopback).
  */
-function openSocket(target: URL, lookup: LookupFunction | undefined): Socket {
-  const host = target.hostname.replace(/^\[|\]$/g, '')
-  if (target.protocol !== 'https:') return netConnect({ host, port: Number(target.port) || 80, lookup, noDelay: true })
-  const socket = tlsConnect({ host, port: Number(target.port) || 443, servername: isIP(host) ? undefined : host, lookup, ALPNProtocols: ['http/1.1'] })
+function openSocket(to: Destination, lookup: LookupFunction | undefined): Socket {
+  if (!to.https) return netConnect({ host: to.host, port: to.port, lookup, noDelay: true })
+  const socket = tlsConnect({ host: to.host, port: to.port, servername: isIP(to.host) ? undefined : to.host, lookup, ALPNProtocols: ['http/1.1'] })
   socket.setNoDelay(true)
   return socket
-}
-
-function requestArgsOf(target: URL, body: string, headers: Record<string, string>): ClientRequestArgs {
-  const host = target.hostname.replace(/^\[|\]$/g, '')
-  return {
-    method: 'POST',
-    host,
-    port: Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
-    path: `${target.pathname}${target.search}`,
-    ...(target.protocol === 'https:' && !isIP(host) ? { servername: host } : {}),
-    headers: { ...headers, host: target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'partner-sandbox-webhooks/0.3.0' },
-  }
 }
 
 function elapsedSince(started: number): number {
@@ -97,38 +113,32 @@ function isStaleConnection(error: NodeJS.ErrnoException): boolean {
  */
 export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
   const started = performance.now()
-  const target = new URL(url)
-  const { pool } = options
-  const agent = pool && (target.protocol === 'https:' ? pool.https : pool.http)
-  if (agent && hasIdleConnection(agent, requestArgsOf(target, body, {}))) {
-    return send(target, body, headers, options, started, 'reuse')
-  }
-  const destination = `${options.isForbidden ? 'checked ' : ''}${target.protocol}//${target.host}`
-  const pending = pool?.opening.get(destination)
-  if (!pending) return send(target, body, headers, options, started, destination)
+  const to = destinationOf(new URL(url), options)
+  if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return send(to, body, headers, options, started, true)
+  const pending = options.pool?.opening.get(to.key)
+  if (!pending) return send(to, body, headers, options, started, false)
   return pending.then((failure) => failure === null
-    ? send(target, body, headers, options, started, destination)
+    ? send(to, body, headers, options, started, false)
     : { statusCode: null, error: failure, durationMs: elapsedSince(started) })
 }
 
-/** One send on a kept-alive connection (`'reuse'`) or on a new one to `destination`. */
-function send(target: URL, body: string, headers: SendHeaders, options: SendOptions, started: number, destination: string): Promise<AttemptOutcome> {
+/** One send, on a kept-alive connection (`reuse`) or on a new one. */
+function send(to: Destination, body: string, headers: SendHeaders, options: SendOptions, started: number, reuse: boolean): Promise<AttemptOutcome> {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const { pool } = options
-  const agent = pool && (target.protocol === 'https:' ? pool.https : pool.http)
-  const reuse = destination === 'reuse'
+  const { agent } = to
   let opened: (failure: string | null) => void = () => {}
-  if (pool && !reuse && !pool.opening.has(destination)) {
+  if (pool && !reuse && !pool.opening.has(to.key)) {
     const connecting = new Promise<string | null>((resolve) => (opened = resolve))
-    pool.opening.set(destination, connecting)
+    pool.opening.set(to.key, connecting)
     void connecting.then(() => {
-      if (pool.opening.get(destination) === connecting) pool.opening.delete(destination)
+      if (pool.opening.get(to.key) === connecting) pool.opening.delete(to.key)
     })
   }
   return new Promise((resolve) => {
     let settled = false
     let req: ClientRequest | undefined
-    const socket = reuse ? undefined : openSocket(target, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
+    const socket = reuse ? undefined : openSocket(to, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
       settled = true
@@ -146,11 +156,16 @@ function send(target: URL, body: string, headers: SendHeaders, options: SendOpti
     const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), timeoutMs)
     const post = () => {
       opened(null)
-      const args: PreopenedRequestArgs = requestArgsOf(target, body, typeof headers === 'function' ? headers() : headers)
-      if (agent) Object.assign(args, { agent, preopened: socket })
-      else Object.assign(args, { agent: false, createConnection: () => socket })
+      const fixed = typeof headers === 'function' ? headers() : headers
+      const args: PreopenedRequestArgs = {
+        ...connectionArgsOf(to),
+        method: 'POST',
+        path: `${to.target.pathname}${to.target.search}`,
+        headers: { ...fixed, host: to.target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'partner-sandbox-webhooks/0.3.0' },
+        ...(agent ? { agent, preopened: socket } : { agent: false, createConnection: () => socket }),
+      }
       let answered = false
-      req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(args, (res) => {
+      req = (to.https ? httpsRequest : httpRequest)(args, (res) => {
         answered = true
         res.resume()
         res.on('end', () => finish(res.statusCode ?? null, null))
@@ -162,12 +177,12 @@ function send(target: URL, body: string, headers: SendHeaders, options: SendOpti
         if (!reuse || answered || settled || !isStaleConnection(error)) return fail(error)
         settled = true
         clearTimeout(timer)
-        resolve(send(target, body, headers, options, started, `${options.isForbidden ? 'checked ' : ''}${target.protocol}//${target.host}`))
+        resolve(send(to, body, headers, options, started, false))
       })
       req.end(body)
     }
     if (!socket) return post()
     socket.once('error', fail)
-    socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', post)
+    socket.once(to.https ? 'secureConnect' : 'connect', post)
   })
 }
