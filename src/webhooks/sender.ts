@@ -153,7 +153,9 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
       resolve({ statusCode, error, durationMs: elapsedSince(started) })
     }
     const fail = (error: NodeJS.ErrnoException) => finish(null, error.code ? `${error.code}: ${error.message}` : error.message)
-    const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), timeoutMs)
+    // Counted from the start of the attempt: waiting for a shared connection and a resend on a new
+    // one use up the same 10 s.
+    const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), Math.max(0, started + timeoutMs - performance.now()))
     const post = () => {
       opened(null)
       const fixed = typeof headers === 'function' ? headers() : headers

@@ -56,6 +56,23 @@ describe('sending one webhook', () => {
     pool.close()
   })
 
+  it('counts the timeout from the start of the attempt, time spent waiting for a shared connection included', async () => {
+    receiver = await startReceiver()
+    receiver.delayMs = 1000
+    const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      return ['127.0.0.1']
+    }
+    const pool = createConnectionPool()
+    const options = { isForbidden: () => false, resolve: slow, pool, timeoutMs: 250 }
+    // The second send waits 150 ms for the first one's connection, then needs 150 ms for its own.
+    const [, waiter] = await Promise.all([sendWebhook(url, '{}', {}, options), sendWebhook(url, '{}', {}, options)])
+    expect(waiter.error).toBe('timed out after 250 ms')
+    expect(waiter.durationMs).toBeLessThan(370)
+    pool.close()
+  })
+
   it('opens a connection per send when they are not told to share, and never shares a success', async () => {
     receiver = await startReceiver()
     const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
