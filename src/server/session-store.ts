@@ -136,6 +136,14 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     docs.stage(sessionDocId(principal.keyId, principal.sessionId), doc)
   }
 
+  /** The sessions with a staged document not yet written. */
+  function listStaged(): Principal[] {
+    return docs.listStaged().map((id) => {
+      const [keyId, sessionId] = id.split(':') as [string, string]
+      return { apiKey: '', keyId, sessionId }
+    })
+  }
+
   /** Writes the session's staged document, if it has one (under the session's mutex). */
   async function flushStaged(principal: Principal): Promise<void> {
     const id = sessionDocId(principal.keyId, principal.sessionId)
@@ -165,7 +173,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return body
   }
 
-  return { load, save, stage, flushStaged, readStoredResponse, createSessionDoc }
+  return { load, save, stage, listStaged, flushStaged, readStoredResponse, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */

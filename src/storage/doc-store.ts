@@ -13,6 +13,8 @@ export interface DocStore<T> {
   stage(id: string, doc: T): void
   /** Whether the id has a staged version not yet written. */
   isStaged(id: string): boolean
+  /** The ids with a staged version not yet written. */
+  listStaged(): string[]
   remove(id: string): Promise<void>
   listIds(): Promise<string[]>
 }
@@ -74,6 +76,7 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
       remember(id, doc)
     },
     isStaged: (id) => staged.has(id),
+    listStaged: () => [...staged],
     async remove(id) {
       cache.delete(id)
       staged.delete(id)

@@ -75,7 +75,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const markerWrites = new Set<Promise<unknown>>()
   const pool = createConnectionPool()
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
-  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, principalOf, logError: options.logError })
+  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, slotOf, logError: options.logError })
   let closed = false
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */
@@ -187,7 +187,7 @@ export function createDispatcher(options: DispatcherOptions) {
         // save of the session) instead of one write each: a dead receiver then costs the API
         // almost no storage work. A crash loses at most those records, and the attempts rerun.
         const retryLater = outcomes.every(({ delivery }) => webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
-        if (retryLater) staged.stage(slot, { ...current, webhook })
+        if (retryLater) staged.stage(principal, { ...current, webhook })
         else await sessions.save(principal, { ...current, webhook }, finished)
         return webhook
       })

@@ -5,17 +5,18 @@ import type { SessionDoc, SessionStore } from '../server/session-store.js'
 /**
  * Session documents changed in memory and written a moment later, all at once: for records whose
  * loss in a crash is harmless (a failed webhook attempt, which then simply runs again). A save of
- * the session in between writes the change along with its own.
+ * the session in between writes the change along with its own. Which sessions are staged is the
+ * session store's to know; this only decides when they are written.
  */
 export function createStagedWrites(options: {
   sessions: SessionStore
   mutex: KeyedMutexLike
   delayMs: number
-  principalOf: (slot: string) => Principal
+  /** The mutex key of a session. */
+  slotOf: (principal: Principal) => string
   logError: (error: unknown) => void
 }) {
-  const { sessions, mutex, principalOf } = options
-  const staged = new Set<string>()
+  const { sessions, mutex, slotOf } = options
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
   let stopped = false
@@ -24,17 +25,14 @@ export function createStagedWrites(options: {
   function flush(): Promise<void> {
     clearTimeout(timer)
     timer = undefined
-    const slots = [...staged]
-    staged.clear()
-    const written = flushing.then(() => Promise.all(slots.map((slot) => mutex.run(slot, () => sessions.flushStaged(principalOf(slot))))))
+    const written = flushing.then(() => Promise.all(sessions.listStaged().map((principal) => mutex.run(slotOf(principal), () => sessions.flushStaged(principal)))))
     flushing = written.then(() => undefined, options.logError)
     return flushing
   }
 
   /** Keeps `doc` as the session's current document; call it under the session's mutex. */
-  function stage(slot: string, doc: SessionDoc): void {
-    sessions.stage(principalOf(slot), doc)
-    staged.add(slot)
+  function stage(principal: Principal, doc: SessionDoc): void {
+    sessions.stage(principal, doc)
     if (timer || stopped) return
     timer = setTimeout(() => void flush(), options.delayMs)
     timer.unref()
