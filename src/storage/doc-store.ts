@@ -27,22 +27,20 @@ export interface DocStore<T> {
 export function createDocStore<T extends object>(storage: Storage, options: { prefix: string; cacheSize?: number; stringify?: (doc: T) => string }): DocStore<T> {
   const cacheSize = options.cacheSize ?? 1000
   const cache = new Map<string, T>()
-  const staged = new Set<string>()
+  // Staged documents live apart from the LRU so that eviction never has to step over them.
+  const staged = new Map<string, T>()
   const keyOf = (id: string) => `${options.prefix}:${id}`
 
   function remember(id: string, doc: T): void {
     cache.delete(id)
     cache.set(id, doc)
-    if (cache.size <= cacheSize) return
-    for (const oldest of cache.keys()) {
-      if (staged.has(oldest)) continue
-      cache.delete(oldest)
-      return
-    }
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
   }
 
   return {
     async read(id) {
+      const current = staged.get(id)
+      if (current) return current
       const cached = cache.get(id)
       if (cached) {
         remember(id, cached)
@@ -72,11 +70,11 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
       remember(id, doc)
     },
     stage(id, doc) {
-      staged.add(id)
-      remember(id, doc)
+      cache.delete(id)
+      staged.set(id, doc)
     },
     isStaged: (id) => staged.has(id),
-    listStaged: () => [...staged],
+    listStaged: () => [...staged.keys()],
     async remove(id) {
       cache.delete(id)
       staged.delete(id)
