@@ -1,23 +1,17 @@
 import type { SessionDoc } from './session-store.js'
+import { appendJsonFields, stringifyOnce } from '../storage/json-memo.js'
 import { stringifyEvent } from '../webhooks/event-json.js'
 import type { Delivery } from '../webhooks/types.js'
 
 /**
- * JSON text of list elements already serialized. Session documents are immutable values whose
- * lists (loans, applications, repayments, idempotency records with their stored answers, webhook
- * deliveries) mostly keep the same element objects from one save to the next, so each element is
- * turned into text once instead of on every save of its session.
+ * Session documents are immutable values whose lists (loans, applications, repayments,
+ * idempotency records with their stored answers, webhook deliveries) mostly keep the same element
+ * objects from one save to the next, so each element is turned into text once (stringifyOnce)
+ * instead of on every save of its session.
  */
-const elementJson = new WeakMap<object, string>()
-
 function stringifyList<T extends object>(items: readonly T[], stringify: (item: T) => string = JSON.stringify): string {
   const parts = new Array<string>(items.length)
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!
-    let json = elementJson.get(item)
-    if (json === undefined) elementJson.set(item, (json = stringify(item)))
-    parts[i] = json
-  }
+  for (let i = 0; i < items.length; i++) parts[i] = stringifyOnce(items[i]!, stringify)
   return `[${parts.join(',')}]`
 }
 
@@ -25,12 +19,7 @@ function stringifyList<T extends object>(items: readonly T[], stringify: (item: 
 function stringifyDelivery(delivery: Delivery): string {
   if (!delivery.event) return JSON.stringify(delivery)
   const { event, ...rest } = delivery
-  return withFields(JSON.stringify(rest), `"event":${stringifyEvent(event)}`)
-}
-
-/** Adds `fields` (already JSON, `"name":value,...`) to the JSON text of an object. */
-function withFields(objectJson: string, fields: string): string {
-  return objectJson === '{}' ? `{${fields}}` : `${objectJson.slice(0, -1)},${fields}}`
+  return appendJsonFields(JSON.stringify(rest), `"event":${stringifyEvent(event)}`)
 }
 
 /** The stored text of a session document: equal to JSON.stringify of it, up to key order. */
@@ -40,8 +29,8 @@ export function stringifySessionDoc(doc: SessionDoc): string {
     return JSON.stringify(doc)
   }
   const { loans, applications, repayments, ...bookRest } = book
-  const bookJson = withFields(JSON.stringify(bookRest), `"loans":${stringifyList(loans)},"applications":${stringifyList(applications)},"repayments":${stringifyList(repayments)}`)
+  const bookJson = appendJsonFields(JSON.stringify(bookRest), `"loans":${stringifyList(loans)},"applications":${stringifyList(applications)},"repayments":${stringifyList(repayments)}`)
   const { deliveries, ...webhookRest } = webhook
-  const webhookJson = withFields(JSON.stringify(webhookRest), `"deliveries":${stringifyList(deliveries, stringifyDelivery)}`)
-  return withFields(JSON.stringify(rest), `"book":${bookJson},"webhook":${webhookJson},"idempotency":${stringifyList(idempotency)}`)
+  const webhookJson = appendJsonFields(JSON.stringify(webhookRest), `"deliveries":${stringifyList(deliveries, stringifyDelivery)}`)
+  return appendJsonFields(JSON.stringify(rest), `"book":${bookJson},"webhook":${webhookJson},"idempotency":${stringifyList(idempotency)}`)
 }

@@ -48,4 +48,14 @@ describe('stored text of a session document', () => {
     const repaid = { ...changed, book: { ...changed.book, loans: [{ ...changed.book.loans[0]!, status: 'closed' }] } } as SessionDoc
     expect(JSON.parse(stringifySessionDoc(repaid))).toEqual(repaid)
   })
+
+  it('sends an event whose object the book holds as exactly JSON.stringify of the event, whatever was serialized first', () => {
+    const loan = { id: 'loan_9', status: 'active', principal: 200, note: 'a "quoted" \\ word' }
+    const event = { id: 'evt_9', type: 'sandbox.loan.issued', created_at: 'now', api_version: '0.3.0', data: { object: loan } }
+    const doc = { ...sessionDoc(), book: { ...sessionDoc().book, loans: [loan] } } as unknown as SessionDoc
+    stringifySessionDoc(doc)
+    expect(stringifyEvent(event as never)).toBe(JSON.stringify(event))
+    const other = { id: 'evt_10', type: 'sandbox.loan.updated', data: { object: loan, previous: { status: 'pending' } }, created_at: 'later' }
+    expect(stringifyEvent(other as never)).toBe(JSON.stringify(other))
+  })
 })
