@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
-import memoryDriver from 'unstorage/drivers/memory'
+import { createCompactMemoryDriver } from './memory-driver.js'
 import { atomicFsDriver, removeStaleTempFiles } from './atomic-fs-driver.js'
 import { journaledFsDriver, recoverJournals } from './journaled-fs-driver.js'
 import { StorageError } from './storage-error.js'
@@ -52,7 +52,7 @@ async function prepareDataDir(dataDir: string): Promise<string> {
 
 /** Creates the unstorage instance the sandbox keeps its state in. */
 export async function createSandboxStorage(options: StorageOptions): Promise<Storage> {
-  if (options.kind === 'memory') return createStorage({ driver: memoryDriver() })
+  if (options.kind === 'memory') return createStorage({ driver: createCompactMemoryDriver() })
   const base = await prepareDataDir(options.dataDir ?? '.sandbox')
   if (!options.journal) return createStorage({ driver: atomicFsDriver({ base }) })
   try {
