@@ -129,6 +129,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
 
   const { startIdleGc } = await import('../../server/idle-gc.js')
   const idleGc = startIdleGc({ idleMs: IDLE_GC_MS, lastActivity: () => lastActivity })
+  const { capYoungGeneration } = await import('../../server/young-generation-cap.js')
+  const youngCap = capYoungGeneration()
 
   // Handlers first: a supervisor may signal as soon as it reads the readiness line.
   let stopping = false
@@ -136,6 +138,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     if (stopping) return
     stopping = true
     idleGc.stop()
+    youngCap.stop()
     await listener.close()
     await sandbox.close()
     process.stdout.write(json ? `${JSON.stringify({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
