@@ -14,6 +14,8 @@ const TICK_MS = 250
 const BUSY_BUDGET_MS = 2
 const IDLE_BUDGET_MS = 40
 const IDLE_AFTER_MS = 1_000
+/** Largest value compressed while requests are writing (~0.3 ms of deflate). */
+const BUSY_MAX_CHARS = 64 * 1024
 
 /** Under Node's pooled-allocation size (half of Buffer.poolSize), see `compress`. */
 const OUTPUT_CHUNK_BYTES = 2048
@@ -73,11 +75,14 @@ export function createCompactMemoryDriver(options: MemoryDriverOptions = {}): Dr
 
   function compactCold(): void {
     const now = performance.now()
-    const budget = now - lastWrite >= IDLE_AFTER_MS ? IDLE_BUDGET_MS : BUSY_BUDGET_MS
+    const idle = now - lastWrite >= IDLE_AFTER_MS
+    const budget = idle ? IDLE_BUDGET_MS : BUSY_BUDGET_MS
     for (const [key, writtenAt] of loose) {
       if (now - writtenAt < coldMs || performance.now() - now >= budget) return
-      loose.delete(key)
       const value = data.get(key)
+      // A large value takes milliseconds to compress, time a request would wait: it waits for idle.
+      if (!idle && typeof value === 'string' && value.length > BUSY_MAX_CHARS) continue
+      loose.delete(key)
       if (typeof value !== 'string') continue
       const bytes = compress(value)
       if (bytes.length < value.length * 0.9) data.set(key, new Packed(bytes.toString('latin1')))
