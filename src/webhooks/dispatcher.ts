@@ -140,9 +140,9 @@ export function createDispatcher(options: DispatcherOptions) {
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''
     const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-    if (checkAddresses && isIP(host) && isForbiddenAddress(host)) {
-      return { statusCode: null, error: `refused: ${host} is a local or private address`, durationMs: 0, url }
+    if (checkAddresses) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+      if (isIP(host) && isForbiddenAddress(host)) return { statusCode: null, error: `refused: ${host} is a local or private address`, durationMs: 0, url }
     }
     // Signed when the connection is up: the timestamp is the moment of sending.
     const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
