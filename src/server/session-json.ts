@@ -10,9 +10,12 @@ import type { Delivery } from '../webhooks/types.js'
  * instead of on every save of its session.
  */
 function stringifyList<T extends object>(items: readonly T[], stringify: (item: T) => string = JSON.stringify): string {
-  const parts = new Array<string>(items.length)
-  for (let i = 0; i < items.length; i++) parts[i] = stringifyOnce(items[i]!, stringify)
-  return `[${parts.join(',')}]`
+  // Concatenation rather than join: V8 then links the element texts instead of copying them, so a
+  // save costs the number of elements, not the size of the document (the copy is made once, by
+  // whoever finally reads the text).
+  let text = '['
+  for (let i = 0; i < items.length; i++) text += (i === 0 ? '' : ',') + stringifyOnce(items[i]!, stringify)
+  return `${text}]`
 }
 
 /** A delivery's event is shared by its other versions and targets: its text is made once. */
