@@ -14,6 +14,8 @@ export interface Principal {
 const KEY_FORMAT = /^sk_sandbox_[A-Za-z0-9_]{16,}$/
 /** Open mode has one implicit session per key. */
 export const OPEN_SESSION_ID = 'default'
+/** Keys whose id is remembered; past that the memo starts over (a load of fresh keys stays bounded). */
+const KEY_ID_CACHE_SIZE = 10_000
 /** How often a running server looks at the keys file for changes. */
 const KEYS_FILE_RECHECK_MS = 250
 
@@ -74,13 +76,24 @@ export async function createAuthenticator(options: { keysFile?: string }) {
     await reloading
   }
 
+  /** Key ids of recent keys: hashing each request's key again cost more than the rest of GET config. */
+  const keyIds = new Map<string, string>()
+  function keyIdOf(apiKey: string): string {
+    let keyId = keyIds.get(apiKey)
+    if (keyId === undefined) {
+      if (keyIds.size >= KEY_ID_CACHE_SIZE) keyIds.clear()
+      keyIds.set(apiKey, (keyId = deriveKeyId(apiKey)))
+    }
+    return keyId
+  }
+
   /** Resolves the principal for an Authorization header value, or throws a 401 ApiError. */
   async function authenticate(header: string | null, now = Date.now()): Promise<Principal> {
     const apiKey = readBearer(header)
     if (!KEY_FORMAT.test(apiKey)) {
       throw invalidKey('not a sandbox key (expected sk_sandbox_ followed by at least 16 letters, digits or _)')
     }
-    if (!path) return { apiKey, keyId: deriveKeyId(apiKey), sessionId: OPEN_SESSION_ID }
+    if (!path) return { apiKey, keyId: keyIdOf(apiKey), sessionId: OPEN_SESSION_ID }
     await refresh(now)
     const record = keys && findKeyRecord(keys, apiKey)
     if (!record) throw invalidKey('not registered on this sandbox')
@@ -90,7 +103,7 @@ export async function createAuthenticator(options: { keysFile?: string }) {
     if (status === 'session_dropped' || !record.session_id) {
       throw new ApiError('SANDBOX_SESSION_REQUIRED', 'The sandbox session of this key was deleted; recreate it with "sandbox keys reset KEY".')
     }
-    return { apiKey, keyId: deriveKeyId(apiKey), sessionId: record.session_id }
+    return { apiKey, keyId: keyIdOf(apiKey), sessionId: record.session_id }
   }
 
   return { authenticate, mode: path ? ('registered' as const) : ('open' as const) }

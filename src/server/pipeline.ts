@@ -6,6 +6,7 @@ import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
 import type { SessionDoc } from './session-store.js'
 import type { RequestLogEntry } from './request-log.js'
+import { stringifyOnce } from '../storage/json-memo.js'
 import { StorageError } from '../storage/storage-error.js'
 
 /** What a route sees of the request it serves. */
@@ -21,6 +22,8 @@ export interface ReadRoute {
   kind: 'read'
   /** Whether the route needs the session document at all (GET config does not). */
   session: boolean
+  /** The route answers one unchanging object (GET config): its JSON is made once, not per request. */
+  fixed?: boolean
   read(doc: SessionDoc | undefined, ctx: RouteContext): Record<string, unknown> | Promise<Record<string, unknown>>
 }
 
@@ -92,7 +95,8 @@ async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Pro
   if (spec.kind === 'stub') throw spec.error
   if (spec.kind === 'read') {
     const doc = spec.session ? await ctx.services.sessions.load(ctx.principal) : undefined
-    return { status: 200, body: await spec.read(doc, ctx) }
+    const body = await spec.read(doc, ctx)
+    return spec.fixed ? { status: 200, bodyJson: stringifyOnce(body) } : { status: 200, body }
   }
   return runIdempotent(event, spec, ctx)
 }

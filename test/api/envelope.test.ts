@@ -36,6 +36,9 @@ describe('envelope', () => {
     expect(body.currencies).toEqual(['USDT'])
     expect(body.api_version).toBe('0.3.0')
     expect(body).not.toHaveProperty('idempotency_replayed')
+    const again = await api.get('/api/sandbox/config')
+    expect(again.body.request_id).not.toBe(body.request_id)
+    expect({ ...again.body, request_id: 'same' }).toEqual({ ...body, request_id: 'same' })
   })
 
   it('applies config overrides deep-merged over the fixtures', async () => {

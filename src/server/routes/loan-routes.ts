@@ -41,7 +41,7 @@ function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input:
 /** The loan endpoints of spec part 4, as [method, path, route]. */
 export function createLoanRoutes(): Array<[string, string, RouteSpec]> {
   return [
-    ['GET', '/api/sandbox/config', { kind: 'read', session: false, read: (_doc, ctx) => ({ ...ctx.services.config }) }],
+    ['GET', '/api/sandbox/config', { kind: 'read', session: false, fixed: true, read: (_doc, ctx) => ctx.services.config as unknown as Record<string, unknown> }],
     ['GET', '/api/sandbox/loans', { kind: 'read', session: true, read: (doc) => viewLoanState(doc!.book) as unknown as Record<string, unknown> }],
     ['GET', '/api/sandbox/state', {
       kind: 'read',
