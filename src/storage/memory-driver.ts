@@ -47,6 +47,7 @@ export function createCompactMemoryDriver(options: MemoryDriverOptions = {}): Dr
   const loose = new Map<string, number>()
   let lastWrite = 0
   let scratch = Buffer.alloc(0)
+  let timer: NodeJS.Timeout | undefined
 
   /**
    * Compresses through a reused input buffer and small output chunks (from Node's Buffer pool):
@@ -70,7 +71,17 @@ export function createCompactMemoryDriver(options: MemoryDriverOptions = {}): Dr
     if (typeof value === 'string' && value.length >= COMPRESS_MIN_CHARS) {
       lastWrite = performance.now()
       loose.set(key, lastWrite)
+      // Ticks only while values wait: an idle process is not woken for nothing.
+      if (!timer) {
+        timer = setInterval(compactCold, options.tickMs ?? TICK_MS)
+        timer.unref()
+      }
     }
+  }
+
+  function stopTicking(): void {
+    clearInterval(timer)
+    timer = undefined
   }
 
   function compactCold(): void {
@@ -79,18 +90,16 @@ export function createCompactMemoryDriver(options: MemoryDriverOptions = {}): Dr
     const budget = idle ? IDLE_BUDGET_MS : BUSY_BUDGET_MS
     for (const [key, writtenAt] of loose) {
       if (now - writtenAt < coldMs || performance.now() - now >= budget) return
-      const value = data.get(key)
+      // Only text values enter `loose`, and leave it when rewritten or removed.
+      const value = data.get(key) as string
       // A large value takes milliseconds to compress, time a request would wait: it waits for idle.
-      if (!idle && typeof value === 'string' && value.length > BUSY_MAX_CHARS) continue
+      if (!idle && value.length > BUSY_MAX_CHARS) continue
       loose.delete(key)
-      if (typeof value !== 'string') continue
       const bytes = compress(value)
       if (bytes.length < value.length * 0.9) data.set(key, new Packed(bytes.toString('latin1')))
     }
+    if (loose.size === 0) stopTicking()
   }
-
-  const timer = setInterval(compactCold, options.tickMs ?? TICK_MS)
-  timer.unref()
 
   return {
     name: 'memory',
@@ -110,7 +119,7 @@ export function createCompactMemoryDriver(options: MemoryDriverOptions = {}): Dr
       loose.clear()
     },
     dispose() {
-      clearInterval(timer)
+      stopTicking()
       data.clear()
       loose.clear()
     },
