@@ -46,6 +46,22 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('keeps staged documents: read back, never evicted by other reads and writes, and written by the next write', async () => {
+    const storage = await open()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 2 })
+    await docs.write('s', { v: 1 })
+    docs.stage('s', { v: 2 })
+    for (let i = 0; i < 10; i++) await docs.write(`other${i}`, { v: i })
+    expect(docs.isStaged('s')).toBe(true)
+    expect(docs.listStaged()).toEqual(['s'])
+    expect(await docs.read('s')).toEqual({ v: 2 })
+    expect(await storage.getItem('session:s')).toEqual({ v: 1 })
+    await docs.write('s', { v: 3 })
+    expect(docs.listStaged()).toEqual([])
+    expect(await storage.getItem('session:s')).toEqual({ v: 3 })
+    await storage.dispose()
+  })
+
   it('rejects keys that could leave the storage area', async () => {
     const storage = await open()
     if (_name.startsWith('fs')) {

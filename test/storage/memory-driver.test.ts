@@ -42,22 +42,3 @@ describe('memory storage compacts quiet values', () => {
     driver.dispose!()
   })
 })
-
-describe('staged documents', () => {
-  it('are read back, never evicted by other reads and writes, and written by the next write', async () => {
-    const driver = createCompactMemoryDriver()
-    const storage = createStorage({ driver })
-    const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 2 })
-    await docs.write('s', { v: 1 })
-    docs.stage('s', { v: 2 })
-    for (let i = 0; i < 10; i++) await docs.write(`other${i}`, { v: i })
-    expect(docs.isStaged('s')).toBe(true)
-    expect(docs.listStaged()).toEqual(['s'])
-    expect(await docs.read('s')).toEqual({ v: 2 })
-    expect(await storage.getItem('session:s')).toEqual({ v: 1 })
-    await docs.write('s', { v: 3 })
-    expect(docs.listStaged()).toEqual([])
-    expect(await storage.getItem('session:s')).toEqual({ v: 3 })
-    driver.dispose!()
-  })
-})
