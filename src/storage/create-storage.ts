@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { createCompactMemoryDriver } from './memory-driver.js'
-import { atomicFsDriver, removeStaleTempFiles } from './atomic-fs-driver.js'
+import { atomicFsDriver, flattenNestedLayout, removeStaleTempFiles } from './atomic-fs-driver.js'
 import { journaledFsDriver, recoverJournals } from './journaled-fs-driver.js'
 import { StorageError } from './storage-error.js'
 
@@ -47,6 +47,11 @@ async function prepareDataDir(dataDir: string): Promise<string> {
     throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); pick another with --data-dir`, { cause: error })
   }
   await removeStaleTempFiles(dir)
+  try {
+    await flattenNestedLayout(dir)
+  } catch (error) {
+    throw new StorageError(`could not move the files of ${dir} to this version's layout (${(error as Error).message})`, { cause: error })
+  }
   return dir
 }
 

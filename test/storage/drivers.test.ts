@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
@@ -105,10 +105,39 @@ describe('doc store failures', () => {
     const dir = await tempDir()
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
     await storage.setItem('session:k:default', { ok: true })
-    await writeFile(join(dir, 'session', 'k', 'default.123.abc.tmp'), '{"torn')
+    await writeFile(join(dir, 'session', 'k~default.123.abc.tmp'), '{"torn')
     const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir })
-    expect(await readdir(join(dir, 'session', 'k'))).toEqual(['default'])
+    expect(await readdir(join(dir, 'session'))).toEqual(['k~default'])
     expect(await reopened.getItem('session:k:default')).toEqual({ ok: true })
+  })
+
+  it('keeps one directory per namespace: a key\'s other segments are one file name', async () => {
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    await storage.setItem('session:k1:default', { a: 1 })
+    await storage.setItem('idem:k1:default:3', { b: 2 })
+    await storage.setItem('top', { c: 3 })
+    expect((await readdir(dir)).sort()).toEqual(['idem', 'session', 'top'])
+    expect(await readdir(join(dir, 'session'))).toEqual(['k1~default'])
+    expect(await readdir(join(dir, 'idem'))).toEqual(['k1~default~3'])
+    expect((await storage.getKeys('')).sort()).toEqual(['idem:k1:default:3', 'session:k1:default', 'top'])
+    expect(await storage.getKeys('idem:k1')).toEqual(['idem:k1:default:3'])
+  })
+
+  it('moves a data dir of the earlier nested layout to flat files at start', async () => {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'session', 'k1'), { recursive: true })
+    await mkdir(join(dir, 'idem', 'k1', 'default'), { recursive: true })
+    await writeFile(join(dir, 'session', 'k1', 'default'), '{"v":1}')
+    await writeFile(join(dir, 'idem', 'k1', 'default', '2'), '{"v":2}')
+    await writeFile(join(dir, 'keys.json'), '{}')
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    expect(await storage.getItem('session:k1:default')).toEqual({ v: 1 })
+    expect(await storage.getItem('idem:k1:default:2')).toEqual({ v: 2 })
+    expect(await readdir(join(dir, 'session'))).toEqual(['k1~default'])
+    expect(await readdir(join(dir, 'idem'))).toEqual(['k1~default~2'])
+    expect(await readdir(dir)).toContain('keys.json')
+    await storage.dispose()
   })
 })
 
