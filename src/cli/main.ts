@@ -1,24 +1,39 @@
 import { readFileSync } from 'node:fs'
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Help } from 'commander'
 import { toCliError } from './cli-error.js'
-import { COMMANDS, GROUPS } from './registry.js'
+import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
   return pkg.version
 }
 
-/** Builds the commander program from the registry. */
-export function createProgram(): Command {
+/**
+ * Builds the commander program from the registry. With `argv`, only the commands it names are
+ * loaded; the others are listed from the registry alone. Without, every command is loaded.
+ */
+export async function createProgram(argv?: string[]): Promise<Command> {
+  const words = argv ? new Set(argv.slice(2)) : undefined
+  const stubUsage = new WeakMap<Command, string>()
   const program = new Command('sandbox')
     .description('Local, stateful sandbox of the BTC-backed lending partner API')
     .version(readVersion(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({
+      subcommandTerm(this: Help, command: Command) {
+        const usage = stubUsage.get(command)
+        return usage === undefined ? Help.prototype.subcommandTerm.call(this, command) : `${command.name()} ${usage}`
+      },
+    })
     .exitOverride()
-  for (const register of COMMANDS) register(program)
+  const add = async (parent: Command, entry: CommandEntry, named: boolean) => {
+    if (named) return (await entry.load())(parent)
+    stubUsage.set(parent.command(entry.name).description(entry.summary), entry.usage)
+  }
+  for (const entry of COMMANDS) await add(program, entry, !words || words.has(entry.name))
   for (const group of GROUPS) {
     const command = program.command(group.name).description(group.description).exitOverride()
-    for (const register of group.commands) register(command)
+    for (const entry of group.commands) await add(command, entry, !words || (words.has(group.name) && words.has(entry.name)))
   }
   for (const command of program.commands) command.exitOverride()
   return program
@@ -45,7 +60,7 @@ function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', exitOnClosedPipe)
-  const program = createProgram()
+  const program = await createProgram(argv)
   try {
     await program.parseAsync(argv)
   } catch (error) {

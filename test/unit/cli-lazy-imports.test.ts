@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -30,14 +30,23 @@ function walkStaticGraph(entry: string): { files: Set<string>; packages: Set<str
   return { files, packages }
 }
 
-// `sandbox --help` must stay fast: building the program may load commander and the command
-// files, and nothing of the server, storage or prompts until a command actually runs.
+// `sandbox --help` must stay fast: building the program loads commander and the registry, no
+// command module; a command's module loads commander and cli/ helpers, and nothing of the server,
+// storage or prompts until the command actually runs.
 describe('sandbox --help', () => {
-  it('loads no server, storage, prompt or colour code', () => {
+  it('loads no command module, and no server, storage, prompt or colour code', () => {
     const { files, packages } = walkStaticGraph(join(SRC, 'cli/main.ts'))
-    expect(files.size).toBeGreaterThan(5)
+    expect([...files].map((file) => file.slice(SRC.length + 1)).sort()).toEqual(['cli/cli-error.ts', 'cli/main.ts', 'cli/registry.ts'])
     expect([...packages].filter((name) => !name.startsWith('node:'))).toEqual(['commander'])
-    const outside = [...files].map((file) => file.slice(SRC.length + 1)).filter((file) => !file.startsWith('cli/'))
-    expect(outside).toEqual([])
+  })
+
+  it('each command module loads only commander and cli/ helpers until its command runs', () => {
+    const commandFiles = readdirSync(join(SRC, 'cli/commands'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+    expect(commandFiles.length).toBeGreaterThanOrEqual(11)
+    for (const file of commandFiles) {
+      const { files, packages } = walkStaticGraph(join(SRC, 'cli/commands', file))
+      expect([...packages].filter((name) => !name.startsWith('node:') && name !== 'commander'), file).toEqual([])
+      expect([...files].map((path) => path.slice(SRC.length + 1)).filter((path) => !path.startsWith('cli/')), file).toEqual([])
+    }
   })
 })
