@@ -11,10 +11,18 @@ const JOURNAL_SUFFIX = '.log'
 /** How long committed changes wait in the journal before they are written to their files. */
 const CHECKPOINT_DELAY_MS = 250
 
+/**
+ * Text committed to the journal but not yet in its files (held in memory) past which new writes
+ * wait for a checkpoint. The checkpoint thread runs at the lowest priority, so a load that keeps
+ * every core busy would otherwise grow this without bound.
+ */
+const MAX_PENDING_CHARS = 128 * 1024 * 1024
+
 /** Options of the journaled fs driver. */
 export interface JournaledFsOptions {
   base: string
   checkpointDelayMs?: number
+  maxPendingChars?: number
 }
 
 function journalName(pid: number, sequence: number): string {
@@ -79,6 +87,9 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   const delay = options.checkpointDelayMs ?? CHECKPOINT_DELAY_MS
   /** Committed to the journal, not yet checkpointed into files. */
   const pending = new Map<string, string | null>()
+  const maxPendingChars = options.maxPendingChars ?? MAX_PENDING_CHARS
+  let pendingChars = 0
+  let checkpointError: unknown
   let queue: Array<{ record: JournalRecord; resolve: () => void; reject: (error: unknown) => void }> = []
   let chain: Promise<void> = Promise.resolve()
   let flushScheduled = false
@@ -115,7 +126,10 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       for (const item of batch) item.reject(error)
       return
     }
-    for (const item of batch) pending.set(item.record.key, item.record.value)
+    for (const { record } of batch) {
+      pendingChars += (record.value?.length ?? 0) - (pending.get(record.key)?.length ?? 0)
+      pending.set(record.key, record.value)
+    }
     for (const item of batch) item.resolve()
     scheduleCheckpoint()
   }
@@ -160,10 +174,16 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       const entries = [...snapshot]
       try {
         await writer.write(entries.map(([key, value]) => [resolveStoragePath(base, key), value]), journals.map((name) => join(base, name)))
-        for (const [key, value] of entries) if (pending.get(key) === value) pending.delete(key)
-      } catch {
+        for (const [key, value] of entries) {
+          if (pending.get(key) !== value) continue
+          pending.delete(key)
+          pendingChars -= value?.length ?? 0
+        }
+        checkpointError = undefined
+      } catch (error) {
         // The journals stay; the next checkpoint (or the next start) writes these files again.
         sealed.unshift(...journals)
+        checkpointError = error
       } finally {
         checkpointing = undefined
         if (pending.size > 0) scheduleCheckpoint()
@@ -172,16 +192,28 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     return checkpointing
   }
 
+  /** Backpressure: a write waits while the backlog is over its limit and checkpoints drain it. */
+  async function waitForRoom(): Promise<void> {
+    while (pendingChars > maxPendingChars) {
+      await (checkpointing ?? runCheckpoint())
+      if (checkpointError !== undefined && pendingChars > maxPendingChars) throw checkpointError
+    }
+  }
+
   return {
     name: 'journaled-fs',
     options,
     hasItem: (key) => (pending.has(key) ? pending.get(key) !== null : files.hasItem(key, {})),
     getItem: (key) => (pending.has(key) ? pending.get(key) ?? null : files.getItem(key, {})),
-    setItem: (key, value) => {
+    async setItem(key, value) {
       resolveStoragePath(base, key)
+      await waitForRoom()
       return append({ key, value })
     },
-    removeItem: (key) => append({ key, value: null }),
+    removeItem: async (key) => {
+      await waitForRoom()
+      return append({ key, value: null })
+    },
     async getKeys(prefix, opts) {
       const keys = new Set((await files.getKeys(prefix, opts)) as string[])
       for (const [key, value] of pending) {

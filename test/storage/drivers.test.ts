@@ -4,7 +4,7 @@ import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { describe, expect, it } from 'vitest'
 import { encodeRecords } from '../../src/storage/journal-format.js'
-import { createDocStore, createSandboxStorage, parseStorageKind, StorageError } from '../../src/storage/index.js'
+import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 
@@ -180,6 +180,22 @@ describe('journaled fs storage', () => {
     expect(await storage.getItem('session:b:default')).toBeNull()
     expect(await storage.getItem('session:c:default')).toBeNull()
     expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    await storage.dispose()
+  })
+
+  it('holds new writes while the backlog not yet checkpointed is over its limit, and checkpoints it first', async () => {
+    const dir = await tempDir()
+    // A checkpoint delay of a minute: only the limit can make these files appear during the test.
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000, maxPendingChars: 1000 }) })
+    await storage.setItem('session:a:default', { pad: 'x'.repeat(600) })
+    expect(await readdir(join(dir, 'session')).catch(() => [])).toEqual([])
+    await storage.setItem('session:b:default', { pad: 'y'.repeat(600) })
+    // Under the limit after a: b was not held, and nothing was checkpointed yet.
+    expect(await readdir(join(dir, 'session')).catch(() => [])).toEqual([])
+    await storage.setItem('session:c:default', { pad: 'z' })
+    // Over the limit after b: c waited for a checkpoint of a and b.
+    expect((await readdir(join(dir, 'session'))).sort()).toEqual(['a~default', 'b~default'])
+    expect(await storage.getItem('session:c:default')).toEqual({ pad: 'z' })
     await storage.dispose()
   })
 
