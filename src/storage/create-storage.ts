@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { createCompactMemoryDriver } from './memory-driver.js'
 import { atomicFsDriver, flattenNestedLayout, removeStaleTempFiles } from './atomic-fs-driver.js'
-import { journaledFsDriver, recoverJournals } from './journaled-fs-driver.js'
+import { journaledFsDriver } from './journaled-fs-driver.js'
+import { recoverJournals } from './journal-files.js'
 import { StorageError } from './storage-error.js'
 
 /** The storage backends this version offers. */
