@@ -27,9 +27,9 @@ export interface JournaledFsOptions {
 /**
  * fs storage for a server under load: each change is appended to a write-ahead journal and made
  * durable with one fdatasync per batch of concurrent writes (group commit), then written to its
- * own file (temp, fsync, rename) by a checkpoint shortly after, on a thread of its own (so neither
- * the event loop nor the journal waits behind it), coalescing repeated writes of a
- * key. A kill -9 loses nothing acknowledged: the next start replays the journal. Call
+ * own file (temp, fsync, rename) by a checkpoint shortly after, coalescing repeated writes of a
+ * key. The checkpoint runs on a thread of its own, so neither the event loop nor the journal waits
+ * behind it. A kill -9 loses nothing acknowledged: the next start replays the journal. Call
  * recoverJournals(base) before creating it.
  */
 export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
