@@ -1,6 +1,7 @@
 import * as fsp from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import { resolveStoragePath, writeFileAtomically } from './atomic-fs-driver.js'
+import { join } from 'node:path'
+import { resolveStoragePath } from './atomic-fs-driver.js'
+import { createCheckpointWriter } from './checkpoint-writer.js'
 import { decodeRecords } from './journal-format.js'
 
 const JOURNAL_PREFIX = 'journal-'
@@ -33,24 +34,23 @@ export async function fsyncDirectory(dir: string): Promise<void> {
 
 /**
  * Replays the journals a crashed (or killed) server left in `base` into their files, then deletes
- * them. Journals of processes still running are theirs and are left alone.
+ * them: one checkpoint of their latest values. Journals of processes still running are theirs
+ * and are left alone.
  */
 export async function recoverJournals(base: string): Promise<number> {
   const names = (await fsp.readdir(base)).filter((name) => name.startsWith(JOURNAL_PREFIX) && name.endsWith(JOURNAL_SUFFIX)).sort()
   const orphaned = names.filter((name) => !isAlive(Number(name.slice(JOURNAL_PREFIX.length).split('-')[0])))
+  if (orphaned.length === 0) return 0
   const latest = new Map<string, string | null>()
   for (const name of orphaned) {
     const { records } = decodeRecords(await fsp.readFile(join(base, name)))
     for (const record of records) latest.set(record.key, record.value)
   }
-  const dirs = new Set<string>([base])
-  for (const [key, value] of latest) {
-    const path = resolveStoragePath(base, key)
-    dirs.add(dirname(path))
-    if (value === null) await fsp.unlink(path).catch(() => {})
-    else await writeFileAtomically(path, value)
+  const writer = createCheckpointWriter()
+  try {
+    await writer.write([...latest].map(([key, value]) => [resolveStoragePath(base, key), value]), orphaned.map((name) => join(base, name)))
+  } finally {
+    await writer.close()
   }
-  for (const dir of dirs) await fsyncDirectory(dir).catch(() => {})
-  for (const name of orphaned) await fsp.unlink(join(base, name))
   return latest.size
 }
