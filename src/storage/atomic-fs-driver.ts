@@ -33,40 +33,31 @@ function keyOfPath(base: string, path: string): string {
   return relative(base, path).split(sep).join(':').replaceAll(NAME_SEPARATOR, ':')
 }
 
-/** Deletes temp files a crash left behind; they never hold committed data. */
-export async function removeStaleTempFiles(base: string): Promise<number> {
-  let removed = 0
-  const entries = await fsp.readdir(base, { recursive: true, withFileTypes: true }).catch(() => [])
-  for (const entry of entries) {
-    if (entry.isFile() && entry.name.endsWith(TEMP_SUFFIX)) {
-      await fsp.unlink(join(entry.parentPath, entry.name)).catch(() => {})
-      removed++
-    }
-  }
-  return removed
-}
-
 /**
- * Moves files of the nested layout of earlier versions (`session/k1/default`) to their flat names
- * (`session/k1~default`) and removes the emptied directories. A no-op on a flat data dir.
+ * Readies a data dir in one walk of it: deletes the temp files a crash left behind (they never
+ * hold committed data), and moves files of the nested layout of earlier versions
+ * (`session/k1/default`) to their flat names (`session/k1~default`), removing the emptied
+ * directories. Returns how many files it deleted and moved.
  */
-export async function flattenNestedLayout(base: string): Promise<number> {
+export async function tidyDataDir(base: string): Promise<{ removed: number; moved: number }> {
+  let removed = 0
   let moved = 0
-  const namespaces = (await fsp.readdir(base, { withFileTypes: true })).filter((entry) => entry.isDirectory())
-  for (const namespace of namespaces) {
-    const dir = join(base, namespace.name)
-    const nested = (await fsp.readdir(dir, { withFileTypes: true })).filter((entry) => entry.isDirectory())
-    for (const entry of nested) {
-      const files = (await fsp.readdir(join(dir, entry.name), { recursive: true, withFileTypes: true })).filter((file) => file.isFile())
-      for (const file of files) {
-        const from = join(file.parentPath, file.name)
-        await fsp.rename(from, resolveStoragePath(base, keyOfPath(base, from)))
-        moved++
-      }
-      await fsp.rm(join(dir, entry.name), { recursive: true })
+  const nestedDirs = new Set<string>()
+  for (const entry of await fsp.readdir(base, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name)
+    const depth = relative(base, path).split(sep).length
+    if (entry.isDirectory()) {
+      if (depth === 2) nestedDirs.add(path)
+    } else if (entry.isFile() && entry.name.endsWith(TEMP_SUFFIX)) {
+      await fsp.unlink(path).catch(() => {})
+      removed++
+    } else if (entry.isFile() && depth > 2) {
+      await fsp.rename(path, resolveStoragePath(base, keyOfPath(base, path)))
+      moved++
     }
   }
-  return moved
+  for (const dir of nestedDirs) await fsp.rm(dir, { recursive: true })
+  return { removed, moved }
 }
 
 /**

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { createCompactMemoryDriver } from './memory-driver.js'
-import { atomicFsDriver, flattenNestedLayout, removeStaleTempFiles } from './atomic-fs-driver.js'
+import { atomicFsDriver, tidyDataDir } from './atomic-fs-driver.js'
 import { journaledFsDriver } from './journaled-fs-driver.js'
 import { recoverJournals } from './journal-files.js'
 import { StorageError } from './storage-error.js'
@@ -47,11 +47,10 @@ async function prepareDataDir(dataDir: string): Promise<string> {
     const code = (error as NodeJS.ErrnoException).code
     throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); pick another with --data-dir`, { cause: error })
   }
-  await removeStaleTempFiles(dir)
   try {
-    await flattenNestedLayout(dir)
+    await tidyDataDir(dir)
   } catch (error) {
-    throw new StorageError(`could not move the files of ${dir} to this version's layout (${(error as Error).message})`, { cause: error })
+    throw new StorageError(`could not tidy ${dir} (stale temp files, files of an earlier layout): ${(error as Error).message}`, { cause: error })
   }
   return dir
 }

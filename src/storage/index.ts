@@ -1,5 +1,5 @@
 export { createSandboxStorage, parseStorageKind, type StorageKind, type StorageOptions } from './create-storage.js'
-export { atomicFsDriver, removeStaleTempFiles } from './atomic-fs-driver.js'
+export { atomicFsDriver, tidyDataDir } from './atomic-fs-driver.js'
 export { createDocStore, type DocStore } from './doc-store.js'
 export { createKeyedMutex, type KeyedMutex } from './keyed-mutex.js'
 export { StorageError, toStorageError } from './storage-error.js'
