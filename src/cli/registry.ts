@@ -21,32 +21,16 @@ export interface CommandGroup {
   commands: CommandEntry[]
 }
 
+function command(name: string, usage: string, summary: string, load: CommandEntry['load']): CommandEntry {
+  return { name, usage, summary, load }
+}
+
 /** Every command of the CLI, in help order. */
 export const COMMANDS: CommandEntry[] = [
-  {
-    name: 'serve',
-    usage: '[options]',
-    summary: 'serve the whole /api/sandbox partner API locally',
-    load: async () => (await import('./commands/serve.js')).registerServe,
-  },
-  {
-    name: 'run',
-    usage: '[options] [scenario...]',
-    summary: 'run scenarios that walk the loan and repayment flows and check every answer',
-    load: async () => (await import('./commands/run.js')).registerRun,
-  },
-  {
-    name: 'logs',
-    usage: '[options]',
-    summary: 'show the request log that serve keeps per key',
-    load: async () => (await import('./commands/logs.js')).registerLogs,
-  },
-  {
-    name: 'openapi',
-    usage: '[options]',
-    summary: 'print the OpenAPI 3.1 document of the API (also served at /api/sandbox/openapi.json)',
-    load: async () => (await import('./commands/openapi.js')).registerOpenApi,
-  },
+  command('serve', '[options]', 'serve the whole /api/sandbox partner API locally', async () => (await import('./commands/serve.js')).registerServe),
+  command('run', '[options] [scenario...]', 'run scenarios that walk the loan and repayment flows and check every answer', async () => (await import('./commands/run.js')).registerRun),
+  command('logs', '[options]', 'show the request log that serve keeps per key', async () => (await import('./commands/logs.js')).registerLogs),
+  command('openapi', '[options]', 'print the OpenAPI 3.1 document of the API (also served at /api/sandbox/openapi.json)', async () => (await import('./commands/openapi.js')).registerOpenApi),
 ]
 
 /** Command groups, each a folder under commands/. */
@@ -55,54 +39,19 @@ export const GROUPS: CommandGroup[] = [
     name: 'webhook',
     description: 'check, receive and sign webhook deliveries',
     commands: [
-      {
-        name: 'verify',
-        usage: '[options] <receiver-url>',
-        summary: 'check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones',
-        load: async () => (await import('./commands/webhook/verify.js')).registerWebhookVerify,
-      },
-      {
-        name: 'listen',
-        usage: '[options]',
-        summary: 'receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)',
-        load: async () => (await import('./commands/webhook/listen.js')).registerWebhookListen,
-      },
-      {
-        name: 'sign',
-        usage: '[options]',
-        summary: 'print the headers that sign a webhook body read from standard input, for curl -H',
-        load: async () => (await import('./commands/webhook/sign.js')).registerWebhookSign,
-      },
+      command('verify', '[options] <receiver-url>', 'check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones', async () => (await import('./commands/webhook/verify.js')).registerWebhookVerify),
+      command('listen', '[options]', 'receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)', async () => (await import('./commands/webhook/listen.js')).registerWebhookListen),
+      command('sign', '[options]', 'print the headers that sign a webhook body read from standard input, for curl -H', async () => (await import('./commands/webhook/sign.js')).registerWebhookSign),
     ],
   },
   {
     name: 'keys',
     description: 'manage registered sandbox API keys (for serve --keys)',
     commands: [
-      {
-        name: 'create',
-        usage: '[options]',
-        summary: 'register a new sandbox API key',
-        load: async () => (await import('./commands/keys/create.js')).registerKeysCreate,
-      },
-      {
-        name: 'list',
-        usage: '[options]',
-        summary: 'list registered keys (masked) with their status',
-        load: async () => (await import('./commands/keys/list.js')).registerKeysList,
-      },
-      {
-        name: 'revoke',
-        usage: '[options] [key]',
-        summary: 'revoke a registered key',
-        load: async () => (await import('./commands/keys/revoke.js')).registerKeysRevoke,
-      },
-      {
-        name: 'reset',
-        usage: '[options] [key]',
-        summary: 'give a key a fresh, empty sandbox state (or with --drop, none)',
-        load: async () => (await import('./commands/keys/reset.js')).registerKeysReset,
-      },
+      command('create', '[options]', 'register a new sandbox API key', async () => (await import('./commands/keys/create.js')).registerKeysCreate),
+      command('list', '[options]', 'list registered keys (masked) with their status', async () => (await import('./commands/keys/list.js')).registerKeysList),
+      command('revoke', '[options] [key]', 'revoke a registered key', async () => (await import('./commands/keys/revoke.js')).registerKeysRevoke),
+      command('reset', '[options] [key]', 'give a key a fresh, empty sandbox state (or with --drop, none)', async () => (await import('./commands/keys/reset.js')).registerKeysReset),
     ],
   },
 ]
