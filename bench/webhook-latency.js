@@ -2,6 +2,7 @@
 // event, on loopback.
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 
 function percentile(sorted, p) {
@@ -43,11 +44,26 @@ export async function startTimingReceiver() {
   }
 }
 
+/** CPU time (user + system, all threads) a process has used, in ms; Linux /proc only. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Creates `count` loans over `keys` keys (each with its endpoint at the receiver) and measures,
  * per loan, answer-to-arrival time of its sandbox.loan.issued event.
+ *
+ * Each key waits `paceMs` after an answer before its next loan: about 400 loans (and deliveries)
+ * a second with the defaults, a load the server carries without a queue. At 5 ms it was saturated
+ * (its CPU time equal to the wall time of the run), and p99 measured queueing, not delivery.
+ * `serverPid`, when given, reports how busy the server was (`server_cpu_share`).
  */
-export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, count = 400 } = {}) {
+export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, count = 400, paceMs = 20, serverPid } = {}) {
   const keyList = Array.from({ length: keys }, (_, i) => `sk_sandbox_whbench_${i}_${randomUUID().slice(0, 8)}`)
   // node:http with keep-alive rather than fetch: the load generator shares 2 cores with the server
   // and the receiver, and every millisecond it burns delays one of them.
@@ -75,6 +91,8 @@ export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, cou
   const perKey = Math.ceil(count / keys)
   // Warm-up loans (JIT, first connections) are delivered but not counted.
   const warmUp = 2
+  const cpuBefore = serverPid && cpuMs(serverPid)
+  const started = performance.now()
   await Promise.all(keyList.map(async (key) => {
     for (let i = -warmUp; i < perKey; i++) {
       const response = await post(key, '/api/sandbox/loans', { collateral_btc: 0.005, loan_amount: 100 })
@@ -83,9 +101,11 @@ export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, cou
       const loanId = JSON.parse(response.text).activeLoans.at(-1).id
       if (i >= 0) answered.set(loanId, response.at)
       // A steady pace rather than a flood: latency of a delivery, not of a queue.
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      await new Promise((resolve) => setTimeout(resolve, paceMs))
     }
   }))
+  const loadMs = performance.now() - started
+  const cpuAfter = serverPid && cpuMs(serverPid)
   const deadline = Date.now() + 10_000
   while (receiver.arrivals.size < answered.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
   agent.destroy()
@@ -96,5 +116,7 @@ export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, cou
     missing: answered.size - latencies.length,
     p50_ms: Math.round(percentile(latencies, 0.5) * 100) / 100,
     p99_ms: Math.round(percentile(latencies, 0.99) * 100) / 100,
+    loans_per_s: Math.round(((keys * (perKey + warmUp)) / loadMs) * 1000),
+    server_cpu_share: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) / loadMs) * 100) / 100 : null,
   }
 }
