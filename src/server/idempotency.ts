@@ -84,7 +84,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       }
       const outcome = await execute(route, doc, body, ctx)
       // Serialized once: the same text is stored for replays and sent now.
-      const response = JSON.stringify(outcome.body)
+      const response = outcome.bodyJson ?? JSON.stringify(outcome.body)
       const stored: SessionDoc = {
         ...outcome.doc,
         idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), response }],
@@ -123,12 +123,12 @@ async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext):
   })
 }
 
-async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<{ status: number; body: Record<string, unknown>; doc: SessionDoc; errorCode?: string }> {
+async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<{ status: number; body: Record<string, unknown>; bodyJson?: string; doc: SessionDoc; errorCode?: string }> {
   let input: unknown
   try {
     input = route.parse(body)
     const result = await route.execute(doc, input, ctx)
-    return { status: 200, body: result.body, doc: result.doc }
+    return { status: 200, body: result.body, bodyJson: result.bodyJson, doc: result.doc }
   } catch (error) {
     const api = toApiError(error)
     if (!api || !isStoredStatus(api.status)) throw error

@@ -25,6 +25,8 @@ export interface ReadRoute {
   /** The route answers one unchanging object (GET config): its JSON is made once, not per request. */
   fixed?: boolean
   read(doc: SessionDoc | undefined, ctx: RouteContext): Record<string, unknown> | Promise<Record<string, unknown>>
+  /** The JSON text of what `read` answered, when the route can make it cheaper than JSON.stringify. */
+  stringify?(body: Record<string, unknown>): string
 }
 
 /** A POST route that changes state: idempotent, serialized per key, committed in one write. */
@@ -42,6 +44,8 @@ export interface WriteRoute {
 export interface WriteResult {
   doc: SessionDoc
   body: Record<string, unknown>
+  /** `body` as JSON text, when the route can make it cheaper than JSON.stringify. */
+  bodyJson?: string
 }
 
 /** A route that authenticates and then answers a fixed error (endpoints a later release completes). */
@@ -96,7 +100,8 @@ async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Pro
   if (spec.kind === 'read') {
     const doc = spec.session ? await ctx.services.sessions.load(ctx.principal) : undefined
     const body = await spec.read(doc, ctx)
-    return spec.fixed ? { status: 200, bodyJson: stringifyOnce(body) } : { status: 200, body }
+    if (spec.fixed) return { status: 200, bodyJson: stringifyOnce(body) }
+    return spec.stringify ? { status: 200, bodyJson: spec.stringify(body) } : { status: 200, body }
   }
   return runIdempotent(event, spec, ctx)
 }

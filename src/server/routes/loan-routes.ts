@@ -1,7 +1,7 @@
 import { applyDirectAction } from '../../domain/direct-actions.js'
 import { createLoanDirect } from '../../domain/create-loan.js'
 import { applyLoanFlowStep } from '../../domain/loan-flow.js'
-import { viewLoanState } from '../../domain/loan-book.js'
+import { viewLoanState, type LoanStateView } from '../../domain/loan-book.js'
 import { applyRepaymentStep } from '../../domain/repayment-flow.js'
 import type { DomainContext, DomainResult, LoanBook } from '../../domain/types.js'
 import { createLoanSchema } from '../../schemas/create-loan.js'
@@ -13,6 +13,7 @@ import type { RouteContext, RouteSpec, WriteRoute } from '../pipeline.js'
 import { createDomainContext } from '../services.js'
 import type { SessionDoc } from '../session-store.js'
 import { viewPartner } from './partner-routes.js'
+import { stringifyLoanState } from '../loan-state-json.js'
 import type { z } from 'zod'
 
 /** Commits a domain step into the session document: new book, its events appended in order. */
@@ -33,7 +34,8 @@ function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input:
     execute(doc, input, ctx: RouteContext) {
       const result = step(doc.book, input as z.infer<S>, createDomainContext(ctx.services, ctx.principal), ctx.params)
       const next = applyResult(doc, result)
-      return { doc: next, body: viewLoanState(next.book) as unknown as Record<string, unknown> }
+      const view = viewLoanState(next.book)
+      return { doc: next, body: view as unknown as Record<string, unknown>, bodyJson: stringifyLoanState(view) }
     },
   }
 }
@@ -42,11 +44,17 @@ function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input:
 export function createLoanRoutes(): Array<[string, string, RouteSpec]> {
   return [
     ['GET', '/api/sandbox/config', { kind: 'read', session: false, fixed: true, read: (_doc, ctx) => ctx.services.config as unknown as Record<string, unknown> }],
-    ['GET', '/api/sandbox/loans', { kind: 'read', session: true, read: (doc) => viewLoanState(doc!.book) as unknown as Record<string, unknown> }],
+    ['GET', '/api/sandbox/loans', {
+      kind: 'read',
+      session: true,
+      read: (doc) => viewLoanState(doc!.book) as unknown as Record<string, unknown>,
+      stringify: (body) => stringifyLoanState(body as unknown as LoanStateView),
+    }],
     ['GET', '/api/sandbox/state', {
       kind: 'read',
       session: true,
       read: (doc, ctx) => ({ loans: viewLoanState(doc!.book), partner: viewPartner(doc!, ctx.services, ctx.principal.keyId) }),
+      stringify: (body) => `{"loans":${stringifyLoanState(body.loans as LoanStateView)},"partner":${JSON.stringify(body.partner)}}`,
     }],
     ['POST', '/api/sandbox/loans', loanWrite(createLoanSchema, (book, input, ctx) => createLoanDirect(book, input, ctx))],
     ['POST', '/api/sandbox/loans/flow', loanWrite(loanFlowSchema, (book, input, ctx) => applyLoanFlowStep(book, input, ctx))],
