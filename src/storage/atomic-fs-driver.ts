@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, promises as fsp } from 'node:fs'
+import { promises as fsp } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
 
@@ -106,7 +106,7 @@ export const atomicFsDriver = defineDriver((options: AtomicFsOptions) => {
   return {
     name: 'atomic-fs',
     options,
-    hasItem: (key) => existsSync(path(key)),
+    hasItem: (key) => fsp.access(path(key)).then(() => true, ignoreMissing(false)),
     getItem: (key) => fsp.readFile(path(key), 'utf8').catch(ignoreMissing(null)),
     setItem: (key, value) => writeFileAtomically(path(key), value, knownDirs),
     removeItem: (key) => fsp.unlink(path(key)).catch(ignoreMissing(undefined)),
