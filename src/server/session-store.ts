@@ -22,6 +22,9 @@ const INLINE_RESPONSES = 16
  */
 const INLINE_RESPONSE_CHARS = 64 * 1024
 
+/** A change to a session document that `patch` keeps in memory until the next write. */
+export type SessionPatch = (doc: SessionDoc) => SessionDoc
+
 /** One remembered Idempotency-Key: what it fingerprinted and what it answered. */
 export interface IdempotencyRecord {
   key: string
@@ -56,6 +59,11 @@ export interface SessionDoc {
 
 function sessionDocId(keyId: string, sessionId: string): string {
   return `${keyId}:${sessionId}`
+}
+
+function principalOfId(id: string): Principal {
+  const [keyId, sessionId] = id.split(':') as [string, string]
+  return { apiKey: '', keyId, sessionId }
 }
 
 function batchKey(keyId: string, sessionId: string, batch: number): string {
@@ -101,12 +109,17 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     }
   }
 
+  /** Changes kept in memory per session and applied at every load until the next write (see `patch`). */
+  const patches = new Map<string, SessionPatch[]>()
+
   /** The session's document, or a fresh one (not yet stored) on a key's first use. */
   async function load(principal: Principal): Promise<SessionDoc> {
-    const doc = await docs.read(sessionDocId(principal.keyId, principal.sessionId))
-    if (!doc) return createSessionDoc(new Date().toISOString())
+    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const stored = await docs.read(id)
     // Documents written before webhooks existed have no webhook part yet.
-    return doc.webhook ? doc : { ...doc, webhook: createWebhookState() }
+    const doc = !stored ? createSessionDoc(new Date().toISOString()) : stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
+    const pending = patches.get(id)
+    return pending ? pending.reduce((current, change) => change(current), doc) : doc
   }
 
   /** Writes the document atomically after pruning and spilling stored responses. */
@@ -124,7 +137,9 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
       next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
       next.next_batch = batch + 1
     }
-    await docs.write(sessionDocId(principal.keyId, principal.sessionId), next)
+    const id = sessionDocId(principal.keyId, principal.sessionId)
+    await docs.write(id, next)
+    patches.delete(id)
   }
 
   /**
@@ -133,23 +148,40 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    * writes it along, or `flushStaged`. Call it under the session's mutex, like `save`.
    */
   function stage(principal: Principal, doc: SessionDoc): void {
-    docs.stage(sessionDocId(principal.keyId, principal.sessionId), doc)
+    const id = sessionDocId(principal.keyId, principal.sessionId)
+    docs.stage(id, doc)
+    patches.delete(id)
+  }
+
+  /**
+   * Records a change without loading or writing the document: `load` applies it on top of the
+   * document until the session's next write, which then holds it (callers write documents they
+   * loaded under the mutex, so the patches are in them). For changes a crash may lose
+   * harmlessly, like `stage`, but without the cost of reading the document. Call it under the
+   * session's mutex.
+   */
+  function patch(principal: Principal, change: SessionPatch): void {
+    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const pending = patches.get(id)
+    if (pending) pending.push(change)
+    else patches.set(id, [change])
+  }
+
+  /** The sessions with patches not yet written. */
+  function listPatched(): Principal[] {
+    return [...patches.keys()].map(principalOfId)
   }
 
   /** The sessions with a staged document not yet written. */
   function listStaged(): Principal[] {
-    return docs.listStaged().map((id) => {
-      const [keyId, sessionId] = id.split(':') as [string, string]
-      return { apiKey: '', keyId, sessionId }
-    })
+    return docs.listStaged().map(principalOfId)
   }
 
-  /** Writes the session's staged document, if it has one (under the session's mutex). */
+  /** Writes the session's staged document or patches, if it has any (under the session's mutex). */
   async function flushStaged(principal: Principal): Promise<void> {
     const id = sessionDocId(principal.keyId, principal.sessionId)
-    if (!docs.isStaged(id)) return
-    const doc = await docs.read(id)
-    if (doc) await save(principal, doc)
+    if (!docs.isStaged(id) && !patches.has(id)) return
+    await save(principal, await load(principal))
   }
 
   function pruneRecords(doc: SessionDoc, now: number, principal: Principal): SessionDoc {
@@ -173,7 +205,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return body
   }
 
-  return { load, save, stage, listStaged, flushStaged, readStoredResponse, createSessionDoc }
+  return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net'
 import type { Storage } from 'unstorage'
 import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
@@ -7,11 +6,12 @@ import { createId } from '../server/ids.js'
 import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
+import { createRefusedRetries } from './refused-retries.js'
 import { sendWebhook } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
-import { isForbiddenAddress } from './url-policy.js'
+import { isForbiddenAddress, refuseLiteralAddress } from './url-policy.js'
 
 const ACTIVE_PREFIX = 'webhooks:active'
 const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
@@ -74,6 +74,12 @@ export function createDispatcher(options: DispatcherOptions) {
   const active = new Set<string>()
   const markerWrites = new Set<Promise<unknown>>()
   const pool = createConnectionPool()
+  /**
+   * Heads each sleeping worker waits to retry. Only the worker's own wake-up uses them: any other
+   * kick (a commit, a restart) may have changed the heads, so it drops them and the worker reads
+   * the session again.
+   */
+  const refused = createRefusedRetries({ ...options, pool, principalOf })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, slotOf, logError: options.logError })
   let closed = false
@@ -85,10 +91,14 @@ export function createDispatcher(options: DispatcherOptions) {
     return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId) }
   }
 
-  /** Starts (or re-runs) the worker of a session after a commit that left deliveries to send. */
-  function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>): void {
+  /**
+   * Starts (or re-runs) the worker of a session after a commit that left deliveries to send;
+   * `wake` when its own retry timer calls.
+   */
+  function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>, wake = false): void {
     if (closed) return
     const slot = slotOf(principal)
+    if (!wake) refused.forget(slot)
     const timer = timers.get(slot)
     if (timer) {
       clearTimeout(timer)
@@ -98,7 +108,7 @@ export function createDispatcher(options: DispatcherOptions) {
       again.add(slot)
       return
     }
-    const run = work(slot).catch((error) => {
+    const run = work(slot, wake).catch((error) => {
       options.logError(error)
       // Commits wake the worker only when they add work, so a failed worker must wake itself.
       if (!closed) wakeLater(slot, WORKER_RETRY_MS)
@@ -112,7 +122,7 @@ export function createDispatcher(options: DispatcherOptions) {
   function wakeLater(slot: string, delayMs: number): void {
     const timer = setTimeout(() => {
       timers.delete(slot)
-      kick(principalOf(slot))
+      kick(principalOf(slot), true)
     }, delayMs)
     timer.unref()
     timers.set(slot, timer)
@@ -140,10 +150,8 @@ export function createDispatcher(options: DispatcherOptions) {
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''
     const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
-    if (checkAddresses) {
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-      if (isIP(host) && isForbiddenAddress(host)) return { statusCode: null, error: `refused: ${host} is a local or private address`, durationMs: 0, url }
-    }
+    const refused = checkAddresses ? refuseLiteralAddress(url) : null
+    if (refused) return { statusCode: null, error: refused, durationMs: 0, url }
     // Signed when the connection is up: the timestamp is the moment of sending.
     const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
     const outcome = await sendWebhook(url, body, sign, {
@@ -155,7 +163,14 @@ export function createDispatcher(options: DispatcherOptions) {
     return { ...outcome, url }
   }
 
-  async function work(slot: string): Promise<void> {
+  async function work(slot: string, wake: boolean): Promise<void> {
+    const retried = wake ? await refused.retry(slot, () => closed) : null
+    if (retried) {
+      for (const report of retried.reports) options.onDelivery?.(report)
+      wakeLater(slot, Math.max(0, retried.wakeAt - Date.now()))
+      return
+    }
+    refused.forget(slot)
     const principal = principalOf(slot)
     while (!closed) {
       const doc = await sessions.load(principal)
@@ -171,8 +186,9 @@ export function createDispatcher(options: DispatcherOptions) {
       await markActive(slot, true)
       const due = heads.filter((delivery) => Date.parse(delivery.next_attempt_at ?? '') <= now)
       if (due.length === 0) {
-        const wake = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
-        wakeLater(slot, Math.max(0, wake - now))
+        refused.remember(slot, doc, heads)
+        const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
+        wakeLater(slot, Math.max(0, wakeAt - now))
         return
       }
       const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempt(doc, delivery) })))

@@ -94,6 +94,44 @@ function elapsedSince(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10
 }
 
+/** A network error as an attempt's `error`. */
+function describeError(error: NodeJS.ErrnoException): string {
+  return error.code ? `${error.code}: ${error.message}` : error.message
+}
+
+/**
+ * Opens a connection to the destination of `url` and closes it again: null once it is up (or
+ * when a kept-alive one is there), otherwise why it failed, worded as a send's failure. It shares
+ * the outcome with sends and probes that open a connection to the same destination meanwhile.
+ * A dead receiver is then found out without building the request, or anything it needs.
+ */
+export function probeConnection(url: string, options: SendOptions = {}): Promise<string | null> {
+  const to = destinationOf(new URL(url), options)
+  if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return Promise.resolve(null)
+  const { pool } = options
+  const pending = pool?.opening.get(to.key)
+  if (pending) return pending
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
+  const probing = new Promise<string | null>((resolve) => {
+    const socket = openSocket(to, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
+    const done = (failure: string | null) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(failure)
+    }
+    const timer = setTimeout(() => done(`timed out after ${timeoutMs} ms`), timeoutMs)
+    socket.once('error', (error: NodeJS.ErrnoException) => done(describeError(error)))
+    socket.once(to.https ? 'secureConnect' : 'connect', () => done(null))
+  })
+  if (pool) {
+    pool.opening.set(to.key, probing)
+    void probing.then(() => {
+      if (pool.opening.get(to.key) === probing) pool.opening.delete(to.key)
+    })
+  }
+  return probing
+}
+
 /** A connection reset before any answer: the receiver closed the kept-alive connection as we sent. */
 function isStaleConnection(error: NodeJS.ErrnoException): boolean {
   return error.code === 'ECONNRESET' || error.code === 'EPIPE'
@@ -152,7 +190,7 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
       opened(error)
       resolve({ statusCode, error, durationMs: elapsedSince(started) })
     }
-    const fail = (error: NodeJS.ErrnoException) => finish(null, error.code ? `${error.code}: ${error.message}` : error.message)
+    const fail = (error: NodeJS.ErrnoException) => finish(null, describeError(error))
     // Counted from the start of the attempt: waiting for a shared connection and a resend on a new
     // one use up the same 10 s.
     const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), Math.max(0, started + timeoutMs - performance.now()))

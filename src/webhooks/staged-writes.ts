@@ -21,11 +21,17 @@ export function createStagedWrites(options: {
   let flushing: Promise<void> = Promise.resolve()
   let stopped = false
 
-  /** Writes every staged session; sessions staged while it runs wait for the next flush. */
-  function flush(): Promise<void> {
+  /**
+   * Writes every staged session (and with `all`, every patched one too); sessions staged while it
+   * runs wait for the next flush.
+   */
+  function flush(all = false): Promise<void> {
     clearTimeout(timer)
     timer = undefined
-    const written = flushing.then(() => Promise.all(sessions.listStaged().map((principal) => mutex.run(slotOf(principal), () => sessions.flushStaged(principal)))))
+    const written = flushing.then(() => {
+      const principals = new Map((all ? [...sessions.listStaged(), ...sessions.listPatched()] : sessions.listStaged()).map((principal) => [slotOf(principal), principal]))
+      return Promise.all([...principals].map(([slot, principal]) => mutex.run(slot, () => sessions.flushStaged(principal))))
+    })
     flushing = written.then(() => undefined, options.logError)
     return flushing
   }
@@ -38,11 +44,11 @@ export function createStagedWrites(options: {
     timer.unref()
   }
 
-  /** Writes what is staged and stops the timer for good. */
+  /** Writes what is staged or patched and stops the timer for good. */
   function close(): Promise<void> {
     stopped = true
-    return flush()
+    return flush(true)
   }
 
-  return { stage, flush, close }
+  return { stage, flush: () => flush(true), close }
 }

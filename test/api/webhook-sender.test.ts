@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createConnectionPool } from '../../src/webhooks/connection-pool.js'
-import { sendWebhook } from '../../src/webhooks/sender.js'
+import { probeConnection, sendWebhook } from '../../src/webhooks/sender.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let receiver: TestReceiver | undefined
@@ -126,5 +126,39 @@ describe('sending one webhook', () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('probing a receiver', () => {
+  it('answers null when a connection opens, and sends nothing on it', async () => {
+    receiver = await startReceiver()
+    expect(await probeConnection(receiver.url)).toBeNull()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(receiver.received).toHaveLength(0)
+  })
+
+  it('words a refused connection as a send does, and refuses addresses the check forbids', async () => {
+    receiver = await startReceiver()
+    const url = receiver.url
+    await receiver.close()
+    receiver = undefined
+    const port = new URL(url).port
+    expect(await probeConnection(url)).toBe(`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}`)
+    expect(await sendWebhook(url, '{}', {})).toMatchObject({ error: `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}` })
+    const hostile = url.replace('127.0.0.1', 'rebind.partner.test')
+    expect(await probeConnection(hostile, { isForbidden: () => true, resolve: async () => ['127.0.0.1'] })).toMatch(/^EFORBIDDEN: rebind\.partner\.test resolves to a forbidden address 127\.0\.0\.1$/)
+  })
+
+  it('shares its outcome with sends and probes to the same destination meanwhile', async () => {
+    receiver = await startReceiver()
+    const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
+    const state = { calls: 0, failing: true }
+    const pool = createConnectionPool()
+    const options = { isForbidden: () => false, resolve: slowResolver(state), pool }
+    const [probe, send, again] = await Promise.all([probeConnection(url, options), sendWebhook(url, '{}', {}, options), probeConnection(url, options)])
+    expect(state.calls).toBe(1)
+    expect([probe, send.error, again]).toEqual(Array(3).fill('ENOTFOUND: getaddrinfo ENOTFOUND receiver.partner.test'))
+    expect(pool.opening.size).toBe(0)
+    pool.close()
   })
 })

@@ -20,8 +20,8 @@ export interface TestReceiver {
   close(): Promise<void>
 }
 
-/** Starts a receiver on a free loopback port. */
-export async function startReceiver(path = '/webhooks'): Promise<TestReceiver> {
+/** Starts a receiver on a free loopback port, or on `port`. */
+export async function startReceiver(path = '/webhooks', port = 0): Promise<TestReceiver> {
   const receiver: TestReceiver = {
     url: '',
     received: [],
@@ -54,7 +54,7 @@ export async function startReceiver(path = '/webhooks'): Promise<TestReceiver> {
       else answer()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
   return receiver
 }

@@ -1,0 +1,117 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { DeliveryReport } from '../../src/webhooks/dispatcher.js'
+import { createTestApi, type TestApi } from '../helpers/api.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+let api: TestApi | undefined
+let receiver: TestReceiver | undefined
+afterEach(async () => {
+  await api?.sandbox.close()
+  await receiver?.close()
+  api = undefined
+  receiver = undefined
+})
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A loopback port nobody listens on (connections to it are refused). */
+async function findClosedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+interface DeliveryView {
+  id: string
+  event_id: string
+  status: string
+  attempts: number
+  next_attempt_at: string | null
+  last_status_code: number | null
+  last_error: string | null
+  updated_at: string
+}
+
+/** The delivery log (oldest first) once `done` holds for it. */
+async function waitForLog(target: TestApi, done: (log: DeliveryView[]) => boolean, timeoutMs = 3000): Promise<DeliveryView[]> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const log = ((await target.get('/api/sandbox/webhooks')).body.deliveries as DeliveryView[]).reverse()
+    if (done(log)) return log
+    if (Date.now() > deadline) throw new Error(`delivery log never got there: ${JSON.stringify(log)}`)
+    await wait(10)
+  }
+}
+
+describe('webhook delivery to a receiver that refuses connections', () => {
+  it('retries on the schedule, logs and reports every attempt, and delivers in order once the receiver listens', async () => {
+    const port = await findClosedPort()
+    const reports: DeliveryReport[] = []
+    api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [30, 30, 150, 150, 150], onDelivery: (report) => reports.push(report) })
+    await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+    await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.1, loan_amount: 1000 })
+    await api.post('/api/sandbox/loans/flow', { action: 'confirm_btc', tx_hash: 't', confirmations: 2 })
+
+    const [first, second] = await waitForLog(api, (log) => log[0]!.attempts >= 3)
+    expect(first).toMatchObject({ status: 'retrying', last_status_code: null })
+    expect(first!.last_error).toMatch(/^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/)
+    expect(Date.parse(first!.next_attempt_at!)).toBeGreaterThan(Date.parse(first!.updated_at))
+    // Later events wait behind the first.
+    expect(second).toMatchObject({ status: 'pending', attempts: 0 })
+
+    receiver = await startReceiver('/hook', port)
+    const received = await receiver.waitFor(2)
+    expect(received.map((item) => item.headers['x-service-webhook-id'])).toEqual([first!.event_id, second!.event_id])
+    await api.sandbox.deliveriesIdle()
+    const [delivered, next] = await waitForLog(api, (log) => log.every((delivery) => delivery.status === 'delivered'))
+    expect(delivered).toMatchObject({ id: first!.id, status: 'delivered', last_status_code: 200, last_error: null, next_attempt_at: null })
+    expect(next).toMatchObject({ status: 'delivered', attempts: 1 })
+
+    // One report per attempt, numbered in order, as `serve` prints them.
+    const ofFirst = reports.filter((report) => report.delivery_id === first!.id)
+    expect(ofFirst.map((report) => report.attempt)).toEqual(Array.from({ length: delivered!.attempts }, (_, i) => i + 1))
+    expect(ofFirst.map((report) => report.status)).toEqual([...Array(delivered!.attempts - 1).fill('retrying'), 'delivered'])
+    expect(ofFirst.slice(0, -1).every((report) => report.error?.startsWith('ECONNREFUSED') && report.status_code === null)).toBe(true)
+  })
+
+  it('writes the last failure to storage at once', async () => {
+    const port = await findClosedPort()
+    api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [20, 20] })
+    await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+    await api.post('/api/sandbox/webhooks/test')
+    const [failed] = await waitForLog(api, (log) => log[0]!.status === 'failed')
+    expect(failed).toMatchObject({ attempts: 3, next_attempt_at: null, last_status_code: null })
+    await api.sandbox.deliveriesIdle()
+    const [docKey] = await api.sandbox.storage.getKeys('session')
+    const stored = await api.sandbox.storage.getItem<{ webhook: { deliveries: DeliveryView[] } }>(docKey!)
+    expect(stored!.webhook.deliveries[0]).toMatchObject({ id: failed!.id, status: 'failed', attempts: 3, last_error: failed!.last_error })
+  })
+
+  it('keeps every attempt the log showed across a graceful restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-dead-'))
+    try {
+      const port = await findClosedPort()
+      // The first retry comes after the first attempt has been written (within a second).
+      const options = { storage: 'fs' as const, dataDir, allowLocalWebhooks: true, webhookRetrySchedule: [1_300, 20, 60_000] }
+      const first = await createTestApi(options)
+      api = first
+      await first.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+      await first.post('/api/sandbox/webhooks/test')
+      const [shown] = await waitForLog(first, (log) => log[0]!.attempts === 3)
+      expect(shown).toMatchObject({ status: 'retrying' })
+      await first.sandbox.close()
+      api = await createTestApi(options)
+      expect((await api.get('/api/sandbox/webhooks', first.key)).body.deliveries).toEqual([shown])
+    } finally {
+      await api?.sandbox.close()
+      api = undefined
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
