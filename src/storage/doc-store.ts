@@ -19,6 +19,18 @@ export interface DocStore<T> {
   listIds(): Promise<string[]>
 }
 
+/** A stored document as an object, from the text (or bytes) a driver holds; undefined if it is not one. */
+function parseDocument(value: unknown): object | undefined {
+  if (typeof value === 'object' && !(value instanceof Uint8Array)) return value as object
+  const text = value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value)
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Creates a document store. Documents are treated as immutable values: callers build a new
  * object to change one and must not mutate what `read` returns, which lets cached reads skip
@@ -48,14 +60,17 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
       }
       let value: unknown
       try {
-        value = await storage.getItem(keyOf(id))
+        // The raw text, parsed here: unstorage's getItem (destr) scans the whole text twice for
+        // prototype-polluting keys first, a third of the cost of reading a document we wrote.
+        value = await storage.getItemRaw(keyOf(id))
       } catch (error) {
         throw toStorageError(error, `read ${keyOf(id)}`)
       }
       if (value === null || value === undefined) return null
-      if (typeof value !== 'object') throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
-      remember(id, value as T)
-      return value as T
+      const doc = parseDocument(value)
+      if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
+      remember(id, doc as T)
+      return doc as T
     },
     async write(id, doc) {
       try {

@@ -45,6 +45,29 @@ describe('storage failure', () => {
     expect(retried.body.activeLoans).toHaveLength(2)
   })
 
+  it('answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED for a stored document that is not JSON, and reads one stored as bytes', async () => {
+    const storage = createStorage({ driver: memoryDriver() })
+    const writer = await createTestApi({ storage })
+    try {
+      expect((await writer.post('/api/sandbox/loans', LOAN)).status).toBe(200)
+      const [docKey] = await storage.getKeys('session')
+      const text = await storage.getItemRaw<string>(docKey!)
+      // A second server on the same storage reads the document from storage, not from its cache.
+      api = await createTestApi({ storage })
+      await storage.setItemRaw(docKey!, '{"version":1,"book":')
+      const broken = await api.get('/api/sandbox/loans', writer.key)
+      expect(broken.status).toBe(500)
+      expect(broken.body.error_code).toBe('SANDBOX_API_KEY_DATABASE_REQUIRED')
+
+      await storage.setItemRaw(docKey!, new TextEncoder().encode(text!))
+      const read = await api.get('/api/sandbox/loans', writer.key)
+      expect(read.status).toBe(200)
+      expect(read.body.activeLoans).toHaveLength(1)
+    } finally {
+      await writer.sandbox.close()
+    }
+  })
+
   it('keeps delivering webhooks after the record of an attempt could not be written', async () => {
     const { storage, state } = createFlakyStorage()
     const receiver = await startReceiver()
