@@ -105,6 +105,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sessions,
     mutex,
     retryScheduleMs: options.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    persistent: (options.storage ?? 'memory') !== 'memory',
     allowLocal: options.allowLocalWebhooks ?? false,
     forward: options.webhookForwardTo ? { url: options.webhookForwardTo, secret: forwardSecret! } : undefined,
     timeoutMs: options.webhookTimeoutMs,

@@ -41,6 +41,8 @@ export interface DispatcherOptions {
   sessions: SessionStore
   mutex: KeyedMutexLike
   retryScheduleMs: readonly number[]
+  /** Whether the storage outlives the process; without it there is no restart to resume deliveries after. */
+  persistent: boolean
   /** `--allow-local-webhooks`: do not refuse local or private addresses at delivery time. */
   allowLocal: boolean
   forward?: { url: string; secret: string }
@@ -136,6 +138,7 @@ export function createDispatcher(options: DispatcherOptions) {
     if (active.has(slot) === isActive) return
     if (isActive) active.add(slot)
     else active.delete(slot)
+    if (!options.persistent) return
     const key = `${ACTIVE_PREFIX}:${slot}`
     const write = (isActive ? storage.setItem(key, 1) : storage.removeItem(key)).catch(options.logError)
     markerWrites.add(write)
