@@ -71,15 +71,18 @@ export function createRefusedRetries(options: RefusedRetriesOptions) {
 
   /**
    * Retries the due heads of a waking worker if none of their receivers takes a connection: the
-   * attempts' reports and when to wake next. Null, having changed nothing, when the document is
-   * needed: no heads remembered, a receiver that is up, a head's last attempt (its failure is
-   * written at once), or heads forgotten meanwhile (a commit changed them).
+   * attempts' reports and when to wake next (no reports when woken before any head is due). Null,
+   * having changed nothing, when the document is needed: no heads remembered, a receiver that is
+   * up, a head's last attempt (its failure is written at once), or heads forgotten meanwhile (a
+   * commit changed them).
    */
   async function retry(slot: string, isClosed: () => boolean): Promise<{ reports: DeliveryReport[]; wakeAt: number } | null> {
     const heads = waiting.get(slot)
     if (!heads) return null
     const due = heads.filter((head) => head.next <= Date.now())
-    if (due.length === 0 || due.some((head) => schedule[head.attempts] === undefined)) return null
+    // Timers may fire a millisecond before Date.now() reaches their time: sleep on, unread.
+    if (due.length === 0) return { reports: [], wakeAt: Math.min(...heads.map((head) => head.next)) }
+    if (due.some((head) => schedule[head.attempts] === undefined)) return null
     const probes = await Promise.all(due.map(probe))
     if (isClosed() || probes.some(({ error }) => error === null)) return null
     const finished = Date.now()
