@@ -153,8 +153,8 @@ export function createDispatcher(options: DispatcherOptions) {
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''
     const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
-    const refused = checkAddresses ? refuseLiteralAddress(url) : null
-    if (refused) return { statusCode: null, error: refused, durationMs: 0, url }
+    const refusal = checkAddresses ? refuseLiteralAddress(url) : null
+    if (refusal) return { statusCode: null, error: refusal, durationMs: 0, url }
     // Signed when the connection is up: the timestamp is the moment of sending.
     const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
     const outcome = await sendWebhook(url, body, sign, {
