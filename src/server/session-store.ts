@@ -181,6 +181,13 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   async function flushStaged(principal: Principal): Promise<void> {
     const id = sessionDocId(principal.keyId, principal.sessionId)
     if (!docs.isStaged(id) && !patches.has(id)) return
+    // A session deleted from storage meanwhile (`sandbox keys reset` on a running server) stays
+    // deleted: what is held for it in memory is dropped, not written back.
+    if (!(await docs.isStored(id))) {
+      docs.forget(id)
+      patches.delete(id)
+      return
+    }
     await save(principal, await load(principal))
   }
 

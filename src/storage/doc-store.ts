@@ -16,6 +16,10 @@ export interface DocStore<T> {
   /** The ids with a staged version not yet written. */
   listStaged(): string[]
   remove(id: string): Promise<void>
+  /** Whether the document is in storage now, asked of the storage itself (past the cache). */
+  isStored(id: string): Promise<boolean>
+  /** Drops the cached and staged versions of a document deleted from storage by someone else. */
+  forget(id: string): void
   listIds(): Promise<string[]>
 }
 
@@ -90,6 +94,17 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
     },
     isStaged: (id) => staged.has(id),
     listStaged: () => [...staged.keys()],
+    async isStored(id) {
+      try {
+        return await storage.hasItem(keyOf(id))
+      } catch (error) {
+        throw toStorageError(error, `read ${keyOf(id)}`)
+      }
+    },
+    forget(id) {
+      cache.delete(id)
+      staged.delete(id)
+    },
     async remove(id) {
       cache.delete(id)
       staged.delete(id)

@@ -3,6 +3,8 @@ import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { OPEN_SESSION_ID } from '../../src/server/auth.js'
+import { deleteSessionData } from '../../src/server/session-store.js'
 import type { DeliveryReport } from '../../src/webhooks/dispatcher.js'
 import { createTestApi, type TestApi } from '../helpers/api.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
@@ -113,5 +115,18 @@ describe('webhook delivery to a receiver that refuses connections', () => {
       api = undefined
       await rm(dataDir, { recursive: true, force: true })
     }
+  })
+
+  it('does not bring back a session deleted while its failed retries were held in memory', async () => {
+    const port = await findClosedPort()
+    api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [20, 20, 60_000] })
+    await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+    await api.post('/api/sandbox/webhooks/test')
+    await waitForLog(api, (log) => log[0]!.attempts === 3)
+    await api.sandbox.deliveriesIdle()
+    // What `sandbox keys reset` does to the storage of a running server.
+    await deleteSessionData(api.sandbox.storage, api.key, OPEN_SESSION_ID)
+    await api.sandbox.flush()
+    expect(await api.sandbox.storage.getKeys('session')).toEqual([])
   })
 })
