@@ -83,7 +83,7 @@ export function createDispatcher(options: DispatcherOptions) {
    */
   const refused = createRefusedRetries({ ...options, pool, principalOf })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
-  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, slotOf, logError: options.logError })
+  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, slotOf, logError: options.logError })
   let closed = false
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */

@@ -12,6 +12,11 @@ export function createStagedWrites(options: {
   sessions: SessionStore
   mutex: KeyedMutexLike
   delayMs: number
+  /**
+   * Whether close writes what is held: not for storage that ends with the process, where writing
+   * thousands of held documents would only delay the stop.
+   */
+  flushOnClose: boolean
   /** The mutex key of a session. */
   slotOf: (principal: Principal) => string
   logError: (error: unknown) => void
@@ -44,10 +49,12 @@ export function createStagedWrites(options: {
     timer.unref()
   }
 
-  /** Writes what is staged or patched and stops the timer for good. */
+  /** Writes what is staged or patched (if `flushOnClose`) and stops the timer for good. */
   function close(): Promise<void> {
     stopped = true
-    return flush(true)
+    if (options.flushOnClose) return flush(true)
+    clearTimeout(timer)
+    return flushing
   }
 
   return { stage, flush: () => flush(true), close }
