@@ -4,7 +4,7 @@ import { ApiError, toApiError } from './api-error.js'
 import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
 import type { RouteAnswer, RouteContext, WriteRoute } from './pipeline.js'
-import { findIdempotencyRecord, type SessionDoc } from './session-store.js'
+import { findIdempotencyRecord, sessionSlotOf, type SessionDoc } from './session-store.js'
 import { needsDispatch } from '../webhooks/deliveries.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
@@ -62,7 +62,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
   const key = readIdempotencyKey(event)
   const body = parseJsonBody(await readRawBody(event))
   const fingerprint = fingerprintRequest(event.req.method, event.url.pathname, body)
-  const sessionSlot = `${principal.keyId}:${principal.sessionId}`
+  const sessionSlot = sessionSlotOf(principal)
 
   let running = inFlight.get(services)
   if (!running) inFlight.set(services, (running = new Map()))
@@ -113,7 +113,7 @@ async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: Ses
 async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
   const body = parseJsonBody(await readRawBody(event))
   const { services, principal } = ctx
-  return services.mutex.run(`${principal.keyId}:${principal.sessionId}`, async () => {
+  return services.mutex.run(sessionSlotOf(principal), async () => {
     const now = Date.now()
     const doc = await services.sessions.load(principal)
     const input = route.parse(body)

@@ -57,12 +57,17 @@ export interface SessionDoc {
   next_batch: number
 }
 
-function sessionDocId(keyId: string, sessionId: string): string {
-  return `${keyId}:${sessionId}`
+/**
+ * A session's slot, `<key id>:<session id>`: the id of its document, and the key its writes are
+ * serialized under (the request pipeline and the webhook dispatcher share the mutex by it).
+ */
+export function sessionSlotOf(principal: Pick<Principal, 'keyId' | 'sessionId'>): string {
+  return `${principal.keyId}:${principal.sessionId}`
 }
 
-function principalOfId(id: string): Principal {
-  const [keyId, sessionId] = id.split(':') as [string, string]
+/** The principal of a slot, without the API key (which the slot does not hold). */
+export function principalOfSlot(slot: string): Principal {
+  const [keyId, sessionId] = slot.split(':') as [string, string]
   return { apiKey: '', keyId, sessionId }
 }
 
@@ -114,7 +119,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 
   /** The session's document, or a fresh one (not yet stored) on a key's first use. */
   async function load(principal: Principal): Promise<SessionDoc> {
-    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const id = sessionSlotOf(principal)
     const stored = await docs.read(id)
     // Documents written before webhooks existed have no webhook part yet.
     const doc = !stored ? createSessionDoc(new Date().toISOString()) : stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
@@ -137,7 +142,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
       next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
       next.next_batch = batch + 1
     }
-    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const id = sessionSlotOf(principal)
     await docs.write(id, next)
     patches.delete(id)
   }
@@ -148,7 +153,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    * writes it along, or `flushStaged`. Call it under the session's mutex, like `save`.
    */
   function stage(principal: Principal, doc: SessionDoc): void {
-    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const id = sessionSlotOf(principal)
     docs.stage(id, doc)
     patches.delete(id)
   }
@@ -161,7 +166,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    * session's mutex.
    */
   function patch(principal: Principal, change: SessionPatch): void {
-    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const id = sessionSlotOf(principal)
     const pending = patches.get(id)
     if (pending) pending.push(change)
     else patches.set(id, [change])
@@ -169,17 +174,17 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 
   /** The sessions with patches not yet written. */
   function listPatched(): Principal[] {
-    return [...patches.keys()].map(principalOfId)
+    return [...patches.keys()].map(principalOfSlot)
   }
 
   /** The sessions with a staged document not yet written. */
   function listStaged(): Principal[] {
-    return docs.listStaged().map(principalOfId)
+    return docs.listStaged().map(principalOfSlot)
   }
 
   /** Writes the session's staged document or patches, if it has any (under the session's mutex). */
   async function flushStaged(principal: Principal): Promise<void> {
-    const id = sessionDocId(principal.keyId, principal.sessionId)
+    const id = sessionSlotOf(principal)
     if (!docs.isStaged(id) && !patches.has(id)) return
     // A session deleted from storage meanwhile (`sandbox keys reset` on a running server) stays
     // deleted: what is held for it in memory is dropped, not written back.
@@ -223,5 +228,5 @@ export async function deleteSessionData(storage: Storage, apiKey: string, sessio
   const keyId = deriveKeyId(apiKey)
   const batches = await storage.getKeys(`idem:${keyId}:${sessionId}`)
   await Promise.all(batches.map((key) => storage.removeItem(key)))
-  await storage.removeItem(`session:${sessionDocId(keyId, sessionId)}`)
+  await storage.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
 }

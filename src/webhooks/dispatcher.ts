@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage'
 import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
-import type { SessionDoc, SessionStore } from '../server/session-store.js'
+import { principalOfSlot, sessionSlotOf, type SessionDoc, type SessionStore } from '../server/session-store.js'
 import { createId } from '../server/ids.js'
 import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
@@ -53,15 +53,6 @@ export interface DispatcherOptions {
   logError: (error: unknown) => void
 }
 
-function slotOf(principal: Pick<Principal, 'keyId' | 'sessionId'>): string {
-  return `${principal.keyId}:${principal.sessionId}`
-}
-
-function principalOf(slot: string): Principal {
-  const [keyId, sessionId] = slot.split(':') as [string, string]
-  return { apiKey: '', keyId, sessionId }
-}
-
 /**
  * Delivers the events each session's commits queue: one worker per session, attempts in event
  * order per target, retries on the schedule, progress written back through the session's mutex.
@@ -81,9 +72,9 @@ export function createDispatcher(options: DispatcherOptions) {
    * kick (a commit, a restart) may have changed the heads, so it drops them and the worker reads
    * the session again.
    */
-  const refused = createRefusedRetries({ ...options, pool, principalOf })
+  const refused = createRefusedRetries({ ...options, pool })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
-  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, slotOf, logError: options.logError })
+  const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   let closed = false
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */
@@ -99,7 +90,7 @@ export function createDispatcher(options: DispatcherOptions) {
    */
   function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>, wake = false): void {
     if (closed) return
-    const slot = slotOf(principal)
+    const slot = sessionSlotOf(principal)
     if (!wake) refused.forget(slot)
     const timer = timers.get(slot)
     if (timer) {
@@ -124,7 +115,7 @@ export function createDispatcher(options: DispatcherOptions) {
   function wakeLater(slot: string, delayMs: number): void {
     const timer = setTimeout(() => {
       timers.delete(slot)
-      kick(principalOf(slot), true)
+      kick(principalOfSlot(slot), true)
     }, delayMs)
     timer.unref()
     timers.set(slot, timer)
@@ -174,7 +165,7 @@ export function createDispatcher(options: DispatcherOptions) {
       return
     }
     refused.forget(slot)
-    const principal = principalOf(slot)
+    const principal = principalOfSlot(slot)
     while (!closed) {
       const doc = await sessions.load(principal)
       const now = Date.now()
@@ -235,7 +226,7 @@ export function createDispatcher(options: DispatcherOptions) {
     for (const marker of markers) {
       const slot = marker.slice(ACTIVE_PREFIX.length + 1)
       active.add(slot)
-      kick(principalOf(slot))
+      kick(principalOfSlot(slot))
     }
   }
 

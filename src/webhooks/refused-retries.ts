@@ -1,6 +1,5 @@
-import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
-import type { SessionDoc, SessionStore } from '../server/session-store.js'
+import { principalOfSlot, type SessionDoc, type SessionStore } from '../server/session-store.js'
 import type { ConnectionPool } from './connection-pool.js'
 import { recordAttempt } from './deliveries.js'
 import type { DeliveryReport } from './dispatcher.js'
@@ -31,7 +30,6 @@ export interface RefusedRetriesOptions {
   timeoutMs?: number
   resolveHost?: (host: string) => Promise<string[]>
   pool: ConnectionPool
-  principalOf: (slot: string) => Principal
 }
 
 /**
@@ -89,7 +87,7 @@ export function createRefusedRetries(options: RefusedRetriesOptions) {
     const outcomes = due.map((head, i) => ({ head, outcome: { statusCode: null, error: probes[i]!.error, durationMs: probes[i]!.durationMs, url: head.url } }))
     const wakeAt = await mutex.run(slot, async () => {
       if (waiting.get(slot) !== heads) return null
-      sessions.patch(options.principalOf(slot), (doc) => {
+      sessions.patch(principalOfSlot(slot), (doc) => {
         let webhook = doc.webhook
         for (const { head, outcome } of outcomes) webhook = recordAttempt(webhook, head.id, outcome, schedule, finished)
         return { ...doc, webhook }

@@ -1,6 +1,6 @@
 import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
-import type { SessionDoc, SessionStore } from '../server/session-store.js'
+import { sessionSlotOf, type SessionDoc, type SessionStore } from '../server/session-store.js'
 
 /**
  * Session documents changed in memory and written a moment later, all at once: for records whose
@@ -17,11 +17,9 @@ export function createStagedWrites(options: {
    * thousands of held documents would only delay the stop.
    */
   flushOnClose: boolean
-  /** The mutex key of a session. */
-  slotOf: (principal: Principal) => string
   logError: (error: unknown) => void
 }) {
-  const { sessions, mutex, slotOf } = options
+  const { sessions, mutex } = options
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
   let stopped = false
@@ -34,7 +32,7 @@ export function createStagedWrites(options: {
     clearTimeout(timer)
     timer = undefined
     const written = flushing.then(() => {
-      const principals = new Map((all ? [...sessions.listStaged(), ...sessions.listPatched()] : sessions.listStaged()).map((principal) => [slotOf(principal), principal]))
+      const principals = new Map((all ? [...sessions.listStaged(), ...sessions.listPatched()] : sessions.listStaged()).map((principal) => [sessionSlotOf(principal), principal]))
       return Promise.all([...principals].map(([slot, principal]) => mutex.run(slot, () => sessions.flushStaged(principal))))
     })
     flushing = written.then(() => undefined, options.logError)
