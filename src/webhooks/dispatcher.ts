@@ -7,11 +7,11 @@ import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } f
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
 import { createRefusedRetries } from './refused-retries.js'
-import { sendWebhook } from './sender.js'
+import { sendWebhook, type SendOptions } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
-import { isForbiddenAddress, refuseLiteralAddress } from './url-policy.js'
+import { isForbiddenAddress } from './url-policy.js'
 
 const ACTIVE_PREFIX = 'webhooks:active'
 const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
@@ -72,7 +72,11 @@ export function createDispatcher(options: DispatcherOptions) {
    * kick (a commit, a restart) may have changed the heads, so it drops them and the worker reads
    * the session again.
    */
-  const refused = createRefusedRetries({ ...options, pool })
+  /** Endpoint addresses are checked when sending (DNS can change) unless local webhooks are allowed. */
+  const checkedSend: SendOptions = { isForbidden: isForbiddenAddress, resolve: options.resolveHost, timeoutMs: options.timeoutMs, pool }
+  const openSend: SendOptions = { timeoutMs: options.timeoutMs, pool }
+  const sendOptionsFor = (target: DeliveryTarget): SendOptions => (target === 'endpoint' && !options.allowLocal ? checkedSend : openSend)
+  const refused = createRefusedRetries({ ...options, sendOptionsFor })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   let closed = false
@@ -143,17 +147,9 @@ export function createDispatcher(options: DispatcherOptions) {
     if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
     const { url } = destination
     const secret = 'secret' in destination ? destination.secret : ''
-    const checkAddresses = delivery.target === 'endpoint' && !options.allowLocal
-    const refusal = checkAddresses ? refuseLiteralAddress(url) : null
-    if (refusal) return { statusCode: null, error: refusal, durationMs: 0, url }
     // Signed when the connection is up: the timestamp is the moment of sending.
     const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
-    const outcome = await sendWebhook(url, body, sign, {
-      isForbidden: checkAddresses ? isForbiddenAddress : undefined,
-      resolve: options.resolveHost,
-      timeoutMs: options.timeoutMs,
-      pool,
-    })
+    const outcome = await sendWebhook(url, body, sign, sendOptionsFor(delivery.target))
     return { ...outcome, url }
   }
 

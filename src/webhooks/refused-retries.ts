@@ -1,11 +1,9 @@
 import type { KeyedMutexLike } from '../server/services.js'
 import { principalOfSlot, type SessionDoc, type SessionStore } from '../server/session-store.js'
-import type { ConnectionPool } from './connection-pool.js'
 import { recordAttempt } from './deliveries.js'
 import type { DeliveryReport } from './dispatcher.js'
-import { probeConnection } from './sender.js'
+import { probeConnection, type SendOptions } from './sender.js'
 import type { Delivery, DeliveryTarget } from './types.js'
-import { isForbiddenAddress, refuseLiteralAddress } from './url-policy.js'
 
 /** A head delivery waiting for its retry: what retrying it without the session document takes. */
 interface WaitingHead {
@@ -25,11 +23,9 @@ export interface RefusedRetriesOptions {
   sessions: SessionStore
   mutex: KeyedMutexLike
   retryScheduleMs: readonly number[]
-  allowLocal: boolean
   forward?: { url: string }
-  timeoutMs?: number
-  resolveHost?: (host: string) => Promise<string[]>
-  pool: ConnectionPool
+  /** How deliveries to a target are sent (address checks, timeout, shared connections). */
+  sendOptionsFor: (target: DeliveryTarget) => SendOptions
 }
 
 /**
@@ -54,9 +50,7 @@ export function createRefusedRetries(options: RefusedRetriesOptions) {
 
   async function probe(head: WaitingHead): Promise<{ error: string | null; durationMs: number }> {
     const started = performance.now()
-    const checkAddresses = head.target === 'endpoint' && !options.allowLocal
-    const error = (checkAddresses ? refuseLiteralAddress(head.url) : null)
-      ?? await probeConnection(head.url, { isForbidden: checkAddresses ? isForbiddenAddress : undefined, resolve: options.resolveHost, timeoutMs: options.timeoutMs, pool: options.pool })
+    const error = await probeConnection(head.url, options.sendOptionsFor(head.target))
     return { error, durationMs: Math.round((performance.now() - started) * 10) / 10 }
   }
 

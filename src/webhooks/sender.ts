@@ -11,7 +11,10 @@ export const DELIVERY_TIMEOUT_MS = 10_000
 
 /** Options of one send. */
 export interface SendOptions {
-  /** Rejects connections to addresses this returns true for (checked on the resolved address). */
+  /**
+   * Rejects connections to addresses this returns true for: an address written in the URL before
+   * connecting, a host name's addresses once resolved.
+   */
   isForbidden?: (address: string) => boolean
   /** Resolves host names instead of the system DNS (tests inject one). */
   resolve?: (host: string) => Promise<string[]>
@@ -94,6 +97,24 @@ function elapsedSince(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10
 }
 
+/** The DNS lookup of a connection: guarded when addresses are checked. */
+function lookupFor(options: SendOptions): LookupFunction | undefined {
+  return options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined
+}
+
+/** Why a destination written as a forbidden address is refused without connecting, or null. */
+function refuseLiteral(to: Destination, options: SendOptions): string | null {
+  return options.isForbidden && isIP(to.host) && options.isForbidden(to.host) ? `refused: ${to.host} is a local or private address` : null
+}
+
+/** Lets sends and probes that start meanwhile wait for `connecting` instead of opening their own. */
+function shareOpening(pool: ConnectionPool, key: string, connecting: Promise<string | null>): void {
+  pool.opening.set(key, connecting)
+  void connecting.then(() => {
+    if (pool.opening.get(key) === connecting) pool.opening.delete(key)
+  })
+}
+
 /** A network error as an attempt's `error`. */
 function describeError(error: NodeJS.ErrnoException): string {
   return error.code ? `${error.code}: ${error.message}` : error.message
@@ -107,13 +128,15 @@ function describeError(error: NodeJS.ErrnoException): string {
  */
 export function probeConnection(url: string, options: SendOptions = {}): Promise<string | null> {
   const to = destinationOf(new URL(url), options)
+  const refusal = refuseLiteral(to, options)
+  if (refusal) return Promise.resolve(refusal)
   if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return Promise.resolve(null)
   const { pool } = options
   const pending = pool?.opening.get(to.key)
   if (pending) return pending
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const probing = new Promise<string | null>((resolve) => {
-    const socket = openSocket(to, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
+    const socket = openSocket(to, lookupFor(options))
     const done = (failure: string | null) => {
       clearTimeout(timer)
       socket.destroy()
@@ -123,12 +146,7 @@ export function probeConnection(url: string, options: SendOptions = {}): Promise
     socket.once('error', (error: NodeJS.ErrnoException) => done(describeError(error)))
     socket.once(to.https ? 'secureConnect' : 'connect', () => done(null))
   })
-  if (pool) {
-    pool.opening.set(to.key, probing)
-    void probing.then(() => {
-      if (pool.opening.get(to.key) === probing) pool.opening.delete(to.key)
-    })
-  }
+  if (pool) shareOpening(pool, to.key, probing)
   return probing
 }
 
@@ -152,6 +170,8 @@ function isStaleConnection(error: NodeJS.ErrnoException): boolean {
 export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
   const started = performance.now()
   const to = destinationOf(new URL(url), options)
+  const refusal = refuseLiteral(to, options)
+  if (refusal) return Promise.resolve({ statusCode: null, error: refusal, durationMs: 0 })
   if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return send(to, body, headers, options, started, true)
   const pending = options.pool?.opening.get(to.key)
   if (!pending) return send(to, body, headers, options, started, false)
@@ -166,17 +186,11 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
   const { pool } = options
   const { agent } = to
   let opened: (failure: string | null) => void = () => {}
-  if (pool && !reuse && !pool.opening.has(to.key)) {
-    const connecting = new Promise<string | null>((resolve) => (opened = resolve))
-    pool.opening.set(to.key, connecting)
-    void connecting.then(() => {
-      if (pool.opening.get(to.key) === connecting) pool.opening.delete(to.key)
-    })
-  }
+  if (pool && !reuse && !pool.opening.has(to.key)) shareOpening(pool, to.key, new Promise<string | null>((resolve) => (opened = resolve)))
   return new Promise((resolve) => {
     let settled = false
     let req: ClientRequest | undefined
-    const socket = reuse ? undefined : openSocket(to, options.isForbidden ? guardedLookup(options.isForbidden, options.resolve) : undefined)
+    const socket = reuse ? undefined : openSocket(to, lookupFor(options))
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
       settled = true

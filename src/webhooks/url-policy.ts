@@ -1,5 +1,4 @@
 import { lookup } from 'node:dns/promises'
-import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 import { SandboxError } from '../errors/sandbox-error.js'
 
@@ -88,10 +87,4 @@ export async function checkWebhookUrl(raw: unknown, options: { allowLocal: boole
   const forbidden = addresses.find(isForbiddenAddress)
   if (forbidden) throw refuse('private_address', `${host} resolves to ${forbidden}, a local, private or reserved address.`, { address: forbidden })
   return url
-}
-
-/** Why a delivery to `url`, written as a forbidden address, is refused without connecting, or null. */
-export function refuseLiteralAddress(url: string): string | null {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-  return isIP(host) && isForbiddenAddress(host) ? `refused: ${host} is a local or private address` : null
 }

@@ -149,6 +149,15 @@ describe('probing a receiver', () => {
     expect(await probeConnection(hostile, { isForbidden: () => true, resolve: async () => ['127.0.0.1'] })).toMatch(/^EFORBIDDEN: rebind\.partner\.test resolves to a forbidden address 127\.0\.0\.1$/)
   })
 
+  it('refuses an address written in the URL without connecting, when the check forbids it', async () => {
+    receiver = await startReceiver()
+    const forbidLoopback = { isForbidden: (address: string) => address === '127.0.0.1' }
+    expect(await probeConnection(receiver.url, forbidLoopback)).toBe('refused: 127.0.0.1 is a local or private address')
+    expect(await sendWebhook(receiver.url, '{}', {}, forbidLoopback)).toEqual({ statusCode: null, error: 'refused: 127.0.0.1 is a local or private address', durationMs: 0 })
+    expect(receiver.received).toHaveLength(0)
+    expect(await sendWebhook(receiver.url, '{}', {}, { isForbidden: () => false })).toMatchObject({ statusCode: 200 })
+  })
+
   it('shares its outcome with sends and probes to the same destination meanwhile', async () => {
     receiver = await startReceiver()
     const url = receiver.url.replace('127.0.0.1', 'receiver.partner.test')
