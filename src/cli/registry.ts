@@ -25,6 +25,10 @@ function command(name: string, usage: string, summary: string, load: CommandEntr
   return { name, usage, summary, load }
 }
 
+function group(name: string, description: string, commands: CommandEntry[]): CommandGroup {
+  return { name, description, commands }
+}
+
 /** Every command of the CLI, in help order. */
 export const COMMANDS: CommandEntry[] = [
   command('serve', '[options]', 'serve the whole /api/sandbox partner API locally', async () => (await import('./commands/serve.js')).registerServe),
@@ -35,23 +39,15 @@ export const COMMANDS: CommandEntry[] = [
 
 /** Command groups, each a folder under commands/. */
 export const GROUPS: CommandGroup[] = [
-  {
-    name: 'webhook',
-    description: 'check, receive and sign webhook deliveries',
-    commands: [
-      command('verify', '[options] <receiver-url>', 'check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones', async () => (await import('./commands/webhook/verify.js')).registerWebhookVerify),
-      command('listen', '[options]', 'receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)', async () => (await import('./commands/webhook/listen.js')).registerWebhookListen),
-      command('sign', '[options]', 'print the headers that sign a webhook body read from standard input, for curl -H', async () => (await import('./commands/webhook/sign.js')).registerWebhookSign),
-    ],
-  },
-  {
-    name: 'keys',
-    description: 'manage registered sandbox API keys (for serve --keys)',
-    commands: [
-      command('create', '[options]', 'register a new sandbox API key', async () => (await import('./commands/keys/create.js')).registerKeysCreate),
-      command('list', '[options]', 'list registered keys (masked) with their status', async () => (await import('./commands/keys/list.js')).registerKeysList),
-      command('revoke', '[options] [key]', 'revoke a registered key', async () => (await import('./commands/keys/revoke.js')).registerKeysRevoke),
-      command('reset', '[options] [key]', 'give a key a fresh, empty sandbox state (or with --drop, none)', async () => (await import('./commands/keys/reset.js')).registerKeysReset),
-    ],
-  },
+  group('webhook', 'check, receive and sign webhook deliveries', [
+    command('verify', '[options] <receiver-url>', 'check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones', async () => (await import('./commands/webhook/verify.js')).registerWebhookVerify),
+    command('listen', '[options]', 'receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)', async () => (await import('./commands/webhook/listen.js')).registerWebhookListen),
+    command('sign', '[options]', 'print the headers that sign a webhook body read from standard input, for curl -H', async () => (await import('./commands/webhook/sign.js')).registerWebhookSign),
+  ]),
+  group('keys', 'manage registered sandbox API keys (for serve --keys)', [
+    command('create', '[options]', 'register a new sandbox API key', async () => (await import('./commands/keys/create.js')).registerKeysCreate),
+    command('list', '[options]', 'list registered keys (masked) with their status', async () => (await import('./commands/keys/list.js')).registerKeysList),
+    command('revoke', '[options] [key]', 'revoke a registered key', async () => (await import('./commands/keys/revoke.js')).registerKeysRevoke),
+    command('reset', '[options] [key]', 'give a key a fresh, empty sandbox state (or with --drop, none)', async () => (await import('./commands/keys/reset.js')).registerKeysReset),
+  ]),
 ]

@@ -53,6 +53,11 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
   }
 
+  function forget(id: string): void {
+    cache.delete(id)
+    staged.delete(id)
+  }
+
   return {
     async read(id) {
       const current = staged.get(id)
@@ -101,13 +106,9 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
         throw toStorageError(error, `read ${keyOf(id)}`)
       }
     },
-    forget(id) {
-      cache.delete(id)
-      staged.delete(id)
-    },
+    forget,
     async remove(id) {
-      cache.delete(id)
-      staged.delete(id)
+      forget(id)
       try {
         await storage.removeItem(keyOf(id))
       } catch (error) {
