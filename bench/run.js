@@ -252,8 +252,9 @@ const DEAD_RECEIVER_TURNS = ['none', 'dead', 'dead', 'none', 'dead', 'none', 'no
  * its own turns and not in the other's: left running, the dead server's retries took 30-45% of a
  * core during the no-webhook server's turns, and the ratio looked 0.93 when it was 0.62.
  *
- * Two identical servers compared this way gave 0.93-1.02 (six runs); with four turns of a full
- * duration in the order A B A B, 0.95-1.13 (six runs).
+ * Two identical servers compared this way (by a copy of this function outside the repository)
+ * gave 0.93-1.02 (six runs); with four turns of a full duration in the order A B A B, 0.95-1.13
+ * (six runs).
  */
 async function compareDeadReceiver() {
   const deadPort = await new Promise((resolve) => { const probe = createNetServer().listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)) }) })
