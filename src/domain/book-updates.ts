@@ -7,9 +7,16 @@ import type { Asset, Balances } from './types.js'
  * these instead of mutating, so a step that throws halfway leaves the caller's book untouched.
  */
 
-/** Returns `items` with the element whose `key` matches `next` replaced by `next`. */
-export function replaceWhere<T, K extends keyof T>(items: readonly T[], key: K, next: T): T[] {
-  return items.map((item) => (item[key] === next[key] ? next : item))
+/**
+ * Returns `items` with the element whose `key` matches `next` replaced by `next`, in the same
+ * position. A final record (`isFinal`) is never replaced: stored answers refer to it by position.
+ */
+export function replaceWhere<T, K extends keyof T>(items: readonly T[], key: K, next: T, isFinal: (item: T) => boolean): T[] {
+  return items.map((item) => {
+    if (item[key] !== next[key]) return item
+    if (isFinal(item)) throw new Error(`internal error: a final record (${String(key)} ${String(item[key])}) cannot change`)
+    return next
+  })
 }
 
 /** Returns a new wallet with `amount` of `asset` taken out; 409 INSUFFICIENT_BALANCE when it holds less. */

@@ -3,7 +3,8 @@ import type { H3Event } from 'h3'
 import { ApiError, toApiError } from './api-error.js'
 import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
-import type { RouteAnswer, RouteContext, WriteRoute } from './pipeline.js'
+import { hasRecordRuns } from './loan-state-json.js'
+import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './pipeline.js'
 import { findIdempotencyRecord, sessionSlotOf, type SessionDoc } from './session-store.js'
 import { needsDispatch } from '../webhooks/deliveries.js'
 
@@ -80,14 +81,15 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       const record = findIdempotencyRecord(doc, key, now)
       if (record) {
         if (record.fingerprint !== fingerprint) throw conflict()
-        return replay(record.status, await services.sessions.readStoredResponse(principal, record))
+        return replay(record.status, await services.sessions.readStoredResponse(principal, record, doc.book))
       }
       const outcome = await execute(route, doc, body, ctx)
       // Serialized once: the same text is stored for replays and sent now.
       const response = outcome.bodyJson ?? JSON.stringify(outcome.body)
+      const answer = outcome.parts && hasRecordRuns(outcome.parts) ? { parts: outcome.parts } : { response }
       const stored: SessionDoc = {
         ...outcome.doc,
-        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), response }],
+        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), ...answer }],
       }
       await commit(ctx, stored, now, doc)
       return { status: outcome.status, bodyJson: outcome.status < 300 ? withReplayFlag(response, false) : response, errorCode: outcome.errorCode ?? null }
@@ -123,12 +125,12 @@ async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext):
   })
 }
 
-async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<{ status: number; body: Record<string, unknown>; bodyJson?: string; doc: SessionDoc; errorCode?: string }> {
+async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<WriteResult & { status: number; errorCode?: string }> {
   let input: unknown
   try {
     input = route.parse(body)
     const result = await route.execute(doc, input, ctx)
-    return { status: 200, body: result.body, bodyJson: result.bodyJson, doc: result.doc }
+    return { status: 200, ...result }
   } catch (error) {
     const api = toApiError(error)
     if (!api || !isStoredStatus(api.status)) throw error

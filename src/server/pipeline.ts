@@ -6,6 +6,7 @@ import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
 import type { SessionDoc } from './session-store.js'
 import type { RequestLogEntry } from './request-log.js'
+import type { AnswerParts } from './loan-state-json.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import { StorageError } from '../storage/storage-error.js'
 
@@ -46,6 +47,8 @@ export interface WriteResult {
   body: Record<string, unknown>
   /** `body` as JSON text, when the route can make it cheaper than JSON.stringify. */
   bodyJson?: string
+  /** What to store of the answer for replays instead of its text (a loan-state answer). */
+  parts?: AnswerParts
 }
 
 /** A route that authenticates and then answers a fixed error (endpoints a later release completes). */

@@ -5,6 +5,7 @@ import { createDocStore } from '../storage/doc-store.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import type { WebhookState } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
+import { joinAnswerParts, type AnswerParts } from './loan-state-json.js'
 import { stringifySessionDoc } from './session-json.js'
 
 /** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
@@ -33,6 +34,8 @@ export interface IdempotencyRecord {
   created_at: string
   /** The stored answer body as JSON text while it is still inline; moved to batch `batch` later. */
   response?: string
+  /** ... or, for a loan-state answer, its parts (see AnswerParts), inline or moved the same way. */
+  parts?: AnswerParts
   batch?: number
 }
 
@@ -85,9 +88,20 @@ export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number)
   return undefined
 }
 
+/** A stored answer held by a record or a batch file: text, or loan-state parts. */
+type StoredAnswer = string | AnswerParts
+
+function storedAnswerOf(record: IdempotencyRecord): StoredAnswer | undefined {
+  return record.response ?? record.parts
+}
+
 function sumLengths(records: IdempotencyRecord[]): number {
   let total = 0
-  for (const record of records) total += record.response?.length ?? 0
+  for (const record of records) {
+    const answer = storedAnswerOf(record)
+    if (typeof answer === 'string') total += answer.length
+    else for (const part of answer ?? []) total += typeof part === 'string' ? part.length : 24
+  }
   return total
 }
 
@@ -130,15 +144,15 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   /** Writes the document atomically after pruning and spilling stored responses. */
   async function save(principal: Principal, doc: SessionDoc, now = Date.now()): Promise<void> {
     const next = pruneRecords(doc, now, principal)
-    const inline = next.idempotency.filter((record) => record.response !== undefined)
+    const inline = next.idempotency.filter((record) => storedAnswerOf(record) !== undefined)
     if (inline.length > INLINE_RESPONSES || (inline.length > 1 && sumLengths(inline) > INLINE_RESPONSE_CHARS)) {
       const batch = next.next_batch
-      const bodies = Object.fromEntries(inline.map((record) => [record.key, record.response]))
+      const bodies = Object.fromEntries(inline.map((record) => [record.key, storedAnswerOf(record)]))
       // The batch file is written before the document that points at it: a crash in between
       // leaves the responses inline and the batch number reused next time.
       await storage.setItem(batchKey(principal.keyId, principal.sessionId, batch), bodies)
       next.idempotency = next.idempotency.map((record) =>
-        record.response === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
+        storedAnswerOf(record) === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
       next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
       next.next_batch = batch + 1
     }
@@ -208,13 +222,19 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return { ...doc, idempotency, response_batches }
   }
 
-  /** The stored answer body (JSON text) of a record, inline or from its batch file. */
-  async function readStoredResponse(principal: Principal, record: IdempotencyRecord): Promise<string> {
-    if (record.response !== undefined) return record.response
-    const bodies = await storage.getItem<Record<string, string>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
-    const body = bodies?.[record.key]
-    if (typeof body !== 'string') throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
-    return body
+  /**
+   * The stored answer body (JSON text) of a record, inline or from its batch file; `book` is the
+   * session's book now, which loan-state parts are read against.
+   */
+  async function readStoredResponse(principal: Principal, record: IdempotencyRecord, book: LoanBook): Promise<string> {
+    let answer = storedAnswerOf(record)
+    if (answer === undefined) {
+      const bodies = await storage.getItem<Record<string, StoredAnswer>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
+      answer = bodies?.[record.key]
+    }
+    if (typeof answer === 'string') return answer
+    if (Array.isArray(answer)) return joinAnswerParts(answer, book)
+    throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
   }
 
   return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, createSessionDoc }

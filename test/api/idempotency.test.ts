@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { createStorage, defineDriver } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createSandbox } from '../../src/server/create-sandbox.js'
+import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
 import { buildRequest, createTestApi, LOAN, newKey, type TestApi } from '../helpers/api.js'
 
 let api: TestApi
@@ -153,5 +153,76 @@ describe('idempotency', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true })
     }
+  })
+
+  describe('a key with many closed loans', () => {
+    const SMALL_LOAN = { collateral_btc: 0.1, loan_amount: 1000, loan_currency: 'USDT' }
+
+    /** POSTs and returns the status and the exact answer text. */
+    async function post(sandbox: Sandbox, key: string, path: string, body: object, idempotencyKey: string) {
+      const response = await sandbox.fetch(buildRequest('http://x', 'POST', path, { body, idempotencyKey }, key))
+      return { status: response.status, text: await response.text() }
+    }
+
+    /** Issues a loan and repays it whole (closing it): two stored answers, each holding the key's whole history. */
+    async function closeLoans(sandbox: Sandbox, key: string, from: number, to: number): Promise<Map<string, string>> {
+      const answers = new Map<string, string>()
+      for (let i = from; i < to; i++) {
+        const issued = await post(sandbox, key, '/api/sandbox/loans', SMALL_LOAN, `issue-${i}`)
+        const loanId = (JSON.parse(issued.text) as { activeLoans: Array<{ id: string }> }).activeLoans[0]!.id
+        const repaid = await post(sandbox, key, `/api/sandbox/loans/${loanId}/action`, { action: 'repay_principal', amount: 1000 }, `repay-${i}`)
+        expect(repaid.status).toBe(200)
+        answers.set(`issue-${i}`, issued.text).set(`repay-${i}`, repaid.text)
+      }
+      return answers
+    }
+
+    /** The answer text without what differs between an answer and its replay. */
+    const sameAnswer = (text: string) => text.replace(/^\{"request_id":"\w+",/, '{').replace(/,"idempotency_replayed":(true|false)\}$/, '}')
+
+    it('replays early and late answers byte for byte after more loans closed and a restart', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-idem-'))
+      try {
+        const key = newKey()
+        const first = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+        const answers = await closeLoans(first, key, 0, 12)
+        await post(first, key, '/api/sandbox/loans', SMALL_LOAN, 'still-active')
+        await first.close()
+        const second = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+        try {
+          // repay-1 moved to a batch file long ago; repay-11 is still in the session document.
+          for (const [idempotencyKey, index] of [['repay-1', 1], ['issue-6', 6], ['repay-11', 11]] as const) {
+            const path = idempotencyKey.startsWith('issue') ? '/api/sandbox/loans' : null
+            const original = answers.get(idempotencyKey)!
+            const loanId = path ? null : (JSON.parse(original) as { loanHistory: Array<{ id: string }> }).loanHistory[index]!.id
+            const replay = await post(second, key, path ?? `/api/sandbox/loans/${loanId}/action`, path ? SMALL_LOAN : { action: 'repay_principal', amount: 1000 }, idempotencyKey)
+            expect(replay.status).toBe(200)
+            expect(replay.text).toMatch(/"idempotency_replayed":true\}$/)
+            expect(sameAnswer(replay.text)).toBe(sameAnswer(original))
+          }
+        } finally {
+          await second.close()
+        }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true })
+      }
+    })
+
+    it('stores its answers in far less space than their text: closed loans are not stored again with each one', async () => {
+      const storage = createStorage({ driver: memoryDriver() })
+      const sandbox = await createSandbox({ storage, rateLimit: false })
+      try {
+        const answers = await closeLoans(sandbox, newKey(), 0, 30)
+        await sandbox.flush()
+        const answered = [...answers.values()].reduce((sum, text) => sum + text.length, 0)
+        let stored = 0
+        for (const key of await storage.getKeys()) stored += String(await storage.getItemRaw(key)).length
+        // 60 answers of up to 30 loans each: ~0.8 MB of text; the book itself is ~0.05 MB.
+        expect(answered).toBeGreaterThan(700_000)
+        expect(stored).toBeLessThan(answered / 5)
+      } finally {
+        await sandbox.close()
+      }
+    })
   })
 })

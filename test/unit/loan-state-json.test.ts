@@ -1,18 +1,26 @@
 import { describe, expect, it } from 'vitest'
 import { viewLoanState } from '../../src/domain/loan-book.js'
-import { stringifyLoanState } from '../../src/server/loan-state-json.js'
+import { replaceWhere } from '../../src/domain/book-updates.js'
+import { isFinalLoan } from '../../src/domain/final-records.js'
+import type { LoanBook } from '../../src/domain/types.js'
+import { joinAnswerParts, partLoanState, stringifyLoanState, type AnswerParts } from '../../src/server/loan-state-json.js'
 import { stringifyOnce } from '../../src/storage/json-memo.js'
 import { CONFIRMED, createTestContext, flowStep, issueLoanThroughFlow, repaymentStep, STANDARD_LOAN } from './domain-helpers.js'
 
+/** Issues a loan through the flow and repays it in full: a closed loan, a completed application and a finished operation more. */
+function addClosedLoan(book: LoanBook, ctx = createTestContext()): LoanBook {
+  return buildBusyBook(ctx, book, false)
+}
+
 /** A book with a closed loan, an active one, a settled repayment and an open draft. */
-function buildBusyBook() {
-  const ctx = createTestContext()
-  const first = issueLoanThroughFlow(ctx)
+function buildBusyBook(ctx = createTestContext(), start?: LoanBook, busy = true) {
+  const first = issueLoanThroughFlow(ctx, start)
   let book = repaymentStep(first.book, first.loan.id, { action: 'start_payment', full_repayment: true }, ctx).book
   const opId = book.repayments.at(-1)!.operation_id
   for (const step of [{ action: 'confirm_usdt', operation_id: opId, ...CONFIRMED }, { action: 'run_kyt', operation_id: opId }, { action: 'complete_settlement', operation_id: opId }, { action: 'complete_collateral_return', operation_id: opId }]) {
     book = repaymentStep(book, first.loan.id, step, ctx).book
   }
+  if (!busy) return book
   book = issueLoanThroughFlow(ctx, book).book
   book = flowStep(book, { action: 'start_collateral_transfer', ...STANDARD_LOAN }, ctx).book
   return book
@@ -42,5 +50,48 @@ describe('loan state answer text', () => {
   it('is the text of an empty book too', () => {
     const view = viewLoanState({ wallet: { BTC: 2, USDT: 10000 }, loans: [], applications: [], repayments: [], draftId: null })
     expect(stringifyLoanState(view)).toBe(JSON.stringify(view))
+  })
+})
+
+describe('stored loan state answers (parts)', () => {
+  it('keep final records as runs of positions and give back the exact text against later books', () => {
+    const ctx = createTestContext()
+    let book: LoanBook = { wallet: { BTC: 10, USDT: 100000 }, loans: [], applications: [], repayments: [], draftId: null }
+    const stored: Array<{ parts: AnswerParts; text: string }> = []
+    for (let i = 0; i < 6; i++) {
+      book = addClosedLoan(book, ctx)
+      // An active loan and an open draft between the closed ones: runs must skip them.
+      if (i === 2) book = issueLoanThroughFlow(ctx, book).book
+      const view = viewLoanState(book)
+      const parts = partLoanState(view, book)
+      stored.push({ parts, text: JSON.stringify(view) })
+    }
+    book = addClosedLoan(book, ctx)
+    book = flowStep(book, { action: 'start_collateral_transfer', ...STANDARD_LOAN }, ctx).book
+
+    for (const { parts, text } of stored) expect(joinAnswerParts(parts, book)).toBe(text)
+    const last = stored.at(-1)!
+    expect(last.parts.filter((part) => typeof part !== 'string')).toEqual([
+      ['loans', 0, 2], ['loans', 4, 6],
+      ['applications', 0, 6],
+      ['repayments', 0, 5],
+    ])
+    // Text is kept only for what can still change: the wallet and the active loan.
+    const kept = last.parts.filter((part) => typeof part === 'string').join('')
+    expect(kept.length).toBeLessThan(last.text.length / 4)
+  })
+
+  it('are plain text when nothing in the answer is final', () => {
+    const issued = issueLoanThroughFlow(createTestContext())
+    const view = viewLoanState({ ...issued.book, applications: [] })
+    expect(partLoanState(view, issued.book)).toEqual([JSON.stringify(view)])
+  })
+
+  it('refuse a run whose records are no longer final, and a final record refuses to change', () => {
+    const book = addClosedLoan({ wallet: { BTC: 10, USDT: 100000 }, loans: [], applications: [], repayments: [], draftId: null })
+    const parts = partLoanState(viewLoanState(book), book)
+    const reopened = { ...book, loans: [{ ...book.loans[0]!, status: 'active' as const }] }
+    expect(() => joinAnswerParts(parts, reopened)).toThrow(/not a final record/)
+    expect(() => replaceWhere(book.loans, 'id', { ...book.loans[0]!, debt: 1 }, isFinalLoan)).toThrow(/final record/)
   })
 })

@@ -13,7 +13,7 @@ import type { RouteContext, RouteSpec, WriteRoute } from '../pipeline.js'
 import { createDomainContext } from '../services.js'
 import type { SessionDoc } from '../session-store.js'
 import { viewPartner } from './partner-routes.js'
-import { stringifyLoanState } from '../loan-state-json.js'
+import { joinAnswerParts, partLoanState, stringifyLoanState } from '../loan-state-json.js'
 import type { z } from 'zod'
 
 /** Commits a domain step into the session document: new book, its events appended in order. */
@@ -35,7 +35,9 @@ function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input:
       const result = step(doc.book, input as z.infer<S>, createDomainContext(ctx.services, ctx.principal), ctx.params)
       const next = applyResult(doc, result)
       const view = viewLoanState(next.book)
-      return { doc: next, body: view as unknown as Record<string, unknown>, bodyJson: stringifyLoanState(view) }
+      // Stored for replays as parts; the text sent now is made from the same parts.
+      const parts = partLoanState(view, next.book)
+      return { doc: next, body: view as unknown as Record<string, unknown>, bodyJson: joinAnswerParts(parts, next.book), parts }
     },
   }
 }
