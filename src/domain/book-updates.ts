@@ -9,12 +9,13 @@ import type { Asset, Balances } from './types.js'
 
 /**
  * Returns `items` with the element whose `key` matches `next` replaced by `next`, in the same
- * position. A final record (`isFinal`) is never replaced: stored answers refer to it by position.
+ * position, after `check` (which throws) allowed the change: stored answers refer to final
+ * records and to loan histories by position (final-records.ts).
  */
-export function replaceWhere<T, K extends keyof T>(items: readonly T[], key: K, next: T, isFinal: (item: T) => boolean): T[] {
+export function replaceWhere<T, K extends keyof T>(items: readonly T[], key: K, next: T, check: (item: T, next: T) => void): T[] {
   return items.map((item) => {
     if (item[key] !== next[key]) return item
-    if (isFinal(item)) throw new Error(`internal error: a final record (${String(key)} ${String(item[key])}) cannot change`)
+    check(item, next)
     return next
   })
 }

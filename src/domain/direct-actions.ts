@@ -1,7 +1,7 @@
 import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
 import type { LoanActionInput } from '../schemas/loan-action.js'
 import { creditWallet, debitWallet, replaceWhere } from './book-updates.js'
-import { isFinalLoan } from './final-records.js'
+import { checkLoanChange } from './final-records.js'
 import { createEvent } from './events.js'
 import { changeCollateral, closeLoan, payInterest, recordChange, repayPrincipal } from './loan-changes.js'
 import { assertNoOpenOperation, requireActiveLoan } from './loan-guards.js'
@@ -28,7 +28,7 @@ export function applyDirectAction(book: LoanBook, loanId: string, input: LoanAct
   const outcome = runAction(input.action, loan, amount, book.wallet, ctx)
   const events = [createEvent(ctx, 'sandbox.loan.updated', outcome.loan)]
   for (const type of outcome.extraEvents ?? []) events.push(createEvent(ctx, type, outcome.loan))
-  return { book: { ...book, wallet: outcome.wallet, loans: replaceWhere(book.loans, 'id', outcome.loan, isFinalLoan) }, events }
+  return { book: { ...book, wallet: outcome.wallet, loans: replaceWhere(book.loans, 'id', outcome.loan, checkLoanChange) }, events }
 }
 
 /** The amount, if positive and no finer than the asset's unit; 400 INVALID_AMOUNT otherwise. */

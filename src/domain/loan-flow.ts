@@ -1,7 +1,7 @@
 import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
 import type { LoanFlowAction, LoanFlowInput } from '../schemas/loan-flow.js'
 import { assertWalletHolds, debitWallet, replaceWhere } from './book-updates.js'
-import { isFinalApplication } from './final-records.js'
+import { checkApplicationChange } from './final-records.js'
 import { createEvent } from './events.js'
 import { assertTransferConfirmed, requireAmount, stepOutOfOrder } from './flow-guards.js'
 import { issueLoan, pickPartnerFields } from './issue-loan.js'
@@ -112,7 +112,7 @@ function confirmBtc(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): D
   const wallet = debitWallet(book.wallet, 'BTC', draft.collateral_btc)
   const next: LoanApplication = { ...draft, status: 'collateral_confirmed', collateral_tx_hash: txHash, updatedAt: ctx.now }
   return {
-    book: { ...book, wallet, applications: replaceWhere(book.applications, 'id', next, isFinalApplication) },
+    book: { ...book, wallet, applications: replaceWhere(book.applications, 'id', next, checkApplicationChange) },
     events: [createEvent(ctx, 'sandbox.loan_application.updated', next)],
   }
 }
@@ -122,7 +122,7 @@ function advanceDraft(book: LoanBook, action: LoanFlowAction, from: ApplicationS
   const draft = requireDraftIn(book, action, from)
   const next = { ...change(draft), updatedAt: ctx.now }
   return {
-    book: { ...book, applications: replaceWhere(book.applications, 'id', next, isFinalApplication) },
+    book: { ...book, applications: replaceWhere(book.applications, 'id', next, checkApplicationChange) },
     events: [createEvent(ctx, 'sandbox.loan_application.updated', next)],
   }
 }
@@ -133,7 +133,7 @@ function completePayout(book: LoanBook, ctx: DomainContext): DomainResult {
   const issued = issueLoan(book, { ...draft, application_id: draft.id }, ctx)
   const next: LoanApplication = { ...draft, status: 'completed', loan_id: issued.loan.id, updatedAt: ctx.now }
   return {
-    book: { ...issued.book, applications: replaceWhere(issued.book.applications, 'id', next, isFinalApplication), draftId: null },
+    book: { ...issued.book, applications: replaceWhere(issued.book.applications, 'id', next, checkApplicationChange), draftId: null },
     events: [createEvent(ctx, 'sandbox.loan.issued', issued.loan)],
   }
 }

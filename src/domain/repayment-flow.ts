@@ -1,7 +1,7 @@
 import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
 import type { RepaymentFlowAction, RepaymentFlowInput } from '../schemas/repayment-flow.js'
 import { creditWallet, debitWallet, replaceWhere } from './book-updates.js'
-import { isFinalLoan, isFinalOperation } from './final-records.js'
+import { checkLoanChange, checkOperationChange } from './final-records.js'
 import { createEvent } from './events.js'
 import { assertTransferConfirmed, stepOutOfOrder } from './flow-guards.js'
 import { closeLoan, payInterest, repayPrincipal } from './loan-changes.js'
@@ -54,7 +54,7 @@ function requireStatus(op: RepaymentOperation, action: RepaymentFlowAction, stat
 function advance(book: LoanBook, next: RepaymentOperation, ctx: DomainContext): DomainResult {
   const op = { ...next, updatedAt: ctx.now }
   return {
-    book: { ...book, repayments: replaceWhere(book.repayments, 'operation_id', op, isFinalOperation) },
+    book: { ...book, repayments: replaceWhere(book.repayments, 'operation_id', op, checkOperationChange) },
     events: [createEvent(ctx, 'sandbox.repayment.updated', op)],
   }
 }
@@ -71,7 +71,7 @@ function settle(book: LoanBook, loan: Loan, op: RepaymentOperation, ctx: DomainC
   }
   const settled: RepaymentOperation = { ...op, status: 'settled', updatedAt: ctx.now }
   return {
-    book: { ...book, loans: replaceWhere(book.loans, 'id', next, isFinalLoan), repayments: replaceWhere(book.repayments, 'operation_id', settled, isFinalOperation) },
+    book: { ...book, loans: replaceWhere(book.loans, 'id', next, checkLoanChange), repayments: replaceWhere(book.repayments, 'operation_id', settled, checkOperationChange) },
     events: [createEvent(ctx, 'sandbox.repayment.settled', settled)],
   }
 }
@@ -91,8 +91,8 @@ function returnCollateral(book: LoanBook, loan: Loan, op: RepaymentOperation, ct
     book: {
       ...book,
       wallet: creditWallet(book.wallet, 'BTC', closed.returnedBtc),
-      loans: replaceWhere(book.loans, 'id', closed.loan, isFinalLoan),
-      repayments: replaceWhere(book.repayments, 'operation_id', returned, isFinalOperation),
+      loans: replaceWhere(book.loans, 'id', closed.loan, checkLoanChange),
+      repayments: replaceWhere(book.repayments, 'operation_id', returned, checkOperationChange),
     },
     events: [createEvent(ctx, 'sandbox.collateral.returned', closed.loan)],
   }

@@ -1,20 +1,40 @@
 import type { LoanStateView } from '../domain/loan-book.js'
 import { isFinalApplication, isFinalLoan, isFinalOperation } from '../domain/final-records.js'
-import type { LoanBook } from '../domain/types.js'
+import type { Loan, LoanBook } from '../domain/types.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 
 /** A list of the loan book that a stored answer can point into. */
 export type BookList = 'loans' | 'applications' | 'repayments'
 /** The records `book[list][from..to]`, all final, standing for their JSON texts joined by commas. */
 export type RecordRun = [list: BookList, from: number, to: number]
+/** The first `count` entries of the history of `book.loans[loan]`, which only grows at its end. */
+export type HistoryRun = [list: 'history', loan: number, count: number]
 /**
  * A loan-state answer as it is stored for replays: its JSON text, except that runs of final
- * records (closed loans, completed applications, finished repayments) are kept as positions in
- * the key's book. Every answer holds the key's whole history, so storing the text of each one
- * for 24 hours grew with the square of the key's loans (400 loans: 0.8 GB stored, measured);
- * final records never change and never move, so their positions give back the same text.
+ * records (closed loans, completed applications, finished repayments) and the long histories of
+ * active loans are kept as positions in the key's book. Every answer holds the key's whole
+ * history, so storing the text of each one for 24 hours grew with the square of the key's loans
+ * (400 loans: 0.8 GB stored, measured) or of a loan's actions; what final-records.ts keeps from
+ * changing gives back the same text from its position.
  */
-export type AnswerParts = Array<string | RecordRun>
+export type AnswerParts = Array<string | RecordRun | HistoryRun>
+
+/** Shorter histories are stored as text: splitting a loan's JSON costs more than it saves. */
+const HISTORY_RUN_MIN = 16
+
+/** The JSON text of `loan` before and after the entries of its history (same key order as JSON.stringify). */
+function splitAtHistory(loan: Loan): [string, string] {
+  const before: Record<string, unknown> = {}
+  const after: Record<string, unknown> = {}
+  let seen = false
+  for (const [key, value] of Object.entries(loan)) {
+    if (key === 'history') seen = true
+    else (seen ? after : before)[key] = value
+  }
+  const head = JSON.stringify(before)
+  const tail = JSON.stringify(after)
+  return [`${head === '{}' ? '{' : `${head.slice(0, -1)},`}"history":[`, `]${tail === '{}' ? '}' : `,${tail.slice(1)}`}`]
+}
 
 const IS_FINAL: { [L in BookList]: (record: LoanBook[L][number]) => boolean } = {
   loans: isFinalLoan as (record: object) => boolean,
@@ -41,17 +61,24 @@ function buildParts(view: LoanStateView, book: LoanBook | null): AnswerParts {
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!
       if (records) while (at < records.length && records[at] !== item) at++
-      const final = records !== undefined && at < records.length && IS_FINAL[list](item as never)
+      const found = records !== undefined && at < records.length
+      const final = found && IS_FINAL[list](item as never)
       if (final && run && run[2] === at - 1) {
         run[2] = at
         continue
       }
       if (i > 0) text += ','
+      run = null
       if (final) {
         flush()
         parts.push((run = [list, at, at]))
+      } else if (found && list === 'loans' && (item as Loan).history.length >= HISTORY_RUN_MIN) {
+        const [head, tail] = splitAtHistory(item as Loan)
+        text += head
+        flush()
+        parts.push(['history', at, (item as Loan).history.length])
+        text += tail
       } else {
-        run = null
         text += stringifyOnce(item)
       }
     }
@@ -96,6 +123,13 @@ export function joinAnswerParts(parts: AnswerParts, book: LoanBook): string {
   for (const part of parts) {
     if (typeof part === 'string') {
       text += part
+      continue
+    }
+    if (part[0] === 'history') {
+      const [, loan, count] = part
+      const history = book.loans[loan]?.history
+      if (!history || history.length < count) throw new Error(`stored answer refers to ${count} history entries of loans[${loan}], which has fewer`)
+      for (let at = 0; at < count; at++) text += (at === 0 ? '' : ',') + stringifyOnce(history[at]!)
       continue
     }
     const [list, from, to] = part

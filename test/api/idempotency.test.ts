@@ -224,5 +224,32 @@ describe('idempotency', () => {
         await sandbox.close()
       }
     })
+
+    it('stores the answers of many actions on one loan without its growing history in each', async () => {
+      const storage = createStorage({ driver: memoryDriver() })
+      const sandbox = await createSandbox({ storage, rateLimit: false })
+      try {
+        const key = newKey()
+        const issued = await post(sandbox, key, '/api/sandbox/loans', SMALL_LOAN, 'issue')
+        const loanId = (JSON.parse(issued.text) as { activeLoans: Array<{ id: string }> }).activeLoans[0]!.id
+        let answered = 0
+        for (let i = 0; i < 200; i++) {
+          const action = await post(sandbox, key, `/api/sandbox/loans/${loanId}/action`, { action: i % 2 ? 'remove_collateral' : 'add_collateral', amount: 0.01 }, `collateral-${i}`)
+          expect(action.status).toBe(200)
+          answered += action.text.length
+        }
+        await sandbox.flush()
+        let stored = 0
+        for (const name of await storage.getKeys()) stored += String(await storage.getItemRaw(name)).length
+        // Each answer holds the loan's whole history (up to 200 entries): ~2 MB of text in all.
+        expect(answered).toBeGreaterThan(1_500_000)
+        expect(stored).toBeLessThan(answered / 3)
+        const replay = await post(sandbox, key, `/api/sandbox/loans/${loanId}/action`, { action: 'add_collateral', amount: 0.01 }, 'collateral-20')
+        expect(replay.text).toMatch(/"idempotency_replayed":true\}$/)
+        expect(JSON.parse(replay.text).activeLoans[0].history).toHaveLength(JSON.parse(issued.text).activeLoans[0].history.length + 21)
+      } finally {
+        await sandbox.close()
+      }
+    })
   })
 })

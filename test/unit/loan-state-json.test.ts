@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { viewLoanState } from '../../src/domain/loan-book.js'
 import { replaceWhere } from '../../src/domain/book-updates.js'
-import { isFinalLoan } from '../../src/domain/final-records.js'
+import { checkLoanChange } from '../../src/domain/final-records.js'
 import type { LoanBook } from '../../src/domain/types.js'
 import { joinAnswerParts, partLoanState, stringifyLoanState, type AnswerParts } from '../../src/server/loan-state-json.js'
 import { stringifyOnce } from '../../src/storage/json-memo.js'
-import { CONFIRMED, createTestContext, flowStep, issueLoanThroughFlow, repaymentStep, STANDARD_LOAN } from './domain-helpers.js'
+import { CONFIRMED, createTestContext, directAction, flowStep, issueLoanThroughFlow, repaymentStep, STANDARD_LOAN } from './domain-helpers.js'
 
 /** Issues a loan through the flow and repays it in full: a closed loan, a completed application and a finished operation more. */
 function addClosedLoan(book: LoanBook, ctx = createTestContext()): LoanBook {
@@ -92,6 +92,27 @@ describe('stored loan state answers (parts)', () => {
     const parts = partLoanState(viewLoanState(book), book)
     const reopened = { ...book, loans: [{ ...book.loans[0]!, status: 'active' as const }] }
     expect(() => joinAnswerParts(parts, reopened)).toThrow(/not a final record/)
-    expect(() => replaceWhere(book.loans, 'id', { ...book.loans[0]!, debt: 1 }, isFinalLoan)).toThrow(/final record/)
+    expect(() => replaceWhere(book.loans, 'id', { ...book.loans[0]!, debt: 1 }, checkLoanChange)).toThrow(/final loan/)
+  })
+
+  it('keep the long history of an active loan as a position, and give back its text as it grows', () => {
+    const ctx = createTestContext()
+    const issued = issueLoanThroughFlow(ctx)
+    let book = issued.book
+    const stored: Array<{ parts: AnswerParts; text: string }> = []
+    for (let i = 0; i < 40; i++) {
+      book = directAction(book, issued.loan.id, { action: i % 2 ? 'remove_collateral' : 'add_collateral', amount: 0.01 }, ctx).book
+      const view = viewLoanState(book)
+      stored.push({ parts: partLoanState(view, book), text: JSON.stringify(view) })
+    }
+    const loan = book.loans[0]!
+    expect(loan.history.length).toBeGreaterThan(40)
+    for (const { parts, text } of stored) expect(joinAnswerParts(parts, book)).toBe(text)
+    // Short histories stay text; long ones are a run.
+    expect(stored[0]!.parts.some((part) => part[0] === 'history')).toBe(false)
+    expect(stored.at(-1)!.parts).toContainEqual(['history', 0, loan.history.length])
+    // A loan whose history would be rewritten, not extended, is refused.
+    expect(() => replaceWhere(book.loans, 'id', { ...loan, history: loan.history.map((entry) => ({ ...entry })) }, checkLoanChange)).toThrow(/history of loan/)
+    expect(() => replaceWhere(book.loans, 'id', { ...loan, history: loan.history.slice(1) }, checkLoanChange)).toThrow(/history of loan/)
   })
 })
