@@ -3,7 +3,8 @@ import type { Balances, LoanBook, SandboxEvent } from '../domain/types.js'
 import { createLoanBook } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
-import type { WebhookState } from '../webhooks/types.js'
+import { spillDeliveries } from '../webhooks/delivery-spill.js'
+import type { Delivery, WebhookState } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
 import { joinAnswerParts, type AnswerParts } from './loan-state-json.js'
 import { stringifySessionDoc } from './session-json.js'
@@ -76,6 +77,11 @@ export function principalOfSlot(slot: string): Principal {
 
 function batchKey(keyId: string, sessionId: string, batch: number): string {
   return `idem:${keyId}:${sessionId}:${batch}`
+}
+
+/** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
+function spillKey(keyId: string, sessionId: string, batch: number): string {
+  return `whq:${keyId}:${sessionId}:${batch}`
 }
 
 /** Finds the live (unexpired) record of an Idempotency-Key. */
@@ -156,9 +162,27 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
       next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
       next.next_batch = batch + 1
     }
+    const spill = spillDeliveries(next.webhook)
+    if (spill.batches.length > 0) {
+      // Written before the document that points at them, like the response batches above.
+      await Promise.all(spill.batches.map(({ batch, deliveries }) => storage.setItem(spillKey(principal.keyId, principal.sessionId, batch), deliveries)))
+      next.webhook = spill.state
+    }
     const id = sessionSlotOf(principal)
     await docs.write(id, next)
     patches.delete(id)
+  }
+
+  /** The deliveries of a spilled batch (see delivery-spill.ts). */
+  async function readSpilled(principal: Principal, batch: number): Promise<Delivery[]> {
+    const deliveries = await storage.getItem<Delivery[]>(spillKey(principal.keyId, principal.sessionId, batch))
+    if (!Array.isArray(deliveries)) throw new Error(`spilled webhook deliveries ${batch} of the session are missing`)
+    return deliveries
+  }
+
+  /** Deletes a spilled batch once the document holds its deliveries again. */
+  async function removeSpilled(principal: Principal, batch: number): Promise<void> {
+    await storage.removeItem(spillKey(principal.keyId, principal.sessionId, batch))
   }
 
   /**
@@ -237,7 +261,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
   }
 
-  return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, createSessionDoc }
+  return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, removeSpilled, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */
@@ -246,7 +270,7 @@ export type SessionStore = ReturnType<typeof createSessionStore>
 /** Deletes everything stored for one session of a key (used by `sandbox keys reset`). */
 export async function deleteSessionData(storage: Storage, apiKey: string, sessionId: string): Promise<void> {
   const keyId = deriveKeyId(apiKey)
-  const batches = await storage.getKeys(`idem:${keyId}:${sessionId}`)
+  const batches = [...await storage.getKeys(`idem:${keyId}:${sessionId}`), ...await storage.getKeys(`whq:${keyId}:${sessionId}`)]
   await Promise.all(batches.map((key) => storage.removeItem(key)))
   await storage.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
 }

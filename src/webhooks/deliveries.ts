@@ -52,6 +52,7 @@ export function listTargets(endpoint: StoredEndpoint | null, forward: { url: str
  */
 export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targets: TargetInfo[], now: string, newId: (prefix: string) => string): WebhookState {
   const added: Delivery[] = []
+  let seq = state.next_seq ?? 0
   for (const event of events) {
     for (const target of targets) {
       if (target.events && !target.events.includes(event.type) && event.type !== 'sandbox.webhook.test') continue
@@ -69,12 +70,13 @@ export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targe
         last_error: null,
         created_at: now,
         updated_at: now,
+        seq: seq++,
         // The body sent is stringifyEvent(event): the same bytes before and after a restart.
         event,
       })
     }
   }
-  return added.length ? { ...state, deliveries: trimLog([...state.deliveries, ...added]) } : state
+  return added.length ? { ...state, deliveries: trimLog([...state.deliveries, ...added]), next_seq: seq } : state
 }
 
 function trimLog(deliveries: Delivery[]): Delivery[] {
@@ -137,13 +139,14 @@ export function requeueDeliveries(state: WebhookState, ids: readonly string[], n
   }
 }
 
-function isWaiting(delivery: Delivery): boolean {
+/** Whether a delivery is still to be sent (pending, or retrying on the schedule). */
+export function isWaiting(delivery: Delivery): boolean {
   return delivery.status === 'pending' || delivery.status === 'retrying'
 }
 
-/** Whether any delivery still waits to be sent. */
+/** Whether any delivery still waits to be sent, in the document or spilled out of it. */
 export function hasUndelivered(state: WebhookState): boolean {
-  return state.deliveries.some(isWaiting)
+  return (state.spilled?.length ?? 0) > 0 || state.deliveries.some(isWaiting)
 }
 
 /**
@@ -165,5 +168,10 @@ export function needsDispatch(before: WebhookState, after: WebhookState): boolea
 
 /** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
 export function viewDeliveries(state: WebhookState): DeliveryView[] {
-  return state.deliveries.slice(-50).reverse().map(({ event: _event, body: _body, ...delivery }) => delivery)
+  return state.deliveries.slice(-50).reverse().map(showDelivery)
+}
+
+/** A delivery as the API shows it: without its body and queue position. */
+export function showDelivery({ event: _event, body: _body, seq: _seq, ...delivery }: Delivery): DeliveryView {
+  return delivery
 }

@@ -9,6 +9,7 @@ import { stringifyEvent } from './event-json.js'
 import { createRefusedRetries } from './refused-retries.js'
 import { sendWebhook, type SendOptions } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
+import { findDueRun, restoreRun } from './delivery-spill.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
@@ -165,8 +166,13 @@ export function createDispatcher(options: DispatcherOptions) {
     while (!closed) {
       const doc = await sessions.load(principal)
       const now = Date.now()
-      const heads = TARGETS
-        .filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
+      const targets = TARGETS.filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
+      const dueRun = targets.map((target) => findDueRun(doc.webhook, target)).find((run) => run !== undefined)
+      if (dueRun) {
+        await restoreSpilled(principal, dueRun.batch)
+        continue
+      }
+      const heads = targets
         .map((target) => findHead(doc.webhook, target))
         .filter((delivery): delivery is Delivery => delivery !== undefined)
       if (heads.length === 0) {
@@ -214,6 +220,22 @@ export function createDispatcher(options: DispatcherOptions) {
         })
       }
     }
+  }
+
+  /**
+   * Brings a spilled batch whose turn has come back into the session document; the batch is
+   * deleted only once the document holding its deliveries is written.
+   */
+  async function restoreSpilled(principal: Principal, batch: number): Promise<void> {
+    const restored = await mutex.run(sessionSlotOf(principal), async () => {
+      const current = await sessions.load(principal)
+      const run = current.webhook.spilled?.find((item) => item.batch === batch)
+      if (!run) return false
+      const webhook = restoreRun(current.webhook, run, await sessions.readSpilled(principal, batch))
+      await sessions.save(principal, { ...current, webhook })
+      return true
+    })
+    if (restored) await sessions.removeSpilled(principal, batch).catch(options.logError)
   }
 
   /** Resumes every session that had deliveries to send when the server last stopped. */

@@ -35,16 +35,35 @@ export interface Delivery {
   last_error: string | null
   created_at: string
   updated_at: string
+  /** Queue order within the session (deliveries of an earlier version have none: they come first). */
+  seq?: number
   /** The event to send; its JSON text (stringifyEvent) is the body. Dropped once delivered. */
   event?: SandboxEvent
   /** Documents of an earlier version hold the body text instead. */
   body?: string
 }
 
+/**
+ * Waiting deliveries of one target moved out of the session document into a batch of their own
+ * (see delivery-spill.ts): they sit, in queue order, between the deliveries kept before and after.
+ */
+export interface SpilledRun {
+  batch: number
+  target: DeliveryTarget
+  first_seq: number
+  last_seq: number
+  count: number
+}
+
 /** The webhook part of a session document. */
 export interface WebhookState {
   endpoint: StoredEndpoint | null
   deliveries: Delivery[]
+  /** Backlog moved out of the document, oldest first; absent when there is none. */
+  spilled?: SpilledRun[]
+  /** The `seq` of the next delivery queued, and the number of the next spilled batch. */
+  next_seq?: number
+  next_spill?: number
 }
 
 /** The outcome of one delivery attempt. */

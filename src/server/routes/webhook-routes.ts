@@ -6,7 +6,7 @@ import type { EventType } from '../../domain/types.js'
 import { SandboxError } from '../../errors/sandbox-error.js'
 import { parseBody } from '../../schemas/parse-body.js'
 import { emptyBodySchema, webhookEndpointSchema, webhookRetrySchema, type WebhookEndpointInput, type WebhookRetryInput } from '../../schemas/webhooks.js'
-import { requeueDeliveries, viewDeliveries } from '../../webhooks/deliveries.js'
+import { requeueDeliveries, showDelivery, viewDeliveries } from '../../webhooks/deliveries.js'
 import { generateWebhookSecret, previewSecret } from '../../webhooks/signature.js'
 import { EVENT_TYPES, type StoredEndpoint, type WebhookState } from '../../webhooks/types.js'
 import { checkWebhookUrl } from '../../webhooks/url-policy.js'
@@ -77,16 +77,22 @@ function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
   // Queued here rather than at commit so the answer can show the delivery it created.
   const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now)
   const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)
-  const { event: _event, body: _body, ...shown } = delivery!
-  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: shown, ...answer(next.webhook) } }
+  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: showDelivery(delivery!), ...answer(next.webhook) } }
 }
 
-function retry(doc: SessionDoc, input: WebhookRetryInput) {
+async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContext) {
   const deliveries = doc.webhook.deliveries
   const ids = input.delivery_id ? [input.delivery_id, ...(input.delivery_ids ?? [])] : input.delivery_ids
   const chosen = ids ?? deliveries.filter((delivery) => delivery.status === 'failed').slice(0, MAX_RETRY_BATCH).map((delivery) => delivery.id)
   const retryable = new Set(deliveries.filter((delivery) => delivery.status !== 'delivered').map((delivery) => delivery.id))
-  const missing = chosen.filter((id) => !retryable.has(id))
+  let missing = chosen.filter((id) => !retryable.has(id))
+  // Deliveries of a long backlog wait in spilled batches: still queued, never attempted, so
+  // retrying one leaves it as it is.
+  for (const run of doc.webhook.spilled ?? []) {
+    if (missing.length === 0) break
+    const queued = new Set((await ctx.services.sessions.readSpilled(ctx.principal, run.batch)).map((delivery) => delivery.id))
+    missing = missing.filter((id) => !queued.has(id))
+  }
   if (missing.length > 0) {
     throw new SandboxError('WEBHOOK_DELIVERY_NOT_FOUND', `No retryable delivery ${missing.join(', ')} (unknown, or already delivered).`, { delivery_ids: missing })
   }
@@ -122,7 +128,7 @@ export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
     ['POST', '/api/sandbox/webhooks/retry', {
       kind: 'write',
       parse: (body) => parseBody(webhookRetrySchema, body ?? {}),
-      execute: (doc, input) => retry(doc, input as WebhookRetryInput),
+      execute: (doc, input, ctx) => retry(doc, input as WebhookRetryInput, ctx),
     }],
   ]
 }

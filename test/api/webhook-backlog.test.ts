@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { OPEN_SESSION_ID } from '../../src/server/auth.js'
+import { deleteSessionData } from '../../src/server/session-store.js'
+import { KEEP_NEWEST, KEEP_OLDEST, SPILL_MIN } from '../../src/webhooks/delivery-spill.js'
+import { createTestApi, type TestApi } from '../helpers/api.js'
+import { startReceiver } from '../helpers/receiver.js'
+
+async function findClosedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** The deliveries the stored session document holds (not the ones moved out of it). */
+async function storedDeliveries(api: TestApi): Promise<unknown[]> {
+  const [docKey] = await api.sandbox.storage.getKeys('session')
+  const doc = await api.sandbox.storage.getItem<{ webhook: { deliveries: unknown[] } }>(docKey!)
+  return doc!.webhook.deliveries
+}
+
+describe('a long backlog while the receiver is down', () => {
+  it('stays out of the document each request rewrites, survives a restart, and is delivered in order, once each', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-backlog-'))
+    const port = await findClosedPort()
+    // The first delivery keeps being retried (every second) while the backlog builds up.
+    const options = { storage: 'fs' as const, dataDir, allowLocalWebhooks: true, webhookRetrySchedule: Array(30).fill(1000) as number[] }
+    let api: TestApi | undefined
+    try {
+      api = await createTestApi(options)
+      await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+      const events: string[] = []
+      const deliveries: string[] = []
+      for (let i = 0; i < 400; i++) {
+        const { body } = await api.post('/api/sandbox/webhooks/test')
+        events.push(body.event.id)
+        deliveries.push(body.delivery.id)
+      }
+      await api.sandbox.flush()
+      const kept = await storedDeliveries(api)
+      // The front, the newest and less than one batch: at most 178 of the 400 (see delivery-spill.ts).
+      expect(KEEP_OLDEST + KEEP_NEWEST + SPILL_MIN).toBe(178)
+      expect(kept.length).toBeLessThanOrEqual(178)
+      expect((await api.sandbox.storage.getKeys('whq')).length).toBeGreaterThan(0)
+      // A delivery deep in the backlog is still known to the retry endpoint: queued as it is.
+      const retried = await api.post('/api/sandbox/webhooks/retry', { delivery_id: deliveries[200] })
+      expect(retried.status).toBe(200)
+      expect(retried.body.retried).toEqual([deliveries[200]])
+      const key = api.key
+      await api.sandbox.close()
+
+      const up = await startReceiver('/hook', port)
+      try {
+        api = await createTestApi(options)
+        const received = await up.waitFor(400, 15_000)
+        await api.sandbox.deliveriesIdle()
+        expect(received.map((item) => item.headers['x-service-webhook-id'])).toEqual(events)
+        const { body } = await api.get('/api/sandbox/webhooks', key)
+        expect(body.deliveries.every((delivery: { status: string }) => delivery.status === 'delivered')).toBe(true)
+        expect(await api.sandbox.storage.getKeys('whq')).toEqual([])
+        expect(up.received).toHaveLength(400)
+      } finally {
+        await up.close()
+      }
+    } finally {
+      await api?.sandbox.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('is deleted with the session (what `sandbox keys reset` does)', async () => {
+    const port = await findClosedPort()
+    const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [60_000] })
+    try {
+      await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+      for (let i = 0; i < 200; i++) await api.post('/api/sandbox/webhooks/test')
+      expect((await api.sandbox.storage.getKeys('whq')).length).toBeGreaterThan(0)
+      await deleteSessionData(api.sandbox.storage, api.key, OPEN_SESSION_ID)
+      expect(await api.sandbox.storage.getKeys('whq')).toEqual([])
+    } finally {
+      await api.sandbox.close()
+    }
+  })
+})
