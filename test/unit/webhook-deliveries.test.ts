@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
-import { createWebhookState, enqueueEvents, needsDispatch, recordAttempt, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { createWebhookState, enqueueEvents, FINISHED_KEPT, needsDispatch, recordAttempt, type TargetInfo } from '../../src/webhooks/deliveries.js'
 import type { WebhookState } from '../../src/webhooks/types.js'
 
 const NOW = '2026-11-22T10:00:00.000Z'
@@ -44,5 +44,20 @@ describe('needsDispatch: whether a commit has to wake the delivery worker', () =
     const first = enqueue(createWebhookState())
     const endpoint = { id: 'we_1', url: 'https://partner.example/hook', enabled: true, events: [], secret: 's', createdAt: NOW, updatedAt: NOW }
     expect(needsDispatch(first, { ...first, endpoint })).toBe(true)
+  })
+})
+
+describe('the delivery log keeps the newest finished deliveries', () => {
+  it('keeps the newest 200 delivered and the newest 200 failed, and every waiting one', () => {
+    let state = enqueue(createWebhookState(), 700)
+    const ids = state.deliveries.map((delivery) => delivery.id)
+    const at = Date.parse(NOW)
+    // No retries in this schedule: a failed attempt is final.
+    for (const id of ids.slice(0, 250)) state = recordAttempt(state, id, { statusCode: 500, error: null, durationMs: 1 }, [], at)
+    for (const id of ids.slice(250, 500)) state = recordAttempt(state, id, { statusCode: 200, error: null, durationMs: 1 }, [], at)
+    expect(FINISHED_KEPT).toBe(200)
+    const kept = state.deliveries.map((delivery) => delivery.id)
+    expect(kept).toEqual([...ids.slice(50, 250), ...ids.slice(300, 500), ...ids.slice(500)])
+    expect(state.deliveries.filter((delivery) => delivery.status === 'failed')).toHaveLength(200)
   })
 })
