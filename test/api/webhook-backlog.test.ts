@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -7,15 +6,8 @@ import { OPEN_SESSION_ID } from '../../src/server/auth.js'
 import { deleteSessionData } from '../../src/server/session-store.js'
 import { KEEP_NEWEST, KEEP_OLDEST, SPILL_MIN } from '../../src/webhooks/delivery-spill.js'
 import { createTestApi, type TestApi } from '../helpers/api.js'
-import { startReceiver } from '../helpers/receiver.js'
+import { findClosedPort, startReceiver } from '../helpers/receiver.js'
 
-async function findClosedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** The deliveries the stored session document holds (not the ones moved out of it). */
 async function storedDeliveries(api: TestApi): Promise<unknown[]> {

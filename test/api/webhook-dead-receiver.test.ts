@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -7,7 +6,7 @@ import { OPEN_SESSION_ID } from '../../src/server/auth.js'
 import { deleteSessionData } from '../../src/server/session-store.js'
 import type { DeliveryReport } from '../../src/webhooks/dispatcher.js'
 import { createTestApi, type TestApi } from '../helpers/api.js'
-import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let api: TestApi | undefined
 let receiver: TestReceiver | undefined
@@ -20,14 +19,6 @@ afterEach(async () => {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A loopback port nobody listens on (connections to it are refused). */
-async function findClosedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 interface DeliveryView {
   id: string

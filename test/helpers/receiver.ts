@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 
 /** One delivery a test receiver got. */
 export interface Received {
@@ -57,4 +57,13 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
   return receiver
+}
+
+/** A loopback port nobody listens on (connections to it are refused): a dead receiver. */
+export async function findClosedPort(): Promise<number> {
+  const server = createNetServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
