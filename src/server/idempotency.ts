@@ -85,14 +85,18 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       }
       const outcome = await execute(route, doc, body, ctx)
       // Serialized once: the same text is stored for replays and sent now.
-      const response = outcome.bodyJson ?? JSON.stringify(outcome.body)
+      const fields = outcome.bodyFields
+      const response = outcome.bodyJson ?? (fields !== undefined ? `{${fields}}` : JSON.stringify(outcome.body))
       const answer = outcome.parts && hasRecordRuns(outcome.parts) ? { parts: outcome.parts } : { response }
       const stored: SessionDoc = {
         ...outcome.doc,
         idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), ...answer }],
       }
       await commit(ctx, stored, now, doc)
-      return { status: outcome.status, bodyJson: outcome.status < 300 ? withReplayFlag(response, false) : response, errorCode: outcome.errorCode ?? null }
+      const errorCode = outcome.errorCode ?? null
+      if (outcome.status >= 300) return { status: outcome.status, bodyJson: response, errorCode }
+      if (fields !== undefined) return { status: outcome.status, bodyFields: `${fields}${fields === '' ? '' : ','}"idempotency_replayed":false`, errorCode }
+      return { status: outcome.status, bodyJson: withReplayFlag(response, false), errorCode }
     })
   } finally {
     running.delete(slot)

@@ -43,8 +43,9 @@ const IS_FINAL: { [L in BookList]: (record: LoanBook[L][number]) => boolean } = 
 }
 
 /**
- * Builds the parts of a loan-state answer; `book` is the book the view was made from, or null
- * for text only (a single part). Literal text is concatenated, not joined, as in stringifyListOnce.
+ * Builds the parts of a loan-state answer's members (its JSON text without the outer braces);
+ * `book` is the book the view was made from, or null for text only (a single part). Literal text
+ * is concatenated, not joined, as in stringifyListOnce.
  */
 function buildParts(view: LoanStateView, book: LoanBook | null): AnswerParts {
   const parts: AnswerParts = []
@@ -85,7 +86,7 @@ function buildParts(view: LoanStateView, book: LoanBook | null): AnswerParts {
     text += ']'
   }
   const { wallet, activeLoans, loanHistory, draft, sandboxFlow } = view
-  text += `{"wallet":${JSON.stringify(wallet)},"activeLoans":`
+  text += `"wallet":${JSON.stringify(wallet)},"activeLoans":`
   writeList(activeLoans, 'loans')
   text += ',"loanHistory":'
   writeList(loanHistory, 'loans')
@@ -93,9 +94,20 @@ function buildParts(view: LoanStateView, book: LoanBook | null): AnswerParts {
   writeList(sandboxFlow.loanApplications, 'applications')
   text += ',"repaymentOperations":'
   writeList(sandboxFlow.repaymentOperations, 'repayments')
-  text += '}}'
+  text += '}'
   flush()
   return parts
+}
+
+/** Parts of an object's members made into parts of the object: its braces added to the end parts. */
+export function encloseParts(parts: AnswerParts): AnswerParts {
+  const enclosed = [...parts]
+  if (typeof enclosed[0] === 'string') enclosed[0] = `{${enclosed[0]}`
+  else enclosed.unshift('{')
+  const last = enclosed.length - 1
+  if (typeof enclosed[last] === 'string') enclosed[last] = `${enclosed[last]}}`
+  else enclosed.push('}')
+  return enclosed
 }
 
 /**
@@ -105,13 +117,26 @@ function buildParts(view: LoanStateView, book: LoanBook | null): AnswerParts {
  * 60 loans otherwise re-serializes ~60 KB on every POST and GET.
  */
 export function stringifyLoanState(view: LoanStateView): string {
+  return `{${stringifyLoanStateFields(view)}}`
+}
+
+/**
+ * The members of a loan state answer's JSON text, for an envelope to wrap: taking them out of the
+ * whole text (slice) would copy it, hundreds of KB for a key with a long history.
+ */
+export function stringifyLoanStateFields(view: LoanStateView): string {
   // Without a book there are no runs: one text part.
   return buildParts(view, null)[0] as string
 }
 
-/** The parts to store for the answer `view` (made from `book`): runs of its final records, and text. */
-export function partLoanState(view: LoanStateView, book: LoanBook): AnswerParts {
+/** The parts of the members of the answer `view` (made from `book`): runs of its final records, and text. */
+export function partLoanStateFields(view: LoanStateView, book: LoanBook): AnswerParts {
   return buildParts(view, book)
+}
+
+/** The parts to store for the answer `view` (made from `book`): its whole JSON text, in parts. */
+export function partLoanState(view: LoanStateView, book: LoanBook): AnswerParts {
+  return encloseParts(buildParts(view, book))
 }
 
 /**

@@ -13,7 +13,7 @@ import type { RouteContext, RouteSpec, WriteRoute } from '../pipeline.js'
 import { createDomainContext } from '../services.js'
 import type { SessionDoc } from '../session-store.js'
 import { viewPartner } from './partner-routes.js'
-import { joinAnswerParts, partLoanState, stringifyLoanState } from '../loan-state-json.js'
+import { encloseParts, joinAnswerParts, partLoanStateFields, stringifyLoanState, stringifyLoanStateFields } from '../loan-state-json.js'
 import type { z } from 'zod'
 
 /** Commits a domain step into the session document: new book, its events appended in order. */
@@ -36,8 +36,8 @@ function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input:
       const next = applyResult(doc, result)
       const view = viewLoanState(next.book)
       // Stored for replays as parts; the text sent now is made from the same parts.
-      const parts = partLoanState(view, next.book)
-      return { doc: next, body: view as unknown as Record<string, unknown>, bodyJson: joinAnswerParts(parts, next.book), parts }
+      const parts = partLoanStateFields(view, next.book)
+      return { doc: next, body: view as unknown as Record<string, unknown>, bodyFields: joinAnswerParts(parts, next.book), parts: encloseParts(parts) }
     },
   }
 }
@@ -50,13 +50,13 @@ export function createLoanRoutes(): Array<[string, string, RouteSpec]> {
       kind: 'read',
       session: true,
       read: (doc) => viewLoanState(doc!.book) as unknown as Record<string, unknown>,
-      stringify: (body) => stringifyLoanState(body as unknown as LoanStateView),
+      stringifyFields: (body) => stringifyLoanStateFields(body as unknown as LoanStateView),
     }],
     ['GET', '/api/sandbox/state', {
       kind: 'read',
       session: true,
       read: (doc, ctx) => ({ loans: viewLoanState(doc!.book), partner: viewPartner(doc!, ctx.services, ctx.principal.keyId) }),
-      stringify: (body) => `{"loans":${stringifyLoanState(body.loans as LoanStateView)},"partner":${JSON.stringify(body.partner)}}`,
+      stringifyFields: (body) => `"loans":${stringifyLoanState(body.loans as LoanStateView)},"partner":${JSON.stringify(body.partner)}`,
     }],
     ['POST', '/api/sandbox/loans', loanWrite(createLoanSchema, (book, input, ctx) => createLoanDirect(book, input, ctx))],
     ['POST', '/api/sandbox/loans/flow', loanWrite(loanFlowSchema, (book, input, ctx) => applyLoanFlowStep(book, input, ctx))],
