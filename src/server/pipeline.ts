@@ -26,9 +26,10 @@ export interface ReadRoute {
   /** The route answers one unchanging object (GET config): its JSON is made once, not per request. */
   fixed?: boolean
   read(doc: SessionDoc | undefined, ctx: RouteContext): Record<string, unknown> | Promise<Record<string, unknown>>
-  /** The JSON text of what `read` answered, when the route can make it cheaper than JSON.stringify. */
-  stringify?(body: Record<string, unknown>): string
-  /** ... or only its members (the text without its braces), for a large answer (see RouteAnswer). */
+  /**
+   * The members of what `read` answered (its JSON text without the braces), when the route can
+   * make them cheaper than JSON.stringify (see RouteAnswer.bodyFields).
+   */
   stringifyFields?(body: Record<string, unknown>): string
 }
 
@@ -114,8 +115,7 @@ async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Pro
     const doc = spec.session ? await ctx.services.sessions.load(ctx.principal) : undefined
     const body = await spec.read(doc, ctx)
     if (spec.fixed) return { status: 200, bodyJson: stringifyOnce(body) }
-    if (spec.stringifyFields) return { status: 200, bodyFields: spec.stringifyFields(body) }
-    return spec.stringify ? { status: 200, bodyJson: spec.stringify(body) } : { status: 200, body }
+    return spec.stringifyFields ? { status: 200, bodyFields: spec.stringifyFields(body) } : { status: 200, body }
   }
   return runIdempotent(event, spec, ctx)
 }

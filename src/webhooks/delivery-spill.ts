@@ -78,6 +78,6 @@ export function restoreRun(state: WebhookState, run: SpilledRun, deliveries: Del
   return {
     ...state,
     deliveries: at === -1 ? [...kept, ...deliveries] : [...kept.slice(0, at), ...deliveries, ...kept.slice(at)],
-    spilled: (state.spilled ?? []).filter((item) => item !== run && item.batch !== run.batch),
+    spilled: (state.spilled ?? []).filter((item) => item.batch !== run.batch),
   }
 }
