@@ -138,6 +138,16 @@ describe('webhook URL policy', () => {
     expect(await refusal('ftp://localhost/', true)).toEqual(['WEBHOOK_URL_INVALID', 'not_https'])
   })
 
+  it('tells how to reach a receiver on this machine when it refuses one, and only then', async () => {
+    const messageOf = (url: string) => checkWebhookUrl(url, { allowLocal: false, resolve }).then(() => 'accepted', (error: SandboxError) => error.message)
+    for (const url of ['http://127.0.0.1:3000/hooks', 'https://localhost/x', 'https://rebind.example/x', 'http://hooks.partner.example/x']) {
+      expect(await messageOf(url), url).toContain('sandbox serve --allow-local-webhooks')
+    }
+    for (const url of ['ftp://hooks.partner.example/x', 'https://user@hooks.partner.example/x', 'https://empty.example/x']) {
+      expect(await messageOf(url), url).not.toContain('--allow-local-webhooks')
+    }
+  })
+
   it('classifies addresses for the delivery-time check', () => {
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.1.2.3', 'fe80::1%eth0', 'not-an-ip']) expect(isForbiddenAddress(address), address).toBe(true)
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) expect(isForbiddenAddress(address), address).toBe(false)
