@@ -80,8 +80,10 @@ function batchKey(keyId: string, sessionId: string, batch: number): string {
 }
 
 /** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
+const SPILL_PREFIX = 'whq'
+
 function spillKey(keyId: string, sessionId: string, batch: number): string {
-  return `whq:${keyId}:${sessionId}:${batch}`
+  return `${SPILL_PREFIX}:${keyId}:${sessionId}:${batch}`
 }
 
 /** Finds the live (unexpired) record of an Idempotency-Key. */
@@ -180,6 +182,18 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return deliveries
   }
 
+  /** Every spilled batch in storage, by session slot. */
+  async function listSpilled(): Promise<Map<string, number[]>> {
+    const bySlot = new Map<string, number[]>()
+    for (const key of await storage.getKeys(SPILL_PREFIX)) {
+      const [, keyId, sessionId, batch] = key.split(':')
+      if (!keyId || !sessionId || !/^\d+$/.test(batch ?? '')) continue
+      const slot = sessionSlotOf({ keyId, sessionId })
+      bySlot.set(slot, [...(bySlot.get(slot) ?? []), Number(batch)])
+    }
+    return bySlot
+  }
+
   /** Deletes a spilled batch once the document holds its deliveries again. */
   async function removeSpilled(principal: Principal, batch: number): Promise<void> {
     await storage.removeItem(spillKey(principal.keyId, principal.sessionId, batch))
@@ -261,7 +275,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
   }
 
-  return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, removeSpilled, createSessionDoc }
+  return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */
@@ -270,7 +284,7 @@ export type SessionStore = ReturnType<typeof createSessionStore>
 /** Deletes everything stored for one session of a key (used by `sandbox keys reset`). */
 export async function deleteSessionData(storage: Storage, apiKey: string, sessionId: string): Promise<void> {
   const keyId = deriveKeyId(apiKey)
-  const batches = [...await storage.getKeys(`idem:${keyId}:${sessionId}`), ...await storage.getKeys(`whq:${keyId}:${sessionId}`)]
+  const batches = [...await storage.getKeys(`idem:${keyId}:${sessionId}`), ...await storage.getKeys(`${SPILL_PREFIX}:${keyId}:${sessionId}`)]
   await Promise.all(batches.map((key) => storage.removeItem(key)))
   await storage.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
 }

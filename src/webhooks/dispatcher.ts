@@ -238,8 +238,24 @@ export function createDispatcher(options: DispatcherOptions) {
     if (restored) await sessions.removeSpilled(principal, batch).catch(options.logError)
   }
 
+  /**
+   * Deletes spilled batches that no session document lists. A batch is written before the
+   * document that lists it and deleted after the one that no longer does, so a crash between the
+   * two leaves one behind, and nothing else would ever read or remove it.
+   */
+  async function removeOrphanBatches(): Promise<void> {
+    for (const [slot, batches] of await sessions.listSpilled()) {
+      const principal = principalOfSlot(slot)
+      await mutex.run(slot, async () => {
+        const listed = new Set((await sessions.load(principal)).webhook.spilled?.map((run) => run.batch))
+        await Promise.all(batches.filter((batch) => !listed.has(batch)).map((batch) => sessions.removeSpilled(principal, batch)))
+      })
+    }
+  }
+
   /** Resumes every session that had deliveries to send when the server last stopped. */
   async function resume(): Promise<void> {
+    if (options.persistent) await removeOrphanBatches()
     const markers = await storage.getKeys(ACTIVE_PREFIX)
     for (const marker of markers) {
       const slot = marker.slice(ACTIVE_PREFIX.length + 1)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OPEN_SESSION_ID } from '../../src/server/auth.js'
 import { deleteSessionData } from '../../src/server/session-store.js'
+import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { KEEP_NEWEST, KEEP_OLDEST, SPILL_MIN } from '../../src/webhooks/delivery-spill.js'
 import { createTestApi, type TestApi } from '../helpers/api.js'
 import { findClosedPort, startReceiver } from '../helpers/receiver.js'
@@ -59,6 +60,36 @@ describe('a long backlog while the receiver is down', () => {
       } finally {
         await up.close()
       }
+    } finally {
+      await api?.sandbox.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('leaves no batch behind that no document lists (a crash between writing one and the other)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-orphan-'))
+    const port = await findClosedPort()
+    const options = { storage: 'fs' as const, dataDir, allowLocalWebhooks: true, webhookRetrySchedule: [600_000] }
+    let api: TestApi | undefined
+    try {
+      api = await createTestApi(options)
+      await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+      for (let i = 0; i < 300; i++) await api.post('/api/sandbox/webhooks/test')
+      await api.sandbox.flush()
+      const listed = await api.sandbox.storage.getKeys('whq')
+      expect(listed.length).toBeGreaterThan(0)
+      await api.sandbox.close()
+      // What the crash leaves: a batch written for a document that never was (or no longer lists it).
+      const files = await createSandboxStorage({ kind: 'fs', dataDir })
+      const orphan = `${listed[0]!.split(':').slice(0, 3).join(':')}:999`
+      await files.setItem(orphan, [])
+      expect(await files.getKeys('whq')).toContain(orphan)
+      await files.dispose()
+
+      api = await createTestApi(options)
+      const after = await api.sandbox.storage.getKeys('whq')
+      expect(after).not.toContain(orphan)
+      expect(after.sort()).toEqual([...listed].sort())
     } finally {
       await api?.sandbox.close()
       await rm(dataDir, { recursive: true, force: true })
