@@ -10,12 +10,27 @@ import { encodeRecords, type JournalRecord } from './journal-format.js'
 /** How long committed changes wait in the journal before they are written to their files. */
 const CHECKPOINT_DELAY_MS = 250
 
+/** How often the journal is made durable on disk (fdatasync), apart from the requests. */
+const SYNC_INTERVAL_MS = 1000
+
 /**
  * Text committed to the journal but not yet in its files (held in memory) past which new writes
  * wait for a checkpoint. The checkpoint thread runs at the lowest priority, so a load that keeps
  * every core busy would otherwise grow this without bound.
  */
 const MAX_PENDING_CHARS = 128 * 1024 * 1024
+
+/** The journal being appended to. */
+interface Journal {
+  handle: FileHandle
+  name: string
+  /** Whether its directory entry has been made durable. */
+  listed: boolean
+  /** Whether it holds writes not yet fdatasynced. */
+  unsynced: boolean
+  /** The fdatasync running now, if any. */
+  syncing?: Promise<void>
+}
 
 /** Options of the journaled fs driver. */
 export interface JournaledFsOptions {
@@ -25,12 +40,19 @@ export interface JournaledFsOptions {
 }
 
 /**
- * fs storage for a server under load: each change is appended to a write-ahead journal and made
- * durable with one fdatasync per batch of concurrent writes (group commit), then written to its
- * own file (temp, fsync, rename) by a checkpoint shortly after, coalescing repeated writes of a
- * key. The checkpoint runs on a thread of its own, so neither the event loop nor the journal waits
- * behind it. A kill -9 loses nothing acknowledged: the next start replays the journal. Call
- * recoverJournals(base) before creating it.
+ * fs storage for a server under load: each change is appended to a write-ahead journal (one
+ * write per batch of concurrent changes), then written to its own file (temp, fsync, rename) by a
+ * checkpoint shortly after, coalescing repeated writes of a key. The checkpoint runs on a thread of
+ * its own, so neither the event loop nor the journal waits behind it. Call recoverJournals(base)
+ * before creating it.
+ *
+ * A change is acknowledged once its write returns: it is then in the operating system's page
+ * cache, so a kill -9 of the server loses nothing acknowledged (the next start replays the
+ * journal). The journal is fdatasynced every SYNC_INTERVAL_MS, and before a checkpoint writes
+ * files from it, so an OS crash or a power cut loses at most the last second, and the files never
+ * run ahead of the journal. Waiting for an fdatasync per batch held every request behind the disk:
+ * this machine's virtual disk stalls at times for 20-100 ms, and the requests of that moment all
+ * waited (paced fs p99 over 30 ms in 3 of 20 runs, none in 18 without; the median 1.0 -> 0.4 ms).
  */
 export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   const base = resolve(options.base)
@@ -45,17 +67,51 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   let queue: Array<{ record: JournalRecord; resolve: () => void; reject: (error: unknown) => void }> = []
   let chain: Promise<void> = Promise.resolve()
   let flushScheduled = false
-  let journal: { handle: FileHandle; name: string } | undefined
+  let journal: Journal | undefined
+  let syncTimer: NodeJS.Timeout | undefined
   let sequence = 0
   const sealed: string[] = []
   let checkpointTimer: NodeJS.Timeout | undefined
   let checkpointing: Promise<void> | undefined
 
-  async function openJournal(): Promise<{ handle: FileHandle; name: string }> {
+  async function openJournal(): Promise<Journal> {
     const name = journalName(process.pid, ++sequence)
     const handle = await fsp.open(join(base, name), 'a')
-    await fsyncDirectory(base)
-    return { handle, name }
+    return { handle, name, listed: false, unsynced: false }
+  }
+
+  /** Makes a journal durable: its directory entry once, then what was written to it so far. */
+  async function syncJournal(target: Journal): Promise<void> {
+    // A sync already running may have started before the writes this caller needs on disk.
+    while (target.syncing) await target.syncing.catch(() => {})
+    if (!target.listed) {
+      await fsyncDirectory(base)
+      target.listed = true
+    }
+    if (!target.unsynced) return
+    // Cleared first: a write that lands while this sync runs marks it again for the next one.
+    target.unsynced = false
+    const syncing = target.handle.datasync()
+    target.syncing = syncing
+    try {
+      await syncing
+    } catch (error) {
+      target.unsynced = true
+      throw error
+    } finally {
+      if (target.syncing === syncing) target.syncing = undefined
+    }
+  }
+
+  function scheduleSync(): void {
+    if (syncTimer) return
+    syncTimer = setTimeout(() => {
+      syncTimer = undefined
+      // A failure here leaves the journal marked: the next sync, or the checkpoint, tries again
+      // (and a checkpoint that cannot sync keeps the journals and retries).
+      if (journal) syncJournal(journal).catch(() => scheduleSync())
+    }, SYNC_INTERVAL_MS)
+    syncTimer.unref()
   }
 
   async function flushBatch(): Promise<void> {
@@ -66,7 +122,8 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     try {
       journal ??= await openJournal()
       await journal.handle.write(encodeRecords(batch.map((item) => item.record)))
-      await journal.handle.datasync()
+      journal.unsynced = true
+      scheduleSync()
     } catch (error) {
       // A failed append may leave a torn tail: later records go to a fresh journal, so replay
       // (which stops at a torn record) never misses them.
@@ -111,12 +168,11 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     checkpointing ??= (async () => {
       let snapshot = new Map<string, string | null>()
       let journals: string[] = []
-      chain = chain.then(async () => {
-        if (journal) {
-          await journal.handle.close()
-          sealed.push(journal.name)
-          journal = undefined
-        }
+      let current: Journal | undefined
+      chain = chain.then(() => {
+        // The next append opens a new journal; this one is synced and closed off the chain.
+        current = journal
+        journal = undefined
         snapshot = new Map(pending)
         // Only journals sealed by now hold nothing but snapshot entries: one sealed later (after a
         // failed append) may hold records this checkpoint does not write.
@@ -125,6 +181,16 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       await chain
       const entries = [...snapshot]
       try {
+        if (current) {
+          const closing = current
+          current = undefined
+          try {
+            await syncJournal(closing)
+          } finally {
+            await closing.handle.close().catch(() => {})
+            journals.push(closing.name)
+          }
+        }
         await writer.write(entries.map(([key, value]) => [resolveStoragePath(base, key), value]), journals.map((name) => join(base, name)))
         for (const [key, value] of entries) {
           if (pending.get(key) !== value) continue
@@ -178,6 +244,8 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     async dispose() {
       if (checkpointTimer) clearTimeout(checkpointTimer)
       checkpointTimer = undefined
+      clearTimeout(syncTimer)
+      syncTimer = undefined
       await chain
       await checkpointing
       // Leave the data dir as plain files: checkpoint until nothing is pending.

@@ -1,8 +1,8 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { mkdir, open, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -166,6 +166,40 @@ describe('journaled fs storage', () => {
     expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
     const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir })
     expect(await reopened.getItem('session:k1:default')).toEqual({ v: 1 })
+  })
+
+  it('acknowledges writes without waiting for the disk, makes the journal durable apart from them, and before each checkpoint', async () => {
+    const dir = await tempDir()
+    const probe = await open(join(dir, 'probe'), 'w')
+    const fileHandle = Object.getPrototypeOf(probe) as { datasync(): Promise<void> }
+    await probe.close()
+    // A disk that stalls: no fdatasync of the journal finishes until the test lets it.
+    let release!: () => void
+    const stalled = new Promise<void>((resolve) => (release = resolve))
+    let syncs = 0
+    const original = fileHandle.datasync
+    const spy = vi.spyOn(fileHandle, 'datasync').mockImplementation(function (this: unknown) {
+      syncs++
+      return stalled.then(() => original.call(this))
+    })
+    try {
+      const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
+      for (let i = 0; i < 20; i++) await storage.setItem(`session:k${i}:default`, { v: i })
+      expect(await storage.getItem('session:k19:default')).toEqual({ v: 19 })
+      // The periodic sync starts on its own, a second after the first write.
+      await vi.waitFor(() => expect(syncs).toBe(1), { timeout: 3000, interval: 50 })
+      // A checkpoint writes no file before the journal it comes from is on disk.
+      const disposed = storage.dispose()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(await readdir(join(dir, 'session')).catch(() => [])).toEqual([])
+      release()
+      await disposed
+      expect((await readdir(join(dir, 'session'))).length).toBe(20)
+      expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    } finally {
+      release()
+      spy.mockRestore()
+    }
   })
 
   it('replays the journal a dead process left, ignoring a torn last record', async () => {
