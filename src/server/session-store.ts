@@ -79,9 +79,9 @@ function batchKey(keyId: string, sessionId: string, batch: number): string {
   return `idem:${keyId}:${sessionId}:${batch}`
 }
 
-/** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
 const SPILL_PREFIX = 'whq'
 
+/** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
 function spillKey(keyId: string, sessionId: string, batch: number): string {
   return `${SPILL_PREFIX}:${keyId}:${sessionId}:${batch}`
 }

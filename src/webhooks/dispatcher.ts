@@ -246,10 +246,11 @@ export function createDispatcher(options: DispatcherOptions) {
   async function removeOrphanBatches(): Promise<void> {
     for (const [slot, batches] of await sessions.listSpilled()) {
       const principal = principalOfSlot(slot)
+      // A session that cannot be read now is left as it is: its requests will report that.
       await mutex.run(slot, async () => {
         const listed = new Set((await sessions.load(principal)).webhook.spilled?.map((run) => run.batch))
         await Promise.all(batches.filter((batch) => !listed.has(batch)).map((batch) => sessions.removeSpilled(principal, batch)))
-      })
+      }).catch(options.logError)
     }
   }
 

@@ -96,6 +96,24 @@ describe('a long backlog while the receiver is down', () => {
     }
   })
 
+  it('starts even when the document of a session with batches cannot be read', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-orphan-'))
+    let api: TestApi | undefined
+    try {
+      const files = await createSandboxStorage({ kind: 'fs', dataDir })
+      await files.setItemRaw('session:k1:default', 'not json')
+      await files.setItem('whq:k1:default:3', [])
+      await files.dispose()
+      api = await createTestApi({ storage: 'fs', dataDir })
+      expect((await api.get('/api/sandbox/config')).status).toBe(200)
+      // Left for the session's own requests to report; nothing of it is deleted behind its back.
+      expect(await api.sandbox.storage.getKeys('whq')).toEqual(['whq:k1:default:3'])
+    } finally {
+      await api?.sandbox.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
   it('is deleted with the session (what `sandbox keys reset` does)', async () => {
     const port = await findClosedPort()
     const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [60_000] })
