@@ -189,7 +189,9 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
       const [, keyId, sessionId, batch] = key.split(':')
       if (!keyId || !sessionId || !/^\d+$/.test(batch ?? '')) continue
       const slot = sessionSlotOf({ keyId, sessionId })
-      bySlot.set(slot, [...(bySlot.get(slot) ?? []), Number(batch)])
+      const batches = bySlot.get(slot)
+      if (batches) batches.push(Number(batch))
+      else bySlot.set(slot, [Number(batch)])
     }
     return bySlot
   }

@@ -49,10 +49,12 @@ async function resolveWithSystem(host: string): Promise<string[]> {
 }
 
 /**
- * Told with every refusal a receiver on the developer's machine meets: the partner reading the 400
- * is usually one flag away from what they meant.
+ * A refusal that a receiver on the developer's machine meets: the partner reading the 400 is
+ * usually one flag away from what they meant, so the message says which.
  */
-const LOCAL_HINT = ' To deliver to a receiver on this machine, start the server with `sandbox serve --allow-local-webhooks`.'
+function refuseLocal(reason: UrlRefusal, message: string, extra: Record<string, unknown> = {}): SandboxError {
+  return refuse(reason, `${message} To deliver to a receiver on this machine, start the server with \`sandbox serve --allow-local-webhooks\`.`, extra)
+}
 
 /**
  * Checks a webhook URL against the spec's rule (decisions.md "URL rule"): https only, no
@@ -75,16 +77,16 @@ export async function checkWebhookUrl(raw: unknown, options: { allowLocal: boole
   }
   const allowedProtocols = options.allowLocal ? ['https:', 'http:'] : ['https:']
   if (!allowedProtocols.includes(url.protocol)) {
-    throw refuse('not_https', `The URL must use https:// (got ${url.protocol}).${url.protocol === 'http:' ? LOCAL_HINT : ''}`)
+    throw (url.protocol === 'http:' ? refuseLocal : refuse)('not_https', `The URL must use https:// (got ${url.protocol}).`)
   }
   if (url.username || url.password) throw refuse('credentials', 'The URL must not carry a user name or password.')
   if (options.allowLocal) return url
   const host = url.hostname.replace(/^\[|\]$/g, '')
   if (ipaddr.isValid(host)) {
-    if (isForbiddenAddress(host)) throw refuse('private_address', `${host} is a local, private or reserved address.${LOCAL_HINT}`, { address: host })
+    if (isForbiddenAddress(host)) throw refuseLocal('private_address', `${host} is a local, private or reserved address.`, { address: host })
     return url
   }
-  if (LOCAL_NAME.test(host.replace(/\.$/, ''))) throw refuse('local_name', `${host} is a local host name.${LOCAL_HINT}`)
+  if (LOCAL_NAME.test(host.replace(/\.$/, ''))) throw refuseLocal('local_name', `${host} is a local host name.`)
   let addresses: string[]
   try {
     addresses = await (options.resolve ?? resolveWithSystem)(host)
@@ -93,6 +95,6 @@ export async function checkWebhookUrl(raw: unknown, options: { allowLocal: boole
   }
   if (addresses.length === 0) throw refuse('unresolvable', `${host} does not resolve.`)
   const forbidden = addresses.find(isForbiddenAddress)
-  if (forbidden) throw refuse('private_address', `${host} resolves to ${forbidden}, a local, private or reserved address.${LOCAL_HINT}`, { address: forbidden })
+  if (forbidden) throw refuseLocal('private_address', `${host} resolves to ${forbidden}, a local, private or reserved address.`, { address: forbidden })
   return url
 }
