@@ -172,7 +172,7 @@ async function pacedFlows(url, name, rate) {
       }
     },
   })
-  console.log(`  ${name.padEnd(34)} ${String(figures.requests_per_s).padStart(7)} req/s  p50 ${figures.p50_ms} ms  p99 ${figures.p99_ms} ms  non-2xx ${figures.non_2xx}  errors ${figures.errors}`)
+  console.log(`  ${name.padEnd(34)} ${String(figures.requests_per_s).padStart(7)} req/s  p50 ${figures.p50_ms} ms  p99 ${figures.p99_ms} ms  non-2xx ${figures.non_2xx}  errors ${figures.errors}  client CPU ${figures.client_cpu_share} of a core`)
   return { name, ...figures }
 }
 
