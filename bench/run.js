@@ -86,8 +86,8 @@ async function load(name, options) {
 const benchKey = (conn, n = 0) => `sk_sandbox_bench_${conn}_${n}_${RUN_ID}`
 const RUN_ID = randomUUID().slice(0, 8)
 
-function getConfig(url) {
-  return load('GET config', { url: `${url}/api/sandbox/config`, headers: { authorization: `Bearer ${benchKey(0)}` } })
+function getConfig(url, name = 'GET config', duration = DURATION) {
+  return load(name, { url: `${url}/api/sandbox/config`, headers: { authorization: `Bearer ${benchKey(0)}` }, duration })
 }
 
 function getLoans(url) {
@@ -235,17 +235,18 @@ function combineTurns(name, turns) {
 }
 
 /**
- * Who takes each measured turn of the dead-receiver comparison: each server four times, in an
+ * Who takes each measured turn of a comparison of servers `a` and `b`: each four times, in an
  * order whose mean position is the same for both (a steady drift of the machine falls on both
  * alike) and in which each takes two turns in a row once (the first turn after a stop pays for
  * the work that waited, the dead server's retries included).
  */
-const DEAD_RECEIVER_TURNS = ['none', 'dead', 'dead', 'none', 'dead', 'none', 'none', 'dead']
+const TURN_ORDER = ['a', 'b', 'b', 'a', 'b', 'a', 'a', 'b']
 
 /**
- * The loan-flow load on a server without webhooks and on one forwarding every event of every key
- * to a port nobody listens on. Both start fresh, get the same warm-up, then take turns of half
- * the run duration (DEAD_RECEIVER_TURNS). The warm-ups last a full run duration.
+ * The same load on two running servers (`servers` has two entries, a then b): a warm-up of a full
+ * run duration each, then turns of half the run duration in TURN_ORDER; each figure is over its
+ * server's four turns. Measured one after the other, a ratio took the machine's drift with it: on
+ * a shared 2-core VM, raw node:http alone gave 9,552-16,498 req/s in six runs of one evening.
  *
  * The server not taking a turn is stopped (SIGSTOP) until its next one, so that its background
  * work (the dead receiver's retries, 5 s after each first try, idle-time collections) runs in
@@ -256,29 +257,40 @@ const DEAD_RECEIVER_TURNS = ['none', 'dead', 'dead', 'none', 'dead', 'none', 'no
  * gave 0.93-1.02 (six runs); with four turns of a full duration in the order A B A B, 0.95-1.13
  * (six runs).
  */
+async function compareInTurns(servers, labels, runLoad) {
+  const [a, b] = Object.keys(servers)
+  const turnOf = (name, label, duration) => {
+    for (const [other, server] of Object.entries(servers)) if (other !== name) server.child.kill('SIGSTOP')
+    servers[name].child.kill('SIGCONT')
+    return runLoad(servers[name].url, label, duration)
+  }
+  await turnOf(a, `warm-up, ${labels[a]}`, DURATION)
+  await turnOf(b, `warm-up, ${labels[b]}`, DURATION)
+  const turns = { [a]: [], [b]: [] }
+  for (const [i, which] of TURN_ORDER.entries()) {
+    const name = which === 'a' ? a : b
+    turns[name].push(await turnOf(name, `${labels[name]}, turn ${i + 1}`, DURATION / 2))
+  }
+  for (const server of Object.values(servers)) server.child.kill('SIGCONT')
+  const figures = { [a]: combineTurns(labels[a], turns[a]), [b]: combineTurns(labels[b], turns[b]) }
+  for (const run of Object.values(figures)) console.log(`  ${run.name.padEnd(34)} ${String(run.requests_per_s).padStart(7)} req/s over its turns, p99 ${run.p99_ms} ms`)
+  return figures
+}
+
+/**
+ * The loan-flow load on a server without webhooks and on one forwarding every event of every key
+ * to a port nobody listens on, both fresh, in turns (compareInTurns).
+ */
 async function compareDeadReceiver() {
   const deadPort = await new Promise((resolve) => { const probe = createNetServer().listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)) }) })
   const servers = {
     none: await startSandbox('memory'),
     dead: await startSandbox('memory', undefined, ['--webhook-forward-to', `http://127.0.0.1:${deadPort}/gone`]),
   }
-  const labels = { none: 'no webhooks', dead: 'receiver dead' }
-  const turnOf = (name, label, duration) => {
-    for (const [other, server] of Object.entries(servers)) if (other !== name) server.child.kill('SIGSTOP')
-    servers[name].child.kill('SIGCONT')
-    return loanFlows(servers[name].url, label, { duration })
-  }
-  await turnOf('none', 'warm-up, no webhooks', DURATION)
-  await turnOf('dead', 'warm-up, receiver dead', DURATION)
-  const turnSeconds = DURATION / 2
-  const turns = { none: [], dead: [] }
-  for (const [i, name] of DEAD_RECEIVER_TURNS.entries()) turns[name].push(await turnOf(name, `${labels[name]}, turn ${i + 1}`, turnSeconds))
-  servers.none.child.kill('SIGCONT')
-  servers.dead.child.kill('SIGCONT')
+  const labels = { none: 'loan flow POSTs, no webhooks', dead: 'loan flow POSTs, receiver dead' }
+  const figures = await compareInTurns(servers, labels, (url, label, duration) => loanFlows(url, label, { duration }))
   await stop(servers.none)
   await stop(servers.dead)
-  const figures = { none: combineTurns('loan flow POSTs, no webhooks', turns.none), dead: combineTurns('loan flow POSTs, receiver dead', turns.dead) }
-  for (const run of Object.values(figures)) console.log(`  ${run.name.padEnd(34)} ${String(run.requests_per_s).padStart(7)} req/s over its turns, p99 ${run.p99_ms} ms`)
   return figures
 }
 
@@ -286,14 +298,15 @@ async function main() {
   console.log(`sandbox benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, node ${process.version}, ${cpus().length} CPUs\n`)
   const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, duration_s: DURATION, connections: CONNECTIONS, runs: {} }
 
-  console.log('raw node:http')
+  console.log('GET config: raw node:http and sandbox (memory storage), in turns')
   const raw = await startProcess([join(ROOT, 'bench/raw-server.js')], /raw ready: (\S+)/)
-  results.runs.raw_config = await load('GET config-sized JSON', { url: `${raw.url}/api/sandbox/config` })
+  const memory = await startSandbox('memory')
+  const config = await compareInTurns({ raw, memory }, { raw: 'GET config-sized JSON, raw', memory: 'GET config' }, getConfig)
+  results.runs.raw_config = config.raw
+  results.runs.memory_config = config.memory
   await stop(raw)
 
   console.log('sandbox, memory storage')
-  const memory = await startSandbox('memory')
-  results.runs.memory_config = await getConfig(memory.url)
   results.runs.memory_loans = await getLoans(memory.url)
   results.runs.memory_flows = await loanFlows(memory.url, 'loan flow POSTs (memory)')
   results.memory_rss_mb = Math.round(rssMb(memory.child.pid))
