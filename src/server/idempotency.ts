@@ -6,7 +6,6 @@ import { canonicalJson } from './canonical-json.js'
 import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './pipeline.js'
 import { findIdempotencyRecord, sessionSlotOf, type SessionDoc } from './session-store.js'
-import { needsDispatch } from '../webhooks/deliveries.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
@@ -110,9 +109,9 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
  */
 async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: SessionDoc): Promise<void> {
   const { services, principal } = ctx
-  const prepared = services.dispatcher.prepareCommit(doc, new Date(now).toISOString())
-  await services.sessions.save(principal, prepared, now)
-  if (needsDispatch(base.webhook, prepared.webhook)) services.dispatcher.kick(principal)
+  const written = services.dispatcher.prepareWrite(doc, base.webhook, now)
+  await services.sessions.save(principal, written.doc, now)
+  services.dispatcher.committed(principal, base.webhook, written)
 }
 
 /** A state-changing request without Idempotency-Key (DELETE): serialized and committed, not remembered. */

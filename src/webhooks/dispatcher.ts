@@ -3,15 +3,16 @@ import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc, type SessionStore } from '../server/session-store.js'
 import { createId } from '../server/ids.js'
-import { enqueueEvents, findHead, hasUndelivered, listTargets, recordAttempt } from './deliveries.js'
+import { enqueueEvents, findHead, hasUndelivered, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
+import { createRecentRefusals, shareRefusals } from './recent-refusals.js'
 import { createRefusedRetries } from './refused-retries.js'
 import { sendWebhook, type SendOptions } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findDueRun, restoreRun } from './delivery-spill.js'
 import { signWebhook } from './signature.js'
-import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
+import type { AttemptOutcome, Delivery, DeliveryTarget, WebhookState } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
 
 const ACTIVE_PREFIX = 'webhooks:active'
@@ -34,6 +35,12 @@ export interface DeliveryReport {
   error: string | null
   duration_ms: number
   at: string
+}
+
+/** A session document ready to write, with the attempts it records from recent refusals (see `prepareWrite`). */
+export interface PreparedWrite {
+  doc: SessionDoc
+  reports: DeliveryReport[]
 }
 
 /** Options of the dispatcher. */
@@ -77,7 +84,8 @@ export function createDispatcher(options: DispatcherOptions) {
   const checkedSend: SendOptions = { isForbidden: isForbiddenAddress, resolve: options.resolveHost, timeoutMs: options.timeoutMs, pool }
   const openSend: SendOptions = { timeoutMs: options.timeoutMs, pool }
   const sendOptionsFor = (target: DeliveryTarget): SendOptions => (target === 'endpoint' && !options.allowLocal ? checkedSend : openSend)
-  const refused = createRefusedRetries({ ...options, sendOptionsFor })
+  const recent = createRecentRefusals()
+  const refused = createRefusedRetries({ ...options, sendOptionsFor, recent })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   let closed = false
@@ -87,6 +95,71 @@ export function createDispatcher(options: DispatcherOptions) {
     if (doc.outbox.length === 0) return doc
     const targets = listTargets(doc.webhook.endpoint, options.forward)
     return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId) }
+  }
+
+  /**
+   * prepareCommit for a request's commit (`base` is the webhook state the request started from):
+   * a new queue head whose URL refused a connection a moment ago gets that refusal as its first
+   * attempt, in the same write (recent-refusals.ts).
+   */
+  function prepareWrite(doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
+    const prepared = prepareCommit(doc, new Date(now).toISOString())
+    const { state, shared } = shareRefusals(base, prepared.webhook, (url) => recent.find(url, now), options.retryScheduleMs, now)
+    if (shared.length === 0) return { doc: prepared, reports: [] }
+    const at = new Date(now).toISOString()
+    const reports = shared.map(({ delivery, error }): DeliveryReport => ({
+      delivery_id: delivery.id,
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+      target: delivery.target,
+      url: delivery.url,
+      status: 'retrying',
+      attempt: 1,
+      status_code: null,
+      error,
+      duration_ms: 0,
+      at,
+    }))
+    return { doc: { ...prepared, webhook: state }, reports }
+  }
+
+  /**
+   * After a commit's write (`before` is the webhook state it started from): reports the attempts
+   * the write recorded, and wakes the session's worker if the commit gave it something to do now.
+   * When every head is waiting for its retry (a recent refusal stood for its first attempt), the
+   * worker is put to sleep until then without running.
+   */
+  function committed(principal: Principal, before: WebhookState, written: PreparedWrite): void {
+    for (const report of written.reports) options.onDelivery?.(report)
+    if (closed || !needsDispatch(before, written.doc.webhook)) return
+    const slot = sessionSlotOf(principal)
+    if (written.reports.length > 0 && !running.has(slot)) {
+      const now = Date.now()
+      const { dueRun, heads } = findWork(written.doc)
+      if (!dueRun && heads.length > 0 && heads.every((delivery) => Date.parse(delivery.next_attempt_at ?? '') > now)) {
+        void markActive(slot, true)
+        sleepUntilDue(slot, written.doc, heads, now)
+        return
+      }
+    }
+    kick(principal)
+  }
+
+  /** A session's next work: a spilled batch whose turn has come, or the heads of its queues. */
+  function findWork(doc: SessionDoc) {
+    const targets = TARGETS.filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
+    const dueRun = targets.map((target) => findDueRun(doc.webhook, target)).find((run) => run !== undefined)
+    const heads = targets
+      .map((target) => findHead(doc.webhook, target))
+      .filter((delivery): delivery is Delivery => delivery !== undefined)
+    return { dueRun, heads }
+  }
+
+  /** Lets the worker sleep until the first of `heads` (none due now) is due. */
+  function sleepUntilDue(slot: string, doc: SessionDoc, heads: Delivery[], now: number): void {
+    refused.remember(slot, doc, heads)
+    const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
+    wakeLater(slot, Math.max(0, wakeAt - now))
   }
 
   /**
@@ -118,6 +191,7 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   function wakeLater(slot: string, delayMs: number): void {
+    clearTimeout(timers.get(slot))
     const timer = setTimeout(() => {
       timers.delete(slot)
       kick(principalOfSlot(slot), true)
@@ -166,15 +240,11 @@ export function createDispatcher(options: DispatcherOptions) {
     while (!closed) {
       const doc = await sessions.load(principal)
       const now = Date.now()
-      const targets = TARGETS.filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
-      const dueRun = targets.map((target) => findDueRun(doc.webhook, target)).find((run) => run !== undefined)
+      const { dueRun, heads } = findWork(doc)
       if (dueRun) {
         await restoreSpilled(principal, dueRun.batch)
         continue
       }
-      const heads = targets
-        .map((target) => findHead(doc.webhook, target))
-        .filter((delivery): delivery is Delivery => delivery !== undefined)
       if (heads.length === 0) {
         await markActive(slot, hasUndelivered(doc.webhook))
         return
@@ -182,13 +252,12 @@ export function createDispatcher(options: DispatcherOptions) {
       await markActive(slot, true)
       const due = heads.filter((delivery) => Date.parse(delivery.next_attempt_at ?? '') <= now)
       if (due.length === 0) {
-        refused.remember(slot, doc, heads)
-        const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
-        wakeLater(slot, Math.max(0, wakeAt - now))
+        sleepUntilDue(slot, doc, heads, now)
         return
       }
       const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempt(doc, delivery) })))
       const finished = Date.now()
+      for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
       const updated = await mutex.run(slot, async () => {
         const current = await sessions.load(principal)
         let webhook = current.webhook
@@ -276,7 +345,7 @@ export function createDispatcher(options: DispatcherOptions) {
     pool.close()
   }
 
-  return { prepareCommit, kick, resume, close, flush: staged.flush, idle: () => Promise.all(running.values()).then(() => undefined) }
+  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush: staged.flush, idle: () => Promise.all(running.values()).then(() => undefined) }
 }
 
 /** A dispatcher made by createDispatcher. */

@@ -2,6 +2,7 @@ import type { KeyedMutexLike } from '../server/services.js'
 import { principalOfSlot, type SessionDoc, type SessionStore } from '../server/session-store.js'
 import { recordAttempt } from './deliveries.js'
 import type { DeliveryReport } from './dispatcher.js'
+import { describeSharedRefusal, type RecentRefusals } from './recent-refusals.js'
 import { probeConnection, type SendOptions } from './sender.js'
 import type { Delivery, DeliveryTarget } from './types.js'
 
@@ -26,6 +27,8 @@ export interface RefusedRetriesOptions {
   forward?: { url: string }
   /** How deliveries to a target are sent (address checks, timeout, shared connections). */
   sendOptionsFor: (target: DeliveryTarget) => SendOptions
+  /** URLs that refused a moment ago: a probe of one is not made again (recent-refusals.ts). */
+  recent: RecentRefusals
 }
 
 /**
@@ -49,8 +52,11 @@ export function createRefusedRetries(options: RefusedRetriesOptions) {
   }
 
   async function probe(head: WaitingHead): Promise<{ error: string | null; durationMs: number }> {
+    const refusal = options.recent.find(head.url, Date.now())
+    if (refusal) return { error: describeSharedRefusal(refusal, Date.now()), durationMs: 0 }
     const started = performance.now()
     const error = await probeConnection(head.url, options.sendOptionsFor(head.target))
+    options.recent.note(head.url, { error, refused: error !== null }, Date.now())
     return { error, durationMs: Math.round((performance.now() - started) * 10) / 10 }
   }
 

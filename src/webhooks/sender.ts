@@ -171,13 +171,13 @@ export function sendWebhook(url: string, body: string, headers: SendHeaders, opt
   const started = performance.now()
   const to = destinationOf(new URL(url), options)
   const refusal = refuseLiteral(to, options)
-  if (refusal) return Promise.resolve({ statusCode: null, error: refusal, durationMs: 0 })
+  if (refusal) return Promise.resolve({ statusCode: null, error: refusal, durationMs: 0, refused: true })
   if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return send(to, body, headers, options, started, true)
   const pending = options.pool?.opening.get(to.key)
   if (!pending) return send(to, body, headers, options, started, false)
   return pending.then((failure) => failure === null
     ? send(to, body, headers, options, started, false)
-    : { statusCode: null, error: failure, durationMs: elapsedSince(started) })
+    : { statusCode: null, error: failure, durationMs: elapsedSince(started), refused: true })
 }
 
 /** One send, on a kept-alive connection (`reuse`) or on a new one. */
@@ -190,6 +190,7 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
   return new Promise((resolve) => {
     let settled = false
     let req: ClientRequest | undefined
+    let connected = reuse
     const socket = reuse ? undefined : openSocket(to, lookupFor(options))
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
@@ -202,13 +203,14 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
       }
       // A no-op once the connection is up: only a failure to connect is shared.
       opened(error)
-      resolve({ statusCode, error, durationMs: elapsedSince(started) })
+      resolve({ statusCode, error, durationMs: elapsedSince(started), ...(connected ? {} : { refused: true }) })
     }
     const fail = (error: NodeJS.ErrnoException) => finish(null, describeError(error))
     // Counted from the start of the attempt: waiting for a shared connection and a resend on a new
     // one use up the same 10 s.
     const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), Math.max(0, started + timeoutMs - performance.now()))
     const post = () => {
+      connected = true
       opened(null)
       const fixed = typeof headers === 'function' ? headers() : headers
       const args: PreopenedRequestArgs = {

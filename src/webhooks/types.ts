@@ -71,4 +71,6 @@ export interface AttemptOutcome {
   statusCode: number | null
   error: string | null
   durationMs: number
+  /** True when no connection was made at all (refused, unreachable, forbidden, timed out connecting). */
+  refused?: boolean
 }

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { OPEN_SESSION_ID } from '../../src/server/auth.js'
 import { deleteSessionData } from '../../src/server/session-store.js'
 import type { DeliveryReport } from '../../src/webhooks/dispatcher.js'
-import { createTestApi, type TestApi } from '../helpers/api.js'
+import { SHARED_REFUSAL_MS } from '../../src/webhooks/recent-refusals.js'
+import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
 import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let api: TestApi | undefined
@@ -53,7 +54,8 @@ describe('webhook delivery to a receiver that refuses connections', () => {
 
     const [first, second] = await waitForLog(api, (log) => log[0]!.attempts >= 3)
     expect(first).toMatchObject({ status: 'retrying', last_status_code: null })
-    expect(first!.last_error).toMatch(/^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/)
+    // Retries within SHARED_REFUSAL_MS of a refusal take it over instead of connecting again.
+    expect(first!.last_error).toMatch(/^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+( \(this URL refused a connection \d+ ms before; not tried again\))?$/)
     expect(Date.parse(first!.next_attempt_at!)).toBeGreaterThan(Date.parse(first!.updated_at))
     // Later events wait behind the first.
     expect(second).toMatchObject({ status: 'pending', attempts: 0 })
@@ -71,6 +73,39 @@ describe('webhook delivery to a receiver that refuses connections', () => {
     expect(ofFirst.map((report) => report.attempt)).toEqual(Array.from({ length: delivered!.attempts }, (_, i) => i + 1))
     expect(ofFirst.map((report) => report.status)).toEqual([...Array(delivered!.attempts - 1).fill('retrying'), 'delivered'])
     expect(ofFirst.slice(0, -1).every((report) => report.error?.startsWith('ECONNREFUSED') && report.status_code === null)).toBe(true)
+  })
+
+  it('takes a refusal of a moment ago as the first attempt of the keys that queue after it, and tries for real once it is older', async () => {
+    const port = await findClosedPort()
+    const reports: DeliveryReport[] = []
+    const forward = `http://127.0.0.1:${port}/forward`
+    api = await createTestApi({ webhookForwardTo: forward, webhookRetrySchedule: [60_000], onDelivery: (report) => reports.push(report) })
+    const target = api
+    const start = (key: string) => target.call('POST', '/api/sandbox/loans/flow', { key, body: { action: 'start_collateral_transfer', collateral_btc: 0.1, loan_amount: 1000 } })
+    const keys = [newKey(), newKey(), newKey()]
+    await start(keys[0]!)
+    await api.sandbox.deliveriesIdle()
+    await start(keys[1]!)
+    await start(keys[2]!)
+
+    const refused = /^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/
+    const shared = /^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+ \(this URL refused a connection \d+ ms before; not tried again\)$/
+    expect(reports.map((report) => [report.status, report.attempt, report.url])).toEqual(Array(3).fill(['retrying', 1, forward]))
+    expect(reports[0]!.error).toMatch(refused)
+    expect(reports.slice(1).every((report) => shared.test(report.error ?? ''))).toBe(true)
+    for (const key of keys.slice(1)) {
+      const [head] = ((await api.get('/api/sandbox/webhooks', key)).body.deliveries as DeliveryView[]).reverse()
+      expect(head).toMatchObject({ status: 'retrying', attempts: 1, last_status_code: null })
+      expect(head!.last_error).toMatch(shared)
+    }
+
+    // A receiver started since is not kept waiting by an old refusal.
+    receiver = await startReceiver('/forward', port)
+    await wait(SHARED_REFUSAL_MS + 20)
+    await start(newKey())
+    const [received] = await receiver.waitFor(1)
+    expect(reports.at(-1)).toMatchObject({ event_id: received!.headers['x-service-webhook-id'], status: 'delivered', attempt: 1, status_code: 200, error: null })
+    expect(receiver.received).toHaveLength(1)
   })
 
   it('writes the last failure to storage at once', async () => {

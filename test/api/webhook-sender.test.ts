@@ -153,7 +153,7 @@ describe('probing a receiver', () => {
     receiver = await startReceiver()
     const forbidLoopback = { isForbidden: (address: string) => address === '127.0.0.1' }
     expect(await probeConnection(receiver.url, forbidLoopback)).toBe('refused: 127.0.0.1 is a local or private address')
-    expect(await sendWebhook(receiver.url, '{}', {}, forbidLoopback)).toEqual({ statusCode: null, error: 'refused: 127.0.0.1 is a local or private address', durationMs: 0 })
+    expect(await sendWebhook(receiver.url, '{}', {}, forbidLoopback)).toEqual({ statusCode: null, error: 'refused: 127.0.0.1 is a local or private address', durationMs: 0, refused: true })
     expect(receiver.received).toHaveLength(0)
     expect(await sendWebhook(receiver.url, '{}', {}, { isForbidden: () => false })).toMatchObject({ statusCode: 200 })
   })

@@ -1,0 +1,72 @@
+import { findHead, recordAttempt } from './deliveries.js'
+import type { AttemptOutcome, Delivery, DeliveryTarget, WebhookState } from './types.js'
+
+/**
+ * How long a URL that took no connection counts as still refusing: long enough that a dead
+ * receiver costs one connection per moment rather than one per key (750 new keys a second in the
+ * benchmark), short enough that a receiver just started is tried for real almost at once.
+ */
+export const SHARED_REFUSAL_MS = 250
+
+/** A URL's last failure to connect: why, and when (ms since epoch). */
+export interface Refusal {
+  error: string
+  at: number
+}
+
+/** Remembers, per URL, the last attempt that could not connect, for SHARED_REFUSAL_MS. */
+export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
+  const byUrl = new Map<string, Refusal>()
+  return {
+    /** Takes note of an attempt's or probe's outcome: a refusal is remembered, a connection forgets it. */
+    note(url: string, outcome: Pick<AttemptOutcome, 'error' | 'refused'>, at: number): void {
+      if (outcome.refused && outcome.error !== null) byUrl.set(url, { error: outcome.error, at })
+      else byUrl.delete(url)
+    },
+    /** The URL's refusal if it is recent enough to stand for an attempt made now. */
+    find(url: string, now: number): Refusal | undefined {
+      const refusal = byUrl.get(url)
+      if (refusal && (now - refusal.at > windowMs || now < refusal.at)) {
+        byUrl.delete(url)
+        return undefined
+      }
+      return refusal
+    },
+  }
+}
+
+/** Recent refusals, as the dispatcher keeps them. */
+export type RecentRefusals = ReturnType<typeof createRecentRefusals>
+
+/** The error recorded for an attempt that a recent refusal stands for. */
+export function describeSharedRefusal(refusal: Refusal, now: number): string {
+  return `${refusal.error} (this URL refused a connection ${now - refusal.at} ms before; not tried again)`
+}
+
+const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
+
+/**
+ * Records a failed first attempt on each delivery that a commit made the head of its target's
+ * queue (nothing of the target waited before), when its URL refused a connection a moment ago.
+ * Written in the commit's own document, so that a dead receiver costs each new key no worker, no
+ * connection and no write of its own. A test event is always tried for real: the partner sent it
+ * to see what their receiver does now.
+ */
+export function shareRefusals(before: WebhookState, after: WebhookState, findRefusal: (url: string) => Refusal | undefined, scheduleMs: readonly number[], now: number): { state: WebhookState; shared: Array<{ delivery: Delivery; error: string }> } {
+  const shared: Array<{ delivery: Delivery; error: string }> = []
+  if (before === after) return { state: after, shared }
+  let state = after
+  for (const target of TARGETS) {
+    const head = findHead(state, target)
+    if (!head || head.attempts > 0 || head.event_type === 'sandbox.webhook.test') continue
+    // Only deliveries this commit queued: one put back by the retry endpoint is tried for real.
+    if (head.seq === undefined || head.seq < (before.next_seq ?? 0)) continue
+    if (findHead(before, target) !== undefined || state.spilled?.some((run) => run.target === target)) continue
+    const refusal = findRefusal(head.url)
+    if (!refusal) continue
+    const error = describeSharedRefusal(refusal, now)
+    state = recordAttempt(state, head.id, { statusCode: null, error, durationMs: 0 }, scheduleMs, now)
+    shared.push({ delivery: head, error })
+  }
+  return { state, shared }
+}

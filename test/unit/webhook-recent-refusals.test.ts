@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import type { SandboxEvent } from '../../src/domain/types.js'
+import { createWebhookState, enqueueEvents, recordAttempt, requeueDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { createRecentRefusals, shareRefusals, SHARED_REFUSAL_MS, type Refusal } from '../../src/webhooks/recent-refusals.js'
+import type { WebhookState } from '../../src/webhooks/types.js'
+
+const NOW = Date.parse('2026-11-22T10:00:00.000Z')
+const FORWARD: TargetInfo = { target: 'forward', url: 'http://127.0.0.1:3000/hook', secret: 'whsec_x' }
+const ENDPOINT: TargetInfo = { target: 'endpoint', url: 'https://partner.example/hook', secret: 'whsec_y' }
+const SCHEDULE = [5_000, 30_000]
+const REFUSED = 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:3000'
+let nextId = 0
+const newId = (prefix: string) => `${prefix}_${++nextId}`
+
+function event(type: SandboxEvent['type'] = 'sandbox.loan.issued'): SandboxEvent {
+  return { id: newId('evt'), type, created_at: new Date(NOW).toISOString(), api_version: '0.3.0', data: { object: {} } } as unknown as SandboxEvent
+}
+
+function enqueue(state: WebhookState, targets = [FORWARD], type?: SandboxEvent['type']): WebhookState {
+  return enqueueEvents(state, [event(type), event(type)], targets, new Date(NOW).toISOString(), newId)
+}
+
+/** Refusals of the forward URL only, 40 ms before NOW. */
+const forwardRefused = (url: string): Refusal | undefined => (url === FORWARD.url ? { error: REFUSED, at: NOW - 40 } : undefined)
+
+describe('createRecentRefusals', () => {
+  it('remembers a failure to connect for SHARED_REFUSAL_MS, and forgets it once a connection is made', () => {
+    const recent = createRecentRefusals()
+    recent.note(FORWARD.url, { error: REFUSED, refused: true }, NOW)
+    expect(recent.find(FORWARD.url, NOW + SHARED_REFUSAL_MS)).toEqual({ error: REFUSED, at: NOW })
+    expect(recent.find(ENDPOINT.url, NOW)).toBeUndefined()
+    expect(recent.find(FORWARD.url, NOW + SHARED_REFUSAL_MS + 1)).toBeUndefined()
+    recent.note(FORWARD.url, { error: REFUSED, refused: true }, NOW)
+    // A receiver that answers, even with an error, takes connections.
+    recent.note(FORWARD.url, { error: 'receiver answered 500', refused: false }, NOW + 1)
+    expect(recent.find(FORWARD.url, NOW + 2)).toBeUndefined()
+  })
+})
+
+describe('shareRefusals: a recent refusal of the URL stands for a new head\'s first attempt', () => {
+  it('records the refusal on the head the commit queued, and leaves the deliveries behind it waiting', () => {
+    const before = createWebhookState()
+    const after = enqueue(before)
+    const { state, shared } = shareRefusals(before, after, forwardRefused, SCHEDULE, NOW)
+    const [head, next] = state.deliveries
+    expect(head).toMatchObject({ status: 'retrying', attempts: 1, last_status_code: null, next_attempt_at: new Date(NOW + 5_000).toISOString() })
+    expect(head!.last_error).toBe(`${REFUSED} (this URL refused a connection 40 ms before; not tried again)`)
+    expect(next).toMatchObject({ status: 'pending', attempts: 0 })
+    expect(shared).toEqual([{ delivery: after.deliveries[0], error: head!.last_error }])
+  })
+
+  it('leaves heads alone whose URL did not refuse, and deliveries queued behind an earlier one', () => {
+    const before = createWebhookState()
+    const both = enqueue(before, [ENDPOINT, FORWARD])
+    const { state } = shareRefusals(before, both, forwardRefused, SCHEDULE, NOW)
+    expect(state.deliveries.filter((delivery) => delivery.attempts > 0).map((delivery) => delivery.target)).toEqual(['forward'])
+    const queued = enqueue(before)
+    const waiting = recordAttempt(queued, queued.deliveries[0]!.id, { statusCode: null, error: REFUSED, durationMs: 1 }, SCHEDULE, NOW)
+    const behind = enqueue(waiting)
+    expect(shareRefusals(waiting, behind, forwardRefused, SCHEDULE, NOW).state).toBe(behind)
+  })
+
+  it('tries test events and deliveries put back by the retry endpoint for real', () => {
+    const before = createWebhookState()
+    const test = enqueue(before, [{ ...ENDPOINT, url: FORWARD.url }], 'sandbox.webhook.test')
+    expect(shareRefusals(before, test, forwardRefused, SCHEDULE, NOW).shared).toEqual([])
+    const first = enqueue(before)
+    let failed = first
+    for (let i = 0; i < 3; i++) failed = recordAttempt(failed, first.deliveries[0]!.id, { statusCode: null, error: REFUSED, durationMs: 1 }, SCHEDULE, NOW)
+    failed = recordAttempt(failed, first.deliveries[1]!.id, { statusCode: 200, error: null, durationMs: 1 }, SCHEDULE, NOW)
+    expect(failed.deliveries[0]!.status).toBe('failed')
+    const requeued = requeueDeliveries(failed, [failed.deliveries[0]!.id], new Date(NOW).toISOString())
+    expect(shareRefusals(failed, requeued, forwardRefused, SCHEDULE, NOW).shared).toEqual([])
+  })
+})
