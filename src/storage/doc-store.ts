@@ -11,6 +11,14 @@ export interface DocStore<T> {
    * never evicted from the cache.
    */
   stage(id: string, doc: T): void
+  /** The staged or cached version of a document, without reading storage (and kept as recently used). */
+  peek(id: string): T | undefined
+  /**
+   * Replaces the staged or cached version of a document with `doc`, a change its caller keeps
+   * applying on reads from storage until the next write (nothing is written or staged by this).
+   * Does nothing if the document is neither staged nor cached.
+   */
+  replace(id: string, doc: T): void
   /** Whether the id has a staged version not yet written. */
   isStaged(id: string): boolean
   /** The ids with a staged version not yet written. */
@@ -58,15 +66,23 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
     staged.delete(id)
   }
 
+  function peek(id: string): T | undefined {
+    const current = staged.get(id)
+    if (current) return current
+    const cached = cache.get(id)
+    if (cached) remember(id, cached)
+    return cached
+  }
+
   return {
+    peek,
+    replace(id, doc) {
+      if (staged.has(id)) staged.set(id, doc)
+      else if (cache.has(id)) cache.set(id, doc)
+    },
     async read(id) {
-      const current = staged.get(id)
-      if (current) return current
-      const cached = cache.get(id)
-      if (cached) {
-        remember(id, cached)
-        return cached
-      }
+      const held = peek(id)
+      if (held) return held
       let value: unknown
       try {
         // The raw text, parsed here: unstorage's getItem (destr) scans the whole text twice for

@@ -5,6 +5,7 @@ import memoryDriver from 'unstorage/drivers/memory'
 import { describe, expect, it, vi } from 'vitest'
 import { encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
+import { createSessionStore, type SessionDoc } from '../../src/server/session-store.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 
@@ -63,6 +64,30 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await docs.write('s', { v: 3 })
     expect(docs.listStaged()).toEqual([])
     expect(await storage.getItem('session:s')).toEqual({ v: 3 })
+    await storage.dispose()
+  })
+
+  it('applies a session patch to every load until the session is written, held in memory or read back from storage', async () => {
+    const storage = await open()
+    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, cacheSize: 1 })
+    const [a, b] = ['ka', 'kb'].map((keyId) => ({ apiKey: '', keyId, sessionId: 'default' }))
+    const count = (doc: SessionDoc): SessionDoc => ({ ...doc, event_seq: doc.event_seq + 1 })
+    const stored = async () => JSON.parse(String(await storage.getItemRaw('session:ka:default'))).event_seq
+    await sessions.save(a!, sessions.createSessionDoc('2026-11-22T10:00:00.000Z'))
+    sessions.patch(a!, count)
+    expect((await sessions.load(a!)).event_seq).toBe(1)
+    expect((await sessions.load(a!)).event_seq).toBe(1)
+    // Another session's write evicts this one (cache of one): read back, patched once.
+    await sessions.save(b!, sessions.createSessionDoc('2026-11-22T10:00:00.000Z'))
+    expect((await sessions.load(a!)).event_seq).toBe(1)
+    expect((await sessions.load(a!)).event_seq).toBe(1)
+    sessions.patch(a!, count)
+    expect((await sessions.load(a!)).event_seq).toBe(2)
+    expect(await stored()).toBe(0)
+    await sessions.save(a!, await sessions.load(a!))
+    expect(await stored()).toBe(2)
+    await sessions.load(b!)
+    expect((await sessions.load(a!)).event_seq).toBe(2)
     await storage.dispose()
   })
 
