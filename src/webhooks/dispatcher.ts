@@ -6,6 +6,7 @@ import { createId } from '../server/ids.js'
 import { enqueueEvents, findHead, hasUndelivered, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
+import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createRecentRefusals, shareRefusals } from './recent-refusals.js'
 import { createRefusedRetries } from './refused-retries.js'
 import { sendWebhook, type SendOptions } from './sender.js'
@@ -22,20 +23,7 @@ const FLUSH_DELAY_MS = 1000
 /** When a worker fails (storage trouble), how long until it tries again. */
 const WORKER_RETRY_MS = 2000
 
-/** One finished attempt, as `serve` prints it. */
-export interface DeliveryReport {
-  delivery_id: string
-  event_id: string
-  event_type: string
-  target: DeliveryTarget
-  url: string
-  status: Delivery['status']
-  attempt: number
-  status_code: number | null
-  error: string | null
-  duration_ms: number
-  at: string
-}
+export type { DeliveryReport } from './delivery-report.js'
 
 /** A session document ready to write, with the attempts it records from recent refusals (see `prepareWrite`). */
 export interface PreparedWrite {
@@ -107,19 +95,7 @@ export function createDispatcher(options: DispatcherOptions) {
     const { state, shared } = shareRefusals(base, prepared.webhook, (url) => recent.find(url, now), options.retryScheduleMs, now)
     if (shared.length === 0) return { doc: prepared, reports: [] }
     const at = new Date(now).toISOString()
-    const reports = shared.map(({ delivery, error }): DeliveryReport => ({
-      delivery_id: delivery.id,
-      event_id: delivery.event_id,
-      event_type: delivery.event_type,
-      target: delivery.target,
-      url: delivery.url,
-      status: 'retrying',
-      attempt: 1,
-      status_code: null,
-      error,
-      duration_ms: 0,
-      at,
-    }))
+    const reports = shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at))
     return { doc: { ...prepared, webhook: state }, reports }
   }
 

@@ -1,7 +1,7 @@
 import type { KeyedMutexLike } from '../server/services.js'
 import { principalOfSlot, type SessionDoc, type SessionStore } from '../server/session-store.js'
 import { recordAttempt } from './deliveries.js'
-import type { DeliveryReport } from './dispatcher.js'
+import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { describeSharedRefusal, type RecentRefusals } from './recent-refusals.js'
 import { probeConnection, type SendOptions } from './sender.js'
 import type { Delivery, DeliveryTarget } from './types.js'
@@ -10,7 +10,7 @@ import type { Delivery, DeliveryTarget } from './types.js'
 interface WaitingHead {
   id: string
   event_id: string
-  event_type: string
+  event_type: Delivery['event_type']
   target: DeliveryTarget
   /** Where it goes, as the session was when the worker last read it. */
   url: string
@@ -98,19 +98,7 @@ export function createRefusedRetries(options: RefusedRetriesOptions) {
     })
     if (wakeAt === null) return null
     const at = new Date(finished).toISOString()
-    const reports = outcomes.map(({ head, outcome }): DeliveryReport => ({
-      delivery_id: head.id,
-      event_id: head.event_id,
-      event_type: head.event_type,
-      target: head.target,
-      url: head.url,
-      status: 'retrying',
-      attempt: head.attempts + 1,
-      status_code: null,
-      error: outcome.error,
-      duration_ms: outcome.durationMs,
-      at,
-    }))
+    const reports = outcomes.map(({ head, outcome }) => reportRefusedAttempt(head, head.attempts + 1, outcome.error, outcome.durationMs, at))
     return { reports, wakeAt }
   }
 
