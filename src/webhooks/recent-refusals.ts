@@ -23,10 +23,14 @@ export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
       if (outcome.refused && outcome.error !== null) byUrl.set(url, { error: outcome.error, at })
       else byUrl.delete(url)
     },
-    /** The URL's refusal if it is recent enough to stand for an attempt made now. */
+    /**
+     * The URL's refusal if it is recent enough to stand for an attempt made now. A request takes
+     * `now` when it starts, so a refusal noted while it ran is later than its `now` and still
+     * stands: dropping it made the next new keys each connect again.
+     */
     find(url: string, now: number): Refusal | undefined {
       const refusal = byUrl.get(url)
-      if (refusal && (now - refusal.at > windowMs || now < refusal.at)) {
+      if (refusal && now - refusal.at > windowMs) {
         byUrl.delete(url)
         return undefined
       }
@@ -40,7 +44,7 @@ export type RecentRefusals = ReturnType<typeof createRecentRefusals>
 
 /** The error recorded for an attempt that a recent refusal stands for. */
 export function describeSharedRefusal(refusal: Refusal, now: number): string {
-  return `${refusal.error} (this URL refused a connection ${now - refusal.at} ms before; not tried again)`
+  return `${refusal.error} (this URL refused a connection ${Math.max(0, now - refusal.at)} ms before; not tried again)`
 }
 
 const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']

@@ -35,6 +35,14 @@ describe('createRecentRefusals', () => {
     recent.note(FORWARD.url, { error: 'receiver answered 500', refused: false }, NOW + 1)
     expect(recent.find(FORWARD.url, NOW + 2)).toBeUndefined()
   })
+
+  it('keeps a refusal noted after the asking request started, and still shares it with the next', () => {
+    const recent = createRecentRefusals()
+    recent.note(FORWARD.url, { error: REFUSED, refused: true }, NOW)
+    // A request that took its time a millisecond before the refusal was noted commits after it.
+    expect(recent.find(FORWARD.url, NOW - 1)).toEqual({ error: REFUSED, at: NOW })
+    expect(recent.find(FORWARD.url, NOW + 10)).toEqual({ error: REFUSED, at: NOW })
+  })
 })
 
 describe('shareRefusals: a recent refusal of the URL stands for a new head\'s first attempt', () => {
