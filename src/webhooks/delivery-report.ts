@@ -15,19 +15,34 @@ export interface DeliveryReport {
   at: string
 }
 
-/** The report of an attempt that could not connect, after which the delivery is retried. */
-export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url'>, attempt: number, error: string | null, durationMs: number, at: string): DeliveryReport {
+/** What an attempt came to, for its report. */
+export interface AttemptResult {
+  url: string
+  status: Delivery['status']
+  attempt: number
+  statusCode: number | null
+  error: string | null
+  durationMs: number
+}
+
+/** The report of one attempt at `delivery` (or at a head remembered from it). */
+export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target'>, result: AttemptResult, at: string): DeliveryReport {
   return {
     delivery_id: delivery.id,
     event_id: delivery.event_id,
     event_type: delivery.event_type,
     target: delivery.target,
-    url: delivery.url,
-    status: 'retrying',
-    attempt,
-    status_code: null,
-    error,
-    duration_ms: durationMs,
+    url: result.url,
+    status: result.status,
+    attempt: result.attempt,
+    status_code: result.statusCode,
+    error: result.error,
+    duration_ms: result.durationMs,
     at,
   }
+}
+
+/** The report of an attempt that could not connect, after which the delivery is retried. */
+export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url'>, attempt: number, error: string | null, durationMs: number, at: string): DeliveryReport {
+  return reportAttempt(delivery, { url: delivery.url, status: 'retrying', attempt, statusCode: null, error, durationMs }, at)
 }

@@ -6,7 +6,7 @@ import { createId } from '../server/ids.js'
 import { enqueueEvents, findHead, hasUndelivered, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
-import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
+import { reportAttempt, reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createRecentRefusals, shareRefusals } from './recent-refusals.js'
 import { createRefusedRetries } from './refused-retries.js'
 import { sendWebhook, type SendOptions } from './sender.js'
@@ -250,19 +250,8 @@ export function createDispatcher(options: DispatcherOptions) {
       })
       for (const { delivery, outcome } of outcomes) {
         const after = updated.deliveries.find((item) => item.id === delivery.id)
-        options.onDelivery?.({
-          delivery_id: delivery.id,
-          event_id: delivery.event_id,
-          event_type: delivery.event_type,
-          target: delivery.target,
-          url: outcome.url,
-          status: after?.status ?? 'failed',
-          attempt: after?.attempts ?? delivery.attempts + 1,
-          status_code: outcome.statusCode,
-          error: outcome.error,
-          duration_ms: outcome.durationMs,
-          at: new Date(finished).toISOString(),
-        })
+        const attempt = after?.attempts ?? delivery.attempts + 1
+        options.onDelivery?.(reportAttempt(delivery, { ...outcome, status: after?.status ?? 'failed', attempt }, new Date(finished).toISOString()))
       }
     }
   }
