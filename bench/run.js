@@ -105,6 +105,14 @@ function getLoans(url) {
   })
 }
 
+/** The 4-step loan flow's bodies, walked by the saturating and the paced loads alike. */
+const FLOW_STEPS = [
+  { action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 200 },
+  { action: 'confirm_btc', tx_hash: 'bench', confirmations: 6 },
+  { action: 'run_kyt' },
+  { action: 'complete_payout' },
+]
+
 /**
  * Each connection walks the 4-step loan flow and moves to a fresh key after every issued loan, so
  * 50 keys are active at a time and every POST carries a new Idempotency-Key.
@@ -135,23 +143,12 @@ function loanFlows(url, name, extra = {}) {
   return load(name, {
     url,
     ...extra,
-    requests: [
-      step({ action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 200 }, true),
-      step({ action: 'confirm_btc', tx_hash: 'bench', confirmations: 6 }),
-      step({ action: 'run_kyt' }),
-      step({ action: 'complete_payout' }),
-    ],
+    requests: FLOW_STEPS.map((body, i) => step(body, i === 0)),
   })
 }
 
 /** The same flows, offered at a steady `rate` rather than as fast as the server answers. */
 async function pacedFlows(url, name, rate) {
-  const steps = [
-    { action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 200 },
-    { action: 'confirm_btc', tx_hash: 'bench', confirmations: 6 },
-    { action: 'run_kyt' },
-    { action: 'complete_payout' },
-  ]
   const workers = Array.from({ length: CONNECTIONS }, () => ({ step: 0, flow: 0 }))
   const figures = await runPacedLoad({
     url,
@@ -160,9 +157,9 @@ async function pacedFlows(url, name, rate) {
     connections: CONNECTIONS,
     nextRequest(worker) {
       const state = workers[worker]
-      const body = steps[state.step]
+      const body = FLOW_STEPS[state.step]
       const key = `sk_sandbox_paced_${worker}_${state.flow}_${RUN_ID}`
-      state.step = (state.step + 1) % steps.length
+      state.step = (state.step + 1) % FLOW_STEPS.length
       if (state.step === 0) state.flow++
       return {
         method: 'POST',
