@@ -109,7 +109,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
  */
 async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: SessionDoc): Promise<void> {
   const { services, principal } = ctx
-  const written = services.dispatcher.prepareWrite(doc, base.webhook, now)
+  const written = services.dispatcher.prepareWrite(principal, doc, base.webhook, now)
   await services.sessions.save(principal, written.doc, now)
   services.dispatcher.committed(principal, base.webhook, written)
 }

@@ -7,9 +7,9 @@ import { enqueueEvents, findHead, hasUndelivered, listTargets, needsDispatch, re
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
 import { reportAttempt, reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
-import { createRecentRefusals, shareRefusals } from './recent-refusals.js'
-import { createRefusedRetries } from './refused-retries.js'
-import { sendWebhook, type SendOptions } from './sender.js'
+import { createParkedHeads, toParkedHead, type ParkedHead } from './parked-heads.js'
+import { createRecentRefusals, describeSharedRefusal, findSharedRefusals } from './recent-refusals.js'
+import { probeConnection, sendWebhook, type SendOptions } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findDueRun, restoreRun } from './delivery-spill.js'
 import { signWebhook } from './signature.js'
@@ -25,10 +25,11 @@ const WORKER_RETRY_MS = 2000
 
 export type { DeliveryReport } from './delivery-report.js'
 
-/** A session document ready to write, with the attempts it records from recent refusals (see `prepareWrite`). */
+/** A session document ready to write, with the heads whose first attempt a recent refusal stands for (see `prepareWrite`). */
 export interface PreparedWrite {
   doc: SessionDoc
   reports: DeliveryReport[]
+  parked: ParkedHead[]
 }
 
 /** Options of the dispatcher. */
@@ -63,17 +64,19 @@ export function createDispatcher(options: DispatcherOptions) {
   const active = new Set<string>()
   const markerWrites = new Set<Promise<unknown>>()
   const pool = createConnectionPool()
-  /**
-   * Heads each sleeping worker waits to retry. Only the worker's own wake-up uses them: any other
-   * kick (a commit, a restart) may have changed the heads, so it drops them and the worker reads
-   * the session again.
-   */
   /** Endpoint addresses are checked when sending (DNS can change) unless local webhooks are allowed. */
   const checkedSend: SendOptions = { isForbidden: isForbiddenAddress, resolve: options.resolveHost, timeoutMs: options.timeoutMs, pool }
   const openSend: SendOptions = { timeoutMs: options.timeoutMs, pool }
   const sendOptionsFor = (target: DeliveryTarget): SendOptions => (target === 'endpoint' && !options.allowLocal ? checkedSend : openSend)
   const recent = createRecentRefusals()
-  const refused = createRefusedRetries({ ...options, sendOptionsFor, recent })
+  /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
+  const parked = createParkedHeads({
+    retryScheduleMs: options.retryScheduleMs,
+    probe: probeUrl,
+    wake: (slot) => void mutex.run(slot, async () => unpark(slot)).then(() => kick(principalOfSlot(slot)), options.logError),
+    onAttempt: options.onDelivery,
+    logError: options.logError,
+  })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   let closed = false
@@ -88,37 +91,57 @@ export function createDispatcher(options: DispatcherOptions) {
   /**
    * prepareCommit for a request's commit (`base` is the webhook state the request started from):
    * a new queue head whose URL refused a connection a moment ago gets that refusal as its first
-   * attempt, in the same write (recent-refusals.ts).
+   * attempt, held by the head parked for its retry rather than written (recent-refusals.ts).
    */
-  function prepareWrite(doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
+  function prepareWrite(principal: Principal, doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
     const prepared = prepareCommit(doc, new Date(now).toISOString())
-    const { state, shared } = shareRefusals(base, prepared.webhook, (url) => recent.find(url, now), options.retryScheduleMs, now)
-    if (shared.length === 0) return { doc: prepared, reports: [] }
+    const shared = findSharedRefusals(base, prepared.webhook, (url) => recent.find(url, now), now)
+    if (shared.length === 0) return { doc: prepared, reports: [], parked: [] }
+    const slot = sessionSlotOf(principal)
+    const next = now + options.retryScheduleMs[0]!
+    const heads = shared.map(({ delivery, error }) => ({ ...toParkedHead(slot, delivery, delivery.url), held: 1, lastError: error, lastAt: now, next }))
     const at = new Date(now).toISOString()
-    const reports = shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at))
-    return { doc: { ...prepared, webhook: state }, reports }
+    const reports = options.onDelivery ? shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at)) : []
+    return { doc: prepared, reports, parked: heads }
   }
 
   /**
-   * After a commit's write (`before` is the webhook state it started from): reports the attempts
-   * the write recorded, and wakes the session's worker if the commit gave it something to do now.
-   * When every head is waiting for its retry (a recent refusal stood for its first attempt), the
-   * worker is put to sleep until then without running.
+   * After a commit's write (`before` is the webhook state it started from), under the session's
+   * mutex: reports the attempts recent refusals stood for and parks their heads, and wakes the
+   * session's worker if the commit gave it something to do now. When every head is parked, the
+   * worker is not started at all.
    */
   function committed(principal: Principal, before: WebhookState, written: PreparedWrite): void {
     for (const report of written.reports) options.onDelivery?.(report)
-    if (closed || !needsDispatch(before, written.doc.webhook)) return
+    if (closed) return
+    if (written.parked.length > 0) parked.park(written.parked)
+    if (!needsDispatch(before, written.doc.webhook)) return
     const slot = sessionSlotOf(principal)
-    if (written.reports.length > 0 && !running.has(slot)) {
-      const now = Date.now()
+    if (written.parked.length > 0 && !running.has(slot)) {
       const { dueRun, heads } = findWork(written.doc)
-      if (!dueRun && heads.length > 0 && heads.every((delivery) => Date.parse(delivery.next_attempt_at ?? '') > now)) {
+      if (!dueRun && heads.every((delivery) => parked.holds(slot, delivery.id))) {
         void markActive(slot, true)
-        sleepUntilDue(slot, written.doc, heads, now)
         return
       }
     }
+    // A worker that runs takes the session's parked heads back, with the attempts they hold.
+    unpark(slot)
     kick(principal)
+  }
+
+  /** Takes a session's heads back from parking, their held attempts into its document (under its mutex). */
+  function unpark(slot: string): void {
+    const patch = parked.release(slot)
+    if (patch) sessions.patch(principalOfSlot(slot), patch)
+  }
+
+  async function probeUrl(url: string, target: DeliveryTarget): Promise<{ error: string | null; durationMs: number }> {
+    const refusal = recent.find(url, Date.now())
+    if (refusal) return { error: describeSharedRefusal(refusal, Date.now()), durationMs: 0 }
+    const started = performance.now()
+    const error = await probeConnection(url, sendOptionsFor(target))
+    recent.note(url, { error, refused: error !== null }, Date.now())
+    return { error, durationMs: Math.round((performance.now() - started) * 10) / 10 }
   }
 
   /** A session's next work: a spilled batch whose turn has come, or the heads of its queues. */
@@ -131,21 +154,21 @@ export function createDispatcher(options: DispatcherOptions) {
     return { dueRun, heads }
   }
 
-  /** Lets the worker sleep until the first of `heads` (none due now) is due. */
+  /** Lets the worker sleep until the first of `heads` (none due now) is due: parked, or on a timer of its own. */
   function sleepUntilDue(slot: string, doc: SessionDoc, heads: Delivery[], now: number): void {
-    refused.remember(slot, doc, heads)
+    const urls = heads.map((delivery) => (delivery.target === 'forward' ? options.forward?.url : doc.webhook.endpoint?.url))
+    if (urls.every((url) => url !== undefined)) {
+      parked.park(heads.map((delivery, i) => toParkedHead(slot, delivery, urls[i]!)))
+      return
+    }
     const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
     wakeLater(slot, Math.max(0, wakeAt - now))
   }
 
-  /**
-   * Starts (or re-runs) the worker of a session after a commit that left deliveries to send;
-   * `wake` when its own retry timer calls.
-   */
-  function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>, wake = false): void {
+  /** Starts (or re-runs) the worker of a session after a commit that left deliveries to send. */
+  function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>): void {
     if (closed) return
     const slot = sessionSlotOf(principal)
-    if (!wake) refused.forget(slot)
     const timer = timers.get(slot)
     if (timer) {
       clearTimeout(timer)
@@ -155,7 +178,7 @@ export function createDispatcher(options: DispatcherOptions) {
       again.add(slot)
       return
     }
-    const run = work(slot, wake).catch((error) => {
+    const run = work(slot).catch((error) => {
       options.logError(error)
       // Commits wake the worker only when they add work, so a failed worker must wake itself.
       if (!closed) wakeLater(slot, WORKER_RETRY_MS)
@@ -170,7 +193,7 @@ export function createDispatcher(options: DispatcherOptions) {
     clearTimeout(timers.get(slot))
     const timer = setTimeout(() => {
       timers.delete(slot)
-      kick(principalOfSlot(slot), true)
+      kick(principalOfSlot(slot))
     }, delayMs)
     timer.unref()
     timers.set(slot, timer)
@@ -204,14 +227,8 @@ export function createDispatcher(options: DispatcherOptions) {
     return { ...outcome, url }
   }
 
-  async function work(slot: string, wake: boolean): Promise<void> {
-    const retried = wake ? await refused.retry(slot, () => closed) : null
-    if (retried) {
-      for (const report of retried.reports) options.onDelivery?.(report)
-      wakeLater(slot, Math.max(0, retried.wakeAt - Date.now()))
-      return
-    }
-    refused.forget(slot)
+  async function work(slot: string): Promise<void> {
+    if (parked.isParked(slot)) await mutex.run(slot, async () => unpark(slot))
     const principal = principalOfSlot(slot)
     while (!closed) {
       const doc = await sessions.load(principal)
@@ -299,18 +316,37 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
+  /**
+   * Writes the attempts parked heads hold into their sessions' documents (as patches, which the
+   * next write of each takes along), and keeps them parked.
+   */
+  async function checkpointParked(): Promise<void> {
+    await Promise.all(parked.slots().map((slot) => mutex.run(slot, async () => {
+      const patch = parked.checkpoint(slot)
+      if (patch) sessions.patch(principalOfSlot(slot), patch)
+    })))
+  }
+
+  /** Writes failed attempts held in memory now rather than later. */
+  async function flush(): Promise<void> {
+    await checkpointParked()
+    await staged.flush()
+  }
+
   /** Stops scheduling; waits for attempts in flight to be recorded and written. */
   async function close(): Promise<void> {
     closed = true
+    parked.stop()
     for (const timer of timers.values()) clearTimeout(timer)
     timers.clear()
     await Promise.all(running.values())
+    if (options.persistent) await checkpointParked()
     await staged.close()
     await Promise.all(markerWrites)
     pool.close()
   }
 
-  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush: staged.flush, idle: () => Promise.all(running.values()).then(() => undefined) }
+  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush, overlay: parked.overlay, idle: () => Promise.all(running.values()).then(() => undefined) }
 }
 
 /** A dispatcher made by createDispatcher. */

@@ -1,4 +1,4 @@
-import { findHead, recordAttempt } from './deliveries.js'
+import { findHead } from './deliveries.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, WebhookState } from './types.js'
 
 /**
@@ -50,27 +50,22 @@ export function describeSharedRefusal(refusal: Refusal, now: number): string {
 const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
 
 /**
- * Records a failed first attempt on each delivery that a commit made the head of its target's
- * queue (nothing of the target waited before), when its URL refused a connection a moment ago.
- * Written in the commit's own document, so that a dead receiver costs each new key no worker, no
- * connection and no write of its own. A test event is always tried for real: the partner sent it
- * to see what their receiver does now.
+ * The heads a commit made of its targets' queues (nothing of the target waited before) whose URL
+ * refused a connection a moment ago: that refusal stands for their first attempt, so a dead
+ * receiver costs each new key no worker and no connection of its own. A test event is always
+ * tried for real: the partner sent it to see what their receiver does now.
  */
-export function shareRefusals(before: WebhookState, after: WebhookState, findRefusal: (url: string) => Refusal | undefined, scheduleMs: readonly number[], now: number): { state: WebhookState; shared: Array<{ delivery: Delivery; error: string }> } {
+export function findSharedRefusals(before: WebhookState, after: WebhookState, findRefusal: (url: string) => Refusal | undefined, now: number): Array<{ delivery: Delivery; error: string }> {
   const shared: Array<{ delivery: Delivery; error: string }> = []
-  if (before === after) return { state: after, shared }
-  let state = after
+  if (before === after) return shared
   for (const target of TARGETS) {
-    const head = findHead(state, target)
+    const head = findHead(after, target)
     if (!head || head.attempts > 0 || head.event_type === 'sandbox.webhook.test') continue
     // Only deliveries this commit queued: one put back by the retry endpoint is tried for real.
     if (head.seq === undefined || head.seq < (before.next_seq ?? 0)) continue
-    if (findHead(before, target) !== undefined || state.spilled?.some((run) => run.target === target)) continue
+    if (findHead(before, target) !== undefined || after.spilled?.some((run) => run.target === target)) continue
     const refusal = findRefusal(head.url)
-    if (!refusal) continue
-    const error = describeSharedRefusal(refusal, now)
-    state = recordAttempt(state, head.id, { statusCode: null, error, durationMs: 0 }, scheduleMs, now)
-    shared.push({ delivery: head, error })
+    if (refusal) shared.push({ delivery: head, error: describeSharedRefusal(refusal, now) })
   }
-  return { state, shared }
+  return shared
 }

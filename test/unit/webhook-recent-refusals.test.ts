@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
 import { createWebhookState, enqueueEvents, recordAttempt, requeueDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
-import { createRecentRefusals, shareRefusals, SHARED_REFUSAL_MS, type Refusal } from '../../src/webhooks/recent-refusals.js'
+import { createRecentRefusals, findSharedRefusals, SHARED_REFUSAL_MS, type Refusal } from '../../src/webhooks/recent-refusals.js'
 import type { WebhookState } from '../../src/webhooks/types.js'
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z')
@@ -45,39 +45,33 @@ describe('createRecentRefusals', () => {
   })
 })
 
-describe('shareRefusals: a recent refusal of the URL stands for a new head\'s first attempt', () => {
-  it('records the refusal on the head the commit queued, and leaves the deliveries behind it waiting', () => {
+describe('findSharedRefusals: a recent refusal of the URL stands for a new head\'s first attempt', () => {
+  it('names the head the commit queued, with the refusal as its error, and not the deliveries behind it', () => {
     const before = createWebhookState()
     const after = enqueue(before)
-    const { state, shared } = shareRefusals(before, after, forwardRefused, SCHEDULE, NOW)
-    const [head, next] = state.deliveries
-    expect(head).toMatchObject({ status: 'retrying', attempts: 1, last_status_code: null, next_attempt_at: new Date(NOW + 5_000).toISOString() })
-    expect(head!.last_error).toBe(`${REFUSED} (this URL refused a connection 40 ms before; not tried again)`)
-    expect(next).toMatchObject({ status: 'pending', attempts: 0 })
-    expect(shared).toEqual([{ delivery: after.deliveries[0], error: head!.last_error }])
+    const shared = findSharedRefusals(before, after, forwardRefused, NOW)
+    expect(shared).toEqual([{ delivery: after.deliveries[0], error: `${REFUSED} (this URL refused a connection 40 ms before; not tried again)` }])
   })
 
   it('leaves heads alone whose URL did not refuse, and deliveries queued behind an earlier one', () => {
     const before = createWebhookState()
     const both = enqueue(before, [ENDPOINT, FORWARD])
-    const { state } = shareRefusals(before, both, forwardRefused, SCHEDULE, NOW)
-    expect(state.deliveries.filter((delivery) => delivery.attempts > 0).map((delivery) => delivery.target)).toEqual(['forward'])
+    expect(findSharedRefusals(before, both, forwardRefused, NOW).map(({ delivery }) => delivery.target)).toEqual(['forward'])
     const queued = enqueue(before)
     const waiting = recordAttempt(queued, queued.deliveries[0]!.id, { statusCode: null, error: REFUSED, durationMs: 1 }, SCHEDULE, NOW)
-    const behind = enqueue(waiting)
-    expect(shareRefusals(waiting, behind, forwardRefused, SCHEDULE, NOW).state).toBe(behind)
+    expect(findSharedRefusals(waiting, enqueue(waiting), forwardRefused, NOW)).toEqual([])
   })
 
   it('tries test events and deliveries put back by the retry endpoint for real', () => {
     const before = createWebhookState()
     const test = enqueue(before, [{ ...ENDPOINT, url: FORWARD.url }], 'sandbox.webhook.test')
-    expect(shareRefusals(before, test, forwardRefused, SCHEDULE, NOW).shared).toEqual([])
+    expect(findSharedRefusals(before, test, forwardRefused, NOW)).toEqual([])
     const first = enqueue(before)
     let failed = first
     for (let i = 0; i < 3; i++) failed = recordAttempt(failed, first.deliveries[0]!.id, { statusCode: null, error: REFUSED, durationMs: 1 }, SCHEDULE, NOW)
     failed = recordAttempt(failed, first.deliveries[1]!.id, { statusCode: 200, error: null, durationMs: 1 }, SCHEDULE, NOW)
     expect(failed.deliveries[0]!.status).toBe('failed')
     const requeued = requeueDeliveries(failed, [failed.deliveries[0]!.id], new Date(NOW).toISOString())
-    expect(shareRefusals(failed, requeued, forwardRefused, SCHEDULE, NOW).shared).toEqual([])
+    expect(findSharedRefusals(failed, requeued, forwardRefused, NOW)).toEqual([])
   })
 })

@@ -13,7 +13,7 @@ import { checkWebhookUrl } from '../../webhooks/url-policy.js'
 import { createId } from '../ids.js'
 import type { RouteContext, RouteSpec } from '../pipeline.js'
 import { createDomainContext } from '../services.js'
-import type { SessionDoc } from '../session-store.js'
+import { sessionSlotOf, type SessionDoc } from '../session-store.js'
 
 const MAX_RETRY_BATCH = 50
 
@@ -27,8 +27,10 @@ function viewEndpoint(endpoint: StoredEndpoint | null, revealSecret: boolean): W
   return { ...shown, secretPreview: previewSecret(secret), ...(revealSecret ? { signingSecret: secret } : {}) }
 }
 
-function answer(state: WebhookState, revealSecret = false): WebhookStateView {
-  return { endpoint: viewEndpoint(state.endpoint, revealSecret), deliveries: viewDeliveries(state) }
+/** The endpoint and delivery log, with the attempts parked heads hold (dispatcher.ts) counted in. */
+function answer(state: WebhookState, ctx: RouteContext, revealSecret = false): WebhookStateView {
+  const shown = ctx.services.dispatcher.overlay(sessionSlotOf(ctx.principal), state)
+  return { endpoint: viewEndpoint(state.endpoint, revealSecret), deliveries: viewDeliveries(shown) }
 }
 
 function parseEvents(events: unknown): EventType[] {
@@ -67,7 +69,7 @@ async function saveEndpoint(doc: SessionDoc, input: WebhookEndpointInput, ctx: R
     updatedAt: now,
   }
   const webhook = { ...doc.webhook, endpoint }
-  return { doc: { ...doc, webhook }, body: answer(webhook, revealSecret) }
+  return { doc: { ...doc, webhook }, body: answer(webhook, ctx, revealSecret) }
 }
 
 function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
@@ -77,7 +79,7 @@ function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
   // Queued here rather than at commit so the answer can show the delivery it created.
   const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now)
   const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)
-  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: showDelivery(delivery!), ...answer(next.webhook) } }
+  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: showDelivery(delivery!), ...answer(next.webhook, ctx) } }
 }
 
 async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContext) {
@@ -97,13 +99,13 @@ async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContex
     throw new SandboxError('WEBHOOK_DELIVERY_NOT_FOUND', `No retryable delivery ${missing.join(', ')} (unknown, or already delivered).`, { delivery_ids: missing })
   }
   const webhook = requeueDeliveries(doc.webhook, chosen, new Date().toISOString())
-  return { doc: { ...doc, webhook }, body: { retried: chosen, ...answer(webhook) } }
+  return { doc: { ...doc, webhook }, body: { retried: chosen, ...answer(webhook, ctx) } }
 }
 
 /** The webhook endpoints of spec 4.7, as [method, path, route]. */
 export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
   return [
-    ['GET', '/api/sandbox/webhooks', { kind: 'read', session: true, read: (doc) => answer(doc!.webhook) }],
+    ['GET', '/api/sandbox/webhooks', { kind: 'read', session: true, read: (doc, ctx) => answer(doc!.webhook, ctx) }],
     ['POST', '/api/sandbox/webhooks', {
       kind: 'write',
       parse: (body) => parseBody(webhookEndpointSchema, body ?? {}),
@@ -113,11 +115,11 @@ export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
       kind: 'write',
       idempotent: false,
       parse: () => ({}),
-      execute(doc) {
+      execute(doc, _input, ctx) {
         const endpoint = doc.webhook.endpoint
         if (!endpoint) throw new SandboxError('WEBHOOK_ENDPOINT_REQUIRED', 'There is no webhook endpoint to disable.')
         const webhook = { ...doc.webhook, endpoint: { ...endpoint, enabled: false, updatedAt: new Date().toISOString() } }
-        return { doc: { ...doc, webhook }, body: answer(webhook) }
+        return { doc: { ...doc, webhook }, body: answer(webhook, ctx) }
       },
     }],
     ['POST', '/api/sandbox/webhooks/test', {
