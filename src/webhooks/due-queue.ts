@@ -3,8 +3,8 @@ export interface DueQueue<T extends { next: number }> {
   push(item: T): void
   /** The earliest due time, or undefined when empty. */
   peekNext(): number | undefined
-  /** Removes and returns every item due at or before `now`, earliest first. */
-  popDue(now: number): T[]
+  /** Removes and returns the items due at or before `now`, earliest first, at most `limit`. */
+  popDue(now: number, limit?: number): T[]
   readonly size: number
 }
 
@@ -55,9 +55,9 @@ export function createDueQueue<T extends { next: number }>(): DueQueue<T> {
       up(heap.length - 1)
     },
     peekNext: () => heap[0]?.next,
-    popDue(now) {
+    popDue(now, limit = Infinity) {
       const due: T[] = []
-      while (heap.length > 0 && heap[0]!.next <= now) due.push(pop())
+      while (heap.length > 0 && heap[0]!.next <= now && due.length < limit) due.push(pop())
       return due
     },
     get size() {

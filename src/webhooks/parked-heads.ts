@@ -76,6 +76,11 @@ export interface ParkedHeadsOptions {
 
 /** Heads due within this much of each other are retried in one turn, with one probe per URL. */
 const BATCH_MS = 20
+/**
+ * Heads retried per turn at most: after a pause (a stopped process, a long collection) thousands
+ * can be due at once, and counting them all in one go would hold up the requests waiting meanwhile.
+ */
+const HEADS_PER_TURN = 500
 
 /**
  * Heads of sleeping sessions, retried by URL instead of by session: when a head is due, its URL is
@@ -95,7 +100,8 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
   function arm(): void {
     const next = queue.peekNext()
     if (next === undefined || stopped || turning) return
-    const at = next + BATCH_MS
+    // Heads left over from a full turn are due already: their turn follows at once.
+    const at = next + BATCH_MS <= Date.now() ? Date.now() : next + BATCH_MS
     if (timer && timerAt <= at) return
     clearTimeout(timer)
     timerAt = at
@@ -111,7 +117,7 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
   async function turn(): Promise<void> {
     turning = true
     try {
-      const due = queue.popDue(Date.now()).filter((head) => !head.released)
+      const due = queue.popDue(Date.now(), HEADS_PER_TURN).filter((head) => !head.released)
       const byUrl = new Map<string, ParkedHead[]>()
       for (const head of due) {
         const list = byUrl.get(head.url)

@@ -30,7 +30,8 @@ describe('createDueQueue', () => {
     expect(queue.peekNext()).toBe(10)
     expect(queue.popDue(35).map((item) => item.name)).toEqual(['a', 'b', 'c'])
     expect(queue.size).toBe(2)
-    expect(queue.popDue(100).map((item) => item.name)).toEqual(['d', 'e'])
+    expect(queue.popDue(100, 1).map((item) => item.name)).toEqual(['d'])
+    expect(queue.popDue(100).map((item) => item.name)).toEqual(['e'])
     expect(queue.peekNext()).toBeUndefined()
   })
 })
@@ -90,6 +91,15 @@ describe('createParkedHeads', () => {
     // Nothing is retried before it is due again.
     await vi.advanceTimersByTimeAsync(4_000)
     expect(probe).toHaveBeenCalledTimes(1)
+  })
+
+  it('retries a crowd of heads due at once over several turns, every one of them', async () => {
+    const { parked, reports, probe } = setup(REFUSED)
+    parked.park(Array.from({ length: 1_200 }, (_, i) => ({ ...parkedHead(queued(), `k${i}:s`), next: NOW + 100 })))
+    await vi.advanceTimersByTimeAsync(200)
+    expect(reports).toHaveLength(1_200)
+    // 500 a turn: three turns, one probe each.
+    expect(probe).toHaveBeenCalledTimes(3)
   })
 
   it('wakes the session when the URL takes a connection, and before a last attempt', async () => {
