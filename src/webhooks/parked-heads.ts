@@ -118,14 +118,16 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
     turning = true
     try {
       const due = queue.popDue(Date.now(), HEADS_PER_TURN).filter((head) => !head.released)
+      // By target too: an endpoint's address is checked before connecting, a forward URL's is not.
       const byUrl = new Map<string, ParkedHead[]>()
       for (const head of due) {
-        const list = byUrl.get(head.url)
+        const key = `${head.target} ${head.url}`
+        const list = byUrl.get(key)
         if (list) list.push(head)
-        else byUrl.set(head.url, [head])
+        else byUrl.set(key, [head])
       }
-      await Promise.all([...byUrl].map(async ([url, heads]) => {
-        const { error, durationMs } = await options.probe(url, heads[0]!.target)
+      await Promise.all([...byUrl.values()].map(async (heads) => {
+        const { error, durationMs } = await options.probe(heads[0]!.url, heads[0]!.target)
         const at = Date.now()
         for (const head of heads) {
           if (head.released || stopped) continue

@@ -68,7 +68,7 @@ describe('createParkedHeads', () => {
     vi.useFakeTimers({ now: NOW })
     const reports: DeliveryReport[] = []
     const woken: string[] = []
-    const probe = vi.fn(async () => ({ error: probeError, durationMs: 0.5 }))
+    const probe = vi.fn(async (_url: string, _target: string) => ({ error: probeError, durationMs: 0.5 }))
     const parked = createParkedHeads({ retryScheduleMs: SCHEDULE, probe, wake: (slot) => woken.push(slot), onAttempt: (report) => reports.push(report), logError: (error) => { throw error } })
     return { parked, reports, woken, probe }
   }
@@ -91,6 +91,14 @@ describe('createParkedHeads', () => {
     // Nothing is retried before it is due again.
     await vi.advanceTimersByTimeAsync(4_000)
     expect(probe).toHaveBeenCalledTimes(1)
+  })
+
+  it('probes a URL once per target: an endpoint is checked before connecting, a forward URL is not', async () => {
+    const { parked, probe } = setup(REFUSED)
+    const state = queued()
+    parked.park([{ ...parkedHead(state, 'k1:s'), next: NOW + 100 }, { ...parkedHead(state, 'k2:s'), target: 'endpoint', next: NOW + 100 }, { ...parkedHead(queued(), 'k3:s'), next: NOW + 100 }])
+    await vi.advanceTimersByTimeAsync(200)
+    expect(probe.mock.calls).toEqual([[FORWARD.url, 'forward'], [FORWARD.url, 'endpoint']])
   })
 
   it('retries a crowd of heads due at once over several turns, every one of them', async () => {
