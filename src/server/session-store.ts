@@ -139,8 +139,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   /**
    * Changes kept in memory per session until its next write (see `patch`): applied to the version
    * held in memory at once, and to the stored one whenever it is read again. Only reads of storage
-   * look here: with a dead receiver this map holds every key that was retried, and looking each
-   * load up in it cost ~3 µs a request (measured).
+   * look here, so a load served from memory costs no lookup however many sessions are patched.
    */
   const patches = new Map<string, SessionPatch[]>()
 

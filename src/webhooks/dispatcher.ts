@@ -13,11 +13,10 @@ import { probeConnection, sendWebhook, type SendOptions } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findDueRun, restoreRun } from './delivery-spill.js'
 import { signWebhook } from './signature.js'
-import type { AttemptOutcome, Delivery, DeliveryTarget, WebhookState } from './types.js'
+import { DELIVERY_TARGETS, type AttemptOutcome, type Delivery, type DeliveryTarget, type WebhookState } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
 
 const ACTIVE_PREFIX = 'webhooks:active'
-const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
 /** How long failed attempts are kept in memory before they are written (see `work`). */
 const FLUSH_DELAY_MS = 1000
 /** When a worker fails (storage trouble), how long until it tries again. */
@@ -73,7 +72,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,
     probe: probeUrl,
-    wake: (slot) => void mutex.run(slot, async () => unpark(slot)).then(() => kick(principalOfSlot(slot)), options.logError),
+    wake: (slot) => kick(principalOfSlot(slot)),
     onAttempt: options.onDelivery,
     logError: options.logError,
   })
@@ -124,15 +123,7 @@ export function createDispatcher(options: DispatcherOptions) {
         return
       }
     }
-    // A worker that runs takes the session's parked heads back, with the attempts they hold.
-    unpark(slot)
     kick(principal)
-  }
-
-  /** Takes a session's heads back from parking, their held attempts into its document (under its mutex). */
-  function unpark(slot: string): void {
-    const patch = parked.release(slot)
-    if (patch) sessions.patch(principalOfSlot(slot), patch)
   }
 
   async function probeUrl(url: string, target: DeliveryTarget): Promise<{ error: string | null; durationMs: number }> {
@@ -146,7 +137,7 @@ export function createDispatcher(options: DispatcherOptions) {
 
   /** A session's next work: a spilled batch whose turn has come, or the heads of its queues. */
   function findWork(doc: SessionDoc) {
-    const targets = TARGETS.filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
+    const targets = DELIVERY_TARGETS.filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
     const dueRun = targets.map((target) => findDueRun(doc.webhook, target)).find((run) => run !== undefined)
     const heads = targets
       .map((target) => findHead(doc.webhook, target))
@@ -228,8 +219,14 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   async function work(slot: string): Promise<void> {
-    if (parked.isParked(slot)) await mutex.run(slot, async () => unpark(slot))
     const principal = principalOfSlot(slot)
+    // The worker takes the session's parked heads back first, with the attempts they hold.
+    if (parked.isParked(slot)) {
+      await mutex.run(slot, async () => {
+        const patch = parked.release(slot)
+        if (patch) sessions.patch(principal, patch)
+      })
+    }
     while (!closed) {
       const doc = await sessions.load(principal)
       const now = Date.now()

@@ -1,5 +1,5 @@
 import { findHead } from './deliveries.js'
-import type { AttemptOutcome, Delivery, DeliveryTarget, WebhookState } from './types.js'
+import { DELIVERY_TARGETS, type AttemptOutcome, type Delivery, type WebhookState } from './types.js'
 
 /**
  * How long a URL that took no connection counts as still refusing: long enough that a dead
@@ -39,15 +39,10 @@ export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
   }
 }
 
-/** Recent refusals, as the dispatcher keeps them. */
-export type RecentRefusals = ReturnType<typeof createRecentRefusals>
-
 /** The error recorded for an attempt that a recent refusal stands for. */
 export function describeSharedRefusal(refusal: Refusal, now: number): string {
   return `${refusal.error} (this URL refused a connection ${Math.max(0, now - refusal.at)} ms before; not tried again)`
 }
-
-const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
 
 /**
  * The heads a commit made of its targets' queues (nothing of the target waited before) whose URL
@@ -58,7 +53,7 @@ const TARGETS: DeliveryTarget[] = ['endpoint', 'forward']
 export function findSharedRefusals(before: WebhookState, after: WebhookState, findRefusal: (url: string) => Refusal | undefined, now: number): Array<{ delivery: Delivery; error: string }> {
   const shared: Array<{ delivery: Delivery; error: string }> = []
   if (before === after) return shared
-  for (const target of TARGETS) {
+  for (const target of DELIVERY_TARGETS) {
     const head = findHead(after, target)
     if (!head || head.attempts > 0 || head.event_type === 'sandbox.webhook.test') continue
     // Only deliveries this commit queued: one put back by the retry endpoint is tried for real.

@@ -18,6 +18,9 @@ export interface StoredEndpoint {
 /** Where a delivery goes: the key's endpoint, or the server's `--webhook-forward-to` URL. */
 export type DeliveryTarget = 'endpoint' | 'forward'
 
+/** Every delivery target, in the order a session's queues are worked. */
+export const DELIVERY_TARGETS: readonly DeliveryTarget[] = ['endpoint', 'forward']
+
 /** Delivery status values (decisions.md). */
 export type DeliveryStatus = 'pending' | 'delivered' | 'retrying' | 'failed'
 
