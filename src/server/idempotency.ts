@@ -86,10 +86,10 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       // Serialized once: the same text is stored for replays and sent now.
       const fields = outcome.bodyFields
       const response = outcome.bodyJson ?? (fields !== undefined ? `{${fields}}` : JSON.stringify(outcome.body))
-      const answer = outcome.parts && hasRecordRuns(outcome.parts) ? { parts: outcome.parts } : { response }
+      const kept = outcome.parts && hasRecordRuns(outcome.parts) ? { parts: outcome.parts } : { answer: response }
       const stored: SessionDoc = {
         ...outcome.doc,
-        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), ...answer }],
+        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), ...kept }],
       }
       await commit(ctx, stored, now, doc)
       const errorCode = outcome.errorCode ?? null

@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage'
 import type { Balances, LoanBook, SandboxEvent } from '../domain/types.js'
 import { createLoanBook } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
+import { stringifyOnce } from '../storage/json-memo.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import { spillDeliveries } from '../webhooks/delivery-spill.js'
 import type { Delivery, WebhookState } from '../webhooks/types.js'
@@ -33,7 +34,13 @@ export interface IdempotencyRecord {
   fingerprint: string
   status: number
   created_at: string
-  /** The stored answer body as JSON text while it is still inline; moved to batch `batch` later. */
+  /**
+   * The stored answer body while it is still inline (moved to batch `batch` later): its JSON text
+   * as the request made it, or, read back from storage, the object that text parses to. The
+   * document holds it as JSON, not as a string (see session-json.ts).
+   */
+  answer?: string | Record<string, unknown>
+  /** The same as JSON text in a string, as documents written before `answer` hold it. */
   response?: string
   /** ... or, for a loan-state answer, its parts (see AnswerParts), inline or moved the same way. */
   parts?: AnswerParts
@@ -100,6 +107,9 @@ export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number)
 type StoredAnswer = string | AnswerParts
 
 function storedAnswerOf(record: IdempotencyRecord): StoredAnswer | undefined {
+  const { answer } = record
+  // Written by JSON.stringify and parsed back, the object gives back the very text it was made from.
+  if (answer !== undefined) return typeof answer === 'string' ? answer : stringifyOnce(answer)
   return record.response ?? record.parts
 }
 

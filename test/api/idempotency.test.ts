@@ -155,6 +155,38 @@ describe('idempotency', () => {
     }
   })
 
+  it('replays the exact bytes of answers still in the session document after a restart on fs storage', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-idem-'))
+    try {
+      const key = newKey()
+      const requests: Array<[string, object, string]> = [
+        ['/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 200 }, 'step-1'],
+        ['/api/sandbox/loans/flow', { action: 'confirm_btc', tx_hash: 'tx "quoted" é', confirmations: 6 }, 'step-2'],
+        ['/api/sandbox/loans/flow', { action: 'complete_payout' }, 'too-early'],
+        ['/api/sandbox/partner', { name: 'Acme "Lending" ü', email: 'ops@acme.example' }, 'profile'],
+      ]
+      const first = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+      const originals: string[] = []
+      for (const [path, body, idempotencyKey] of requests) {
+        originals.push(await (await first.fetch(buildRequest('http://x', 'POST', path, { body, idempotencyKey }, key))).text())
+      }
+      await first.close()
+      const second = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+      for (const [i, [path, body, idempotencyKey]] of requests.entries()) {
+        const replay = await second.fetch(buildRequest('http://x', 'POST', path, { body, idempotencyKey }, key))
+        const text = await replay.text()
+        expect(text, idempotencyKey).toContain('"idempotency_replayed":true')
+        // Everything else but the request's own id is the original answer, byte for byte.
+        const strip = (answer: string) => answer.replace(/"request_id":"req_[0-9a-f]+"/, '').replace(/,"idempotency_replayed":(true|false)/, '')
+        expect(strip(text), idempotencyKey).toBe(strip(originals[i]!))
+      }
+      expect(originals[2]).toContain('FLOW_CONFLICT')
+      await second.close()
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
   describe('a key with many closed loans', () => {
     const SMALL_LOAN = { collateral_btc: 0.1, loan_amount: 1000, loan_currency: 'USDT' }
 

@@ -91,6 +91,27 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('replays a stored answer byte for byte once read back from storage, whether the document holds it as JSON or (older documents) as a string', async () => {
+    const storage = await open()
+    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, cacheSize: 1 })
+    const [a, b] = ['ka', 'kb'].map((keyId) => ({ apiKey: '', keyId, sessionId: 'default' }))
+    const text = JSON.stringify({ wallet: { BTC: 2, USDT: 10_000.5 }, note: 'a "quoted" \\ word, é, \u2028, 😀', big: 1e21, small: 1e-7, list: [1, { x: null }], 10: 'ten', 2: 'two' })
+    const record = { key: 'idem-1', fingerprint: 'f', status: 200, created_at: new Date().toISOString() }
+    const doc = sessions.createSessionDoc(record.created_at)
+    await sessions.save(a!, { ...doc, idempotency: [{ ...record, answer: text }] })
+    // The answer is in the document as JSON, not as an escaped copy in a string.
+    expect(JSON.parse(String(await storage.getItemRaw('session:ka:default'))).idempotency[0].answer).toEqual(JSON.parse(text))
+    await sessions.save(b!, doc)
+    const loaded = await sessions.load(a!)
+    expect(typeof loaded.idempotency[0]!.answer).toBe('object')
+    expect(await sessions.readStoredResponse(a!, loaded.idempotency[0]!, loaded.book)).toBe(text)
+    await storage.setItemRaw('session:ka:default', JSON.stringify({ ...doc, idempotency: [{ ...record, response: text }] }))
+    await sessions.load(b!)
+    const older = await sessions.load(a!)
+    expect(await sessions.readStoredResponse(a!, older.idempotency[0]!, older.book)).toBe(text)
+    await storage.dispose()
+  })
+
   it('rejects keys that could leave the storage area', async () => {
     const storage = await open()
     if (_name.startsWith('fs')) {
