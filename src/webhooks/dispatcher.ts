@@ -93,13 +93,13 @@ export function createDispatcher(options: DispatcherOptions) {
    * attempt, held by the head parked for its retry rather than written (recent-refusals.ts).
    */
   function prepareWrite(principal: Principal, doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
-    const prepared = prepareCommit(doc, new Date(now).toISOString())
+    const at = new Date(now).toISOString()
+    const prepared = prepareCommit(doc, at)
     const shared = findSharedRefusals(base, prepared.webhook, (url) => recent.find(url, now), now)
     if (shared.length === 0) return { doc: prepared, reports: [], parked: [] }
     const slot = sessionSlotOf(principal)
     const next = now + options.retryScheduleMs[0]!
     const heads = shared.map(({ delivery, error }) => ({ ...toParkedHead(slot, delivery, delivery.url), held: 1, lastError: error, lastAt: now, next }))
-    const at = new Date(now).toISOString()
     const reports = options.onDelivery ? shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at)) : []
     return { doc: prepared, reports, parked: heads }
   }
