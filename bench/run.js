@@ -43,6 +43,29 @@ function startSandbox(storage, dataDir, extra = []) {
   return startProcess(args, /sandbox ready: (\S+)/)
 }
 
+/**
+ * A redis-server of the bench's own on a free loopback port, with redis's default snapshots
+ * (into a temp dir): what `--storage redis://` meets on a developer's machine. Undefined when
+ * redis-server is not installed.
+ */
+async function startRedis() {
+  if (spawnSync('redis-server', ['--version']).status !== 0) return undefined
+  const port = await new Promise((resolve) => { const probe = createNetServer().listen(0, '127.0.0.1', () => { const { port: free } = probe.address(); probe.close(() => resolve(free)) }) })
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-redis-'))
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] })
+  children.add(child)
+  await new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      if (out.includes('Ready to accept connections')) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)))
+  })
+  child.stdout.resume()
+  return { url: `redis://127.0.0.1:${port}/0`, child, dir }
+}
+
 async function stop(server) {
   const exited = new Promise((resolve) => server.child.once('exit', resolve))
   server.child.kill('SIGTERM')
@@ -353,6 +376,23 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true })
   }
 
+  console.log('sandbox, redis storage')
+  const redis = await startRedis()
+  if (redis) {
+    try {
+      const server = await startSandbox(redis.url)
+      results.runs.redis_flows = await loanFlows(server.url, 'loan flow POSTs (redis)')
+      results.runs.redis_flows_1500 = await pacedFlows(server.url, 'loan flow POSTs (redis) paced at 1500/s', 1500)
+      results.redis_rss_settled_mb = await settledRssMb(server.child.pid)
+      await stop(server)
+    } finally {
+      await stop(redis)
+      rmSync(redis.dir, { recursive: true, force: true })
+    }
+  } else {
+    console.log('  skipped: no redis-server on the PATH')
+  }
+
   const r = results.runs
   const targets = [
     ['GET config vs raw node:http', ratio(r.memory_config.requests_per_s, r.raw_config.requests_per_s), '>= 0.5x', (v) => v >= 0.5],
@@ -368,6 +408,8 @@ async function main() {
     ['POSTs with a dead receiver vs a healthy one', ratio(r.memory_flows_dead_receiver.requests_per_s, r.memory_flows_live_receiver.requests_per_s), 'shown', () => true],
     ['shipped scenarios against serve (memory), wall s', results.scenarios.wall_ms / 1000, '< 3', (v) => v < 3],
     ['shipped scenarios all passed', results.scenarios.failed === 0 && results.scenarios.passed > 0 ? 'yes' : 'no', 'yes', (v) => v === 'yes'],
+    ['redis loan-flow POSTs, req/s at saturation', r.redis_flows?.requests_per_s ?? 'no redis-server', 'shown', () => true],
+    ['redis loan-flow POSTs paced at 1500/s: p99 ms', r.redis_flows_1500?.p99_ms ?? 'no redis-server', 'shown', () => true],
     ['sandbox --help vs node -e 0', ratio(results.startup.help_ms, results.startup.node_ms), '< 1.6x', (v) => v < 1.6],
     ['non-2xx answers in all runs', Object.values(r).reduce((sum, run) => sum + run.non_2xx + run.errors, 0), '0', (v) => v === 0],
   ]

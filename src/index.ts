@@ -2,7 +2,7 @@
  * partner-sandbox as a library: the server factory and its building blocks. The CLI is a thin
  * layer over these exports.
  */
-export { createSandbox, type Sandbox, type SandboxOptions } from './server/create-sandbox.js'
+export { createSandbox, type Sandbox, type SandboxOptions, type RedisUrl } from './server/create-sandbox.js'
 export { parseRateLimit, DEFAULT_RATE_LIMIT, type RateLimit } from './server/rate-limiter.js'
 export { readRequestLog, readRequestLogSince, type RequestLogEntry } from './server/request-log.js'
 export { deleteSessionData } from './server/session-store.js'

@@ -11,7 +11,7 @@ export const DEFAULT_KEYS_FILE = '.sandbox/keys.json'
 /** `--storage` and `--data-dir`: where the sandbox state lives. */
 export function addStorageOptions(command: Command): Command {
   return command
-    .addOption(new Option('--storage <kind>', 'state storage: fs or memory (env SANDBOX_STORAGE, default fs)'))
+    .addOption(new Option('--storage <kind>', 'state storage: fs, memory or redis://HOST:PORT/DB (env SANDBOX_STORAGE, default fs)'))
     .addOption(new Option('--data-dir <dir>', `directory of fs storage (env SANDBOX_DATA_DIR, default ${DEFAULT_DATA_DIR})`))
 }
 

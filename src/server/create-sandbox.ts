@@ -4,7 +4,7 @@ import type { Storage } from 'unstorage'
 import type { SandboxConfig } from '../domain/types.js'
 import { maskApiKey } from '../keys/keys-file.js'
 import { createKeyedMutex } from '../storage/keyed-mutex.js'
-import { createSandboxStorage } from '../storage/create-storage.js'
+import { createSandboxStorage, parseStorageKind } from '../storage/create-storage.js'
 import { ApiError } from './api-error.js'
 import { createAuthenticator } from './auth.js'
 import { resolveConfig, type DeepPartial } from './config.js'
@@ -34,8 +34,11 @@ async function loadForwardSecret(storage: Storage): Promise<string> {
 
 /** Options of createSandbox; every one has a default that works out of the box. */
 export interface SandboxOptions {
-  /** `fs` (under dataDir), `memory` (default for library use), or a ready unstorage instance. */
-  storage?: 'fs' | 'memory' | Storage
+  /**
+   * `fs` (under dataDir), `memory` (default for library use), a redis server's URL
+   * (`redis://host:port/db`), or a ready unstorage instance.
+   */
+  storage?: 'fs' | 'memory' | RedisUrl | Storage
   /** Where fs storage lives; default `.sandbox`. */
   dataDir?: string
   /** Deep-merged over fixtures/config.json. */
@@ -46,6 +49,8 @@ export interface SandboxOptions {
   rateLimit?: RateLimit | false
   /** Called once per answered request (the CLI prints these). */
   onRequest?: (entry: RequestLogEntry) => void
+  /** Told when a redis connection is lost (`up` false) and when it is back; default a line on stderr. */
+  onStorageStatus?: (message: string, up: boolean) => void
   /** Where unexpected errors go; default console.error. */
   logError?: (error: unknown) => void
   /** `--allow-local-webhooks`: accept http and local/private webhook URLs (development only). */
@@ -61,6 +66,9 @@ export interface SandboxOptions {
   /** Host name resolver for webhook URL checks (tests inject one; default: the system's DNS). */
   resolveHost?: (host: string) => Promise<string[]>
 }
+
+/** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */
+export type RedisUrl = `redis://${string}` | `rediss://${string}`
 
 /** A running sandbox: an h3 app plus the state behind it. */
 export interface Sandbox {
@@ -90,7 +98,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const auth = await createAuthenticator({ keysFile: options.keysFile })
   const storage = typeof options.storage === 'object'
     ? options.storage
-    : await createSandboxStorage({ kind: options.storage ?? 'memory', dataDir: options.dataDir ?? '.sandbox', journal: true })
+    : await createSandboxStorage({
+      kind: parseStorageKind(options.storage ?? 'memory'),
+      dataDir: options.dataDir ?? '.sandbox',
+      journal: true,
+      url: options.storage,
+      onStatus: options.onStorageStatus,
+    })
   const rule = options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit
   const rateLimiter = rule ? createRateLimiter(rule) : undefined
   const sweep = rateLimiter ? setInterval(() => rateLimiter.sweep(), 30_000) : undefined

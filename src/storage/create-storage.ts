@@ -5,10 +5,11 @@ import { createCompactMemoryDriver } from './memory-driver.js'
 import { atomicFsDriver, tidyDataDir } from './atomic-fs-driver.js'
 import { journaledFsDriver } from './journaled-fs-driver.js'
 import { recoverJournals } from './journal-files.js'
+import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 
 /** The storage backends this version offers. */
-export type StorageKind = 'fs' | 'memory'
+export type StorageKind = 'fs' | 'memory' | 'redis'
 
 /** Options of createSandboxStorage. */
 export interface StorageOptions {
@@ -21,19 +22,21 @@ export interface StorageOptions {
    * (`sandbox logs`, `sandbox keys reset`) leave it off and write files directly.
    */
   journal?: boolean
+  /** redis only: the server's `redis://` or `rediss://` URL, with a database number as its path. */
+  url?: string
+  /** redis only: told when the connection is lost (`up` false) and when it is back (default: stderr). */
+  onStatus?: (message: string, up: boolean) => void
 }
 
-/**
- * Reads a `--storage` value. `redis://` URLs are recognised so the error can say so; the redis
- * driver plugs in here (unstorage's redis driver) when it is added.
- */
+/** Reads a `--storage` value: fs, memory, or a redis URL (checked here, so a typo fails at once). */
 export function parseStorageKind(text: string): StorageKind {
   const value = text.trim().toLowerCase()
   if (value === 'fs' || value === 'memory') return value
   if (value.startsWith('redis://') || value.startsWith('rediss://')) {
-    throw new StorageError(`redis storage (${text}) is not available in this version; use fs or memory`)
+    checkRedisUrl(text.trim())
+    return 'redis'
   }
-  throw new StorageError(`unknown storage "${text}": use fs or memory`)
+  throw new StorageError(`unknown storage "${text}": use fs, memory or a redis:// URL`)
 }
 
 async function prepareDataDir(dataDir: string): Promise<string> {
@@ -58,6 +61,12 @@ async function prepareDataDir(dataDir: string): Promise<string> {
 /** Creates the unstorage instance the sandbox keeps its state in. */
 export async function createSandboxStorage(options: StorageOptions): Promise<Storage> {
   if (options.kind === 'memory') return createStorage({ driver: createCompactMemoryDriver() })
+  if (options.kind === 'redis') {
+    if (!options.url) throw new StorageError('redis storage needs a URL (e.g. redis://127.0.0.1:6379/0)')
+    // Loaded only here: the redis client is not needed, nor paid for at start, on fs or memory.
+    const { createRedisStorage } = await import('./redis-storage.js')
+    return createRedisStorage(options.url, { onStatus: options.onStatus })
+  }
   const base = await prepareDataDir(options.dataDir ?? '.sandbox')
   if (!options.journal) return createStorage({ driver: atomicFsDriver({ base }) })
   try {

@@ -79,7 +79,7 @@ describe('sandbox serve', () => {
     const cases: Array<[string[], RegExp]> = [
       [['--rate-limit', 'fast'], /rate-limit/],
       [['--port', 'x'], /invalid port/],
-      [['--storage', 'sqlite'], /use fs or memory/],
+      [['--storage', 'sqlite'], /use fs, memory or a redis:\/\/ URL/],
       [['--config', join(dir, 'missing.json')], /cannot read --config/],
       [['--config', badConfig], /max_ltv_percent/],
       [['--keys', join(dir, 'none.json')], /sandbox keys create/],

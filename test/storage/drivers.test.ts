@@ -7,15 +7,25 @@ import { encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
 import { createSessionStore, type SessionDoc } from '../../src/server/session-store.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 
 
 const tempDir = useTempDirs('sandbox-storage')
+const testRedis = useTestRedis()
 
 const drivers: Array<[string, () => Promise<Storage>]> = [
   ['memory', () => createSandboxStorage({ kind: 'memory' })],
   ['fs', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir() })],
   ['fs with journal', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir(), journal: true })],
 ]
+// Each test starts from an empty database, as the other drivers start from an empty place.
+if (hasRedis) {
+  drivers.push(['redis', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    return createSandboxStorage({ kind: 'redis', url: redis.url })
+  }])
+}
 
 describe.each(drivers)('storage on %s', (_name, open) => {
   it('sets, gets, lists by prefix and removes', async () => {
@@ -192,11 +202,15 @@ describe('doc store failures', () => {
 })
 
 describe('parseStorageKind', () => {
-  it('accepts fs and memory and explains redis and typos', () => {
+  it('accepts fs, memory and redis URLs, and explains bad URLs and typos', () => {
     expect(parseStorageKind('fs')).toBe('fs')
     expect(parseStorageKind('MEMORY')).toBe('memory')
-    expect(() => parseStorageKind('redis://127.0.0.1:6379')).toThrow(/not available/)
-    expect(() => parseStorageKind('sqlite')).toThrow(/use fs or memory/)
+    expect(parseStorageKind('redis://127.0.0.1:6379')).toBe('redis')
+    expect(parseStorageKind('rediss://:pw@cache.example:6380/3')).toBe('redis')
+    expect(() => parseStorageKind('redis://127.0.0.1:6379/cache')).toThrow(/database number/)
+    expect(() => parseStorageKind('redis://:s3cret@[::1')).toThrow(/not a redis URL/)
+    expect(() => parseStorageKind('redis://:s3cret@[::1')).not.toThrow(/s3cret/)
+    expect(() => parseStorageKind('sqlite')).toThrow(/use fs, memory or a redis:\/\/ URL/)
   })
 })
 

@@ -50,3 +50,14 @@ describe('sandbox --help', () => {
     }
   })
 })
+
+// The redis client loads only when --storage names a redis server: fs and memory do not pay for it.
+describe('the server library', () => {
+  it('reaches no redis client through static imports', () => {
+    const { files, packages } = walkStaticGraph(join(SRC, 'index.ts'))
+    expect(files.has(join(SRC, 'server/create-sandbox.ts'))).toBe(true)
+    expect([...packages].filter((name) => name.includes('redis'))).toEqual([])
+    expect(files.has(join(SRC, 'storage/redis-storage.ts'))).toBe(false)
+  })
+})
+

@@ -32,18 +32,27 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage, parseStorageKind } = await import('../../storage/create-storage.js')
   const { readRequestLogSince } = await import('../../server/request-log.js')
   const { storage, dataDir } = resolveStorageFlags(flags)
-  if (parseStorageKind(storage) === 'memory') {
-    throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs to read it here')
+  const kind = parseStorageKind(storage)
+  if (kind === 'memory') {
+    throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs (or a redis URL) to read it here')
   }
-  const store = await createSandboxStorage({ kind: 'fs', dataDir })
+  const store = await createSandboxStorage({ kind, dataDir, url: storage.trim() })
   const out = await import('../output.js')
   const seen = new Set<string>()
   const printNew = async () => {
     const entries = await readRequestLogSince(store, { apiKey: flags.key, seen })
     for (const entry of entries) process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(out, entry)}\n`)
   }
+  if (!flags.follow) {
+    try {
+      await printNew()
+    } finally {
+      // A redis connection would keep the process alive.
+      await store.dispose()
+    }
+    return
+  }
   await printNew()
-  if (!flags.follow) return
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
     await printNew()

@@ -5,6 +5,7 @@ import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../op
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 import type { DeliveryReport } from '../../webhooks/dispatcher.js'
+import type { RedisUrl } from '../../server/create-sandbox.js'
 
 interface ServeFlags extends StorageFlags {
   port?: string
@@ -60,6 +61,20 @@ function printDelivery(out: typeof Output, report: DeliveryReport, json: boolean
   process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms\n`)
 }
 
+/**
+ * Errors the server logs while it runs. A storage failure is told in one line: its message says
+ * what failed, and one comes per failed request while a backend is down.
+ */
+function printError(error: unknown, json: boolean): void {
+  const storage = (error as Error | undefined)?.name === 'StorageError'
+  const message = error instanceof Error ? error.message : String(error)
+  if (json) {
+    const stack = !storage && error instanceof Error ? error.stack : undefined
+    process.stdout.write(`${JSON.stringify({ level: 'error', event: storage ? 'storage_error' : 'error', message, ...(stack ? { stack } : {}) })}\n`)
+  } else if (storage) process.stderr.write(`storage error: ${message}\n`)
+  else console.error(error)
+}
+
 function parseForwardUrl(text: string): string {
   let url: URL
   try {
@@ -102,11 +117,17 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const out = await import('../output.js')
 
   const { createSandbox } = await import('../../server/create-sandbox.js')
+  const { maskRedisUrl } = await import('../../storage/redis-url.js')
   const { listenSandbox } = await import('../../server/listen.js')
   let lastActivity = Date.now()
   const sandbox = await createSandbox({
-    storage: kind,
+    storage: kind === 'redis' ? storage.trim() as RedisUrl : kind,
     dataDir,
+    logError: (error) => printError(error, json),
+    onStorageStatus: (message, up) => {
+      if (json) process.stdout.write(`${JSON.stringify({ level: up ? 'info' : 'warn', event: 'storage', message })}\n`)
+      else process.stderr.write(`${up ? out.chalk.green('storage') : out.chalk.yellow('storage')} ${message}\n`)
+    },
     config,
     keysFile,
     rateLimit,
@@ -147,11 +168,12 @@ async function runServe(flags: ServeFlags): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
 
-  const storageText = kind === 'fs' ? `fs ${dataDir}` : 'memory'
+  const redisUrl = kind === 'redis' ? maskRedisUrl(storage.trim()) : null
+  const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
   if (json) {
-    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ?? null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
+    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ?? null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
     if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${webhookForwardTo}, signed with ${sandbox.forwardSecret}\n`)

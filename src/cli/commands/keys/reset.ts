@@ -18,8 +18,8 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const query = await resolveKeyArgument(key, path, 'reset')
   const { before, after } = await resetKeySession(path, query, { drop: flags.drop })
   // The server switches to the new session on its own; the old session's data is deleted here.
-  if (kind === 'fs' && before.session_id) {
-    const store = await createSandboxStorage({ kind, dataDir })
+  if (kind !== 'memory' && before.session_id) {
+    const store = await createSandboxStorage({ kind, dataDir, url: storage.trim() })
     await deleteSessionData(store, before.key, before.session_id)
     await store.dispose()
   }

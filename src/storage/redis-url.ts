@@ -1,0 +1,25 @@
+import { StorageError } from './storage-error.js'
+
+/** A redis URL with its password replaced by `***`, fit for logs and errors. */
+export function maskRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.href.replace(/\/$/, '')
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@')
+  }
+}
+
+/** Checks a `redis://` or `rediss://` URL: a host, and a database number as its path if any. */
+export function checkRedisUrl(url: string): void {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new StorageError(`"${maskRedisUrl(url)}" is not a redis URL (e.g. redis://127.0.0.1:6379/0)`)
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new StorageError(`redis storage needs a redis:// or rediss:// URL, not ${parsed.protocol}`)
+  if (!parsed.hostname) throw new StorageError(`${maskRedisUrl(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)
+  if (!/^\/?(\d{1,2})?$/.test(parsed.pathname)) throw new StorageError(`${maskRedisUrl(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)
+}

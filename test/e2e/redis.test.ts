@@ -1,0 +1,101 @@
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+afterEach(() => killAll())
+
+const testRedis = useTestRedis()
+const tempDir = useTempDirs('sandbox-redis-e2e')
+
+function post(url: string, key: string, path: string, body: unknown, idempotencyKey: string) {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    body: JSON.stringify(body),
+  })
+}
+
+async function sessionKeys(port: number): Promise<string[]> {
+  const client = new Redis(port, '127.0.0.1')
+  const keys = await client.keys('sandbox:session:*')
+  await client.quit()
+  return keys
+}
+
+describe('sandbox serve on redis storage', () => {
+  it('exits 2 with the URL (password hidden) and the reason when redis cannot be reached', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number }
+        probe.close(() => resolve(free))
+      })
+    })
+    const result = await runCli(['serve', '--port', '0', '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`cannot reach redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED)`)
+    expect(result.stderr + result.stdout).not.toContain('s3cret')
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    const typo = await runCli(['serve', '--port', '0', '--storage', 'redis://127.0.0.1:6379/sessions'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('the path must be a database number')
+  })
+
+  it.skipIf(!hasRedis)('keeps state across a restart; logs and keys reset work on it', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const first = await startServe(['--port', '0', '--quiet', '--storage', redis.url, '--keys', keysFile])
+    expect(first.output()).toContain(`sandbox ready: ${first.url} (storage redis ${redis.url}, keys ${keysFile}`)
+    const created = await post(first.url, key, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'persist-1')
+    const loan = (await created.json()).activeLoans[0]
+    expect(await first.stop()).toBe(0)
+
+    const second = await startServe(['--port', '0', '--quiet', '--keys', keysFile], { env: { SANDBOX_STORAGE: redis.url } })
+    const state = await (await fetch(`${second.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })).json()
+    expect(state.activeLoans.map((item: { id: string }) => item.id)).toEqual([loan.id])
+    const replay = await post(second.url, key, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'persist-1')
+    expect((await replay.json()).idempotency_replayed).toBe(true)
+    // The request log is written within a second.
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    const logs = await runCli(['logs', '--storage', redis.url, '--json'])
+    expect(logs.code).toBe(0)
+    expect(logs.stdout.trim().split('\n').map((line) => JSON.parse(line)).map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
+      'POST /api/sandbox/loans 200', 'GET /api/sandbox/loans 200', 'POST /api/sandbox/loans 200',
+    ])
+
+    expect(await sessionKeys(redis.port)).toHaveLength(1)
+    const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url])
+    expect(reset.code).toBe(0)
+    expect(await sessionKeys(redis.port)).toHaveLength(0)
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    const fresh = await (await fetch(`${second.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })).json()
+    expect(fresh.activeLoans).toEqual([])
+    await second.stop()
+  })
+
+  it.skipIf(!hasRedis)('says in its log when the redis connection is lost and when it is back', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const serve = await startServe(['--port', '0', '--storage', redis.url, '--json-logs'])
+    await redis.kill()
+    await waitUntil(() => serve.output().includes('"event":"storage"'), 5_000, 'the connection-lost line')
+    const down = await post(serve.url, 'sk_sandbox_e2e_key_0123456789', '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'down')
+    expect(down.status).toBe(500)
+    await redis.restart()
+    await waitUntil(() => serve.output().includes('connection restored'), 5_000, 'the connection-restored line')
+    const lines = serve.output().trim().split('\n').map((line) => JSON.parse(line))
+    expect(lines.filter((line) => line.event === 'storage').map((line) => [line.level, /connection \w+/.exec(line.message)?.[0]])).toEqual([
+      ['warn', 'connection lost'], ['info', 'connection restored'],
+    ])
+    expect(lines.find((line) => line.event === 'request')).toMatchObject({ status: 500, error_code: 'SANDBOX_API_KEY_DATABASE_REQUIRED' })
+    const up = await post(serve.url, 'sk_sandbox_e2e_key_0123456789', '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'up')
+    expect(up.status).toBe(200)
+    expect(await serve.stop()).toBe(0)
+  })
+})

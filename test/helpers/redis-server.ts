@@ -1,0 +1,87 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { Redis } from 'ioredis'
+import { afterAll } from 'vitest'
+
+/** A redis-server of the test file's own, on a free loopback port, with no persistence. */
+export interface TestRedis {
+  url: string
+  port: number
+  /** Stops the server (SIGKILL): the sandbox sees its connection drop. */
+  kill(): Promise<void>
+  /** Starts it again on the same port, empty. */
+  restart(): Promise<void>
+  /** Deletes every key (between tests). */
+  flush(): Promise<void>
+}
+
+/**
+ * Whether redis tests run: `redis-server` on the PATH. CI installs it and sets
+ * SANDBOX_TEST_REDIS=required, so there a missing binary fails instead of skipping.
+ */
+export const hasRedis = (() => {
+  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0
+  if (!found && process.env.SANDBOX_TEST_REDIS === 'required') throw new Error('SANDBOX_TEST_REDIS=required but redis-server is not on the PATH')
+  return found
+})()
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+function startOn(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk
+      if (out.includes('Ready to accept connections')) resolve(child)
+    })
+    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)))
+  })
+}
+
+/**
+ * Starts a redis-server for the calling test file and stops it after the file's tests (call
+ * only when `hasRedis`).
+ */
+export function useTestRedis(): () => Promise<TestRedis> {
+  let child: ChildProcess | undefined
+  let started: Promise<TestRedis> | undefined
+  const stopChild = async () => {
+    const running = child
+    child = undefined
+    if (!running || running.exitCode !== null) return
+    const exited = new Promise((resolve) => running.once('exit', resolve))
+    running.kill('SIGKILL')
+    await exited
+  }
+  afterAll(stopChild)
+  return () => {
+    started ??= (async () => {
+      const port = await findFreePort()
+      child = await startOn(port)
+      const redis: TestRedis = {
+        url: `redis://127.0.0.1:${port}/0`,
+        port,
+        kill: stopChild,
+        async restart() {
+          await stopChild()
+          child = await startOn(port)
+        },
+        async flush() {
+          const client = new Redis(port, '127.0.0.1')
+          await client.flushall()
+          await client.quit()
+        },
+      }
+      return redis
+    })()
+    return started
+  }
+}
