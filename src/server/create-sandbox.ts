@@ -101,7 +101,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     : await createSandboxStorage({
       kind: parseStorageKind(options.storage ?? 'memory'),
       dataDir: options.dataDir ?? '.sandbox',
-      journal: true,
+      owner: true,
       url: options.storage,
       onStatus: options.onStorageStatus,
     })

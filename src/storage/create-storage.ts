@@ -5,6 +5,7 @@ import { createCompactMemoryDriver } from './memory-driver.js'
 import { atomicFsDriver, tidyDataDir } from './atomic-fs-driver.js'
 import { journaledFsDriver } from './journaled-fs-driver.js'
 import { recoverJournals } from './journal-files.js'
+import { lockDataDir } from './data-dir-lock.js'
 import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 
@@ -17,11 +18,13 @@ export interface StorageOptions {
   /** fs only: the directory that holds the state. */
   dataDir?: string
   /**
-   * fs only: true for the server, which owns the data dir: writes go through a group-commit
-   * journal, and journals left by a crash are replayed first. Tools that only read or delete
-   * (`sandbox logs`, `sandbox keys reset`) leave it off and write files directly.
+   * True for the server, which owns the storage: it locks it (fs: `server.lock` in the data dir;
+   * redis: a lease key), so that a second server on it fails at start. On fs its writes go
+   * through a group-commit journal, and it first tidies the dir and replays journals a crash
+   * left. Tools that only read or delete (`sandbox logs`, `sandbox keys reset`) leave it off:
+   * they work beside a running server, and on fs write files directly.
    */
-  journal?: boolean
+  owner?: boolean
   /** redis only: the server's `redis://` or `rediss://` URL, with a database number as its path. */
   url?: string
   /** redis only: told when the connection is lost (`up` false) and when it is back (default: stderr). */
@@ -39,6 +42,7 @@ export function parseStorageKind(text: string): StorageKind {
   throw new StorageError(`unknown storage "${text}": use fs, memory or a redis:// URL`)
 }
 
+/** Creates the data dir if need be, and checks that files can be written in it. */
 async function prepareDataDir(dataDir: string): Promise<string> {
   const dir = resolve(dataDir)
   try {
@@ -50,12 +54,40 @@ async function prepareDataDir(dataDir: string): Promise<string> {
     const code = (error as NodeJS.ErrnoException).code
     throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); pick another with --data-dir`, { cause: error })
   }
-  try {
-    await tidyDataDir(dir)
-  } catch (error) {
-    throw new StorageError(`could not tidy ${dir} (stale temp files, files of an earlier layout): ${(error as Error).message}`, { cause: error })
-  }
   return dir
+}
+
+/**
+ * The server's fs storage: the dir locked, then tidied (a crash's temp files, an earlier
+ * layout) and its journals replayed, then written through a journal. Tidying only once the lock
+ * is held: another server's temp files would be files in the middle of being written.
+ */
+async function openOwnedDataDir(base: string): Promise<Storage> {
+  const lock = await lockDataDir(base)
+  try {
+    await tidyDataDir(base).catch((error: Error) => {
+      throw new StorageError(`could not tidy ${base} (stale temp files, files of an earlier layout): ${error.message}`, { cause: error })
+    })
+    await recoverJournals(base).catch((error: Error) => {
+      throw new StorageError(`cannot replay the journal in ${base}: ${error.message}`, { cause: error })
+    })
+  } catch (error) {
+    await lock.release()
+    throw error
+  }
+  const driver = journaledFsDriver({ base })
+  return createStorage({
+    driver: {
+      ...driver,
+      async dispose() {
+        try {
+          await driver.dispose?.()
+        } finally {
+          await lock.release()
+        }
+      },
+    },
+  })
 }
 
 /** Creates the unstorage instance the sandbox keeps its state in. */
@@ -65,14 +97,8 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
     if (!options.url) throw new StorageError('redis storage needs a URL (e.g. redis://127.0.0.1:6379/0)')
     // Loaded only here: the redis client is not needed, nor paid for at start, on fs or memory.
     const { createRedisStorage } = await import('./redis-storage.js')
-    return createRedisStorage(options.url, { onStatus: options.onStatus })
+    return createRedisStorage(options.url, { onStatus: options.onStatus, owner: options.owner })
   }
   const base = await prepareDataDir(options.dataDir ?? '.sandbox')
-  if (!options.journal) return createStorage({ driver: atomicFsDriver({ base }) })
-  try {
-    await recoverJournals(base)
-  } catch (error) {
-    throw new StorageError(`cannot replay the journal in ${base}: ${(error as Error).message}`, { cause: error })
-  }
-  return createStorage({ driver: journaledFsDriver({ base }) })
+  return options.owner ? openOwnedDataDir(base) : createStorage({ driver: atomicFsDriver({ base }) })
 }

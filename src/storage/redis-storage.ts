@@ -1,6 +1,7 @@
 import { createStorage, type Storage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
 import type { Redis } from 'ioredis'
+import { takeRedisLease, type RedisLease } from './redis-lease.js'
 import { checkRedisUrl, maskRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 
@@ -15,13 +16,16 @@ const CONNECT_TIMEOUT_MS = 3_000
 export interface RedisStorageOptions {
   /** Told when the connection is lost (`up` false) and when it is back (default: a line on stderr). */
   onStatus?: (message: string, up: boolean) => void
+  /** The server's storage: it holds the database's lease (redis-lease.ts) while it runs. */
+  owner?: boolean
 }
 
 /**
  * Storage in a redis server, through unstorage's redis driver. A request fails fast instead of
  * waiting while the server is unreachable (no offline queue, no command resent after a drop):
  * it gets 500 SANDBOX_API_KEY_DATABASE_REQUIRED while the client reconnects in the background.
- * Rejects with a StorageError when the server cannot be reached at start.
+ * Rejects with a StorageError when the server cannot be reached at start, or, for the owner,
+ * when another sandbox server holds the database's lease.
  */
 export async function createRedisStorage(url: string, options: RedisStorageOptions = {}): Promise<Storage> {
   checkRedisUrl(url)
@@ -40,6 +44,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
   })
   const client = driver.getInstance!() as Redis
   let lastError: string | undefined
+  let lease: RedisLease | undefined
   // Only changes after a successful start are told: a failed start is the StorageError below.
   let state: 'starting' | 'up' | 'lost' | 'closing' = 'starting'
   client.on('error', (error: Error & { code?: string }) => {
@@ -55,6 +60,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     state = 'up'
     lastError = undefined
     onStatus(`redis ${shown}: connection restored`, true)
+    void lease?.renew()
   })
   try {
     await client.connect()
@@ -65,11 +71,21 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     const reason = lastError ?? (error as Error).message
     throw new StorageError(`cannot reach redis at ${shown} (${reason}); start it, or pick another --storage (fs, memory)`, { cause: error })
   }
+  if (options.owner) {
+    try {
+      lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
+    } catch (error) {
+      state = 'closing'
+      client.disconnect()
+      throw error
+    }
+  }
   state = 'up'
   const dispose = driver.dispose!.bind(driver)
   // While the connection is down, say so instead of the client's "Stream isn't writeable".
   const whenConnected = <A extends unknown[], R>(call: (...args: A) => R) => (...args: A): R => {
     if (client.status !== 'ready') throw new StorageError(`redis ${shown} is not connected (${lastError ?? client.status}); retrying in the background`)
+    if (lease?.lostTo) throw new StorageError(`redis ${shown} is now used by another sandbox server (${lease.lostTo})`)
     return call(...args)
   }
   return createStorage({
@@ -80,8 +96,9 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
       setItem: whenConnected(driver.setItem!.bind(driver)),
       removeItem: whenConnected(driver.removeItem!.bind(driver)),
       getKeys: whenConnected(driver.getKeys.bind(driver)),
-      dispose() {
+      async dispose() {
         state = 'closing'
+        await lease?.release()
         return dispose()
       },
     },

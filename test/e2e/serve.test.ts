@@ -92,6 +92,21 @@ describe('sandbox serve', () => {
     }
   })
 
+  it('refuses a second server on the same data dir with exit 2, and takes over from one killed with -9', async () => {
+    const dataDir = await tempDir()
+    const first = await startServe(['--port', '0', '--quiet', '--data-dir', dataDir])
+    const second = await runCli(['serve', '--port', '0', '--data-dir', dataDir])
+    expect(second.code).toBe(2)
+    expect(second.stderr).toContain(`data dir ${dataDir} is in use by another sandbox server (pid ${first.child.pid}, since `)
+    expect(second.stderr).toContain(`If no server runs there, delete ${join(dataDir, 'server.lock')}`)
+    // The first one was not disturbed.
+    expect((await fetch(`${first.url}/api/sandbox/loans`, { headers: auth })).status).toBe(200)
+    await first.stop('SIGKILL')
+    const third = await startServe(['--port', '0', '--quiet', '--data-dir', dataDir])
+    expect((await fetch(`${third.url}/api/sandbox/loans`, { headers: auth })).status).toBe(200)
+    expect(await third.stop()).toBe(0)
+  })
+
   it('keeps state on fs storage across a restart, and honours --config and env vars', async () => {
     const dataDir = await tempDir()
     const configFile = join(dataDir, 'override.json')

@@ -1,4 +1,6 @@
-import { mkdir, open, readdir, writeFile } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
@@ -16,7 +18,7 @@ const testRedis = useTestRedis()
 const drivers: Array<[string, () => Promise<Storage>]> = [
   ['memory', () => createSandboxStorage({ kind: 'memory' })],
   ['fs', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir() })],
-  ['fs with journal', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir(), journal: true })],
+  ['fs with journal', async () => createSandboxStorage({ kind: 'fs', dataDir: await tempDir(), owner: true })],
 ]
 // Each test starts from an empty database, as the other drivers start from an empty place.
 if (hasRedis) {
@@ -161,14 +163,45 @@ describe('doc store failures', () => {
     await expect(createSandboxStorage({ kind: 'fs', dataDir: join(file, 'sub') })).rejects.toBeInstanceOf(StorageError)
   })
 
-  it('removes stale temp files at start', async () => {
+  it('removes stale temp files when the server opens the dir, and leaves them to it when a tool does', async () => {
     const dir = await tempDir()
-    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     await storage.setItem('session:k:default', { ok: true })
+    await storage.dispose()
     await writeFile(join(dir, 'session', 'k~default.123.abc.tmp'), '{"torn')
-    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    // A tool (sandbox logs, keys reset) runs beside a live server, whose temp files are writes under way.
+    const tool = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    expect(await tool.getItem('session:k:default')).toEqual({ ok: true })
+    expect((await readdir(join(dir, 'session'))).sort()).toEqual(['k~default', 'k~default.123.abc.tmp'])
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(await readdir(join(dir, 'session'))).toEqual(['k~default'])
     expect(await reopened.getItem('session:k:default')).toEqual({ ok: true })
+    await reopened.dispose()
+  })
+
+  it('lets one server at a time own a data dir, takes over the lock of a dead one, and lets tools in beside it', async () => {
+    const dir = await tempDir()
+    const first = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    const lock = JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8'))
+    expect(lock).toMatchObject({ pid: process.pid, host: hostname() })
+    const refused = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true }).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(StorageError)
+    expect((refused as Error).message).toBe(`data dir ${dir} is in use by another sandbox server (pid ${process.pid}, since ${lock.started_at}); stop it, or give this one another --data-dir. If no server runs there, delete ${join(dir, 'server.lock')}`)
+    const tool = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    await first.setItem('session:k:default', { v: 1 })
+    await first.dispose()
+    expect(await readdir(dir)).not.toContain('server.lock')
+    // Tools read the files, which the server's stop left complete.
+    expect(await tool.getItem('session:k:default')).toEqual({ v: 1 })
+
+    // A lock left by a process that is gone (kill -9) is taken over; one held on another host is not.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    await writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 't', pid: Number(dead.stdout), host: hostname(), started_at: 'then' }))
+    const second = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect(JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8')).pid).toBe(process.pid)
+    await second.dispose()
+    await writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 't', pid: Number(dead.stdout), host: 'build-agent-7', started_at: 'then' }))
+    await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${dead.stdout} on build-agent-7, since then)`)
   })
 
   it('keeps one directory per namespace: a key\'s other segments are one file name', async () => {
@@ -191,7 +224,7 @@ describe('doc store failures', () => {
     await writeFile(join(dir, 'session', 'k1', 'default'), '{"v":1}')
     await writeFile(join(dir, 'idem', 'k1', 'default', '2'), '{"v":2}')
     await writeFile(join(dir, 'keys.json'), '{}')
-    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(await storage.getItem('session:k1:default')).toEqual({ v: 1 })
     expect(await storage.getItem('idem:k1:default:2')).toEqual({ v: 2 })
     expect(await readdir(join(dir, 'session'))).toEqual(['k1~default'])
@@ -217,7 +250,7 @@ describe('parseStorageKind', () => {
 describe('journaled fs storage', () => {
   it('acknowledges a write only once it is in the journal, then checkpoints it into its file', async () => {
     const dir = await tempDir()
-    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     await storage.setItem('session:k1:default', { v: 1 })
     const journals = (await readdir(dir)).filter((name) => name.startsWith('journal-'))
     expect(journals).toHaveLength(1)
@@ -273,7 +306,7 @@ describe('journaled fs storage', () => {
     ])
     // pid 2^22+1 is above Linux's pid_max default: certainly not a running process.
     await writeFile(join(dir, 'journal-4194305-000001.log'), bytes.subarray(0, bytes.length - 3))
-    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(await storage.getItem('session:a:default')).toEqual({ v: 3 })
     expect(await storage.getItem('session:b:default')).toBeNull()
     expect(await storage.getItem('session:c:default')).toBeNull()
@@ -301,7 +334,7 @@ describe('journaled fs storage', () => {
     const dir = await tempDir()
     const live = join(dir, `journal-${process.pid}-000001.log`)
     await writeFile(live, encodeRecords([{ key: 'session:x:default', value: '{}' }]))
-    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, journal: true })
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(await readdir(dir)).toContain(`journal-${process.pid}-000001.log`)
     expect(await storage.getItem('session:x:default')).toBeNull()
   })

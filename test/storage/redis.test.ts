@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process'
 import { createServer } from 'node:net'
+import { hostname } from 'node:os'
 import { Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { createSandboxStorage, StorageError } from '../../src/storage/index.js'
@@ -71,5 +73,54 @@ describe('redis storage', () => {
     expect(await storage.getItem('a')).toBe('three')
     await storage.dispose()
     expect(messages).toHaveLength(2)
+  })
+
+  it.skipIf(!hasRedis)('lets one server at a time own a database, takes over the lease of a dead one, and lets tools in beside it', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    const first = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true })
+    const lease = JSON.parse((await raw.get('sandbox:owner'))!)
+    expect(lease).toMatchObject({ pid: process.pid, host: hostname() })
+    expect(await raw.pttl('sandbox:owner')).toBeGreaterThan(10_000)
+    const refused = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true }).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(StorageError)
+    expect((refused as Error).message).toBe(`redis ${redis.url} is in use by another sandbox server (pid ${process.pid}, since ${lease.started_at}); stop it, or give this one another database (the number after the port in the URL). A server that died frees it within 15 s`)
+    // Another database of the same server is another sandbox; a tool needs no lease.
+    const other = await createSandboxStorage({ kind: 'redis', url: redis.url.replace(/\/0$/, '/1'), owner: true })
+    const tool = await createSandboxStorage({ kind: 'redis', url: redis.url })
+    await first.setItem('session:k:default', { v: 1 })
+    expect(await tool.getItem('session:k:default')).toEqual({ v: 1 })
+    await Promise.all([first.dispose(), other.dispose(), tool.dispose()])
+    expect(await raw.exists('sandbox:owner')).toBe(0)
+
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    await raw.set('sandbox:owner', JSON.stringify({ token: 't', pid: Number(dead.stdout), host: hostname(), started_at: 'then' }), 'PX', 15_000)
+    const second = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true })
+    expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(process.pid)
+    await second.dispose()
+    await raw.set('sandbox:owner', JSON.stringify({ token: 't', pid: Number(dead.stdout), host: 'build-agent-7', started_at: 'then' }), 'PX', 15_000)
+    await expect(createSandboxStorage({ kind: 'redis', url: redis.url, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${dead.stdout} on build-agent-7, since then)`)
+    await raw.quit()
+  })
+
+  it.skipIf(!hasRedis)('stops using the database once another server has taken its lease over', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    const messages: string[] = []
+    const storage = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true, onStatus: (message) => messages.push(message) })
+    await storage.setItem('a', 'one')
+    // What a second server does once this one's lease lapsed during a long pause: it holds it now.
+    await raw.set('sandbox:owner', JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' }))
+    await raw.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes')
+    await expect.poll(() => messages.find((message) => message.includes('took this database over')), { timeout: 5_000 }).toBeDefined()
+    expect(messages.at(-1)).toBe(`redis ${redis.url}: another sandbox server (pid 4242 on build-agent-7, since now) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
+    await expect(storage.setItem('a', 'two')).rejects.toThrow('is now used by another sandbox server (pid 4242 on build-agent-7, since now)')
+    expect(await raw.get('sandbox:a')).toBe('one')
+    await storage.dispose()
+    // Its lease is not its own to delete.
+    expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(4242)
+    await raw.quit()
   })
 })

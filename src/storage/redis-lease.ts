@@ -1,0 +1,79 @@
+import type { Redis } from 'ioredis'
+import { StorageError } from './storage-error.js'
+import { describeOwner, describeThisProcess, isOwnerGone, parseOwner } from './storage-owner.js'
+
+/** How long a lease lasts unless renewed: a server that died unnoticed frees the database then. */
+export const LEASE_MS = 15_000
+const RENEW_MS = 5_000
+
+// Compare-and-act on the lease key, so that a server never renews or deletes another's lease.
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+const REPLACE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) else return false end"
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+
+/** A held lease: renewed in the background until released. */
+export interface RedisLease {
+  /** Set once another server holds the lease: this one must stop using the database. */
+  readonly lostTo: string | undefined
+  /** Renews at once (after a reconnection, when the lease may have lapsed). */
+  renew(): Promise<void>
+  release(): Promise<void>
+}
+
+/**
+ * Makes this process the one server of a redis database (key `key`), or fails with a
+ * StorageError naming the server that has it: two servers on one database would each cache
+ * documents the other overwrites. A lease of a process of this host that no longer runs is taken
+ * over at once; any other lapses LEASE_MS after its server stopped renewing it.
+ */
+export async function takeRedisLease(client: Redis, key: string, where: string, onLost: (message: string) => void): Promise<RedisLease> {
+  const value = JSON.stringify(describeThisProcess())
+  let taken = false
+  let holder: ReturnType<typeof parseOwner>
+  for (let attempt = 0; attempt < 3 && !taken; attempt++) {
+    if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) {
+      taken = true
+      break
+    }
+    const held = await client.get(key)
+    // Lapsed meanwhile: try again.
+    if (held === null) continue
+    holder = parseOwner(held)
+    if (holder && !isOwnerGone(holder)) break
+    // A dead process's lease (or a value that is no lease): replaced only if still the same.
+    taken = Boolean(await client.eval(REPLACE, 1, key, held, value, LEASE_MS))
+  }
+  if (!taken) {
+    const who = holder ? `another sandbox server (${describeOwner(holder)})` : 'another sandbox server'
+    throw new StorageError(`redis ${where} is in use by ${who}; stop it, or give this one another database (the number after the port in the URL). A server that died frees it within ${LEASE_MS / 1000} s`)
+  }
+
+  let lostTo: string | undefined
+  let released = false
+  async function renew(): Promise<void> {
+    if (released || lostTo !== undefined || client.status !== 'ready') return
+    try {
+      if (await client.eval(RENEW, 1, key, value, LEASE_MS)) return
+      // Lapsed (a long outage or pause): take it again if nobody else has.
+      if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) return
+      const holder = parseOwner(await client.get(key))
+      lostTo = holder ? describeOwner(holder) : 'another server'
+      onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
+    } catch {
+      // Connection trouble: told by the connection's own status; renewed once it is back.
+    }
+  }
+  const timer = setInterval(() => void renew(), RENEW_MS)
+  timer.unref()
+  return {
+    get lostTo() {
+      return lostTo
+    },
+    renew,
+    async release() {
+      released = true
+      clearInterval(timer)
+      if (lostTo === undefined) await client.eval(RELEASE, 1, key, value).catch(() => {})
+    },
+  }
+}

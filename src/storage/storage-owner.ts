@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+
+/** The server that owns a storage (its data dir, or its redis database), as its lock records it. */
+export interface StorageOwner {
+  token: string
+  pid: number
+  host: string
+  started_at: string
+}
+
+/** A new owner record for this process (a fresh token per storage it opens). */
+export function describeThisProcess(): StorageOwner {
+  return { token: randomUUID(), pid: process.pid, host: hostname(), started_at: new Date().toISOString() }
+}
+
+/** Reads an owner record; undefined if the text is not one. */
+export function parseOwner(text: string | null | undefined): StorageOwner | undefined {
+  if (!text) return undefined
+  try {
+    const owner = JSON.parse(text) as Partial<StorageOwner>
+    if (typeof owner.token === 'string' && typeof owner.pid === 'number' && typeof owner.host === 'string') return owner as StorageOwner
+  } catch {}
+  return undefined
+}
+
+/**
+ * Whether the owner is certainly gone: a process of this host that no longer runs (a server
+ * killed with -9 leaves its record behind). An owner on another host cannot be checked.
+ */
+export function isOwnerGone(owner: StorageOwner): boolean {
+  if (owner.host !== hostname()) return false
+  try {
+    process.kill(owner.pid, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
+
+/** "pid 123 on host, since 2026-11-25T10:00:00.000Z" */
+export function describeOwner(owner: StorageOwner): string {
+  const where = owner.host === hostname() ? '' : ` on ${owner.host}`
+  return `pid ${owner.pid}${where}${owner.started_at ? `, since ${owner.started_at}` : ''}`
+}
