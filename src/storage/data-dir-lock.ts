@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs'
 import { join } from 'node:path'
 import { StorageError } from './storage-error.js'
-import { describeOwner, describeThisProcess, isOwnerGone, parseOwner } from './storage-owner.js'
+import { describeOwner, describeThisProcess, isOwnerGone, markHeld, parseOwner } from './storage-owner.js'
 
 /** The lock file a server keeps in the data dir it owns. */
 export const LOCK_FILE = 'server.lock'
@@ -39,8 +39,10 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   } finally {
     await fsp.unlink(temp).catch(() => {})
   }
+  markHeld(owner, true)
   return {
     async release() {
+      markHeld(owner, false)
       const holder = parseOwner(await fsp.readFile(path, 'utf8').catch(() => null))
       if (holder?.token === owner.token) await fsp.unlink(path).catch(() => {})
     },

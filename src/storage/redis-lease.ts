@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import { StorageError } from './storage-error.js'
-import { describeOwner, describeThisProcess, isOwnerGone, parseOwner } from './storage-owner.js'
+import { describeOwner, describeThisProcess, isOwnerGone, markHeld, parseOwner } from './storage-owner.js'
 
 /** How long a lease lasts unless renewed: a server that died unnoticed frees the database then. */
 export const LEASE_MS = 15_000
@@ -27,14 +27,13 @@ export interface RedisLease {
  * over at once; any other lapses LEASE_MS after its server stopped renewing it.
  */
 export async function takeRedisLease(client: Redis, key: string, where: string, onLost: (message: string) => void): Promise<RedisLease> {
-  const value = JSON.stringify(describeThisProcess())
+  const owner = describeThisProcess()
+  const value = JSON.stringify(owner)
   let taken = false
   let holder: ReturnType<typeof parseOwner>
   for (let attempt = 0; attempt < 3 && !taken; attempt++) {
-    if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) {
-      taken = true
-      break
-    }
+    taken = (await client.set(key, value, 'PX', LEASE_MS, 'NX')) !== null
+    if (taken) break
     const held = await client.get(key)
     // Lapsed meanwhile: try again.
     if (held === null) continue
@@ -47,6 +46,7 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
     const who = holder ? `another sandbox server (${describeOwner(holder)})` : 'another sandbox server'
     throw new StorageError(`redis ${where} is in use by ${who}; stop it, or give this one another database (the number after the port in the URL). A server that died frees it within ${LEASE_MS / 1000} s`)
   }
+  markHeld(owner, true)
 
   let lostTo: string | undefined
   let released = false
@@ -56,8 +56,8 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
       if (await client.eval(RENEW, 1, key, value, LEASE_MS)) return
       // Lapsed (a long outage or pause): take it again if nobody else has.
       if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) return
-      const holder = parseOwner(await client.get(key))
-      lostTo = holder ? describeOwner(holder) : 'another server'
+      const current = parseOwner(await client.get(key))
+      lostTo = current ? describeOwner(current) : 'another server'
       onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
     } catch {
       // Connection trouble: told by the connection's own status; renewed once it is back.
@@ -72,6 +72,7 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
     renew,
     async release() {
       released = true
+      markHeld(owner, false)
       clearInterval(timer)
       if (lostTo === undefined) await client.eval(RELEASE, 1, key, value).catch(() => {})
     },

@@ -9,9 +9,18 @@ export interface StorageOwner {
   started_at: string
 }
 
+/** Tokens of the locks and leases this process holds now. */
+const heldHere = new Set<string>()
+
 /** A new owner record for this process (a fresh token per storage it opens). */
 export function describeThisProcess(): StorageOwner {
   return { token: randomUUID(), pid: process.pid, host: hostname(), started_at: new Date().toISOString() }
+}
+
+/** Marks an owner record of this process as held (true) or given up (false). */
+export function markHeld(owner: StorageOwner, held: boolean): void {
+  if (held) heldHere.add(owner.token)
+  else heldHere.delete(owner.token)
 }
 
 /** Reads an owner record; undefined if the text is not one. */
@@ -26,10 +35,13 @@ export function parseOwner(text: string | null | undefined): StorageOwner | unde
 
 /**
  * Whether the owner is certainly gone: a process of this host that no longer runs (a server
- * killed with -9 leaves its record behind). An owner on another host cannot be checked.
+ * killed with -9 leaves its record behind). An owner on another host cannot be checked. A record
+ * with this process's pid that this process does not hold is an earlier process's: a container
+ * restarted after a crash runs its server under the same pid (often 1) again.
  */
 export function isOwnerGone(owner: StorageOwner): boolean {
   if (owner.host !== hostname()) return false
+  if (owner.pid === process.pid) return !heldHere.has(owner.token)
   try {
     process.kill(owner.pid, 0)
     return false

@@ -200,6 +200,11 @@ describe('doc store failures', () => {
     const second = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8')).pid).toBe(process.pid)
     await second.dispose()
+    // A container restarted after a crash runs its server under the same pid again.
+    await writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 'before-restart', pid: process.pid, host: hostname(), started_at: 'then' }))
+    const third = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect(JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8')).token).not.toBe('before-restart')
+    await third.dispose()
     await writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 't', pid: Number(dead.stdout), host: 'build-agent-7', started_at: 'then' }))
     await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${dead.stdout} on build-agent-7, since then)`)
   })
