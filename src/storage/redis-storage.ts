@@ -20,6 +20,14 @@ export interface RedisStorageOptions {
   owner?: boolean
 }
 
+/** What to do about a failed start, by the reason redis or the TLS layer gave. */
+function adviseOn(reason: string): string {
+  if (/^NOAUTH/.test(reason)) return 'it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB'
+  if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
+  return 'start it, or pick another --storage (fs, memory)'
+}
+
 /**
  * Storage in a redis server, through unstorage's redis driver. A request fails fast instead of
  * waiting while the server is unreachable (no offline queue, no command resent after a drop):
@@ -69,7 +77,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     state = 'closing'
     client.disconnect()
     const reason = lastError ?? (error as Error).message
-    throw new StorageError(`cannot reach redis at ${shown} (${reason}); start it, or pick another --storage (fs, memory)`, { cause: error })
+    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason)}`, { cause: error })
   }
   if (options.owner) {
     try {

@@ -9,6 +9,9 @@ import { useTempDirs } from '../helpers/temp-dirs.js'
 afterEach(() => killAll())
 
 const testRedis = useTestRedis()
+const TLS = join(import.meta.dirname, '../fixtures/tls')
+const passwordRedis = useTestRedis({ password: 'pw-123' })
+const tlsRedis = useTestRedis({ tls: { cert: join(TLS, 'cert.pem'), key: join(TLS, 'key.pem') } })
 const tempDir = useTempDirs('sandbox-redis-e2e')
 
 function post(url: string, key: string, path: string, body: unknown, idempotencyKey: string) {
@@ -36,7 +39,7 @@ describe('sandbox serve on redis storage', () => {
     })
     const result = await runCli(['serve', '--port', '0', '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain(`cannot reach redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED)`)
+    expect(result.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or pick another --storage (fs, memory)`)
     expect(result.stderr + result.stdout).not.toContain('s3cret')
     expect(result.stderr).not.toMatch(/\n\s+at /)
     const typo = await runCli(['serve', '--port', '0', '--storage', 'redis://127.0.0.1:6379/sessions'])
@@ -97,5 +100,33 @@ describe('sandbox serve on redis storage', () => {
     const up = await post(serve.url, 'sk_sandbox_e2e_key_0123456789', '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'up')
     expect(up.status).toBe(200)
     expect(await serve.stop()).toBe(0)
+  })
+
+  it.skipIf(!hasRedis)('serves on a redis that asks for a password, and says what to do without it or with a wrong one', async () => {
+    const redis = await passwordRedis()
+    const served = await startServe(['--port', '0', '--quiet', '--storage', redis.url])
+    expect(served.output()).toContain(`(storage redis redis://:***@127.0.0.1:${redis.port}/0,`)
+    expect(served.output()).not.toContain('pw-123')
+    expect((await post(served.url, 'sk_sandbox_e2e_key_0123456789', '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'pw')).status).toBe(200)
+    expect(await served.stop()).toBe(0)
+    const missing = await runCli(['serve', '--port', '0', '--storage', `redis://127.0.0.1:${redis.port}/0`])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('(NOAUTH Authentication required.); it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB')
+    const wrong = await runCli(['serve', '--port', '0', '--storage', `redis://:nope@127.0.0.1:${redis.port}/0`])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${redis.port}/0 (WRONGPASS`)
+    expect(wrong.stderr).toContain('check the user and password in the URL')
+    expect(wrong.stderr).not.toContain('nope')
+  })
+
+  it.skipIf(!hasRedis)('serves on a TLS redis (rediss://) whose CA it is told to trust, and says how otherwise', async () => {
+    const redis = await tlsRedis()
+    expect(redis.url).toMatch(/^rediss:\/\//)
+    const served = await startServe(['--port', '0', '--quiet', '--storage', redis.url], { env: { NODE_EXTRA_CA_CERTS: join(TLS, 'cert.pem') } })
+    expect((await post(served.url, 'sk_sandbox_e2e_key_0123456789', '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'tls')).status).toBe(200)
+    expect(await served.stop()).toBe(0)
+    const untrusted = await runCli(['serve', '--port', '0', '--storage', redis.url])
+    expect(untrusted.code).toBe(2)
+    expect(untrusted.stderr).toContain(`cannot use redis at ${redis.url} (DEPTH_ZERO_SELF_SIGNED_CERT); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`)
   })
 })

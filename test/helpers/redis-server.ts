@@ -34,8 +34,20 @@ function findFreePort(): Promise<number> {
   })
 }
 
-function startOn(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
+/** How a test's redis-server differs from a plain one. */
+export interface TestRedisOptions {
+  /** requirepass: clients must authenticate. */
+  password?: string
+  /** TLS only (no plain port), with this certificate and key: the URL is rediss://. */
+  tls?: { cert: string; key: string }
+}
+
+function startOn(port: number, options: TestRedisOptions): Promise<ChildProcess> {
+  const listen = options.tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.cert, '--tls-key-file', options.tls.key, '--tls-auth-clients', 'no']
+    : ['--port', String(port)]
+  const auth = options.password ? ['--requirepass', options.password] : []
+  const child = spawn('redis-server', [...listen, ...auth, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -50,7 +62,7 @@ function startOn(port: number): Promise<ChildProcess> {
  * Starts a redis-server for the calling test file and stops it after the file's tests (call
  * only when `hasRedis`).
  */
-export function useTestRedis(): () => Promise<TestRedis> {
+export function useTestRedis(options: TestRedisOptions = {}): () => Promise<TestRedis> {
   let child: ChildProcess | undefined
   let started: Promise<TestRedis> | undefined
   const stopChild = async () => {
@@ -65,17 +77,18 @@ export function useTestRedis(): () => Promise<TestRedis> {
   return () => {
     started ??= (async () => {
       const port = await findFreePort()
-      child = await startOn(port)
+      child = await startOn(port, options)
+      const auth = options.password ? `:${options.password}@` : ''
       const redis: TestRedis = {
-        url: `redis://127.0.0.1:${port}/0`,
+        url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
         port,
         kill: stopChild,
         async restart() {
           await stopChild()
-          child = await startOn(port)
+          child = await startOn(port, options)
         },
         async flush() {
-          const client = new Redis(port, '127.0.0.1')
+          const client = new Redis(redis.url, options.tls ? { tls: { rejectUnauthorized: false } } : {})
           await client.flushall()
           await client.quit()
         },
