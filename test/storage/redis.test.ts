@@ -52,6 +52,24 @@ describe('redis storage', () => {
     await storage.dispose()
   })
 
+  it.skipIf(!hasRedis)('lists every key of a prefix across many scan pages, and none of another', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    const pipeline = raw.pipeline()
+    for (let i = 0; i < 2_500; i++) pipeline.set(`sandbox:session:k${i}:default`, '{}')
+    for (let i = 0; i < 2_500; i++) pipeline.set(`sandbox:idem:k${i}:default:1`, '{}')
+    pipeline.set('sandbox:session-like:k0', '{}')
+    await pipeline.exec()
+    const storage = await createSandboxStorage({ kind: 'redis', url: redis.url })
+    const keys = await storage.getKeys('session')
+    expect(keys).toHaveLength(2_500)
+    expect(new Set(keys).size).toBe(2_500)
+    expect(keys.every((key) => /^session:k\d+:default$/.test(key))).toBe(true)
+    await storage.dispose()
+    await raw.quit()
+  })
+
   it.skipIf(!hasRedis)('fails fast while the server is down, says so once, and works again once it is back', async () => {
     const redis = await testRedis()
     await redis.flush()
