@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 
 const BIN = join(import.meta.dirname, '../../bin/sandbox.js')
 const children = new Set<ChildProcess>()
@@ -13,9 +14,32 @@ afterEach(() => {
   children.clear()
 })
 
-/** Starts `sandbox serve` on fs storage and resolves with its base URL. */
-function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--storage', 'fs', '--data-dir', dataDir, '--rate-limit', 'off', '--quiet'], {
+const testRedis = useTestRedis()
+
+/** Where the server keeps its state: `serve` flags, and the data dir on fs. */
+interface StorageChoice {
+  args: string[]
+  dataDir?: string
+}
+
+/** The crash tests run on fs (a fresh data dir) and, with redis-server installed, on redis. */
+const storages: Array<[string, () => Promise<StorageChoice>]> = [
+  ['fs', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-crash-'))
+    return { args: ['--storage', 'fs', '--data-dir', dataDir], dataDir }
+  }],
+]
+if (hasRedis) {
+  storages.push(['redis', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    return { args: ['--storage', redis.url] }
+  }])
+}
+
+/** Starts `sandbox serve` and resolves with its base URL. */
+function startServer(storage: StorageChoice): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...storage.args, '--rate-limit', 'off', '--quiet'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.add(child)
@@ -44,9 +68,9 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries.map(String)
 }
 
-describe('kill -9 during writes', () => {
+describe.each(storages)('kill -9 during writes on %s', (_name, chooseStorage) => {
   it('leaves storage loadable and never applies an operation twice on retry', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-crash-'))
+    const storage = await chooseStorage()
     try {
       const keys = Array.from({ length: 6 }, (_, i) => `sk_sandbox_crash_${i}_${randomUUID().replaceAll('-', '')}`)
       const perKey = 60
@@ -55,7 +79,7 @@ describe('kill -9 during writes', () => {
 
       const acknowledgedAfterCycle: number[] = []
       for (const delay of [120, 250, 400]) {
-        const { url, child } = await startServer(dataDir)
+        const { url, child } = await startServer(storage)
         const exited = new Promise((resolve) => child.once('exit', resolve))
         const traffic = Promise.all(keys.map(async (key) => {
           for (const idem of plan.get(key)!) {
@@ -78,8 +102,8 @@ describe('kill -9 during writes', () => {
       expect(acknowledgedAfterCycle[0]).toBeGreaterThan(0)
       expect(acknowledgedAfterCycle[0]).toBeLessThan(keys.length * perKey)
 
-      const { url, child } = await startServer(dataDir)
-      expect((await listFiles(dataDir)).filter((file) => file.endsWith('.tmp'))).toEqual([])
+      const { url, child } = await startServer(storage)
+      if (storage.dataDir) expect((await listFiles(storage.dataDir)).filter((file) => file.endsWith('.tmp'))).toEqual([])
       for (const key of keys) {
         const ids = plan.get(key)!
         for (const idem of ids) {
@@ -100,7 +124,7 @@ describe('kill -9 during writes', () => {
       child.kill('SIGTERM')
       expect(await stopped).toBe(0)
     } finally {
-      await rm(dataDir, { recursive: true, force: true })
+      if (storage.dataDir) await rm(storage.dataDir, { recursive: true, force: true })
     }
   }, 60_000)
 })

@@ -3,9 +3,23 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { killAll, startServe } from '../helpers/cli.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-webhook-crash')
+const testRedis = useTestRedis()
+
+/** `serve` flags of the storages the test runs on: fs, and redis when redis-server is installed. */
+const storages: Array<[string, () => Promise<string[]>]> = [
+  ['fs', async () => ['--data-dir', await tempDir()]],
+]
+if (hasRedis) {
+  storages.push(['redis', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    return ['--storage', redis.url]
+  }])
+}
 let receiver: TestReceiver | undefined
 afterEach(async () => {
   killAll()
@@ -26,13 +40,13 @@ async function createLoan(url: string, key: string): Promise<string | undefined>
   }
 }
 
-describe('webhook deliveries across kill -9', () => {
+describe.each(storages)('webhook deliveries across kill -9 on %s', (_name, chooseStorage) => {
   it('resumes pending deliveries after a restart, signed with the same forward secret, in order per key', async () => {
-    const dataDir = await tempDir()
+    const storage = await chooseStorage()
     receiver = await startReceiver()
     // A slow receiver keeps a backlog of deliveries queued when the server dies.
     receiver.delayMs = 25
-    const args = ['--port', '0', '--quiet', '--data-dir', dataDir, '--rate-limit', 'off', '--webhook-forward-to', receiver.url]
+    const args = ['--port', '0', '--quiet', ...storage, '--rate-limit', 'off', '--webhook-forward-to', receiver.url]
     const first = await startServe(args)
     const secret = /signed with (whsec_\S+)/.exec(first.output())![1]!
     const keys = Array.from({ length: 4 }, (_, i) => `sk_sandbox_whcrash_${i}_${randomUUID().replaceAll('-', '')}`)
