@@ -37,12 +37,25 @@ function invalidKey(why: string): ApiError {
   return new ApiError('SANDBOX_API_KEY_INVALID', `The API key is ${why}.`)
 }
 
+/** A key's session that the keys file no longer names (`sandbox keys reset`, with or without --drop). */
+export interface EndedSession {
+  apiKey: string
+  sessionId: string
+}
+
+function listEndedSessions(before: KeysFile, after: KeysFile): EndedSession[] {
+  const current = new Map(after.keys.map((record) => [record.key, record.session_id]))
+  return before.keys
+    .filter((record) => record.session_id !== null && current.get(record.key) !== record.session_id)
+    .map((record) => ({ apiKey: record.key, sessionId: record.session_id! }))
+}
+
 /**
  * Authenticates requests. Without a keys file any well-formed key is accepted and gets its own
  * state (open mode). With one, only registered, unrevoked, unexpired keys with a live session
  * pass; the file is re-read when it changes, so `sandbox keys ...` applies to a running server.
  */
-export async function createAuthenticator(options: { keysFile?: string }) {
+export async function createAuthenticator(options: { keysFile?: string; onSessionsEnded?: (ended: EndedSession[]) => void }) {
   const path = options.keysFile
   let keys: KeysFile | undefined
   let signature = ''
@@ -53,8 +66,11 @@ export async function createAuthenticator(options: { keysFile?: string }) {
     const info = await stat(path!)
     const next = `${info.mtimeMs}:${info.size}`
     if (next !== signature) {
+      const before = keys
       keys = await readKeysFile(path!)
       signature = next
+      const ended = before ? listEndedSessions(before, keys) : []
+      if (ended.length > 0) options.onSessionsEnded?.(ended)
     }
   }
 

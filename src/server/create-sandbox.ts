@@ -6,7 +6,7 @@ import { maskApiKey } from '../keys/keys-file.js'
 import { createKeyedMutex } from '../storage/keyed-mutex.js'
 import { createSandboxStorage, parseStorageKind } from '../storage/create-storage.js'
 import { ApiError } from './api-error.js'
-import { createAuthenticator } from './auth.js'
+import { createAuthenticator, deriveKeyId, type EndedSession } from './auth.js'
 import { resolveConfig, type DeepPartial } from './config.js'
 import { loadFixtures } from './fixtures.js'
 import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline.js'
@@ -15,7 +15,7 @@ import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT, type Req
 import { createLoanRoutes } from './routes/loan-routes.js'
 import { createPartnerRoutes } from './routes/partner-routes.js'
 import type { SandboxServices } from './services.js'
-import { createSessionStore } from './session-store.js'
+import { createSessionStore, sessionSlotOf } from './session-store.js'
 import { createWebhookRoutes } from './routes/webhook-routes.js'
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/deliveries.js'
 import { createDispatcher, type DeliveryReport } from '../webhooks/dispatcher.js'
@@ -95,7 +95,10 @@ const ROUTE_PREFIX = '/api/sandbox'
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config)
-  const auth = await createAuthenticator({ keysFile: options.keysFile })
+  // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
+  // tool's delete could be undone by a write still in the journal, and cannot reach memory storage.
+  let endSessions: (ended: EndedSession[]) => void = () => {}
+  const auth = await createAuthenticator({ keysFile: options.keysFile, onSessionsEnded: (ended) => endSessions(ended) })
   const storage = typeof options.storage === 'object'
     ? options.storage
     : await createSandboxStorage({
@@ -113,6 +116,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const logError = options.logError ?? ((error: unknown) => console.error(error))
   const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances })
   const mutex = createKeyedMutex()
+  endSessions = (ended) => {
+    for (const { apiKey, sessionId } of ended) {
+      const principal = { apiKey, keyId: deriveKeyId(apiKey), sessionId }
+      void mutex.run(sessionSlotOf(principal), () => sessions.remove(principal)).catch(logError)
+    }
+  }
   const forwardSecret = options.webhookForwardTo ? await loadForwardSecret(storage) : undefined
   const dispatcher = createDispatcher({
     storage,

@@ -258,6 +258,17 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     return docs.listStaged().map(principalOfSlot)
   }
 
+  /**
+   * Deletes everything stored for a session, and what is held of it in memory (under the
+   * session's mutex): the server's side of `sandbox keys reset`.
+   */
+  async function remove(principal: Principal): Promise<void> {
+    const id = sessionSlotOf(principal)
+    docs.forget(id)
+    patches.delete(id)
+    await deleteSessionData(storage, principal.apiKey, principal.sessionId)
+  }
+
   /** Writes the session's staged document or patches, if it has any (under the session's mutex). */
   async function flushStaged(principal: Principal): Promise<void> {
     const id = sessionSlotOf(principal)
@@ -299,13 +310,13 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
   }
 
-  return { load, save, stage, patch, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
+  return { load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */
 export type SessionStore = ReturnType<typeof createSessionStore>
 
-/** Deletes everything stored for one session of a key (used by `sandbox keys reset`). */
+/** Deletes everything stored for one session of a key (`sandbox keys reset`, and the server once it sees one). */
 export async function deleteSessionData(storage: Storage, apiKey: string, sessionId: string): Promise<void> {
   const keyId = deriveKeyId(apiKey)
   const batches = [...await storage.getKeys(`idem:${keyId}:${sessionId}`), ...await storage.getKeys(`${SPILL_PREFIX}:${keyId}:${sessionId}`)]

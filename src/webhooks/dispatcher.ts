@@ -250,6 +250,9 @@ export function createDispatcher(options: DispatcherOptions) {
       for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
       const updated = await mutex.run(slot, async () => {
         const current = await sessions.load(principal)
+        // Deliveries gone from the session meanwhile (`sandbox keys reset` deleted it): nothing
+        // to record, and writing would bring the deleted session back.
+        if (!outcomes.some(({ delivery }) => current.webhook.deliveries.some((item) => item.id === delivery.id))) return current.webhook
         let webhook = current.webhook
         for (const { delivery, outcome } of outcomes) {
           webhook = recordAttempt(webhook, delivery.id, outcome, options.retryScheduleMs, finished)

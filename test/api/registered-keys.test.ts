@@ -2,7 +2,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
+import type { Storage } from 'unstorage'
+import { createTestApi, newKey, buildRequest, type TestApi } from '../helpers/api.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import { deriveKeyId } from '../../src/server/auth.js'
+import { deleteSessionData } from '../../src/server/session-store.js'
+import { resetKeySession } from '../../src/keys/manage-keys.js'
+import { createSandboxStorage } from '../../src/storage/create-storage.js'
+import { startReceiver } from '../helpers/receiver.js'
 
 let api: TestApi | undefined
 let dir: string
@@ -75,5 +82,70 @@ describe('registered keys (--keys FILE)', () => {
 
   it('refuses to start on a missing keys file with an actionable message', async () => {
     await expect(createTestApi({ keysFile: join(dir, 'absent.json') })).rejects.toThrow(/sandbox keys create/)
+  })
+})
+
+describe('sandbox keys reset on a running server', () => {
+  const LOAN = { collateral_btc: 0.1, loan_amount: 1000 }
+
+  /** Storage keys (session document, stored answers) of one session of a key. */
+  async function storedKeysOf(storage: Storage, key: string, sessionId: string): Promise<string[]> {
+    const keyId = deriveKeyId(key)
+    const keys = [...await storage.getKeys('session'), ...await storage.getKeys('idem')]
+    return keys.filter((item) => item.includes(`${keyId}:${sessionId}`))
+  }
+
+  it('deletes the ended session from memory storage, which no tool can reach', async () => {
+    const key = newKey('reset')
+    await writeKeys([{ key }])
+    api = await createTestApi({ keysFile })
+    expect((await api.post('/api/sandbox/loans', LOAN, { key })).status).toBe(200)
+    expect(await storedKeysOf(api.sandbox.storage, key, 'ses_1')).not.toEqual([])
+    const { after } = await resetKeySession(keysFile, key)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The next request reads the changed keys file, and the server deletes the old session.
+    expect((await api.get('/api/sandbox/loans', key)).body.activeLoans).toEqual([])
+    await expect.poll(() => storedKeysOf(api!.sandbox.storage, key, 'ses_1')).toEqual([])
+    expect(after.session_id).not.toBe('ses_1')
+  })
+
+  it('deletes the ended session on fs storage for good, even while its last write is still in the journal', async () => {
+    const key = newKey('reset')
+    await writeKeys([{ key }])
+    const dataDir = join(dir, 'data')
+    const sandbox = await createSandbox({ storage: 'fs', dataDir, keysFile, rateLimit: false, logError: () => {} })
+    const send = (request: Request) => sandbox.fetch(request)
+    expect((await send(buildRequest('http://x', 'POST', '/api/sandbox/loans', { body: LOAN }, key))).status).toBe(200)
+    // What `sandbox keys reset` does: the keys file changes, and the tool deletes the files it sees.
+    await resetKeySession(keysFile, key)
+    const tool = await createSandboxStorage({ kind: 'fs', dataDir })
+    await deleteSessionData(tool, key, 'ses_1')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect((await send(buildRequest('http://x', 'GET', '/api/sandbox/loans', {}, key))).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sandbox.close()
+    expect(await storedKeysOf(tool, key, 'ses_1')).toEqual([])
+  })
+
+  it('does not bring the ended session back when a delivery in flight finishes after it was deleted', async () => {
+    const key = newKey('reset')
+    await writeKeys([{ key }])
+    const receiver = await startReceiver()
+    try {
+      receiver.delayMs = 400
+      api = await createTestApi({ keysFile, allowLocalWebhooks: true })
+      expect((await api.post('/api/sandbox/webhooks', { url: receiver.url }, { key })).status).toBe(200)
+      expect((await api.post('/api/sandbox/loans', LOAN, { key })).status).toBe(200)
+      await receiver.waitFor(1)
+      await resetKeySession(keysFile, key)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect((await api.get('/api/sandbox/loans', key)).status).toBe(200)
+      await expect.poll(() => storedKeysOf(api!.sandbox.storage, key, 'ses_1')).toEqual([])
+      await api.sandbox.deliveriesIdle()
+      await api.sandbox.flush()
+      expect(await storedKeysOf(api.sandbox.storage, key, 'ses_1')).toEqual([])
+    } finally {
+      await receiver.close()
+    }
   })
 })
