@@ -76,8 +76,15 @@ export function useTestRedis(options: TestRedisOptions = {}): () => Promise<Test
   afterAll(stopChild)
   return () => {
     started ??= (async () => {
-      const port = await findFreePort()
-      child = await startOn(port, options)
+      // Another process may take the free port before redis-server binds it: try a new one.
+      let port = 0
+      for (let attempt = 1; !child; attempt++) {
+        port = await findFreePort()
+        child = await startOn(port, options).catch((error: Error) => {
+          if (attempt >= 3) throw error
+          return undefined
+        })
+      }
       const auth = options.password ? `:${options.password}@` : ''
       const redis: TestRedis = {
         url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
