@@ -5,7 +5,7 @@ import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
 import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './pipeline.js'
-import { findIdempotencyRecord, sessionSlotOf, type SessionDoc } from './session-store.js'
+import { findIdempotencyRecord, sessionSlotOf, type SessionDoc } from './session-doc.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 

@@ -1,4 +1,4 @@
-import type { IdempotencyRecord, SessionDoc } from './session-store.js'
+import type { IdempotencyRecord, SessionDoc } from './session-doc.js'
 import { appendJsonFields, stringifyListOnce } from '../storage/json-memo.js'
 import { stringifyEvent } from '../webhooks/event-json.js'
 import type { Delivery } from '../webhooks/types.js'

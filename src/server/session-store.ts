@@ -1,17 +1,16 @@
 import type { Storage } from 'unstorage'
-import type { Balances, LoanBook, SandboxEvent } from '../domain/types.js'
+import type { Balances, LoanBook } from '../domain/types.js'
 import { createLoanBook } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import { spillDeliveries } from '../webhooks/delivery-spill.js'
-import type { Delivery, WebhookState } from '../webhooks/types.js'
+import type { Delivery } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
 import { joinAnswerParts, type AnswerParts } from './loan-state-json.js'
 import { stringifySessionDoc } from './session-json.js'
+import { IDEMPOTENCY_RETENTION_MS, sessionSlotOf, principalOfSlot, type IdempotencyRecord, type SessionDoc, type SessionPatch } from './session-doc.js'
 
-/** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 /**
  * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
  * memory driver already holds every document as text.
@@ -25,63 +24,6 @@ const INLINE_RESPONSES = 16
  */
 const INLINE_RESPONSE_CHARS = 64 * 1024
 
-/** A change to a session document that `patch` keeps in memory until the next write. */
-export type SessionPatch = (doc: SessionDoc) => SessionDoc
-
-/** One remembered Idempotency-Key: what it fingerprinted and what it answered. */
-export interface IdempotencyRecord {
-  key: string
-  fingerprint: string
-  status: number
-  created_at: string
-  /**
-   * The stored answer body while it is still inline (moved to batch `batch` later): its JSON text
-   * as the request made it, or, read back from storage, the object that text parses to. The
-   * document holds it as JSON, not as a string (see session-json.ts).
-   */
-  answer?: string | Record<string, unknown>
-  /** The same as JSON text in a string, as documents written before `answer` hold it. */
-  response?: string
-  /** ... or, for a loan-state answer, its parts (see AnswerParts), inline or moved the same way. */
-  parts?: AnswerParts
-  batch?: number
-}
-
-/**
- * Everything one key's sandbox session holds, written as ONE document so that a state change,
- * the events it produced and the idempotency record of the request that made it are committed
- * together by a single atomic write.
- */
-export interface SessionDoc {
-  version: 1
-  created_at: string
-  book: LoanBook
-  /** Partner profile fields set through POST /partner; null until then. */
-  partner: Record<string, unknown> | null
-  /** Events not yet handed to webhook delivery, oldest first. */
-  outbox: SandboxEvent[]
-  /** The webhook endpoint and the delivery log. */
-  webhook: WebhookState
-  event_seq: number
-  idempotency: IdempotencyRecord[]
-  response_batches: { id: number; newest_at: string }[]
-  next_batch: number
-}
-
-/**
- * A session's slot, `<key id>:<session id>`: the id of its document, and the key its writes are
- * serialized under (the request pipeline and the webhook dispatcher share the mutex by it).
- */
-export function sessionSlotOf(principal: Pick<Principal, 'keyId' | 'sessionId'>): string {
-  return `${principal.keyId}:${principal.sessionId}`
-}
-
-/** The principal of a slot, without the API key (which the slot does not hold). */
-export function principalOfSlot(slot: string): Principal {
-  const [keyId, sessionId] = slot.split(':') as [string, string]
-  return { apiKey: '', keyId, sessionId }
-}
-
 function batchKey(keyId: string, sessionId: string, batch: number): string {
   return `idem:${keyId}:${sessionId}:${batch}`
 }
@@ -91,16 +33,6 @@ const SPILL_PREFIX = 'whq'
 /** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
 function spillKey(keyId: string, sessionId: string, batch: number): string {
   return `${SPILL_PREFIX}:${keyId}:${sessionId}:${batch}`
-}
-
-/** Finds the live (unexpired) record of an Idempotency-Key. */
-export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number): IdempotencyRecord | undefined {
-  const cutoff = now - IDEMPOTENCY_RETENTION_MS
-  for (let i = doc.idempotency.length - 1; i >= 0; i--) {
-    const record = doc.idempotency[i]!
-    if (record.key === key) return Date.parse(record.created_at) > cutoff ? record : undefined
-  }
-  return undefined
 }
 
 /** A stored answer held by a record or a batch file: text, or loan-state parts. */

@@ -1,4 +1,4 @@
-import type { SessionPatch } from '../server/session-store.js'
+import type { SessionPatch } from '../server/session-doc.js'
 import { recordAttempt } from './deliveries.js'
 import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createDueQueue } from './due-queue.js'

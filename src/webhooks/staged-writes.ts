@@ -1,6 +1,7 @@
 import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
-import { sessionSlotOf, type SessionDoc, type SessionStore } from '../server/session-store.js'
+import type { SessionStore } from '../server/session-store.js'
+import { sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
 
 /**
  * Session documents changed in memory and written a moment later, all at once: for records whose

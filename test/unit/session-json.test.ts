@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { stringifySessionDoc } from '../../src/server/session-json.js'
 import { stringifyEvent } from '../../src/webhooks/event-json.js'
-import type { SessionDoc } from '../../src/server/session-store.js'
+import type { SessionDoc } from '../../src/server/session-doc.js'
 
 function sessionDoc(): SessionDoc {
   return {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
-import type { SessionDoc } from '../../src/server/session-store.js'
+import type { SessionDoc } from '../../src/server/session-doc.js'
 import { createWebhookState, enqueueEvents, requeueDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
 import type { DeliveryReport } from '../../src/webhooks/delivery-report.js'
 import { createDueQueue } from '../../src/webhooks/due-queue.js'

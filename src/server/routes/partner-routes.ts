@@ -4,7 +4,7 @@ import { parseBody } from '../../schemas/parse-body.js'
 import { partnerProfileSchema, type PartnerProfileInput } from '../../schemas/partner.js'
 import type { RouteContext, RouteSpec } from '../pipeline.js'
 import { createDomainContext, type SandboxServices } from '../services.js'
-import type { SessionDoc } from '../session-store.js'
+import type { SessionDoc } from '../session-doc.js'
 
 /** The partner block: GET /partner and the `partner` part of GET state are this same object. */
 export function viewPartner(doc: SessionDoc, services: SandboxServices, keySeed: string): Record<string, unknown> {

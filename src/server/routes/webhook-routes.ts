@@ -13,7 +13,7 @@ import { checkWebhookUrl } from '../../webhooks/url-policy.js'
 import { createId } from '../ids.js'
 import type { RouteContext, RouteSpec } from '../pipeline.js'
 import { createDomainContext } from '../services.js'
-import { sessionSlotOf, type SessionDoc } from '../session-store.js'
+import { sessionSlotOf, type SessionDoc } from '../session-doc.js'
 
 const MAX_RETRY_BATCH = 50
 
