@@ -12,7 +12,8 @@ import { createParkedHeads, toParkedHead, type ParkedHead } from './parked-heads
 import { createRecentRefusals, describeSharedRefusal, findSharedRefusals } from './recent-refusals.js'
 import { probeConnection, sendWebhook, type SendOptions } from './sender.js'
 import { createStagedWrites } from './staged-writes.js'
-import { findDueRun, restoreRun } from './delivery-spill.js'
+import { findDueRun } from './delivery-spill.js'
+import { createSpillUpkeep } from './spill-upkeep.js'
 import { signWebhook } from './signature.js'
 import { DELIVERY_TARGETS, type AttemptOutcome, type Delivery, type DeliveryTarget, type WebhookState } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
@@ -79,6 +80,7 @@ export function createDispatcher(options: DispatcherOptions) {
   })
   /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
+  const spill = createSpillUpkeep({ sessions, mutex, logError: options.logError })
   let closed = false
 
   /** Moves a commit's new events into deliveries, in the same document (called before saving). */
@@ -233,7 +235,7 @@ export function createDispatcher(options: DispatcherOptions) {
       const now = Date.now()
       const { dueRun, heads } = findWork(doc)
       if (dueRun) {
-        await restoreSpilled(principal, dueRun.batch)
+        await spill.restore(principal, dueRun.batch)
         continue
       }
       if (heads.length === 0) {
@@ -274,41 +276,9 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /**
-   * Brings a spilled batch whose turn has come back into the session document; the batch is
-   * deleted only once the document holding its deliveries is written.
-   */
-  async function restoreSpilled(principal: Principal, batch: number): Promise<void> {
-    const restored = await mutex.run(sessionSlotOf(principal), async () => {
-      const current = await sessions.load(principal)
-      const run = current.webhook.spilled?.find((item) => item.batch === batch)
-      if (!run) return false
-      const webhook = restoreRun(current.webhook, run, await sessions.readSpilled(principal, batch))
-      await sessions.save(principal, { ...current, webhook })
-      return true
-    })
-    if (restored) await sessions.removeSpilled(principal, batch).catch(options.logError)
-  }
-
-  /**
-   * Deletes spilled batches that no session document lists. A batch is written before the
-   * document that lists it and deleted after the one that no longer does, so a crash between the
-   * two leaves one behind, and nothing else would ever read or remove it.
-   */
-  async function removeOrphanBatches(): Promise<void> {
-    for (const [slot, batches] of await sessions.listSpilled()) {
-      const principal = principalOfSlot(slot)
-      // A session that cannot be read now is left as it is: its requests will report that.
-      await mutex.run(slot, async () => {
-        const listed = new Set((await sessions.load(principal)).webhook.spilled?.map((run) => run.batch))
-        await Promise.all(batches.filter((batch) => !listed.has(batch)).map((batch) => sessions.removeSpilled(principal, batch)))
-      }).catch(options.logError)
-    }
-  }
-
   /** Resumes every session that had deliveries to send when the server last stopped. */
   async function resume(): Promise<void> {
-    if (options.persistent) await removeOrphanBatches()
+    if (options.persistent) await spill.removeOrphans()
     const markers = await storage.getKeys(ACTIVE_PREFIX)
     for (const marker of markers) {
       const slot = marker.slice(ACTIVE_PREFIX.length + 1)
