@@ -34,7 +34,8 @@ export interface StorageFlags {
 /** Resolves storage flags with their environment fallbacks. */
 export function resolveStorageFlags(flags: StorageFlags): { storage: string; dataDir: string } {
   return {
-    storage: flags.storage ?? process.env.SANDBOX_STORAGE ?? 'fs',
+    // Trimmed once here: the value is also a redis URL, passed on as it is.
+    storage: (flags.storage ?? process.env.SANDBOX_STORAGE ?? 'fs').trim(),
     dataDir: flags.dataDir ?? process.env.SANDBOX_DATA_DIR ?? DEFAULT_DATA_DIR,
   }
 }

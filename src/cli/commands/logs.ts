@@ -36,7 +36,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   if (kind === 'memory') {
     throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs (or a redis URL) to read it here')
   }
-  const store = await createSandboxStorage({ kind, dataDir, url: storage.trim() })
+  const store = await createSandboxStorage({ kind, dataDir, url: storage })
   const out = await import('../output.js')
   const seen = new Set<string>()
   const printNew = async () => {

@@ -121,7 +121,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const { listenSandbox } = await import('../../server/listen.js')
   let lastActivity = Date.now()
   const sandbox = await createSandbox({
-    storage: kind === 'redis' ? storage.trim() as RedisUrl : kind,
+    storage: kind === 'redis' ? storage as RedisUrl : kind,
     dataDir,
     logError: (error) => printError(error, json),
     onStorageStatus: (message, up) => {
@@ -168,7 +168,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
 
-  const redisUrl = kind === 'redis' ? maskRedisUrl(storage.trim()) : null
+  const redisUrl = kind === 'redis' ? maskRedisUrl(storage) : null
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'

@@ -19,7 +19,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const { before, after } = await resetKeySession(path, query, { drop: flags.drop })
   // The server switches to the new session on its own; the old session's data is deleted here.
   if (kind !== 'memory' && before.session_id) {
-    const store = await createSandboxStorage({ kind, dataDir, url: storage.trim() })
+    const store = await createSandboxStorage({ kind, dataDir, url: storage })
     await deleteSessionData(store, before.key, before.session_id)
     await store.dispose()
   }
