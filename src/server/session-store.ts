@@ -198,7 +198,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const id = sessionSlotOf(principal)
     docs.forget(id)
     patches.delete(id)
-    await deleteSessionData(storage, principal.apiKey, principal.sessionId)
+    await deleteStoredSession(storage, principal)
   }
 
   /** Writes the session's staged document or patches, if it has any (under the session's mutex). */
@@ -250,7 +250,10 @@ export type SessionStore = ReturnType<typeof createSessionStore>
 
 /** Deletes everything stored for one session of a key (`sandbox keys reset`, and the server once it sees one). */
 export async function deleteSessionData(storage: Storage, apiKey: string, sessionId: string): Promise<void> {
-  const keyId = deriveKeyId(apiKey)
+  await deleteStoredSession(storage, { keyId: deriveKeyId(apiKey), sessionId })
+}
+
+async function deleteStoredSession(storage: Storage, { keyId, sessionId }: Pick<Principal, 'keyId' | 'sessionId'>): Promise<void> {
   const batches = [...await storage.getKeys(`idem:${keyId}:${sessionId}`), ...await storage.getKeys(`${SPILL_PREFIX}:${keyId}:${sessionId}`)]
   await Promise.all(batches.map((key) => storage.removeItem(key)))
   await storage.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
