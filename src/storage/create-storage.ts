@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
@@ -47,7 +48,8 @@ async function prepareDataDir(dataDir: string): Promise<string> {
   const dir = resolve(dataDir)
   try {
     await fsp.mkdir(dir, { recursive: true })
-    const probe = join(dir, `.probe-${process.pid}`)
+    // Unique per call: two storages opened at once in one process must not delete each other's.
+    const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`)
     await fsp.writeFile(probe, 'ok')
     await fsp.unlink(probe)
   } catch (error) {

@@ -1,7 +1,8 @@
 import { promises as fsp } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { StorageError } from './storage-error.js'
-import { describeOwner, describeThisProcess, isOwnerGone, markHeld, parseOwner } from './storage-owner.js'
+import { describeOwner, describeThisProcess, isOwnerGone, markHeld, parseOwner, type StorageOwner } from './storage-owner.js'
 
 /** The lock file a server keeps in the data dir it owns. */
 export const LOCK_FILE = 'server.lock'
@@ -17,34 +18,66 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   const owner = describeThisProcess()
   const temp = `${path}.${owner.token}.tmp`
   await fsp.writeFile(temp, JSON.stringify(owner))
+  // Held before it is linked: another opener in this process must not read it as a dead one's.
+  markHeld(owner, true)
   try {
     for (let attempt = 0; ; attempt++) {
       try {
         await fsp.link(temp, path)
         break
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        const code = (error as NodeJS.ErrnoException).code
+        // The server that holds the dir deletes temp files when it starts, this one's included.
+        if (code === 'ENOENT' && attempt < 20) {
+          await fsp.writeFile(temp, JSON.stringify(owner))
+          continue
+        }
+        if (code !== 'EEXIST') throw error
       }
       const holder = parseOwner(await fsp.readFile(path, 'utf8').catch(() => null))
-      // A lock that vanished meanwhile, or one of a dead process, is tried again. Taking over a
-      // dead one's lock is not atomic: two servers started in the same instant over it could both
-      // get it, far rarer than what the lock is for, a second server started later.
-      if (attempt < 2 && (!holder || isOwnerGone(holder))) {
-        if (holder) await fsp.unlink(path).catch(() => {})
+      if (attempt < 20 && (!holder || isOwnerGone(holder))) {
+        if (holder) await removeStaleLock(path, holder, owner)
         continue
       }
       const who = holder ? `another sandbox server (${describeOwner(holder)})` : 'another sandbox server'
       throw new StorageError(`data dir ${dir} is in use by ${who}; stop it, or give this one another --data-dir. If no server runs there, delete ${path}`)
     }
+  } catch (error) {
+    markHeld(owner, false)
+    throw error
   } finally {
     await fsp.unlink(temp).catch(() => {})
   }
-  markHeld(owner, true)
   return {
     async release() {
       markHeld(owner, false)
       const holder = parseOwner(await fsp.readFile(path, 'utf8').catch(() => null))
       if (holder?.token === owner.token) await fsp.unlink(path).catch(() => {})
     },
+  }
+}
+
+/**
+ * Deletes the lock of a gone owner, if it is still that one's. Two servers starting over the same
+ * stale lock would otherwise race: the later one's delete could remove the lock the first had
+ * just made, and both would run. A guard file lets one process at a time check and delete.
+ */
+async function removeStaleLock(path: string, stale: StorageOwner, owner: StorageOwner): Promise<void> {
+  const guard = `${path}.takeover`
+  try {
+    await fsp.writeFile(guard, JSON.stringify(owner), { flag: 'wx' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    // Left by a process killed inside its takeover (a few microseconds), or in use now.
+    const guardOwner = parseOwner(await fsp.readFile(guard, 'utf8').catch(() => null))
+    if (guardOwner && isOwnerGone(guardOwner)) await fsp.unlink(guard).catch(() => {})
+    else await sleep(5)
+    return
+  }
+  try {
+    const current = parseOwner(await fsp.readFile(path, 'utf8').catch(() => null))
+    if (current?.token === stale.token) await fsp.unlink(path).catch(() => {})
+  } finally {
+    await fsp.unlink(guard).catch(() => {})
   }
 }

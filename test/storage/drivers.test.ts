@@ -210,6 +210,25 @@ describe('doc store failures', () => {
     await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${dead.stdout} on build-agent-7, since then)`)
   })
 
+  it('gives a dead server\'s data dir to one of two servers started over it at once', async () => {
+    const dir = await tempDir()
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    const staleLock = JSON.stringify({ token: 'dead', pid: Number(dead.stdout), host: hostname(), started_at: 'then' })
+    for (let round = 0; round < 30; round++) {
+      await writeFile(join(dir, 'server.lock'), staleLock)
+      // A takeover cut short by a kill leaves its guard; it must not block the next start.
+      if (round === 0) await writeFile(join(dir, 'server.lock.takeover'), staleLock)
+      const opened = await Promise.allSettled([0, 1].map(() => createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })))
+      const winners = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+      const refusals = opened.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []))
+      expect(winners).toHaveLength(1)
+      expect(refusals[0]).toBeInstanceOf(StorageError)
+      expect((refusals[0] as Error).message).toContain(`is in use by another sandbox server (pid ${process.pid},`)
+      await winners[0]!.dispose()
+    }
+    expect((await readdir(dir)).filter((name) => name.startsWith('server.lock'))).toEqual([])
+  })
+
   it('keeps one directory per namespace: a key\'s other segments are one file name', async () => {
     const dir = await tempDir()
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
