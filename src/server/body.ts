@@ -7,19 +7,42 @@ export const MAX_BODY_BYTES = 1024 * 1024
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-/** Reads a Node request stream directly: far cheaper than going through a web ReadableStream. */
-async function readNodeChunks(request: IncomingMessage): Promise<Uint8Array[]> {
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.byteLength
-    if (size > MAX_BODY_BYTES) {
-      request.resume()
-      throw tooLarge()
+/**
+ * Reads a Node request stream directly: far cheaper than going through a web ReadableStream.
+ * Past the limit it stops keeping chunks and lets Node discard the rest, but never destroys the
+ * stream: leaving a `for await` early would, and the 413 would then be written to a dead socket.
+ */
+function readNodeChunks(request: IncomingMessage): Promise<Uint8Array[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > MAX_BODY_BYTES) {
+        stop()
+        request.resume()
+        reject(tooLarge())
+        return
+      }
+      chunks.push(chunk)
     }
-    chunks.push(chunk)
-  }
-  return chunks
+    const onEnd = () => {
+      stop()
+      resolve(chunks)
+    }
+    const onError = (error: Error) => {
+      stop()
+      reject(error)
+    }
+    const stop = () => {
+      request.off('data', onData)
+      request.off('end', onEnd)
+      request.off('error', onError)
+    }
+    request.on('data', onData)
+    request.once('end', onEnd)
+    request.once('error', onError)
+  })
 }
 
 async function readWebChunks(request: Request): Promise<Uint8Array[]> {

@@ -58,6 +58,22 @@ describe('sandbox serve', () => {
     expect(await exit).toBe(0)
   })
 
+  it('answers a chunked body over 1 MiB with 413 and keeps serving', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
+    const chunk = new TextEncoder().encode(`{"name":"${'x'.repeat(64 * 1024)}`)
+    for (const path of ['/api/sandbox/loans/flow', '/api/sandbox/partner']) {
+      let sent = 0
+      const body = new ReadableStream({ pull: (controller) => (sent++ < 20 ? controller.enqueue(chunk) : controller.close()) })
+      const refused = await fetch(`${serve.url}${path}`, { method: 'POST', headers: { ...auth, 'idempotency-key': `big-${path}` }, body, duplex: 'half' } as RequestInit)
+      expect([refused.status, (await refused.json()).error_code]).toEqual([413, 'PAYLOAD_TOO_LARGE'])
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect((await fetch(`${serve.url}/api/sandbox/config`, { headers: auth })).status).toBe(200)
+    expect(serve.child.exitCode).toBeNull()
+    expect(await serve.stop('SIGTERM')).toBe(0)
+    expect(serve.output()).not.toContain('TypeError')
+  })
+
   it('refuses a busy port with exit 2 and a clear message', async () => {
     const blocker: Server = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
