@@ -23,12 +23,18 @@ export interface TransferConfirmation {
   confirmations?: number | undefined
 }
 
+/** A confirmation's fields once checked. */
+export interface CheckedTransfer {
+  txHash: string
+  confirmations: number
+}
+
 /**
- * Checks a `confirm_btc` / `confirm_usdt` body: 400 INVALID_REQUEST for a missing or empty
- * `tx_hash` or missing `confirmations`, 409 INSUFFICIENT_CONFIRMATIONS below `required`.
- * Returns the tx hash.
+ * Checks a `confirm_btc` / `confirm_usdt` body's own fields: 400 INVALID_REQUEST for a missing or
+ * empty `tx_hash` or a missing `confirmations`. Called before the flow's state is looked at, so
+ * a malformed step gets the same 400 whatever state the flow is in.
  */
-export function assertTransferConfirmed(input: TransferConfirmation, required: number): string {
+export function readTransfer(input: TransferConfirmation): CheckedTransfer {
   const { tx_hash: txHash, confirmations } = input
   if (typeof txHash !== 'string' || txHash.length === 0) {
     throw new SandboxError('INVALID_REQUEST', 'tx_hash is required.', { field: 'tx_hash', issue: 'is required' })
@@ -36,13 +42,18 @@ export function assertTransferConfirmed(input: TransferConfirmation, required: n
   if (typeof confirmations !== 'number' || !Number.isInteger(confirmations) || confirmations < 0) {
     throw new SandboxError('INVALID_REQUEST', 'confirmations is required.', { field: 'confirmations', issue: 'must be a non-negative integer' })
   }
-  if (confirmations < required) {
-    throw flowConflict('INSUFFICIENT_CONFIRMATIONS', `${confirmations} confirmations received; ${required} are required.`, {
+  return { txHash, confirmations }
+}
+
+/** 409 FLOW_CONFLICT INSUFFICIENT_CONFIRMATIONS below `required`; returns the tx hash. */
+export function requireConfirmations(transfer: CheckedTransfer, required: number): string {
+  if (transfer.confirmations < required) {
+    throw flowConflict('INSUFFICIENT_CONFIRMATIONS', `${transfer.confirmations} confirmations received; ${required} are required.`, {
       required,
-      received: confirmations,
+      received: transfer.confirmations,
     })
   }
-  return txHash
+  return transfer.txHash
 }
 
 /** Returns `value` or throws 400 INVALID_AMOUNT naming the missing `field`. */

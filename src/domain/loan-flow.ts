@@ -3,7 +3,7 @@ import type { LoanFlowAction, LoanFlowInput } from '../schemas/loan-flow.js'
 import { assertWalletHolds, debitWallet, replaceWhere } from './book-updates.js'
 import { checkApplicationChange } from './final-records.js'
 import { createEvent } from './events.js'
-import { assertTransferConfirmed, requireAmount, stepOutOfOrder } from './flow-guards.js'
+import { readTransfer, requireAmount, requireConfirmations, stepOutOfOrder } from './flow-guards.js'
 import { issueLoan, pickPartnerFields } from './issue-loan.js'
 import { findDraft } from './loan-book.js'
 import { assertNewLoanWithinLimits, computeLoanTerms } from './loan-math.js'
@@ -107,8 +107,9 @@ function requireDraftIn(book: LoanBook, action: LoanFlowAction, status: Applicat
 
 /** Step 2: the simulated BTC transfer arrives; the collateral leaves the simulator wallet. */
 function confirmBtc(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
+  const transfer = readTransfer(input)
   const draft = requireDraftIn(book, 'confirm_btc', 'awaiting_collateral')
-  const txHash = assertTransferConfirmed(input, ctx.requiredConfirmations.BTC)
+  const txHash = requireConfirmations(transfer, ctx.requiredConfirmations.BTC)
   const wallet = debitWallet(book.wallet, 'BTC', draft.collateral_btc)
   const next: LoanApplication = { ...draft, status: 'collateral_confirmed', collateral_tx_hash: txHash, updatedAt: ctx.now }
   return {

@@ -3,7 +3,7 @@ import type { RepaymentFlowAction, RepaymentFlowInput } from '../schemas/repayme
 import { creditWallet, debitWallet, replaceWhere } from './book-updates.js'
 import { checkLoanChange, checkOperationChange } from './final-records.js'
 import { createEvent } from './events.js'
-import { assertTransferConfirmed, stepOutOfOrder } from './flow-guards.js'
+import { readTransfer, requireConfirmations, stepOutOfOrder } from './flow-guards.js'
 import { closeLoan, payInterest, repayPrincipal } from './loan-changes.js'
 import { nextRepaymentAction, requireActiveLoan } from './loan-guards.js'
 import { startPayment } from './repayment-start.js'
@@ -14,13 +14,18 @@ import type { DomainContext, DomainResult, Loan, LoanBook, RepaymentOperation, R
  * (spec 3.2). A step sent from the wrong status gives 409 FLOW_CONFLICT and changes nothing.
  */
 export function applyRepaymentStep(book: LoanBook, loanId: string, input: RepaymentFlowInput, ctx: DomainContext): DomainResult {
+  // The body's own fields first: a malformed step is 400 whatever state the loan is in.
+  if (input.action !== 'start_payment' && input.operation_id === undefined) {
+    throw new SandboxError('INVALID_REQUEST', 'operation_id is required after start_payment.', { field: 'operation_id', issue: 'is required' })
+  }
+  const transfer = input.action === 'confirm_usdt' ? readTransfer(input) : undefined
   const loan = requireActiveLoan(book, loanId)
   if (input.action === 'start_payment') return startPayment(book, loan, input, ctx)
-  const op = requireOperation(book, loan, input.operation_id)
+  const op = requireOperation(book, loan, input.operation_id!)
   switch (input.action) {
     case 'confirm_usdt': {
       requireStatus(op, 'confirm_usdt', 'awaiting_payment')
-      const txHash = assertTransferConfirmed(input, ctx.requiredConfirmations.USDT)
+      const txHash = requireConfirmations(transfer!, ctx.requiredConfirmations.USDT)
       const wallet = debitWallet(book.wallet, 'USDT', op.amount)
       return advance({ ...book, wallet }, { ...op, status: 'payment_confirmed', tx_hash: txHash }, ctx)
     }
@@ -35,11 +40,8 @@ export function applyRepaymentStep(book: LoanBook, loanId: string, input: Repaym
   }
 }
 
-/** The operation named by `operation_id` on this loan: 400 when not sent, 409 OPERATION_NOT_FOUND when unknown. */
-function requireOperation(book: LoanBook, loan: Loan, operationId: string | undefined): RepaymentOperation {
-  if (operationId === undefined) {
-    throw new SandboxError('INVALID_REQUEST', 'operation_id is required after start_payment.', { field: 'operation_id', issue: 'is required' })
-  }
+/** The operation named by `operation_id` on this loan: 409 OPERATION_NOT_FOUND when unknown. */
+function requireOperation(book: LoanBook, loan: Loan, operationId: string): RepaymentOperation {
   const op = book.repayments.find((o) => o.operation_id === operationId && o.loan_id === loan.id)
   if (!op) throw flowConflict('OPERATION_NOT_FOUND', `Repayment operation ${operationId} was not found on loan ${loan.id}.`, { operation_id: operationId, loan_id: loan.id })
   return op

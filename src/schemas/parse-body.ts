@@ -16,19 +16,20 @@ export interface FieldIssue {
 
 /**
  * Validates a JSON request body against `schema` and returns the parsed value (unknown fields
- * dropped). Throws SandboxError: 400 INVALID_REQUEST when the body is not an object, 400
+ * dropped). No body (`undefined`) is an empty object; a JSON `null` is a body that is not one.
+ * Throws SandboxError: 400 INVALID_REQUEST when the body is not an object, 400
  * INVALID_ACTION for a missing or unknown `action`, 400 INVALID_AMOUNT for an amount field, and
  * 400 INVALID_REQUEST for any other field; `details` names the first failed field and, when
  * several failed, lists them all in `issues`.
  */
-export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const value = body === undefined ? {} : body
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new SandboxError('INVALID_REQUEST', 'Request body must be a JSON object.', { field: 'body', issue: 'must be a JSON object' })
   }
   const result = schema.safeParse(value)
   if (result.success) return result.data
-  const body = value as Record<string, unknown>
-  const issues = result.error.issues.map((issue) => describeIssue(issue, body))
+  const issues = result.error.issues.map((issue) => describeIssue(issue, value as Record<string, unknown>))
   const code = pickErrorCode(issues)
   // Report the field that decided the code first, so `field` always explains `error_code`.
   const ordered = [...issues.filter((i) => codeOf(i.field) === code), ...issues.filter((i) => codeOf(i.field) !== code)]

@@ -157,7 +157,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     // Errors that escape the pipeline (h3's own, e.g. a malformed URL) still get the envelope.
     onError: (error, event) => answerWithoutRoute(event, toEnvelopeError(error), services),
   })
-  serveOpenApiDocument(app)
+  serveOpenApiDocument(app, services)
   registerRoutes(app, [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()], services)
   await dispatcher.resume()
 
@@ -190,33 +190,38 @@ function toEnvelopeError(error: { status?: number; message: string }): ApiError 
   return new ApiError('INTERNAL_ERROR', 'Unexpected sandbox error; see the server log.')
 }
 
+/** GET /api/sandbox/openapi.json: the contract, with no key needed (generated once, on first use). */
+function serveOpenApiDocument(app: H3, services: SandboxServices): void {
+  let text: string | undefined
+  const path = `${ROUTE_PREFIX}/openapi.json`
+  app.get(path, () => {
+    text ??= JSON.stringify(buildOpenApiDocument())
+    return new Response(text, { headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' } })
+  })
+  refuseOtherMethods(app, path, ['GET'], services)
+}
+
 /**
  * Registers every route, then a 405 (with `Allow`) for the other methods of each known path and
  * a 404 for everything else, all in the error envelope.
  */
-/** GET /api/sandbox/openapi.json: the contract, with no key needed (generated once, on first use). */
-function serveOpenApiDocument(app: H3): void {
-  let text: string | undefined
-  app.get(`${ROUTE_PREFIX}/openapi.json`, () => {
-    text ??= JSON.stringify(buildOpenApiDocument())
-    return new Response(text, { headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' } })
-  })
-}
-
 function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, services: SandboxServices): void {
   const methodsByPath = new Map<string, string[]>()
   for (const [method, path, spec] of routes) {
     app.on(method as HTTPMethod, path, (event: H3Event) => handleApiRequest(event, spec, services))
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method])
   }
-  for (const [path, methods] of methodsByPath) {
-    const allow = methods.join(', ')
-    app.all(path, (event: H3Event) => answerWithoutRoute(event,
-      new ApiError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allow}.`, { allowed_methods: methods }, { allow }), services))
-  }
+  for (const [path, methods] of methodsByPath) refuseOtherMethods(app, path, methods, services)
   app.all('/**', (event: H3Event) => {
     const path = event.url.pathname
     const hint = path.startsWith(ROUTE_PREFIX) ? 'No such endpoint.' : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
     return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
   })
+}
+
+/** 405 METHOD_NOT_ALLOWED with `Allow` for the methods of `path` that have no route. */
+function refuseOtherMethods(app: H3, path: string, methods: string[], services: SandboxServices): void {
+  const allow = methods.join(', ')
+  app.all(path, (event: H3Event) => answerWithoutRoute(event,
+    new ApiError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allow}.`, { allowed_methods: methods }, { allow }), services))
 }

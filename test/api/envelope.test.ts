@@ -69,6 +69,8 @@ describe('envelope', () => {
     expect(flowGet.headers.get('allow')).toBe('POST')
     const loans = await api.call('PUT', '/api/sandbox/loans')
     expect(loans.headers.get('allow')).toBe('GET, POST')
+    const docPost = await api.call('POST', '/api/sandbox/openapi.json')
+    expect([docPost.status, docPost.body.error_code, docPost.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET'])
   })
 
   it('refuses bodies above 1 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
@@ -88,6 +90,17 @@ describe('envelope', () => {
     expect(list.status).toBe(400)
     expect(list.body.error_code).toBe('INVALID_REQUEST')
     expect(list.body.details).toBeDefined()
+  })
+
+  it('answers a JSON null body with INVALID_REQUEST on every POST, and takes no body as an empty one', async () => {
+    api = await createTestApi()
+    const paths = ['/api/sandbox/loans/flow', '/api/sandbox/loans', '/api/sandbox/loans/loan_x/action', '/api/sandbox/loans/loan_x/repayment-flow', '/api/sandbox/partner', '/api/sandbox/webhooks', '/api/sandbox/webhooks/retry']
+    for (const path of paths) {
+      const nulled = await api.call('POST', path, { rawBody: 'null' })
+      expect([path, nulled.status, nulled.body.error_code, nulled.body.details]).toEqual([path, 400, 'INVALID_REQUEST', { field: 'body', issue: 'must be a JSON object' }])
+    }
+    const empty = await api.call('POST', '/api/sandbox/loans/flow', { rawBody: '' })
+    expect([empty.status, empty.body.error_code]).toEqual([400, 'INVALID_ACTION'])
   })
 })
 

@@ -140,6 +140,13 @@ describe('loan flow: step checks', () => {
     expect(expectRejectedUnchanged(started, (b) => flowStep(b, { action: 'confirm_btc', tx_hash: 'tx' }, ctx), 'INVALID_REQUEST').details).toMatchObject({ field: 'confirmations' })
   })
 
+  it('confirm_btc checks its own fields before the flow state: no draft still gives the 400', () => {
+    expect(expectRejectedUnchanged(createFixtureBook(), (b) => flowStep(b, { action: 'confirm_btc', confirmations: 3 }, ctx), 'INVALID_REQUEST').details).toMatchObject({ field: 'tx_hash' })
+    expect(expectRejectedUnchanged(createFixtureBook(), (b) => flowStep(b, { action: 'confirm_btc', tx_hash: 'tx' }, ctx), 'INVALID_REQUEST').details).toMatchObject({ field: 'confirmations' })
+    // Too few confirmations is judged against the draft, so without one the step is out of order.
+    expectRejectedUnchanged(createFixtureBook(), (b) => flowStep(b, { action: 'confirm_btc', tx_hash: 'tx', confirmations: 0 }, ctx), 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER')
+  })
+
   it('confirm_btc with too few confirmations is INSUFFICIENT_CONFIRMATIONS', () => {
     const error = expectRejectedUnchanged(started, (b) => flowStep(b, { action: 'confirm_btc', tx_hash: 'tx', confirmations: 1 }, ctx), 'FLOW_CONFLICT', 'INSUFFICIENT_CONFIRMATIONS')
     expect(error.details).toMatchObject({ required: 2, received: 1 })

@@ -161,8 +161,10 @@ describe('repayment flow: step checks', () => {
     const started = start(book, loan.id, { repayment_kind: 'interest' }, ctx)
     const step = (body: object) => (b: LoanBook) => repaymentStep(b, loan.id, { action: 'confirm_usdt', ...body }, ctx)
 
-    it('without operation_id is INVALID_REQUEST', () => {
+    it('without operation_id or tx_hash is INVALID_REQUEST, before the loan or operation is looked at', () => {
       expect(expectRejectedUnchanged(started.book, step(CONFIRMED), 'INVALID_REQUEST').details).toMatchObject({ field: 'operation_id' })
+      expect(expectRejectedUnchanged(started.book, (b) => repaymentStep(b, 'loan_missing', { action: 'confirm_usdt', ...CONFIRMED }, ctx), 'INVALID_REQUEST').details).toMatchObject({ field: 'operation_id' })
+      expect(expectRejectedUnchanged(started.book, step({ operation_id: 'rop_missing', confirmations: 6 }), 'INVALID_REQUEST').details).toMatchObject({ field: 'tx_hash' })
     })
 
     it('with an unknown operation, or one of another loan, is OPERATION_NOT_FOUND', () => {

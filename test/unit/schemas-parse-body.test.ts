@@ -4,6 +4,7 @@ import { loanActionSchema } from '../../src/schemas/loan-action.js'
 import { loanFlowSchema } from '../../src/schemas/loan-flow.js'
 import { parseBody } from '../../src/schemas/parse-body.js'
 import { repaymentFlowSchema } from '../../src/schemas/repayment-flow.js'
+import { emptyBodySchema } from '../../src/schemas/webhooks.js'
 import { expectError } from './domain-helpers.js'
 
 describe('parseBody', () => {
@@ -16,10 +17,15 @@ describe('parseBody', () => {
     expect(parseBody(createLoanSchema, { collateral_btc: 0.5, loan_amount: 20000 }).loan_currency).toBe('USDT')
   })
 
-  it.each([[null], [[1, 2]], ['text'], [42], [undefined]])('rejects a body that is not an object (%j) as INVALID_REQUEST', (body) => {
+  it.each([[null], [[1, 2]], ['text'], [42]])('rejects a body that is not an object (%j) as INVALID_REQUEST', (body) => {
     const error = expectError(() => parseBody(loanFlowSchema, body), 'INVALID_REQUEST')
     expect(error.status).toBe(400)
     expect(error.details).toEqual({ field: 'body', issue: 'must be a JSON object' })
+  })
+
+  it('reads no body at all as an empty object, which the schema then judges', () => {
+    expectError(() => parseBody(loanFlowSchema, undefined), 'INVALID_ACTION')
+    expect(parseBody(emptyBodySchema, undefined)).toEqual({})
   })
 
   it('maps a missing action to INVALID_ACTION listing the allowed actions', () => {

@@ -30,7 +30,7 @@ function applyResult(doc: SessionDoc, result: DomainResult): SessionDoc {
 function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input: z.infer<S>, ctx: DomainContext, params: Record<string, string>) => DomainResult): WriteRoute {
   return {
     kind: 'write',
-    parse: (body) => parseBody(schema, body ?? {}),
+    parse: (body) => parseBody(schema, body),
     execute(doc, input, ctx: RouteContext) {
       const result = step(doc.book, input as z.infer<S>, createDomainContext(ctx.services, ctx.principal), ctx.params)
       const next = applyResult(doc, result)

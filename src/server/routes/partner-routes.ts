@@ -31,7 +31,7 @@ export function createPartnerRoutes(): Array<[string, string, RouteSpec]> {
     ['GET', '/api/sandbox/partner', { kind: 'read', session: true, read: (doc, ctx) => viewPartner(doc!, ctx.services, ctx.principal.keyId) }],
     ['POST', '/api/sandbox/partner', {
       kind: 'write',
-      parse: (body) => parseBody(partnerProfileSchema, body ?? {}),
+      parse: (body) => parseBody(partnerProfileSchema, body),
       execute: (doc, input, ctx) => savePartner(doc, input, ctx),
     }],
   ]

@@ -108,7 +108,7 @@ export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
     ['GET', '/api/sandbox/webhooks', { kind: 'read', session: true, read: (doc, ctx) => answer(doc!.webhook, ctx) }],
     ['POST', '/api/sandbox/webhooks', {
       kind: 'write',
-      parse: (body) => parseBody(webhookEndpointSchema, body ?? {}),
+      parse: (body) => parseBody(webhookEndpointSchema, body),
       execute: (doc, input, ctx) => saveEndpoint(doc, input as WebhookEndpointInput, ctx),
     }],
     ['DELETE', '/api/sandbox/webhooks', {
@@ -124,12 +124,12 @@ export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
     }],
     ['POST', '/api/sandbox/webhooks/test', {
       kind: 'write',
-      parse: (body) => parseBody(emptyBodySchema, body ?? {}),
+      parse: (body) => parseBody(emptyBodySchema, body),
       execute: (doc, _input, ctx) => sendTestEvent(doc, ctx),
     }],
     ['POST', '/api/sandbox/webhooks/retry', {
       kind: 'write',
-      parse: (body) => parseBody(webhookRetrySchema, body ?? {}),
+      parse: (body) => parseBody(webhookRetrySchema, body),
       execute: (doc, input, ctx) => retry(doc, input as WebhookRetryInput, ctx),
     }],
   ]
