@@ -12,12 +12,16 @@ const header = (description: string, schema: Json = { type: 'string' }) => ({ de
 const COMMON_ERRORS: ErrorCode[] = ['SANDBOX_API_KEY_REQUIRED', 'SANDBOX_API_KEY_INVALID', 'SANDBOX_SESSION_REQUIRED', 'SANDBOX_RATE_LIMIT_EXCEEDED', 'SANDBOX_API_KEY_DATABASE_REQUIRED', 'INTERNAL_ERROR']
 const POST_ERRORS: ErrorCode[] = ['INVALID_JSON', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_CONFLICT', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'PAYLOAD_TOO_LARGE']
 
+const REQUEST_ID_HEADER = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
 const RESPONSE_HEADERS = {
-  'x-request-id': { $ref: '#/components/headers/RequestId' },
+  ...REQUEST_ID_HEADER,
   'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
   'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 }
+const REPLAYED_HEADER = { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } }
+/** Statuses a POST stores under its Idempotency-Key, and so can replay (decisions.md "Idempotency"). */
+const REPLAYABLE_STATUSES = new Set([200, 404, 409])
 
 /** The error codes of an operation, grouped by their HTTP status. */
 export function errorCodesByStatus(op: Operation): Map<number, ErrorCode[]> {
@@ -36,8 +40,10 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   NOT_FOUND: 'No such endpoint.',
 }
 
-function errorResponse(status: number, codes: ErrorCode[]): Json {
-  const headers: Json = { ...RESPONSE_HEADERS }
+function errorResponse(status: number, codes: ErrorCode[], replayable = false): Json {
+  // The rate limit is counted after the route and the key: a refusal before it carries no RateLimit-*.
+  const beforeRateLimit = status === 401 || codes.every((code) => code === 'NOT_FOUND' || code === 'METHOD_NOT_ALLOWED')
+  const headers: Json = { ...(beforeRateLimit ? REQUEST_ID_HEADER : RESPONSE_HEADERS), ...(replayable ? REPLAYED_HEADER : {}) }
   if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
   return {
     description: `error_code: ${codes.join(', ')}`,
@@ -56,20 +62,26 @@ function buildOperation(op: Operation): Json {
   if (op.path.includes('{loanId}')) parameters.push({ name: 'loanId', in: 'path', required: true, schema: { type: 'string' }, description: 'A loan id (`loan_...`) of this key; another key\'s loan is 404 LOAN_NOT_FOUND.' })
   if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
   const responses: Json = {
-    200: { description: op.summary, headers: RESPONSE_HEADERS, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
+    200: { description: op.summary, headers: { ...RESPONSE_HEADERS, ...(op.idempotent ? REPLAYED_HEADER : {}) }, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
   }
-  for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes)
+  for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes, op.idempotent && REPLAYABLE_STATUSES.has(status))
   responses[404] ??= errorResponse(404, ['NOT_FOUND'])
-  responses[405] = { ...errorResponse(405, ['METHOD_NOT_ALLOWED']), headers: { ...RESPONSE_HEADERS, Allow: header('The methods this path accepts.') } }
+  const notAllowed = errorResponse(405, ['METHOD_NOT_ALLOWED'])
+  responses[405] = { ...notAllowed, headers: { ...(notAllowed.headers as Json), Allow: header('The methods this path accepts.') } }
   return {
     operationId: op.operationId,
     tags: [op.tag],
     summary: op.summary,
     description: op.description,
     parameters,
-    ...(op.request ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.request.id), example: op.request.example } } } } : {}),
+    ...(op.request ? { requestBody: { required: isBodyRequired(op.request), content: { 'application/json': { schema: ref(op.request.id), example: op.request.example } } } } : {}),
     responses,
   }
+}
+
+/** No body is read as `{}`, so unless the operation says otherwise a body is optional wherever `{}` is valid. */
+function isBodyRequired(request: NonNullable<Operation['request']>): boolean {
+  return !(request.optional ?? request.schema.safeParse({}).success)
 }
 
 function idOf(schema: Operation['answer']): string {
@@ -121,13 +133,14 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
     components: {
       securitySchemes: { sandboxKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_sandbox_...`: any well-formed key in open mode; only registered keys with serve --keys.' } },
       parameters: {
-        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' }, description: 'Required on every POST. Same key + same method, path and body within 24 h: the stored answer again (idempotency_replayed: true). Same key, other request: 409 IDEMPOTENCY_KEY_CONFLICT; still running: 409 IDEMPOTENCY_KEY_IN_PROGRESS.' },
+        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }, description: 'Required on every POST. Same key + same method, path and body within 24 h: the stored answer again (idempotency_replayed: true). Same key, other request: 409 IDEMPOTENCY_KEY_CONFLICT; still running: 409 IDEMPOTENCY_KEY_IN_PROGRESS.' },
       },
       headers: {
         RequestId: header('The answer\'s request id, the same as the body request_id.'),
         RateLimitLimit: header('Requests allowed per window for this key (absent with --rate-limit off).', { type: 'integer' }),
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),
+        IdempotentReplayed: header('`true` when the answer is the one stored under this Idempotency-Key, replayed; absent otherwise.', { const: 'true' }),
       },
       schemas: buildComponentSchemas(OPERATIONS),
     },

@@ -44,6 +44,20 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/sandbox/loans'].get.parameters).toEqual([])
   })
 
+  it('marks a request body optional where a POST may leave it out: the flow (spec 4.3), the webhook test and the retry of every failed delivery', () => {
+    const required = Object.fromEntries(Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => (item.post?.requestBody ? [[path, item.post.requestBody.required]] : [])))
+    expect(required).toEqual({
+      '/api/sandbox/loans': true,
+      '/api/sandbox/loans/flow': false,
+      '/api/sandbox/loans/{loanId}/action': true,
+      '/api/sandbox/loans/{loanId}/repayment-flow': true,
+      '/api/sandbox/partner': true,
+      '/api/sandbox/webhooks': true,
+      '/api/sandbox/webhooks/test': false,
+      '/api/sandbox/webhooks/retry': false,
+    })
+  })
+
   it('describes every webhook event with its signature headers', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort())
     const names = doc.webhooks['sandbox.loan.issued'].post.parameters.map((p: { name: string }) => p.name)

@@ -12,6 +12,9 @@ addFormats.default(ajv)
 ajv.addSchema({ ...document, $id: BASE })
 const validators = new Map<string, ValidateFunction>()
 
+/** Headers a client may act on: each one the server sends must be declared for that status. */
+const CHECKED_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'allow', 'idempotent-replayed']
+
 const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
 
 // Path templates as patterns, built once: every answer of every API test is matched against them.
@@ -65,6 +68,10 @@ export function checkAnswerAgainstContract(method: string, url: string, status: 
     if (!validate(body)) problems.push(`${where}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`)
     if (status === 429 && !headers.get('retry-after')) problems.push(`${where}: Retry-After missing`)
     if (status === 405 && !headers.get('allow')) problems.push(`${where}: Allow missing`)
+    const declaredHeaders = new Set(Object.keys(declared.headers ?? {}).map((name) => name.toLowerCase()))
+    for (const name of CHECKED_HEADERS) {
+      if (headers.has(name) && !declaredHeaders.has(name)) problems.push(`${where}: header ${name} is sent but not declared`)
+    }
   }
   const requestId = headers.get('x-request-id')
   if (!requestId) problems.push(`${where}: x-request-id header missing`)
