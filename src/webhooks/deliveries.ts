@@ -61,7 +61,6 @@ export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targe
   for (const event of events) {
     for (const target of targets) {
       if (target.events && !target.events.includes(event.type) && event.type !== 'sandbox.webhook.test') continue
-      if (event.type === 'sandbox.webhook.test' && target.target !== 'endpoint') continue
       added.push({
         id: newId('whd'),
         event_id: event.id,

@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js'
 import { SandboxError } from '../errors/sandbox-error.js'
 
 const MAX_URL_LENGTH = 2048
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3')
 const LOCAL_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i
 
 /** Why a webhook URL was refused (`details.reason` of WEBHOOK_URL_INVALID). */
@@ -15,7 +16,7 @@ function refuse(reason: UrlRefusal, message: string, extra: Record<string, unkno
 /**
  * Whether an address must never receive a delivery: everything that is not plain public unicast
  * (loopback, private, link-local, CGNAT, multicast, unspecified, broadcast, reserved,
- * documentation, unique-local...), with IPv4 embedded in IPv6 (mapped, NAT64, 6to4, Teredo)
+ * documentation, unique-local, IPv6 outside 2000::/3...), with IPv4 embedded in IPv6 (mapped, NAT64, 6to4, Teredo)
  * judged by its IPv4 part.
  */
 export function isForbiddenAddress(address: string): boolean {
@@ -38,7 +39,9 @@ export function isForbiddenAddress(address: string): boolean {
       const parts = v6.parts
       return isForbiddenAddress(`${parts[1]! >> 8}.${parts[1]! & 255}.${parts[2]! >> 8}.${parts[2]! & 255}`)
     }
-    return range !== 'unicast'
+    // ipaddr.js calls every unnamed range unicast, the deprecated IPv4-compatible ::/96
+    // (::127.0.0.1) included; only 2000::/3 is assigned as global unicast.
+    return range !== 'unicast' || !v6.match(GLOBAL_UNICAST_V6)
   }
   return parsed.range() !== 'unicast'
 }

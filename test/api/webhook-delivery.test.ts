@@ -107,6 +107,26 @@ describe('webhook delivery to a local receiver', () => {
     expect(again.body.error_code).toBe('WEBHOOK_DELIVERY_NOT_FOUND')
   })
 
+  it('retries a delivery named twice in one batch once', async () => {
+    const { api, receiver } = await setup()
+    receiver.respond = () => 503
+    await api.post('/api/sandbox/webhooks/test')
+    await receiver.waitFor(4)
+    await wait(50)
+    await api.sandbox.deliveriesIdle()
+    const failed = (await api.get('/api/sandbox/webhooks')).body.deliveries[0]
+    expect(failed.status).toBe('failed')
+    receiver.respond = () => 204
+    const retried = await api.post('/api/sandbox/webhooks/retry', { delivery_id: failed.id, delivery_ids: [failed.id, failed.id] })
+    expect(retried.body.retried).toEqual([failed.id])
+    await receiver.waitFor(5)
+    await wait(100)
+    await api.sandbox.deliveriesIdle()
+    expect(receiver.received).toHaveLength(5)
+    const unknown = await api.post('/api/sandbox/webhooks/retry', { delivery_ids: ['whd_gone', 'whd_gone'] })
+    expect([unknown.status, unknown.body.details]).toEqual([404, { delivery_ids: ['whd_gone'] }])
+  })
+
   it('signs with the new secret after rotation, and stops delivering after DELETE while keeping the log', async () => {
     const { api, receiver, secret } = await setup()
     const rotated = await api.post('/api/sandbox/webhooks', { url: receiver.url, rotate_secret: true })
@@ -148,6 +168,23 @@ describe('webhook delivery to a local receiver', () => {
     const received = await receiver.waitFor(2)
     for (const item of received) {
       expect(verifyWebhook({ secret: api.sandbox.forwardSecret!, body: item.body, headers: item.headers as Record<string, string> }).eventType).toBe('sandbox.loan.issued')
+    }
+  })
+
+  it('sends the test event to the key\'s endpoint and forwards it too, each signed with its own secret', async () => {
+    const forward = await startReceiver('/forward')
+    try {
+      const { api, receiver, secret } = await setup({ webhookForwardTo: forward.url })
+      const sent = await api.post('/api/sandbox/webhooks/test')
+      expect(sent.status).toBe(200)
+      const [atEndpoint] = await receiver.waitFor(1)
+      const [forwarded] = await forward.waitFor(1)
+      expect(verifyWebhook({ secret, body: atEndpoint!.body, headers: atEndpoint!.headers as Record<string, string> }).eventType).toBe('sandbox.webhook.test')
+      expect(verifyWebhook({ secret: api.sandbox.forwardSecret!, body: forwarded!.body, headers: forwarded!.headers as Record<string, string> }).eventType).toBe('sandbox.webhook.test')
+      expect(forwarded!.headers['x-service-webhook-id']).toBe(sent.body.event.id)
+      expect(forwarded!.body).toBe(atEndpoint!.body)
+    } finally {
+      await forward.close()
     }
   })
 

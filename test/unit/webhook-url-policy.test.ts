@@ -101,6 +101,14 @@ const HOSTILE: Array<[string, string]> = [
   ['https://[2002:7f00:1::1]/x', 'private_address'],
   ['https://[2002:c0a8:101::1]/x', 'private_address'],
   ['https://[2001::1]/x', 'private_address'],
+  // IPv4-compatible (deprecated ::/96) and other space outside global unicast 2000::/3
+  ['https://[::127.0.0.1]/x', 'private_address'],
+  ['https://[::7f00:1]/x', 'private_address'],
+  ['https://[::a00:1]/x', 'private_address'],
+  ['https://[::a9fe:a9fe]/x', 'private_address'],
+  ['https://[::8.8.8.8]/x', 'private_address'],
+  ['https://[4000::1]/x', 'private_address'],
+  ['https://[100::1]/x', 'private_address'],
   // names that resolve to forbidden addresses (checked again at delivery time)
   ['https://rebind.example/x', 'private_address'],
   ['https://mixed.example/x', 'private_address'],

@@ -85,7 +85,7 @@ function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
 async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContext) {
   const deliveries = doc.webhook.deliveries
   const ids = input.delivery_id ? [input.delivery_id, ...(input.delivery_ids ?? [])] : input.delivery_ids
-  const chosen = ids ?? deliveries.filter((delivery) => delivery.status === 'failed').slice(0, MAX_RETRY_BATCH).map((delivery) => delivery.id)
+  const chosen = ids ? [...new Set(ids)] : deliveries.filter((delivery) => delivery.status === 'failed').slice(0, MAX_RETRY_BATCH).map((delivery) => delivery.id)
   const retryable = new Set(deliveries.filter((delivery) => delivery.status !== 'delivered').map((delivery) => delivery.id))
   let missing = chosen.filter((id) => !retryable.has(id))
   // Deliveries of a long backlog wait in spilled batches: still queued, never attempted, so
