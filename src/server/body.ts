@@ -30,9 +30,10 @@ function readNodeChunks(request: IncomingMessage): Promise<Uint8Array[]> {
       stop()
       resolve(chunks)
     }
-    const onError = (error: Error) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       stop()
-      reject(error)
+      // A client that hangs up mid-body is not a server failure: no stack, and a 400 in the log.
+      reject(error.code === 'ECONNRESET' ? new ApiError('INVALID_REQUEST', 'The client closed the connection before the whole body was sent.', { field: 'body', issue: 'incomplete' }) : error)
     }
     const stop = () => {
       request.off('data', onData)

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:net'
 import { writeFile } from 'node:fs/promises'
+import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const KEY = 'sk_sandbox_e2e_key_0123456789'
@@ -72,6 +73,21 @@ describe('sandbox serve', () => {
     expect(serve.child.exitCode).toBeNull()
     expect(await serve.stop('SIGTERM')).toBe(0)
     expect(serve.output()).not.toContain('TypeError')
+  })
+
+  it('logs a client that hangs up mid-body as a 400, without a stack', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory'])
+    const { port } = new URL(serve.url)
+    const upload = request({ host: '127.0.0.1', port, path: '/api/sandbox/loans', method: 'POST', headers: { ...auth, 'idempotency-key': 'cut-1', 'transfer-encoding': 'chunked' } })
+    upload.on('error', () => {})
+    upload.write('{"collateral_btc":')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    upload.destroy()
+    await waitUntil(() => serve.output().includes('POST /api/sandbox/loans'), 5000, 'the request line')
+    expect(serve.output()).toMatch(/POST \/api\/sandbox\/loans 400 \d+ms req_\w+ INVALID_REQUEST/)
+    expect(serve.output()).not.toMatch(/ECONNRESET|at abortIncoming/)
+    expect((await fetch(`${serve.url}/api/sandbox/config`, { headers: auth })).status).toBe(200)
+    expect(await serve.stop('SIGTERM')).toBe(0)
   })
 
   it('refuses a busy port with exit 2 and a clear message', async () => {
