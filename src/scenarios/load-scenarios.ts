@@ -3,7 +3,7 @@ import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findReferences } from './interpolate.js'
 import { isMatcher, unknownOperators } from './match-value.js'
-import { scenarioSchema, type Scenario, type ScenarioFile } from './scenario-schema.js'
+import { scenarioSchema, stepKinds, type Scenario, type ScenarioFile } from './scenario-schema.js'
 
 /** Where the scenarios shipped with the package live. */
 export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios', import.meta.url))
@@ -35,6 +35,39 @@ export function formatProblem(problem: ScenarioProblem): string {
 
 function fieldPath(path: PropertyKey[]): string {
   return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('')
+}
+
+/** The part of a zod issue a problem needs. */
+interface SchemaIssue {
+  code: string
+  path: PropertyKey[]
+  message: string
+}
+
+const STEP_KEYS = Object.keys(stepKinds) as (keyof typeof stepKinds)[]
+
+function stepIssueProblems(file: string, step: number, issues: SchemaIssue[]): ScenarioProblem[] {
+  return issues.map((issue) => ({ file, step, field: fieldPath(issue.path) || undefined, message: issue.message }))
+}
+
+/**
+ * A step that fits no kind gets only "Invalid input" from the union, without a field. Its key
+ * says which kind it meant to be, so that kind's own issues say what is wrong and where.
+ */
+function unionStepProblems(file: string, index: number, step: unknown, fallback: SchemaIssue): ScenarioProblem[] {
+  const kind = STEP_KEYS.find((key) => typeof step === 'object' && step !== null && key in step)
+  if (!kind) return [{ file, step: index, message: `a step needs one of ${STEP_KEYS.join(', ')}` }]
+  const issues = stepKinds[kind].safeParse(step).error?.issues ?? []
+  return stepIssueProblems(file, index, issues.length > 0 ? issues : [{ ...fallback, path: [] }])
+}
+
+function schemaProblems(file: string, json: unknown, issue: SchemaIssue): ScenarioProblem[] {
+  const [first, index, ...rest] = issue.path
+  if (first !== 'steps' || typeof index !== 'number') return [{ file, field: fieldPath(issue.path) || undefined, message: issue.message }]
+  if (issue.code === 'invalid_union' && rest.length === 0) {
+    return unionStepProblems(file, index, (json as { steps: unknown[] }).steps[index], issue)
+  }
+  return stepIssueProblems(file, index, [{ ...issue, path: rest }])
 }
 
 /** Walks every string and matcher of a value, reporting references and matcher mistakes. */
@@ -82,11 +115,7 @@ export function parseScenario(file: string, text: string): Scenario {
   }
   const parsed = scenarioSchema.safeParse(json)
   if (!parsed.success) {
-    throw new ScenarioFileError(parsed.error.issues.map((issue) => {
-      const [first, index, ...rest] = issue.path
-      if (first === 'steps' && typeof index === 'number') return { file, step: index, field: fieldPath(rest) || undefined, message: issue.message }
-      return { file, field: fieldPath(issue.path) || undefined, message: issue.message }
-    }))
+    throw new ScenarioFileError(parsed.error.issues.flatMap((issue) => schemaProblems(file, json, issue)))
   }
   const problems = checkReferences(file, parsed.data)
   if (problems.length > 0) throw new ScenarioFileError(problems)

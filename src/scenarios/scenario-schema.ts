@@ -44,13 +44,19 @@ const stepBase = {
   capture: z.record(variableName, z.string()).optional().describe('variable -> body path'),
 }
 
+/**
+ * Each kind of step, under the key that makes a step that kind. A step has exactly one of these
+ * keys, so the loader picks the kind by key to report a mistake with its field.
+ */
+export const stepKinds = {
+  request: z.object({ ...stepBase, request: requestSchema }).strict(),
+  replay: z.object({ ...stepBase, replay: z.literal(true) }).strict(),
+  wait_for_webhook: z.object({ ...stepBase, wait_for_webhook: waitSchema }).strict(),
+  recover: z.object({ name: stepBase.name, recover: recoverSchema }).strict(),
+}
+
 /** One step: a request, a replay of the previous one, a wait for a webhook, or a recovery. */
-export const stepSchema = z.union([
-  z.object({ ...stepBase, request: requestSchema }).strict(),
-  z.object({ ...stepBase, replay: z.literal(true) }).strict(),
-  z.object({ ...stepBase, wait_for_webhook: waitSchema }).strict(),
-  z.object({ name: stepBase.name, recover: recoverSchema }).strict(),
-])
+export const stepSchema = z.union([stepKinds.request, stepKinds.replay, stepKinds.wait_for_webhook, stepKinds.recover])
 
 /** A scenario file: `scenarios/<id>.json`. */
 export const scenarioSchema = z

@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile, rm } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const run = promisify(execFile)
 afterEach(() => killAll())
+const tempDir = useTempDirs('sandbox-openapi')
 const ROOT = join(import.meta.dirname, '../..')
 const CLIENT_DIR = join(ROOT, 'test/client-gen')
 const DIST_DOC = join(ROOT, 'dist/openapi.json')
@@ -23,6 +25,20 @@ describe('the OpenAPI document as a user gets it', () => {
     expect(JSON.parse(printed.stdout)).toEqual(served)
     expect(served.info.title).toBe('Partner API sandbox')
     await server.stop()
+  })
+
+  it('--output writes the document, creating its directory; a path it cannot write is one line and exit 2', async () => {
+    const dir = await tempDir()
+    const output = join(dir, 'docs/openapi.json')
+    expect((await runCli(['openapi', '--output', output])).code).toBe(0)
+    expect(JSON.parse(await readFile(output, 'utf8'))).toEqual(JSON.parse(await readFile(DIST_DOC, 'utf8')))
+
+    await writeFile(join(dir, 'afile'), '')
+    const blocked = join(dir, 'afile/openapi.json')
+    const { code, stdout, stderr } = await runCli(['openapi', '--output', blocked])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toBe(`sandbox: cannot write the OpenAPI document to ${blocked}: ${join(dir, 'afile')} is a file, not a directory\n`)
   })
 
   it('generates a client with openapi-typescript + openapi-fetch that type-checks, with precise types', async () => {

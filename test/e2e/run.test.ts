@@ -95,8 +95,27 @@ describe('sandbox run', () => {
     const broken = await runCli(['run', '--dir', dir])
     expect(broken.code).toBe(2)
     expect(broken.stderr).toBe(`sandbox: ${join(dir, 'broken.json')}: step 1 request.path: a path starting with /\n`)
+    const typeFile = join(dir, 'type-error.json')
+    await writeFile(typeFile, JSON.stringify({ ...WRONG, steps: [WRONG.steps[0], { request: { method: 'POST', path: 5 } }] }))
+    const typeError = await runCli(['run', typeFile])
+    expect(typeError.code).toBe(2)
+    expect(typeError.stderr).toBe(`sandbox: ${typeFile}: step 2 request.path: Invalid input: expected string, received number\n`)
 
     expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
+  })
+
+  it('exits 2 before running any scenario when the --junit path cannot be written', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'afile'), '')
+    for (const junit of [join(dir, 'afile/x.xml'), join(dir, 'afile/reports/x.xml')]) {
+      const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--junit', junit])
+      expect(code).toBe(2)
+      expect(stderr).toBe(`sandbox: cannot write the JUnit report to ${junit}: ${join(dir, 'afile')} is a file, not a directory\n`)
+      expect(stdout).toBe('') // nothing ran
+    }
+    const { code, stderr } = await runCli(['run', 'loan-flow', '--junit', dir])
+    expect(code).toBe(2)
+    expect(stderr).toBe(`sandbox: cannot write the JUnit report to ${dir}: it is a directory\n`)
   })
 
   it('--list names every scenario with its tags', async () => {

@@ -52,6 +52,22 @@ describe('scenario files', () => {
     expect(problems.some((p) => p.startsWith('3 '))).toBe(true)
   })
 
+  it('names the field of a type error inside a step, checking the step as the kind its key names', () => {
+    const problemsOfStep = (step: unknown) => problemsOf(JSON.stringify({ ...valid, steps: [...valid.steps, step] }))
+    const get = { method: 'GET', path: '/x' }
+    expect(problemsOfStep({ request: { method: 'POST', path: 5 } })).toEqual(['2 request.path: Invalid input: expected string, received number'])
+    expect(problemsOfStep({ request: { method: 'FETCH', path: '/x' } })).toEqual(['2 request.method: Invalid option: expected one of "GET"|"POST"|"DELETE"'])
+    expect(problemsOfStep({ request: get, expect: { status: 'abc' } })).toEqual(['2 expect.status: Invalid input: expected number, received string'])
+    expect(problemsOfStep({ request: get, expect: { error_code: 5 } })).toEqual(['2 expect.error_code: Invalid input: expected string, received number'])
+    expect(problemsOfStep({ replay: false })).toEqual(['2 replay: Invalid input: expected true'])
+    expect(problemsOfStep({ wait_for_webhook: { type: 5 } })).toEqual(['2 wait_for_webhook.type: Invalid input: expected string, received number'])
+    expect(problemsOfStep({ recover: { flow: 'x' } })).toEqual(['2 recover.flow: Invalid option: expected one of "loan"|"repayment"'])
+    expect(problemsOfStep({ requst: get })).toEqual(['2 -: a step needs one of request, replay, wait_for_webhook, recover'])
+    // Unknown keys keep their own message.
+    expect(problemsOfStep({ request: get, foo: 1 })).toEqual(['2 -: Unrecognized key: "foo"'])
+    expect(problemsOfStep({ request: { ...get, foo: 1 } })).toEqual(['2 request: Unrecognized key: "foo"'])
+  })
+
   it('reports variables used before capture, undeclared keys and unknown matchers', () => {
     const text = JSON.stringify({
       ...valid,

@@ -8,10 +8,8 @@ async function runOpenApi(flags: OpenApiFlags): Promise<void> {
   const { buildOpenApiDocument } = await import('../../openapi/build-document.js')
   const text = `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`
   if (!flags.output) return void process.stdout.write(text)
-  const { mkdir, writeFile } = await import('node:fs/promises')
-  const { dirname } = await import('node:path')
-  await mkdir(dirname(flags.output), { recursive: true })
-  await writeFile(flags.output, text)
+  const { writeOutputFile } = await import('../output-file.js')
+  await writeOutputFile(flags.output, text, 'the OpenAPI document')
 }
 
 /** `sandbox openapi`: the OpenAPI 3.1 document that `serve` also answers at /api/sandbox/openapi.json. */

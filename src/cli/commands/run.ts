@@ -60,6 +60,9 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
 
   const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
   if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  const outputFile = await import('../output-file.js')
+  // A CI job should learn of a bad report path before it waits for every scenario.
+  if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
   const { runScenarios, formatJunitReport } = await import('../../scenarios/index.js')
   const { createRunProgress, printRunSummary } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
@@ -70,14 +73,10 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     ...progress,
   })
-  if (flags.junit) {
-    const { mkdir, writeFile } = await import('node:fs/promises')
-    const { dirname } = await import('node:path')
-    await mkdir(dirname(flags.junit), { recursive: true })
-    await writeFile(flags.junit, formatJunitReport(report))
-  }
   if (flags.json) write(JSON.stringify(report, null, 2))
   else printRunSummary(write, report)
+  // After the summary: should the path break during the run, the results are still shown.
+  if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve, or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
   if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
