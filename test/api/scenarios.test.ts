@@ -46,6 +46,39 @@ describe('sandbox run scenarios', () => {
     await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
   })
 
+  it('the shipped scenarios clean up after themselves: two full runs on ONE key all pass and leave nothing open', async () => {
+    // `sandbox run --api-key KEY` (a registered key, the hosted sandbox) shares one key's state
+    // across every scenario and every run, so each must close what it opened.
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => !s.tags.includes('local-only'))
+    expect(scenarios.length).toBeGreaterThanOrEqual(9)
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const start = (await api.get('/api/sandbox/loans')).body
+    const wallets = [start.wallet]
+    for (const run of [1, 2]) {
+      const report = await runScenarios(scenarios, { baseUrl: listener.url, apiKey: api.key })
+      const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `run ${run} ${s.id}: ${s.error ?? JSON.stringify(s.steps.find((step) => !step.ok))}`)
+      expect(failures).toEqual([])
+      expect(report).toMatchObject({ passed: scenarios.length, failed: 0, skipped: 0, started_server: false })
+      const state = (await api.get('/api/sandbox/loans')).body
+      // No open draft, no loan left active, no repayment operation waiting for a step.
+      expect(state.draft).toBeNull()
+      expect(state.activeLoans).toEqual([])
+      const open = (state.sandboxFlow.repaymentOperations as Array<{ operation_id: string; status: string; repayment_kind: string }>).filter(
+        (op) => op.status !== 'collateral_returned' && !(op.status === 'settled' && op.repayment_kind !== 'full_principal'),
+      )
+      expect(open).toEqual([])
+      expect(state.loanHistory.every((loan: { status: string }) => loan.status === 'closed')).toBe(true)
+      wallets.push(state.wallet)
+    }
+    // Every BTC of collateral came back, and each run cost the same modest amount of USDT:
+    // origination fees and interest, the figure README "sandbox run" states.
+    expect(wallets.map((w) => w.BTC)).toEqual([start.wallet.BTC, start.wallet.BTC, start.wallet.BTC])
+    const cost = (run: number) => Math.round((wallets[run - 1].USDT - wallets[run].USDT) * 100) / 100
+    expect([cost(1), cost(2)]).toEqual([385, 385])
+  })
+
   it('fails a scenario whose expectation is wrong, at that step, with what was sent and received', async () => {
     const wrong = scenario('wrong-status', [
       { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'run_kyt' } }, expect: { status: 200 } },
