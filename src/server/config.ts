@@ -16,11 +16,24 @@ function deepMerge(base: unknown, override: unknown): unknown {
   return merged
 }
 
+/** Paths of `override` keys that `base` does not have: typos that would otherwise be ignored. */
+function findUnknownKeys(base: unknown, override: unknown, path = ''): string[] {
+  if (!isPlainObject(base) || !isPlainObject(override)) return []
+  return Object.entries(override).flatMap(([key, value]) => {
+    const at = path ? `${path}.${key}` : key
+    return key in base ? findUnknownKeys(base[key], value, at) : [at]
+  })
+}
+
 /**
  * The effective config: `overrides` deep-merged over the fixture config, then validated so a
  * typo in `--config FILE` fails at start rather than as odd loan math later.
  */
 export function resolveConfig(base: SandboxConfig, overrides?: DeepPartial<SandboxConfig>, source = 'config overrides'): SandboxConfig {
+  const unknown = findUnknownKeys(base, overrides)
+  if (unknown.length > 0) {
+    throw new SetupError(`${source} is not a valid sandbox config: unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.join(', ')} (see GET /api/sandbox/config for the keys)`)
+  }
   const merged = deepMerge(base, overrides ?? {})
   const result = sandboxConfigSchema.safeParse(merged)
   if (!result.success) {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
@@ -21,6 +22,21 @@ function portInUse(port: number, host: string, cause?: unknown): Error {
 }
 
 /**
+ * Fails with code EADDRNOTAVAIL when nothing can listen on `host` (an address this machine does
+ * not have, or a name that does not resolve): listhen would report it as no free port.
+ */
+async function checkHostUsable(host: string): Promise<void> {
+  const probe = createServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE' || error.code === 'EACCES') return resolve()
+      reject(Object.assign(new Error(`cannot listen on --host ${host} (${error.code ?? error.message}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`, { cause: error }), { code: 'EADDRNOTAVAIL' }))
+    })
+    probe.listen(0, host, () => probe.close(() => resolve()))
+  })
+}
+
+/**
  * Serves a sandbox over HTTP through listhen. listhen would quietly move to another port when the
  * asked one is busy; here that is an error (code EADDRINUSE), unless port 0 asked for any port.
  */
@@ -30,6 +46,7 @@ export async function listenSandbox(
 ): Promise<SandboxListener> {
   const { port, host } = options
   let listener: Awaited<ReturnType<typeof listen>>
+  await checkHostUsable(host)
   try {
     listener = await listen(toNodeHandler(sandbox.app), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,

@@ -43,9 +43,15 @@ export function parseStorageKind(text: string): StorageKind {
   throw new StorageError(`unknown storage "${text}": use fs, memory or a redis:// URL`)
 }
 
-/** Creates the data dir if need be, and checks that files can be written in it. */
-async function prepareDataDir(dataDir: string): Promise<string> {
+/**
+ * Creates the data dir if need be (the server), or requires it (the tools: a mistyped --data-dir
+ * would otherwise read as an empty log), and checks that files can be written in it.
+ */
+async function prepareDataDir(dataDir: string, create: boolean): Promise<string> {
   const dir = resolve(dataDir)
+  if (!create && !(await fsp.stat(dir).then(() => true, () => false))) {
+    throw new StorageError(`no sandbox data dir at ${dir}: pass the --data-dir that sandbox serve uses (default .sandbox in the directory it was started in)`)
+  }
   try {
     await fsp.mkdir(dir, { recursive: true })
     // Unique per call: two storages opened at once in one process must not delete each other's.
@@ -101,6 +107,6 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
     const { createRedisStorage } = await import('./redis-storage.js')
     return createRedisStorage(options.url, { onStatus: options.onStatus, owner: options.owner })
   }
-  const base = await prepareDataDir(options.dataDir ?? '.sandbox')
+  const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false)
   return options.owner ? openOwnedDataDir(base) : createStorage({ driver: atomicFsDriver({ base }) })
 }

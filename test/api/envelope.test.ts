@@ -48,6 +48,8 @@ describe('envelope', () => {
     expect(body.rates.usd_rub.market).toBe(90)
     expect(body.risk.max_ltv_percent).toBe(40)
     expect(body.risk.liquidation_ltv_percent).toBe(80)
+    // A key the config does not have is a typo, not a setting to ignore.
+    await expect(createTestApi({ config: { rates: { btc_usdt: 1 } } as never })).rejects.toThrow('config overrides is not a valid sandbox config: unknown key rates.btc_usdt')
   })
 
   it('answers unknown paths 404 NOT_FOUND and wrong methods 405 with Allow', async () => {

@@ -25,6 +25,18 @@ async function setup(options: Parameters<typeof createTestApi>[0] = {}) {
   return { api, receiver, secret: created.body.endpoint.signingSecret as string }
 }
 
+/** A test event whose every attempt the receiver answered 503: its delivery ends `failed`. */
+async function setupFailedTestEvent() {
+  const { api, receiver } = await setup()
+  receiver.respond = () => 503
+  await api.post('/api/sandbox/webhooks/test')
+  await receiver.waitFor(4)
+  await wait(50)
+  await api.sandbox.deliveriesIdle()
+  const failed = (await api.get('/api/sandbox/webhooks')).body.deliveries[0]
+  return { api, receiver, failed }
+}
+
 async function walkFullLoan(target: TestApi): Promise<string> {
   const loanId = await issueLoan(target)
   const path = `/api/sandbox/loans/${loanId}/repayment-flow`
@@ -84,13 +96,7 @@ describe('webhook delivery to a local receiver', () => {
   })
 
   it('fails after the last attempt and delivers through the retry endpoint once the receiver is back', async () => {
-    const { api, receiver } = await setup()
-    receiver.respond = () => 503
-    await api.post('/api/sandbox/webhooks/test')
-    await receiver.waitFor(4)
-    await wait(50)
-    await api.sandbox.deliveriesIdle()
-    const failed = (await api.get('/api/sandbox/webhooks')).body.deliveries[0]
+    const { api, receiver, failed } = await setupFailedTestEvent()
     expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, next_attempt_at: null })
     expect(failed.last_error).toContain('503')
 
@@ -108,13 +114,7 @@ describe('webhook delivery to a local receiver', () => {
   })
 
   it('retries a delivery named twice in one batch once', async () => {
-    const { api, receiver } = await setup()
-    receiver.respond = () => 503
-    await api.post('/api/sandbox/webhooks/test')
-    await receiver.waitFor(4)
-    await wait(50)
-    await api.sandbox.deliveriesIdle()
-    const failed = (await api.get('/api/sandbox/webhooks')).body.deliveries[0]
+    const { api, receiver, failed } = await setupFailedTestEvent()
     expect(failed.status).toBe('failed')
     receiver.respond = () => 204
     const retried = await api.post('/api/sandbox/webhooks/retry', { delivery_id: failed.id, delivery_ids: [failed.id, failed.id] })

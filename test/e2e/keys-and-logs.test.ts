@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
@@ -75,6 +76,12 @@ describe('sandbox keys', () => {
       expect(code, args.join(' ')).toBe(2)
       expect(stderr).toMatch(/^sandbox: /)
     }
+    // A key that has already expired is allowed (to test a client's 401 handling), with a note.
+    const expired = await runCli(['keys', 'create', '--keys', keysFile, '--expires-at', '2020-01-01T00:00:00Z'])
+    expect(expired.code).toBe(0)
+    expect(expired.stderr).toContain('note: this key has already expired; the server answers it 401 SANDBOX_API_KEY_INVALID')
+    const later = await runCli(['keys', 'create', '--keys', keysFile, '--expires-in', '1h'])
+    expect(later.stderr).not.toContain('note:')
   })
 })
 
@@ -110,6 +117,9 @@ describe('sandbox logs', () => {
       // Not started through the helpers, so killAll() would not stop it.
       follower.kill('SIGINT')
     }
+    // Ctrl+C is how --follow ends: a clean exit.
+    const exit = await new Promise<[number | null, string | null]>((resolve) => follower.once('exit', (code, signal) => resolve([code, signal])))
+    expect(exit).toEqual([0, null])
     expect(followed.trim().split('\n')).toHaveLength(3)
     expect(followed).toContain('GET    /api/sandbox/loans 200')
     await serve.stop()
@@ -119,5 +129,19 @@ describe('sandbox logs', () => {
     const { code, stderr } = await runCli(['logs', '--storage', 'memory'])
     expect(code).toBe(2)
     expect(stderr).toContain('memory storage')
+  })
+
+  it('refuses a data dir that does not exist, without creating it, and keys reset still resets the key', async () => {
+    const dir = await tempDir()
+    const missing = join(dir, 'typo')
+    const { code, stdout, stderr } = await runCli(['logs', '--data-dir', missing])
+    expect([code, stdout, stderr]).toEqual([2, '', `sandbox: no sandbox data dir at ${missing}: pass the --data-dir that sandbox serve uses (default .sandbox in the directory it was started in)\n`])
+    expect(existsSync(missing)).toBe(false)
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim().split('\n')[0]!
+    const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--data-dir', missing])
+    expect([reset.code, reset.stderr]).toEqual([0, ''])
+    expect(reset.stdout).toContain('now starts from an empty sandbox state')
+    expect(existsSync(missing)).toBe(false)
   })
 })

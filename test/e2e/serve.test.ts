@@ -104,16 +104,28 @@ describe('sandbox serve', () => {
     }
   })
 
+  it('refuses a --host it cannot listen on with exit 2, not as a busy port', async () => {
+    // 192.0.2.1 is documentation space (RFC 5737): no machine has it, and nothing is sent to it.
+    // (A name that does not resolve is refused the same way; not tested, as it would query DNS.)
+    for (const port of ['0', '45123']) {
+      const { code, stderr } = await runCli(['serve', '--port', port, '--host', '192.0.2.1', '--storage', 'memory'])
+      expect([port, code, stderr]).toEqual([port, 2, 'sandbox: cannot listen on --host 192.0.2.1 (EADDRNOTAVAIL): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface\n'])
+    }
+  })
+
   it('exits 2 on bad flags, config and keys files', async () => {
     const dir = await tempDir()
     const badConfig = join(dir, 'config.json')
     await writeFile(badConfig, '{"risk":{"max_ltv_percent":"high"}}')
+    const typoConfig = join(dir, 'typo.json')
+    await writeFile(typoConfig, '{"ratez":{"btc_usd":1},"risk":{"max_ltv":40}}')
     const cases: Array<[string[], RegExp]> = [
       [['--rate-limit', 'fast'], /rate-limit/],
       [['--port', 'x'], /invalid port/],
       [['--storage', 'sqlite'], /use fs, memory or a redis:\/\/ URL/],
       [['--config', join(dir, 'missing.json')], /cannot read --config/],
       [['--config', badConfig], /max_ltv_percent/],
+      [['--config', typoConfig], /--config \S+typo\.json is not a valid sandbox config: unknown keys ratez, risk\.max_ltv \(see GET \/api\/sandbox\/config for the keys\)/],
       [['--keys', join(dir, 'none.json')], /sandbox keys create/],
       [['--storage', 'fs', '--data-dir', badConfig], /not a writable directory/],
     ]

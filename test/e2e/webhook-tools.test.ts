@@ -54,6 +54,11 @@ describe('sandbox webhook verify', () => {
     const noSecret = await runCli(['webhook', 'verify', receiver.url], { env: { SANDBOX_WEBHOOK_SECRET: '' } })
     expect(noSecret.code).toBe(2)
     expect(noSecret.stderr).toContain('missing --secret')
+    for (const timeout of ['abc', '0', '-5']) {
+      const badTimeout = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, `--timeout=${timeout}`])
+      expect([timeout, badTimeout.code, badTimeout.stdout]).toEqual([timeout, 2, ''])
+      expect(badTimeout.stderr).toContain('a whole number of milliseconds from 1 to 600000')
+    }
   })
 })
 
@@ -78,6 +83,17 @@ describe('sandbox webhook listen', () => {
     await waitUntil(() => listener.output().includes(`"id": "${loanId}"`), 5000, 'the delivery line and body')
     expect(listener.output()).toMatch(/\d\d:\d\d:\d\d sandbox\.loan\.issued evt_\w+ signature valid → 200/)
     await server.stop()
+  })
+
+  it('--json prints only JSON lines on stdout, the ready line included', async () => {
+    const listener = await startNodeProcess([BIN, 'webhook', 'listen', '--port', '0', '--json', '--secret', SECRET], /"event":"ready","url":"([^"]+)"/)
+    const body = JSON.stringify({ id: 'evt_json_1', type: 'sandbox.webhook.test', data: { object: {} } })
+    const { headers } = signWebhook({ secret: SECRET, body, eventId: 'evt_json_1', eventType: 'sandbox.webhook.test' })
+    expect((await fetch(`${listener.url}/hook`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).status).toBe(200)
+    await waitUntil(() => listener.output().includes('evt_json_1'), 5000, 'the delivery line')
+    const lines = listener.output().trim().split('\n').map((line) => JSON.parse(line))
+    expect(lines[0]).toEqual({ event: 'ready', url: listener.url, checking_signatures: true, respond: null, forward_to: null })
+    expect(lines[1]).toMatchObject({ event_id: 'evt_json_1', signature: 'valid', status: 200 })
   })
 
   it('--respond answers the given status and the line shows it', async () => {

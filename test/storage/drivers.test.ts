@@ -160,7 +160,10 @@ describe('doc store failures', () => {
     const dir = await tempDir()
     const file = join(dir, 'plain-file')
     await writeFile(file, 'x')
+    await expect(createSandboxStorage({ kind: 'fs', dataDir: file, owner: true })).rejects.toThrow(/not a writable directory/)
     await expect(createSandboxStorage({ kind: 'fs', dataDir: file })).rejects.toThrow(/not a writable directory/)
+    // A tool (logs, keys reset) does not create a dir it was pointed at: a typo would read as empty.
+    await expect(createSandboxStorage({ kind: 'fs', dataDir: join(dir, 'typo') })).rejects.toThrow(`no sandbox data dir at ${join(dir, 'typo')}`)
     await expect(createSandboxStorage({ kind: 'fs', dataDir: join(file, 'sub') })).rejects.toBeInstanceOf(StorageError)
   })
 

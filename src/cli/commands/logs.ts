@@ -52,10 +52,29 @@ async function runLogs(flags: LogsFlags): Promise<void> {
     }
     return
   }
-  await printNew()
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+  // Ctrl+C is how --follow ends, as with `webhook listen`: a clean stop and exit 0.
+  let stopped = false
+  let wake = () => {}
+  const stop = () => {
+    stopped = true
+    wake()
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  try {
     await printNew()
+    while (!stopped) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS)
+        wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      if (!stopped) await printNew()
+    }
+  } finally {
+    await store.dispose()
   }
 }
 

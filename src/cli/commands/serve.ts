@@ -105,6 +105,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw new CliError(`--rate-limit: ${(error as Error).message}`)
   }
   const config = flags.config ? await readConfigFile(flags.config) : undefined
+  if (config) {
+    // Checked here as well as in createSandbox, so that the message names the file.
+    const [{ resolveConfig }, { loadFixtures }] = await Promise.all([import('../../server/config.js'), import('../../server/fixtures.js')])
+    resolveConfig(loadFixtures().config, config, `--config ${flags.config}`)
+  }
   const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
   let webhookRetrySchedule: number[] | undefined
   try {

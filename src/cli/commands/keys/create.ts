@@ -34,6 +34,10 @@ async function runCreate(flags: CreateFlags): Promise<void> {
   process.stdout.write(`${record.key}\n`)
   const expiry = record.expires_at ? `, expires ${record.expires_at}` : ''
   process.stderr.write(`added to ${path}${record.label ? ` as "${record.label}"` : ''}${expiry}; use it with: sandbox serve --keys ${path}\n`)
+  // Allowed, to test how a client handles an expired key, but rarely meant.
+  if (record.expires_at && Date.parse(record.expires_at) <= Date.now()) {
+    process.stderr.write('note: this key has already expired; the server answers it 401 SANDBOX_API_KEY_INVALID\n')
+  }
 }
 
 /** `sandbox keys create`. */

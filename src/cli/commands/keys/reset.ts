@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../../options.js'
 import { resolveKeyArgument } from '../../pick-key.js'
@@ -17,8 +19,9 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const kind = parseStorageKind(storage)
   const query = await resolveKeyArgument(key, path, 'reset')
   const { before, after } = await resetKeySession(path, query, { drop: flags.drop })
-  // The server switches to the new session on its own; the old session's data is deleted here.
-  if (kind !== 'memory' && before.session_id) {
+  // The server switches to the new session on its own; the old session's data is deleted here
+  // (a data dir that does not exist holds none).
+  if (kind !== 'memory' && before.session_id && (kind === 'redis' || existsSync(resolve(dataDir)))) {
     const store = await createSandboxStorage({ kind, dataDir, url: storage })
     await deleteSessionData(store, before.key, before.session_id)
     await store.dispose()

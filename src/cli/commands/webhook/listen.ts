@@ -45,7 +45,9 @@ async function runListen(flags: ListenFlags): Promise<void> {
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)
   })
-  write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
+  // With --json every stdout line is JSON, the ready line included (as with serve --json-logs).
+  if (flags.json) write(JSON.stringify({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
+  else write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
   await stopped
   await listener.close()
 }

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander'
+import { InvalidArgumentError, Option, type Command } from 'commander'
 import { CliError } from '../../cli-error.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
@@ -6,6 +6,13 @@ interface VerifyFlags {
   secret?: string
   json?: boolean
   timeout: number
+}
+
+/** Milliseconds to wait for each answer: a whole number from 1 to 600,000. */
+function parseTimeout(value: string): number {
+  const ms = Number(value)
+  if (!/^\d+$/.test(value) || ms < 1 || ms > 600_000) throw new InvalidArgumentError('a whole number of milliseconds from 1 to 600000')
+  return ms
 }
 
 async function runVerify(receiverUrl: string, flags: VerifyFlags): Promise<void> {
@@ -49,7 +56,7 @@ export function registerWebhookVerify(group: Command): void {
     .command('verify')
     .description('check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones')
     .argument('<receiver-url>', 'the receiver to check, e.g. http://127.0.0.1:3000/webhooks')
-    .addOption(new Option('--timeout <ms>', 'per delivery').argParser(Number).default(10_000))
+    .addOption(new Option('--timeout <ms>', 'how long to wait for each answer').argParser(parseTimeout).default(10_000))
   addJsonOption(addSecretOption(command, 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else')
     .action((receiverUrl: string, flags: VerifyFlags) => runVerify(receiverUrl, flags))
 }
