@@ -79,6 +79,22 @@ describe('sandbox run scenarios', () => {
     expect([cost(1), cost(2)]).toEqual([385, 385])
   })
 
+  it('the local-only scenarios share one key too, on a server that allows local webhooks: two runs pass and leave the endpoint disabled', async () => {
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.tags.includes('local-only'))
+    expect(scenarios.map((s) => s.id).sort()).toEqual(['key-isolation', 'ltv-and-balance-limits', 'webhook-loan-events', 'webhook-test-event'])
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    for (const run of [1, 2]) {
+      const report = await runScenarios(scenarios, { baseUrl: listener.url, apiKey: api.key, includeLocalOnly: true })
+      const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `run ${run} ${s.id}: ${s.error ?? JSON.stringify(s.steps.find((step) => !step.ok))}`)
+      expect(failures).toEqual([])
+      const state = (await api.get('/api/sandbox/loans')).body
+      expect([state.draft, state.activeLoans]).toEqual([null, []])
+      expect((await api.get('/api/sandbox/webhooks')).body.endpoint.enabled).toBe(false)
+    }
+  })
+
   it('fails a scenario whose expectation is wrong, at that step, with what was sent and received', async () => {
     const wrong = scenario('wrong-status', [
       { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'run_kyt' } }, expect: { status: 200 } },
