@@ -150,6 +150,35 @@ describe('webhook delivery to a local receiver', () => {
     expect((await api.post('/api/sandbox/webhooks/test')).body.error_code).toBe('WEBHOOK_ENDPOINT_REQUIRED')
   })
 
+  it('keeps deliveries waiting while the endpoint is disabled, and sends them in order to the URL registered on re-enable', async () => {
+    const { api, receiver } = await setup({ webhookRetrySchedule: [150, 150, 150] })
+    receiver.respond = () => 503
+    await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 })
+    await receiver.waitFor(1)
+    expect((await api.call('DELETE', '/api/sandbox/webhooks', { idempotencyKey: null })).status).toBe(200)
+    await wait(400)
+    // No attempt while disabled: the first one, refused, is all the old receiver got.
+    expect(receiver.received).toHaveLength(1)
+    const waiting = (await api.get('/api/sandbox/webhooks')).body.deliveries[0]
+    expect(waiting).toMatchObject({ status: 'retrying', attempts: 1 })
+    expect((await api.post('/api/sandbox/webhooks/retry', { delivery_id: waiting.id })).status).toBe(200)
+    await wait(200)
+    expect(receiver.received).toHaveLength(1)
+
+    const moved = await startReceiver('/moved')
+    try {
+      expect((await api.post('/api/sandbox/webhooks', { url: moved.url })).body.endpoint.enabled).toBe(true)
+      const [sent] = await moved.waitFor(1)
+      expect(sent!.headers['x-service-webhook-event']).toBe('sandbox.loan.issued')
+      await wait(50)
+      await api.sandbox.deliveriesIdle()
+      expect((await api.get('/api/sandbox/webhooks')).body.deliveries[0]).toMatchObject({ id: waiting.id, status: 'delivered', last_status_code: 200 })
+      expect(receiver.received).toHaveLength(1)
+    } finally {
+      await moved.close()
+    }
+  })
+
   it('delivers only the subscribed event types', async () => {
     const { api, receiver } = await setup()
     await api.post('/api/sandbox/webhooks', { url: receiver.url, events: ['sandbox.loan.issued'] })
