@@ -78,8 +78,11 @@ export async function createAuthenticator(options: { keysFile?: string; onSessio
     try {
       await reload()
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (error as Error).message
-      throw new SetupError(`keys file ${path} ${reason}; create a key with "sandbox keys create --keys ${path}"`, { cause: error })
+      // The keys file's own errors already name the file and what is wrong with it.
+      const message = (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `keys file ${path} does not exist; create a key with "sandbox keys create --keys ${path}"`
+        : (error as Error).message
+      throw new SetupError(message, { cause: error })
     }
     checkedAt = Date.now()
   }

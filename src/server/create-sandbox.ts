@@ -92,7 +92,10 @@ export interface Sandbox {
 
 const ROUTE_PREFIX = '/api/sandbox'
 
-/** Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. */
+/**
+ * Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. Rejects with
+ * SetupError for a bad config or keys file, and StorageError for storage it cannot open or own.
+ */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config)

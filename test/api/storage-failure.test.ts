@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createStorage, defineDriver } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -91,6 +94,23 @@ describe('storage failure', () => {
       expect((await api.get('/api/sandbox/webhooks')).body.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 })
     } finally {
       await receiver.close()
+    }
+  })
+})
+
+describe('setup failures, as the library reports them', () => {
+  it('rejects storage it cannot open with the exported StorageError, and a bad config with SetupError', async () => {
+    const { createSandbox, SetupError, StorageError } = await import('../../src/index.js')
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-setup-'))
+    try {
+      const file = join(dir, 'plain-file')
+      await writeFile(file, 'x')
+      for (const options of [{ storage: 'fs', dataDir: file }, { storage: 'bogus' as never }] as const) {
+        await expect(createSandbox({ ...options, logError: () => {} })).rejects.toBeInstanceOf(StorageError)
+      }
+      await expect(createSandbox({ storage: 'memory', config: { risk: { max_ltv_percent: -1 } } })).rejects.toBeInstanceOf(SetupError)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })

@@ -119,6 +119,7 @@ describe('sandbox serve', () => {
     await writeFile(badConfig, '{"risk":{"max_ltv_percent":"high"}}')
     const typoConfig = join(dir, 'typo.json')
     await writeFile(typoConfig, '{"ratez":{"btc_usd":1},"risk":{"max_ltv":40}}')
+    await writeFile(join(dir, 'empty.json'), '')
     const cases: Array<[string[], RegExp]> = [
       [['--rate-limit', 'fast'], /rate-limit/],
       [['--port', 'x'], /invalid port/],
@@ -127,6 +128,8 @@ describe('sandbox serve', () => {
       [['--config', badConfig], /max_ltv_percent/],
       [['--config', typoConfig], /--config \S+typo\.json is not a valid sandbox config: unknown keys ratez, risk\.max_ltv \(see GET \/api\/sandbox\/config for the keys\)/],
       [['--keys', join(dir, 'none.json')], /sandbox keys create/],
+      [['--keys', badConfig], /^sandbox: keys file \S+config\.json is not a sandbox keys file/],
+      [['--keys', typoConfig.replace('typo.json', 'empty.json')], /^sandbox: keys file \S+empty\.json is not valid JSON: [^\n]*\n$/],
       [['--storage', 'fs', '--data-dir', badConfig], /not a writable directory/],
     ]
     for (const [args, message] of cases) {

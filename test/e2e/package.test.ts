@@ -1,0 +1,26 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = join(import.meta.dirname, '../..')
+
+describe('the published package', () => {
+  it('holds only modules built from the current src/, and what the CLI needs at run time', async () => {
+    // A module left in dist/ by an earlier build would be published, and may not even load.
+    const built = (await readdir(join(ROOT, 'dist'), { recursive: true })).filter((file) => file.endsWith('.js'))
+    const orphans = built.filter((file) => !existsSync(join(ROOT, 'src', file.replace(/\.js$/, '.ts'))))
+    expect(orphans).toEqual([])
+
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+    const { stdout } = await promisify(execFile)(npm, ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: ROOT })
+    const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path)
+    for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/openapi.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
+      expect(files, needed).toContain(needed)
+    }
+    expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.map'))).toEqual([])
+    expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 1)
+  }, 60_000)
+})
