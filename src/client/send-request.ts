@@ -82,12 +82,17 @@ export interface PreparedRequest {
   idempotencyKey: string | null
 }
 
-/** Builds the wire form of a request; POSTs get the caller's Idempotency-Key or a fresh one. */
+/**
+ * Builds the wire form of a request; POSTs get the caller's Idempotency-Key or a fresh one. An
+ * Idempotency-Key or Authorization the caller put in `headers` (any case) is used, not doubled.
+ */
 export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiKey'>, request: ClientRequest): PreparedRequest {
-  const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? randomUUID()) : null
+  const given = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]))
+  const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? given['idempotency-key'] ?? randomUUID()) : null
   const apiKey = request.apiKey === undefined ? options.apiKey : request.apiKey
-  const headers: Record<string, string> = { accept: 'application/json', ...request.headers }
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`
+  const headers: Record<string, string> = { accept: 'application/json', ...given }
+  // The client's own key gives way to an Authorization header sent with the request.
+  if (apiKey && (request.apiKey !== undefined || !headers.authorization)) headers.authorization = `Bearer ${apiKey}`
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
   const text = request.body === undefined ? undefined : JSON.stringify(request.body)
   if (text !== undefined) headers['content-type'] = 'application/json'

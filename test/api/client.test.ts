@@ -95,6 +95,15 @@ describe('client retries', () => {
     expect(seen[1]!.headers.authorization).toBe('Bearer sk_sandbox_retry_0000000000000000')
   })
 
+  it('uses an Idempotency-Key or Authorization given in headers, in any case, instead of adding its own', async () => {
+    const { url, seen } = await startScripted([json(200, { request_id: 'req_1', wallet: {} })])
+    const client = createSandboxClient({ baseUrl: url, apiKey: 'sk_sandbox_client_000000000000000' })
+    const answer = await client.request({ method: 'POST', path: '/api/sandbox/loans', body: {}, headers: { 'Idempotency-Key': 'mine-1', AUTHORIZATION: 'Bearer sk_sandbox_header_00000000000000' } })
+    expect(answer.idempotencyKey).toBe('mine-1')
+    expect(seen[0]!.headers['idempotency-key']).toBe('mine-1')
+    expect(seen[0]!.headers.authorization).toBe('Bearer sk_sandbox_header_00000000000000')
+  })
+
   it('retries a dropped connection with the same key and body', async () => {
     const { url, seen } = await startScripted([
       (req) => req.socket.destroy(),
