@@ -8,6 +8,7 @@ import { createSandboxStorage, parseStorageKind } from '../storage/create-storag
 import { ApiError } from './api-error.js'
 import { createAuthenticator, deriveKeyId, type EndedSession } from './auth.js'
 import { resolveConfig, type DeepPartial } from './config.js'
+import { parseForwardUrl } from '../webhooks/forward-url.js'
 import { loadFixtures } from './fixtures.js'
 import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limiter.js'
@@ -97,6 +98,7 @@ const ROUTE_PREFIX = '/api/sandbox'
  * SetupError for a bad config or keys file, and StorageError for storage it cannot open or own.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const forwardTo = options.webhookForwardTo === undefined ? undefined : parseForwardUrl(options.webhookForwardTo)
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config)
   // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
@@ -126,7 +128,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       void mutex.run(sessionSlotOf(principal), () => sessions.remove(principal)).catch(logError)
     }
   }
-  const forwardSecret = options.webhookForwardTo ? await loadForwardSecret(storage) : undefined
+  const forwardSecret = forwardTo ? await loadForwardSecret(storage) : undefined
   const dispatcher = createDispatcher({
     storage,
     sessions,
@@ -134,7 +136,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     retryScheduleMs: options.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
     persistent: (options.storage ?? 'memory') !== 'memory',
     allowLocal: options.allowLocalWebhooks ?? false,
-    forward: options.webhookForwardTo ? { url: options.webhookForwardTo, secret: forwardSecret! } : undefined,
+    forward: forwardTo ? { url: forwardTo, secret: forwardSecret! } : undefined,
     timeoutMs: options.webhookTimeoutMs,
     resolveHost: options.resolveHost,
     onDelivery: options.onDelivery,

@@ -99,7 +99,7 @@ describe('storage failure', () => {
 })
 
 describe('setup failures, as the library reports them', () => {
-  it('rejects storage it cannot open with the exported StorageError, and a bad config with SetupError', async () => {
+  it('rejects storage it cannot open with the exported StorageError, and a bad config or forward URL with SetupError', async () => {
     const { createSandbox, SetupError, StorageError } = await import('../../src/index.js')
     const dir = await mkdtemp(join(tmpdir(), 'sandbox-setup-'))
     try {
@@ -109,6 +109,7 @@ describe('setup failures, as the library reports them', () => {
         await expect(createSandbox({ ...options, logError: () => {} })).rejects.toBeInstanceOf(StorageError)
       }
       await expect(createSandbox({ storage: 'memory', config: { risk: { max_ltv_percent: -1 } } })).rejects.toBeInstanceOf(SetupError)
+      await expect(createSandbox({ storage: 'memory', webhookForwardTo: 'ftp://127.0.0.1/hooks' })).rejects.toBeInstanceOf(SetupError)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }

@@ -128,6 +128,8 @@ describe('sandbox serve', () => {
       [['--config', badConfig], /max_ltv_percent/],
       [['--config', typoConfig], /--config \S+typo\.json is not a valid sandbox config: unknown keys ratez, risk\.max_ltv \(see GET \/api\/sandbox\/config for the keys\)/],
       [['--keys', join(dir, 'none.json')], /sandbox keys create/],
+      [['--webhook-forward-to', 'localhost:3000'], /--webhook-forward-to must be an http\(s\) URL, not localhost:/],
+      [['--webhook-forward-to', 'not a url'], /--webhook-forward-to "not a url" is not a URL/],
       [['--keys', badConfig], /^sandbox: keys file \S+config\.json is not a sandbox keys file/],
       [['--keys', typoConfig.replace('typo.json', 'empty.json')], /^sandbox: keys file \S+empty\.json is not valid JSON: [^\n]*\n$/],
       [['--storage', 'fs', '--data-dir', badConfig], /not a writable directory/],

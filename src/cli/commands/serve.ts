@@ -75,18 +75,6 @@ function printError(error: unknown, json: boolean): void {
   else console.error(error)
 }
 
-function parseForwardUrl(text: string): string {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw new CliError(`--webhook-forward-to "${text}" is not a URL (e.g. http://localhost:3000/webhooks)`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--webhook-forward-to must be an http(s) URL, not ${url.protocol}`)
-  return url.href
-}
-
-
 /** Idle time after which serve collects garbage once, giving a load burst's memory back. */
 const IDLE_GC_MS = 3000
 /** Starts the sandbox server: adapts flags and environment to createSandbox + listenSandbox. */
@@ -117,7 +105,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   } catch (error) {
     throw new CliError(`--webhook-retry-schedule: ${(error as Error).message}`)
   }
-  const webhookForwardTo = flags.webhookForwardTo ? parseForwardUrl(flags.webhookForwardTo) : undefined
+  const webhookForwardTo = flags.webhookForwardTo || undefined
   const json = Boolean(flags.jsonLogs)
   const out = await import('../output.js')
 
