@@ -12,16 +12,6 @@ export function journalName(pid: number, sequence: number): string {
   return `${JOURNAL_PREFIX}${pid}-${String(sequence).padStart(6, '0')}${JOURNAL_SUFFIX}`
 }
 
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** fsyncs a directory, so that the entries created or renamed in it are durable. */
 export async function fsyncDirectory(dir: string): Promise<void> {
   const handle = await fsp.open(dir, 'r')
@@ -34,13 +24,18 @@ export async function fsyncDirectory(dir: string): Promise<void> {
 
 /**
  * Replays the journals a crashed (or killed) server left in `base` into their files, then deletes
- * them: one checkpoint of their latest values. Journals of processes still running are theirs
- * and are left alone.
+ * them: one checkpoint of their latest values. Called by the server that holds the dir's lock,
+ * before it opens a journal of its own, so every journal found is a gone server's: whatever pid
+ * its name holds, this process's included (a restarted container's server is often pid 1 again),
+ * or one now reused by an unrelated process.
  */
 export async function recoverJournals(base: string): Promise<number> {
-  const names = (await fsp.readdir(base)).filter((name) => name.startsWith(JOURNAL_PREFIX) && name.endsWith(JOURNAL_SUFFIX)).sort()
-  const orphaned = names.filter((name) => !isAlive(Number(name.slice(JOURNAL_PREFIX.length).split('-')[0])))
-  if (orphaned.length === 0) return 0
+  const names = (await fsp.readdir(base)).filter((name) => name.startsWith(JOURNAL_PREFIX) && name.endsWith(JOURNAL_SUFFIX))
+  if (names.length === 0) return 0
+  // Oldest first, so later values win: by time across servers (a recovery cut short can leave two
+  // servers' journals), then by name, which orders one server's journals by sequence.
+  const times = new Map(await Promise.all(names.map(async (name) => [name, (await fsp.stat(join(base, name))).mtimeMs] as const)))
+  const orphaned = names.sort((a, b) => times.get(a)! - times.get(b)! || (a < b ? -1 : 1))
   const latest = new Map<string, string | null>()
   for (const name of orphaned) {
     const { records } = decodeRecords(await fsp.readFile(join(base, name)))

@@ -32,6 +32,19 @@ interface Journal {
   syncing?: Promise<void>
 }
 
+/**
+ * A write can take fewer bytes than it was given without failing (a disk filling up): the rest
+ * is written until all of it is, and a write that takes none is a full disk. Only then is the
+ * batch acknowledged.
+ */
+async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < bytes.length;) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
+    if (bytesWritten === 0) throw Object.assign(new Error('ENOSPC: no space left on device, the journal took no more bytes'), { code: 'ENOSPC' })
+    offset += bytesWritten
+  }
+}
+
 /** Options of the journaled fs driver. */
 export interface JournaledFsOptions {
   base: string
@@ -121,7 +134,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     if (batch.length === 0) return
     try {
       journal ??= await openJournal()
-      await journal.handle.write(encodeRecords(batch.map((item) => item.record)))
+      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record)))
       journal.unsynced = true
       scheduleSync()
     } catch (error) {

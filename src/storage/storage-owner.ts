@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 
 /** The server that owns a storage (its data dir, or its redis database), as its lock records it. */
@@ -44,9 +45,23 @@ export function isOwnerGone(owner: StorageOwner): boolean {
   if (owner.pid === process.pid) return !heldHere.has(owner.token)
   try {
     process.kill(owner.pid, 0)
-    return false
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+  return isZombie(owner.pid)
+}
+
+/**
+ * A process killed with -9 whose parent has not reaped it yet still answers kill(pid, 0) for a
+ * moment (1.5 s under some inits): on Linux, /proc tells that it is a zombie, that is, gone.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // "pid (comm) S ...": the state follows the command name, which may itself hold ") ".
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z'
+  } catch {
+    return false
   }
 }
 

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process'
-import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdir, open, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
@@ -213,6 +213,24 @@ describe('doc store failures', () => {
     await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${dead.stdout} on build-agent-7, since then)`)
   })
 
+  it.skipIf(process.platform !== 'linux')('takes over the lock of a server killed but not yet reaped (a zombie)', async () => {
+    const dir = await tempDir()
+    // The child exits after its parent has become `sleep`, which never reaps it: a zombie until
+    // the parent ends.
+    const parent = spawn('sh', ['-c', '(sleep 0.3) & echo $!; exec sleep 5'])
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk).trim()))))
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      expect(() => process.kill(zombie, 0)).not.toThrow()
+      await writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 'zombie', pid: zombie, host: hostname(), started_at: 'then' }))
+      const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+      expect(JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8')).pid).toBe(process.pid)
+      await storage.dispose()
+    } finally {
+      parent.kill()
+    }
+  })
+
   it('gives a dead server\'s data dir to one of two servers started over it at once', async () => {
     const dir = await tempDir()
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
@@ -291,7 +309,7 @@ describe('journaled fs storage', () => {
 
   it('acknowledges writes without waiting for the disk, makes the journal durable apart from them, and before each checkpoint', async () => {
     const dir = await tempDir()
-    const probe = await open(join(dir, 'probe'), 'w')
+    const probe = await open(join(await tempDir(), 'probe'), 'w')
     const fileHandle = Object.getPrototypeOf(probe) as { datasync(): Promise<void> }
     await probe.close()
     // A disk that stalls: no fdatasync of the journal finishes until the test lets it.
@@ -358,12 +376,60 @@ describe('journaled fs storage', () => {
     await storage.dispose()
   })
 
-  it('leaves the journal of a live process alone', async () => {
+  it('acknowledges a write only once the journal took all of it: a short write on a filling disk is an error', async () => {
     const dir = await tempDir()
-    const live = join(dir, `journal-${process.pid}-000001.log`)
-    await writeFile(live, encodeRecords([{ key: 'session:x:default', value: '{}' }]))
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
-    expect(await readdir(dir)).toContain(`journal-${process.pid}-000001.log`)
-    expect(await storage.getItem('session:x:default')).toBeNull()
+    await storage.setItem('session:a:default', { v: 1 })
+    // The next journal write takes half its bytes and reports so, and the one after fails, as on
+    // a disk that has just filled up.
+    const probe = await open(join(await tempDir(), 'probe'), 'w')
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> }
+    await probe.close()
+    const realWrite = proto.write
+    let calls = 0
+    const spy = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      calls++
+      if (calls === 1) {
+        const bytes = args[0] as Uint8Array
+        return realWrite.call(this, bytes.subarray(0, Math.floor(bytes.length / 2)))
+      }
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+    })
+    try {
+      await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(calls).toBe(2)
+    await storage.setItem('session:c:default', { v: 3 })
+    await storage.dispose()
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect([await reopened.getItem('session:a:default'), await reopened.getItem('session:b:default'), await reopened.getItem('session:c:default')]).toEqual([{ v: 1 }, null, { v: 3 }])
+    await reopened.dispose()
+  })
+
+  it('replays a journal named with its own pid, as a restarted container\'s server (pid 1 again) finds it', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, `journal-${process.pid}-000001.log`), encodeRecords([{ key: 'session:x:default', value: '{"v":1}' }]))
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect(await storage.getItem('session:x:default')).toEqual({ v: 1 })
+    await storage.setItem('session:y:default', { v: 2 })
+    await storage.dispose()
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect([await reopened.getItem('session:x:default'), await reopened.getItem('session:y:default')]).toEqual([{ v: 1 }, { v: 2 }])
+    await reopened.dispose()
+  })
+
+  it('replays the journals of two gone servers oldest first, whatever their pids', async () => {
+    const dir = await tempDir()
+    const older = join(dir, 'journal-900-000001.log')
+    const newer = join(dir, 'journal-100-000001.log')
+    await writeFile(older, encodeRecords([{ key: 'session:x:default', value: '{"v":"old"}' }]))
+    await writeFile(newer, encodeRecords([{ key: 'session:x:default', value: '{"v":"new"}' }]))
+    await utimes(older, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000))
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect(await storage.getItem('session:x:default')).toEqual({ v: 'new' })
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    await storage.dispose()
   })
 })
