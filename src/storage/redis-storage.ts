@@ -24,6 +24,7 @@ export interface RedisStorageOptions {
 function adviseOn(reason: string): string {
   if (/^NOAUTH/.test(reason)) return 'it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB'
   if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
+  if (/DB index is out of range/.test(reason)) return 'give a database number the server has (0-15 unless redis.conf sets `databases`)'
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
   return 'start it, or pick another --storage (fs, memory)'
 }
@@ -75,11 +76,15 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
   })
   try {
     await client.connect()
+    // The client selects the URL's database while connecting, and when the server refuses that
+    // number it goes on in database 0: selected again here, a refusal fails the start.
+    const db = Number(new URL(url).pathname.slice(1) || '0')
+    if (db > 0) await client.select(db)
     await client.ping()
   } catch (error) {
     state = 'closing'
     client.disconnect()
-    const reason = lastError ?? (error as Error).message
+    const reason = (error as Error).message.startsWith('ERR ') ? (error as Error).message : lastError ?? (error as Error).message
     throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason)}`, { cause: error })
   }
   if (options.owner) {

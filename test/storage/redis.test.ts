@@ -52,6 +52,18 @@ describe('redis storage', () => {
     await storage.dispose()
   })
 
+  it.skipIf(!hasRedis)('refuses a database number the server does not have, instead of using database 0', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const url = redis.url.replace(/\/0$/, '/99')
+    const error = await createSandboxStorage({ kind: 'redis', url, owner: true }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(StorageError)
+    expect((error as Error).message).toBe(`cannot use redis at ${url} (ERR DB index is out of range); give a database number the server has (0-15 unless redis.conf sets \`databases\`)`)
+    const raw = new Redis(redis.port, '127.0.0.1')
+    expect(await raw.keys('*')).toEqual([])
+    await raw.quit()
+  })
+
   it.skipIf(!hasRedis)('lists every key of a prefix across many scan pages, and none of another', async () => {
     const redis = await testRedis()
     await redis.flush()
