@@ -45,6 +45,8 @@ export interface SandboxOptions {
   dataDir?: string
   /** Deep-merged over fixtures/config.json. */
   config?: DeepPartial<SandboxConfig>
+  /** How `config` is named in its errors (default "config overrides"; serve: `--config FILE`). */
+  configSource?: string
   /** Registered-keys mode: only keys in this file are accepted. Open mode without it. */
   keysFile?: string
   /** Requests per window per key; `false` turns the limit off. Default 120/60. */
@@ -100,7 +102,7 @@ const ROUTE_PREFIX = '/api/sandbox'
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const forwardTo = options.webhookForwardTo === undefined ? undefined : parseForwardUrl(options.webhookForwardTo)
   const fixtures = loadFixtures()
-  const config = resolveConfig(fixtures.config, options.config)
+  const config = resolveConfig(fixtures.config, options.config, options.configSource)
   // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
   // tool's delete could be undone by a write still in the journal, and cannot reach memory storage.
   let endSessions: (ended: EndedSession[]) => void = () => {}

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { addJsonOption, addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
@@ -53,25 +54,14 @@ async function runLogs(flags: LogsFlags): Promise<void> {
     return
   }
   // Ctrl+C is how --follow ends, as with `webhook listen`: a clean stop and exit 0.
-  let stopped = false
-  let wake = () => {}
-  const stop = () => {
-    stopped = true
-    wake()
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  const stop = new AbortController()
+  process.once('SIGINT', () => stop.abort())
+  process.once('SIGTERM', () => stop.abort())
   try {
     await printNew()
-    while (!stopped) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS)
-        wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      if (!stopped) await printNew()
+    while (!stop.signal.aborted) {
+      await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => {})
+      if (!stop.signal.aborted) await printNew()
     }
   } finally {
     await store.dispose()

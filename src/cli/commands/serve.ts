@@ -93,11 +93,6 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw new CliError(`--rate-limit: ${(error as Error).message}`)
   }
   const config = flags.config ? await readConfigFile(flags.config) : undefined
-  if (config) {
-    // Checked here as well as in createSandbox, so that the message names the file.
-    const [{ resolveConfig }, { loadFixtures }] = await Promise.all([import('../../server/config.js'), import('../../server/fixtures.js')])
-    resolveConfig(loadFixtures().config, config, `--config ${flags.config}`)
-  }
   const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
   let webhookRetrySchedule: number[] | undefined
   try {
@@ -122,6 +117,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
       else process.stderr.write(`${up ? out.chalk.green('storage') : out.chalk.yellow('storage')} ${message}\n`)
     },
     config,
+    configSource: flags.config ? `--config ${flags.config}` : undefined,
     keysFile,
     rateLimit,
     onRequest: (entry) => {
