@@ -8,6 +8,10 @@ export interface StorageOwner {
   pid: number
   host: string
   started_at: string
+  /** Linux: the kernel's boot id, so that a record from before a reboot reads as gone. */
+  boot_id?: string
+  /** Linux: the process's start time in clock ticks since boot, so that a reused pid is told apart. */
+  pid_start?: number
 }
 
 /** Tokens of the locks and leases this process holds now. */
@@ -15,7 +19,12 @@ const heldHere = new Set<string>()
 
 /** A new owner record for this process (a fresh token per storage it opens). */
 export function describeThisProcess(): StorageOwner {
-  return { token: randomUUID(), pid: process.pid, host: hostname(), started_at: new Date().toISOString() }
+  const owner: StorageOwner = { token: randomUUID(), pid: process.pid, host: hostname(), started_at: new Date().toISOString() }
+  const bootId = readBootId()
+  const pidStart = readProcStat(process.pid)?.start
+  if (bootId) owner.boot_id = bootId
+  if (pidStart !== undefined) owner.pid_start = pidStart
+  return owner
 }
 
 /** Marks an owner record of this process as held (true) or given up (false). */
@@ -38,30 +47,53 @@ export function parseOwner(text: string | null | undefined): StorageOwner | unde
  * Whether the owner is certainly gone: a process of this host that no longer runs (a server
  * killed with -9 leaves its record behind). An owner on another host cannot be checked. A record
  * with this process's pid that this process does not hold is an earlier process's: a container
- * restarted after a crash runs its server under the same pid (often 1) again.
+ * restarted after a crash runs its server under the same pid (often 1) again. On Linux, a record
+ * from an earlier boot, or whose pid now belongs to a process started at another time (the pid
+ * was reused after a reboot or a container restart), is gone too.
  */
 export function isOwnerGone(owner: StorageOwner): boolean {
   if (owner.host !== hostname()) return false
   if (owner.pid === process.pid) return !heldHere.has(owner.token)
+  const bootId = readBootId()
+  if (owner.boot_id && bootId && owner.boot_id !== bootId) return true
   try {
     process.kill(owner.pid, 0)
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH'
   }
-  return isZombie(owner.pid)
+  const stat = readProcStat(owner.pid)
+  if (!stat) return false
+  // A killed process its parent has not reaped yet still answers kill(pid, 0) for a moment
+  // (1.5 s under some inits): a zombie is gone.
+  if (stat.state === 'Z') return true
+  return owner.pid_start !== undefined && stat.start !== owner.pid_start
 }
 
-/**
- * A process killed with -9 whose parent has not reaped it yet still answers kill(pid, 0) for a
- * moment (1.5 s under some inits): on Linux, /proc tells that it is a zombie, that is, gone.
- */
-function isZombie(pid: number): boolean {
+let bootIdRead: string | undefined | null = null
+
+/** The kernel's boot id (Linux), read once. */
+function readBootId(): string | undefined {
+  if (bootIdRead === null) {
+    try {
+      bootIdRead = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined
+    } catch {
+      bootIdRead = undefined
+    }
+  }
+  return bootIdRead
+}
+
+/** A process's state letter and start time (clock ticks since boot) from /proc (Linux). */
+function readProcStat(pid: number): { state: string; start: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // "pid (comm) S ...": the state follows the command name, which may itself hold ") ".
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z'
+    // "pid (comm) S ppid ...": the command name may itself hold ") ", so fields count from the
+    // last one; the state is field 3 and the start time field 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const start = Number(fields[19])
+    return Number.isFinite(start) ? { state: fields[0]!, start } : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 

@@ -231,6 +231,36 @@ describe('doc store failures', () => {
     }
   })
 
+  it.skipIf(process.platform !== 'linux')('takes over a lock whose pid now belongs to another process, or that was written before a reboot', async () => {
+    const dir = await tempDir()
+    const held = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    const mine = JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8'))
+    await held.dispose()
+    expect(mine.boot_id).toBe((await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim())
+    expect(mine.pid_start).toEqual(expect.any(Number))
+    // A live process that is not the lock's writer: its pid stands for one reused.
+    const other = spawn('sleep', ['5'])
+    try {
+      const stat = await readFile(`/proc/${other.pid}/stat`, 'utf8')
+      const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+      const lockOf = (fields: object) => writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 't', pid: other.pid, host: hostname(), started_at: 'then', ...fields }))
+      // Its own record, or one without the fields (an earlier version's): in use.
+      for (const fields of [{ boot_id: mine.boot_id, pid_start: start }, {}]) {
+        await lockOf(fields)
+        await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${other.pid}, since then)`)
+      }
+      // The pid started at another time, or the record is from another boot: gone.
+      for (const fields of [{ boot_id: mine.boot_id, pid_start: start - 1 }, { boot_id: 'an-earlier-boot', pid_start: start }]) {
+        await lockOf(fields)
+        const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+        expect(JSON.parse(await readFile(join(dir, 'server.lock'), 'utf8')).pid).toBe(process.pid)
+        await storage.dispose()
+      }
+    } finally {
+      other.kill()
+    }
+  })
+
   it('gives a dead server\'s data dir to one of two servers started over it at once', async () => {
     const dir = await tempDir()
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
