@@ -36,15 +36,23 @@ async function checkHostUsable(host: string): Promise<void> {
   })
 }
 
+/** Where listenSandbox listens. */
+export interface ListenOptions {
+  /** Default 0: any free port (the listener's `url` and `port` tell which). */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** How long close() waits for in-flight requests before cutting their connections (10 s). */
+  closeTimeoutMs?: number
+}
+
 /**
- * Serves a sandbox over HTTP through listhen. listhen would quietly move to another port when the
- * asked one is busy; here that is an error (code EADDRINUSE), unless port 0 asked for any port.
+ * Serves a sandbox over HTTP through listhen, as `sandbox serve` does. listhen would quietly move
+ * to another port when the asked one is busy; here that is an error (code EADDRINUSE), unless
+ * port 0 asked for any port. A host this machine cannot listen on is code EADDRNOTAVAIL.
  */
-export async function listenSandbox(
-  sandbox: Pick<Sandbox, 'app'>,
-  options: { port: number; host: string; closeTimeoutMs?: number },
-): Promise<SandboxListener> {
-  const { port, host } = options
+export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
+  const { port = 0, host = '127.0.0.1' } = options
   let listener: Awaited<ReturnType<typeof listen>>
   await checkHostUsable(host)
   try {

@@ -53,7 +53,8 @@ export function signWebhook(input: { secret: string; body: string; eventId: stri
   }
 }
 
-type HeaderSource = Headers | Record<string, string | string[] | undefined>
+/** Request headers as a fetch `Headers` or a Node `IncomingHttpHeaders`-like record. */
+export type HeaderSource = Headers | Record<string, string | string[] | undefined>
 
 function readHeader(headers: HeaderSource, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined

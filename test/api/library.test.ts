@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  createSandbox,
+  createSandboxClient,
+  listenSandbox,
+  startWebhookListener,
+  verifyWebhook,
+  type DeepPartial,
+  type DeliveryReport,
+  type ReceivedWebhook,
+  type SandboxConfig,
+  type SandboxListener,
+} from '../../src/index.js'
+
+// What a partner's own test suite does with the package: no CLI, only its exports.
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+describe('the library, as a partner\'s test suite uses it', () => {
+  it('serves a sandbox on a free loopback port, walks a loan with the client and gets its webhooks, signed', async () => {
+    const received: ReceivedWebhook[] = []
+    const reports: DeliveryReport[] = []
+    const receiver = await startWebhookListener({ port: 0, onDelivery: (delivery) => received.push(delivery) })
+    cleanups.push(() => receiver.close())
+    const config: DeepPartial<SandboxConfig> = { rates: { btc_usd: 50_000 } }
+    const sandbox = await createSandbox({ config, webhookForwardTo: `${receiver.url}/hooks`, onDelivery: (report) => reports.push(report) })
+    cleanups.push(() => sandbox.close())
+    const listener: SandboxListener = await listenSandbox(sandbox)
+    cleanups.push(() => listener.close())
+    expect(listener.url).toBe(`http://127.0.0.1:${listener.port}`)
+    expect(listener.port).toBeGreaterThan(0)
+
+    const client = createSandboxClient({ baseUrl: listener.url, apiKey: 'sk_sandbox_library_test_key_1' })
+    expect((await client.getConfig()).rates.btc_usd).toBe(50_000)
+    await client.loanFlow({ action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 10_000, loan_currency: 'USDT' })
+    await client.loanFlow({ action: 'confirm_btc', tx_hash: 'tx_library_1', confirmations: 2 })
+    await client.loanFlow({ action: 'run_kyt' })
+    const issued = await client.loanFlow({ action: 'complete_payout' })
+    expect(issued.activeLoans).toHaveLength(1)
+
+    await expect.poll(() => reports.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(4)
+    await sandbox.deliveriesIdle()
+    expect(reports.every((report) => report.status === 'delivered' && report.status_code === 200)).toBe(true)
+    expect(received.map((delivery) => delivery.event_type)).toEqual(reports.map((report) => report.event_type))
+    for (const delivery of received) {
+      expect(delivery.path).toBe('/hooks')
+      expect(() => verifyWebhook({ secret: sandbox.forwardSecret!, body: delivery.body, headers: delivery.headers })).not.toThrow()
+    }
+  })
+
+  it('refuses a busy port with code EADDRINUSE instead of moving to another', async () => {
+    const sandbox = await createSandbox()
+    cleanups.push(() => sandbox.close())
+    const first = await listenSandbox(sandbox)
+    cleanups.push(() => first.close())
+    await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: expect.stringContaining(`port ${first.port} on 127.0.0.1 is already in use`) })
+  })
+})
