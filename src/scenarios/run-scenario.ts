@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
 import { checkAnswer } from './check-expectation.js'
 import { interpolate, type Variables } from './interpolate.js'
@@ -9,6 +10,9 @@ import type { Scenario, ScenarioStep } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
 import { waitForWebhook } from './wait-for-webhook.js'
 import type { WebhookInbox } from './webhook-inbox.js'
+
+/** How often a step with `until_ms` sends its GET again. */
+const UNTIL_INTERVAL_MS = 100
 
 /** What a scenario needs from the run around it. */
 export interface ScenarioContext {
@@ -87,6 +91,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         let request: ClientRequest
         let keyName: string
         let drop = false
+        let untilMs = 0
         if ('replay' in step) {
           result.kind = 'replay'
           if (!previous) throw new Error('nothing to replay')
@@ -95,6 +100,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           const spec = interpolate(step.request, variables)
           keyName = spec.key ?? 'main'
           drop = spec.drop_answer === true
+          untilMs = spec.until_ms ?? 0
           request = { method: spec.method, path: spec.path, body: spec.body, idempotencyKey: spec.idempotency_key }
           if (request.method === 'POST' && !request.idempotencyKey) request.idempotencyKey = `run-${run}-${index}-${randomBytes(4).toString('hex')}`
         }
@@ -107,13 +113,23 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           report.requests++
           result.note = 'answer dropped on purpose (the connection closed before the body was read)'
         } else {
-          const answer = await send(request, keyName)
+          const expectation = interpolate(step.expect, variables)
+          const deadline = performance.now() + untilMs
+          let answer = await send(request, keyName)
+          let sent = 1
+          failures = checkAnswer(answer, expectation)
+          while (failures.length > 0 && performance.now() < deadline) {
+            await sleep(UNTIL_INTERVAL_MS)
+            answer = await send(request, keyName)
+            sent++
+            failures = checkAnswer(answer, expectation)
+          }
           result.status = answer.status
           result.error_code = answer.errorCode
-          failures = checkAnswer(answer, interpolate(step.expect, variables))
           if (failures.length === 0) failures = capture(step.capture, answer.body, variables)
           if (failures.length > 0) result.received = answer.body ?? answer.text
-          if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
+          if (sent > 1) result.note = failures.length > 0 ? `sent ${sent} times in ${untilMs} ms; expect never held` : `sent ${sent} times until expect held`
+          else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
         }
       }
       result.failures = failures

@@ -20,8 +20,19 @@ const requestSchema = z
     key: z.string().optional().describe('a named key of the scenario; default "main"; "none" sends no key'),
     idempotency_key: z.string().optional().describe('default: a fresh one per request'),
     drop_answer: z.boolean().optional().describe('close the connection once the answer starts, as if it was lost'),
+    until_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(120_000)
+      .optional()
+      .describe('GET only: send again every 100 ms until `expect` holds or this many ms have passed (for what the server records after its answer, such as the delivery log)'),
   })
   .strict()
+  .refine((request) => request.until_ms === undefined || request.method === 'GET', {
+    message: 'until_ms is for GET requests only: a POST or DELETE sent again would act again',
+    path: ['until_ms'],
+  })
 
 const waitSchema = z
   .object({

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
@@ -145,6 +147,28 @@ describe('sandbox run scenarios', () => {
     const report = await runScenarios([one, one], { baseUrl: listener.url, transport: { retries: 0 } })
     expect(report.scenarios[0]).toMatchObject({ status: 'failed', connection_error: true, error: expect.stringMatching(/^cannot reach .*ECONNREFUSED/) })
     expect(report.scenarios[1]).toMatchObject({ status: 'skipped' })
+  })
+
+  it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {
+    // A server whose answer changes after the fact, as the delivery log does once an attempt ends.
+    let count = 0
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: ++count })))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const polls = scenario('polls', [
+      { request: { method: 'GET', path: '/count', until_ms: 5000 }, expect: { body: { count: 3 } }, capture: { seen: 'count' } },
+      { request: { method: 'GET', path: '/count', until_ms: 300 }, expect: { body: { count: 1000 } } },
+    ])
+    const report = await runScenarios([polls], { baseUrl, apiKey: 'sk_sandbox_until_ms_test_key' })
+    const [held, never] = report.scenarios[0]!.steps
+    expect(held).toMatchObject({ ok: true, note: 'sent 3 times until expect held' })
+    expect(never).toMatchObject({ ok: false, note: expect.stringMatching(/^sent \d+ times in 300 ms; expect never held$/), failures: [expect.objectContaining({ field: 'body.count', expected: 1000 })] })
+    // Sent every 100 ms, about three more times in 300 ms; the answer reported is the last one.
+    expect(count - 3).toBeGreaterThanOrEqual(2)
+    expect(count - 3).toBeLessThanOrEqual(5)
+    expect(never!.received).toEqual({ count })
+    expect(report.requests).toBe(count)
   })
 
   it('fails a webhook wait that gets no delivery, naming the event', async () => {
