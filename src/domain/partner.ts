@@ -65,6 +65,33 @@ function issuedLoans(book: LoanBook): Loan[] {
   return [...book.loans].sort((a, b) => a.createdAt.localeCompare(b.createdAt))
 }
 
+/** A change that added principal and charged an origination fee: an issue or an increase. */
+interface Accrual {
+  loan_id: string
+  principal: number
+  fee: number
+  at: string
+}
+
+/**
+ * The fee-bearing changes of the loans, oldest first, from each loan's history: its issue and
+ * each `increase_loan`, with the fee entry that follows it. A loan with no such history counts
+ * as issued once with its principal and fee.
+ */
+function listAccruals(loans: readonly Loan[]): Accrual[] {
+  const accruals = loans.flatMap((loan) => {
+    const found: Accrual[] = []
+    loan.history.forEach((entry, index) => {
+      if (entry.type !== 'issued' && entry.type !== 'loan_increased') return
+      const fee = loan.history[index + 1]?.type === 'origination_fee' ? loan.history[index + 1]!.amount ?? 0 : 0
+      found.push({ loan_id: loan.id, principal: entry.amount ?? 0, fee, at: entry.at })
+    })
+    return found.length > 0 ? found : [{ loan_id: loan.id, principal: loan.principal, fee: loan.originationFee, at: loan.createdAt }]
+  })
+  // Stable: changes at the same instant keep their loan and history order.
+  return accruals.sort((a, b) => a.at.localeCompare(b.at))
+}
+
 /** fixtures/partner-profile.json: the profile shown until the key creates its own. */
 export interface DefaultPartnerProfile {
   name: string
@@ -86,8 +113,8 @@ export interface PartnerViewInput {
 /**
  * The partner block of GET /partner and GET state: profile, referral links with deals grouped by
  * `external_client_id` / `client_reference`, levels with the current one, and rewards. Each
- * issued loan accrues `origination fee × reward_percent / 100`, at the level reached by the
- * volume issued before it.
+ * issue and each increase accrues its `origination fee × reward_percent / 100`, at the level
+ * the volume had reached before it, so an entry never changes once accrued.
  */
 export function viewPartner(input: PartnerViewInput): PartnerView {
   const { referral_base_url: base, ...defaults } = input.defaults
@@ -96,10 +123,10 @@ export function viewPartner(input: PartnerViewInput): PartnerView {
   const loans = issuedLoans(input.book)
 
   let volume = 0
-  const entries = loans.map((loan) => {
+  const entries = listAccruals(loans).map((accrual) => {
     const level = levelFor(input.levels, volume)
-    volume = roundUsd(volume + loan.principal)
-    return { loan_id: loan.id, origination_fee: loan.originationFee, reward_percent: level.reward_percent, amount_usd: roundUsd(loan.originationFee * level.reward_percent / 100), at: loan.createdAt }
+    volume = roundUsd(volume + accrual.principal)
+    return { loan_id: accrual.loan_id, origination_fee: accrual.fee, reward_percent: level.reward_percent, amount_usd: roundUsd(accrual.fee * level.reward_percent / 100), at: accrual.at }
   })
   const current = levelFor(input.levels, volume)
   const next = [...input.levels].sort((a, b) => a.min_volume_usd - b.min_volume_usd).find((row) => row.min_volume_usd > volume)

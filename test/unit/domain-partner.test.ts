@@ -59,6 +59,29 @@ describe('partner view', () => {
     expect(view.levels.next).toMatchObject({ level: 'gold', remaining_usd: 380000 })
   })
 
+  it('accrues each issue and increase once, at its own time: a later increase changes no earlier entry', () => {
+    const issued = (at: string, amount: number) => [
+      { type: 'issued', at, amount, asset: 'USDT' as const },
+      { type: 'origination_fee', at, amount: amount / 100, asset: 'USDT' as const },
+    ]
+    const day = (n: number) => `2026-01-0${n}T00:00:00.000Z`
+    const a = loan('loan_a', 90000, day(1), { history: issued(day(1), 90000) })
+    const b = loan('loan_b', 20000, day(2), { history: issued(day(2), 20000) })
+    const before = viewPartner({ profile: null, defaults, levels, book: book([a, b]), keySeed: 'seed' }).rewards
+    // increase_loan on loan_a after loan_b: its fee accrues at the level reached by then (silver).
+    const grown: Loan = {
+      ...a, principal: 100000, originationFee: 1000,
+      history: [...a.history, { type: 'loan_increased', at: day(3), amount: 10000, asset: 'USDT' }, { type: 'origination_fee', at: day(3), amount: 100, asset: 'USDT' }],
+    }
+    const view = viewPartner({ profile: null, defaults, levels, book: book([grown, b]), keySeed: 'seed' })
+    expect(view.rewards.entries.slice(0, 2)).toEqual(before.entries)
+    expect(view.rewards.entries.map((entry) => [entry.loan_id, entry.origination_fee, entry.reward_percent, entry.amount_usd, entry.at])).toEqual([
+      ['loan_a', 900, 10, 90, day(1)], ['loan_b', 200, 10, 20, day(2)], ['loan_a', 100, 15, 15, day(3)],
+    ])
+    expect(view.rewards.accrued_usd).toBe(125)
+    expect(view.levels.volume_usd).toBe(120000)
+  })
+
   it('groups deals by external_client_id and client_reference', () => {
     const loans = [
       loan('loan_1', 1000, '2026-01-01T00:00:00.000Z', { external_client_id: 'c1' }),

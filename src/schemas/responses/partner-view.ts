@@ -41,7 +41,7 @@ export const partnerViewSchema = z
       accrued_usd: z.number(),
       paid_usd: z.number(),
       entries: z.array(z.object({ loan_id: z.string(), origination_fee: z.number(), reward_percent: z.number(), amount_usd: z.number(), at: z.string() }))
-        .describe('Each issued loan accrues origination fee × reward_percent / 100 at the level reached before it.'),
+        .describe('One entry per issued loan and per increase_loan: its origination fee × reward_percent / 100, at the level the volume had reached before it. An entry never changes once accrued.'),
     }),
   })
   .meta({ id: 'Partner', description: 'Partner profile, referral links, levels and rewards (decisions.md "Partner profile").' })
