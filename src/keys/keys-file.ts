@@ -44,8 +44,19 @@ export function maskApiKey(key: string): string {
   return body.length <= 8 ? `sk_sandbox_${'*'.repeat(body.length)}` : `sk_sandbox_${body.slice(0, 4)}…${body.slice(-4)}`
 }
 
-// Same rule as the server's check of a bearer token (decisions.md "Authentication").
+// The server's rule for a bearer token (decisions.md "Authentication").
 const KEY_FORMAT = /^sk_sandbox_[A-Za-z0-9_]{16,}$/
+const MASKED_FORMAT = /^sk_sandbox_[A-Za-z0-9_]{4}…[A-Za-z0-9_]{4}$/
+
+/** Whether `key` has the form of a sandbox API key (`sk_sandbox_` + 16 or more of A-Z a-z 0-9 _). */
+export function isWellFormedKey(key: string): boolean {
+  return KEY_FORMAT.test(key)
+}
+
+/** Whether `text` is a key as maskApiKey shows it. */
+export function isMaskedKey(text: string): boolean {
+  return MASKED_FORMAT.test(text)
+}
 
 /**
  * A session id for a hand-written record that has none. Derived from the key, not random, so

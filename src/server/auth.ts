@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { ApiError } from './api-error.js'
 import { SetupError } from '../errors/setup-error.js'
-import { describeKeyStatus, findKeyRecord, readKeysFile, type KeysFile } from '../keys/keys-file.js'
+import { describeKeyStatus, findKeyRecord, isWellFormedKey, readKeysFile, type KeysFile } from '../keys/keys-file.js'
 
 /** Who a request acts for: the key, the storage id derived from it, and its sandbox session. */
 export interface Principal {
@@ -11,7 +11,6 @@ export interface Principal {
   sessionId: string
 }
 
-const KEY_FORMAT = /^sk_sandbox_[A-Za-z0-9_]{16,}$/
 /** Open mode has one implicit session per key. */
 export const OPEN_SESSION_ID = 'default'
 /** Keys whose id is remembered; past that the memo starts over (a load of fresh keys stays bounded). */
@@ -31,6 +30,15 @@ function readBearer(header: string | null): string {
     throw new ApiError('SANDBOX_API_KEY_REQUIRED', 'Send your sandbox API key as "Authorization: Bearer sk_sandbox_...".')
   }
   return match[1]!
+}
+
+/**
+ * The well-formed key an Authorization header presents, valid or not: the request log files a
+ * refused request under it, so `sandbox logs --key` shows why that key was refused.
+ */
+export function findPresentedKey(header: string | null): string | undefined {
+  const token = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined
+  return token && isWellFormedKey(token) ? token : undefined
 }
 
 function invalidKey(why: string): ApiError {
@@ -109,7 +117,7 @@ export async function createAuthenticator(options: { keysFile?: string; onSessio
   /** Resolves the principal for an Authorization header value, or throws a 401 ApiError. */
   async function authenticate(header: string | null, now = Date.now()): Promise<Principal> {
     const apiKey = readBearer(header)
-    if (!KEY_FORMAT.test(apiKey)) {
+    if (!isWellFormedKey(apiKey)) {
       throw invalidKey('not a sandbox key (expected sk_sandbox_ followed by at least 16 letters, digits or _)')
     }
     if (!path) return { apiKey, keyId: keyIdOf(apiKey), sessionId: OPEN_SESSION_ID }

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import { ApiError, toApiError } from './api-error.js'
-import type { Principal } from './auth.js'
+import { deriveKeyId, findPresentedKey, type Principal } from './auth.js'
 import { createRequestId } from './ids.js'
 import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
@@ -150,19 +150,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
   }
   Object.assign(headers, answer.headers)
   const response = sendJson(event, requestId, answer, headers)
-  const entry: RequestLogEntry = {
-    request_id: requestId,
-    at: new Date().toISOString(),
-    key: principal ? services.maskKey(principal.apiKey) : null,
-    method: event.req.method,
-    path: event.url.pathname,
-    status: answer.status,
-    error_code: answer.errorCode ?? null,
-    idempotency_key: event.req.headers.get('idempotency-key'),
-    duration_ms: Math.round((performance.now() - started) * 100) / 100,
-  }
-  if (principal) services.requestLog.record(principal.keyId, entry)
-  services.onRequest?.(entry)
+  logRequest(event, services, { requestId, principal, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started })
   return response
 }
 
@@ -171,9 +159,32 @@ export function answerWithoutRoute(event: H3Event, error: ApiError, services: Sa
   const requestId = createRequestId()
   const answer = renderError(error, services)
   const response = sendJson(event, requestId, answer, { 'x-request-id': requestId, ...answer.headers })
-  services.onRequest?.({
-    request_id: requestId, at: new Date().toISOString(), key: null, method: event.req.method,
-    path: event.url.pathname, status: answer.status, error_code: error.code, idempotency_key: null, duration_ms: 0,
-  })
+  logRequest(event, services, { requestId, status: answer.status, errorCode: error.code, durationMs: 0 })
   return response
+}
+
+/** Key id of the log entries of requests that presented no well-formed key. */
+const NO_KEY_ID = ''
+
+/**
+ * Logs an answered request under its key: the authenticated one, or for a refused request the
+ * well-formed key it presented (a revoked key's 401s show in `sandbox logs --key`).
+ */
+function logRequest(event: H3Event, services: SandboxServices, answered: { requestId: string; principal?: Principal; status: number; errorCode: string | null; durationMs: number }): void {
+  const { principal } = answered
+  const presented = principal ? undefined : findPresentedKey(event.req.headers.get('authorization'))
+  const apiKey = principal?.apiKey ?? presented
+  const entry: RequestLogEntry = {
+    request_id: answered.requestId,
+    at: new Date().toISOString(),
+    key: apiKey ? services.maskKey(apiKey) : null,
+    method: event.req.method,
+    path: event.url.pathname,
+    status: answered.status,
+    error_code: answered.errorCode,
+    idempotency_key: event.req.headers.get('idempotency-key'),
+    duration_ms: Math.round(answered.durationMs * 100) / 100,
+  }
+  services.requestLog.record(principal?.keyId ?? (presented ? deriveKeyId(presented) : NO_KEY_ID), entry)
+  services.onRequest?.(entry)
 }

@@ -109,12 +109,14 @@ export function createRequestLog(storage: Storage, options: { limit?: number } =
 export type RequestLog = ReturnType<typeof createRequestLog>
 
 /**
- * Reads stored entries, oldest first, for one key when `apiKey` is given, skipping buckets listed
+ * Reads stored entries, oldest first, for one key when `apiKey` (or its masked form, `maskedKey`,
+ * as entries show it) is given, skipping buckets listed
  * in `seen` and adding the ones read to it (`sandbox logs --follow` passes the same set each
  * time; buckets can land out of order, so a set rather than a position).
  */
-export async function readRequestLogSince(storage: Storage, options: { apiKey?: string; seen?: Set<string> } = {}): Promise<RequestLogEntry[]> {
+export async function readRequestLogSince(storage: Storage, options: { apiKey?: string; maskedKey?: string; seen?: Set<string> } = {}): Promise<RequestLogEntry[]> {
   const keyId = options.apiKey ? deriveKeyId(options.apiKey) : undefined
+  const masked = options.maskedKey
   const seen = options.seen ?? new Set<string>()
   const buckets = (await listBuckets(storage)).filter((bucket) => !seen.has(bucket))
   for (const bucket of buckets) seen.add(bucket)
@@ -122,7 +124,7 @@ export async function readRequestLogSince(storage: Storage, options: { apiKey?: 
   const entries: RequestLogEntry[] = []
   for (const bucket of contents) {
     for (const { key_id, ...entry } of bucket ?? []) {
-      if (!keyId || key_id === keyId) entries.push(entry)
+      if ((!keyId || key_id === keyId) && (!masked || entry.key === masked)) entries.push(entry)
     }
   }
   return entries

@@ -6,6 +6,7 @@ import type { Storage } from 'unstorage'
 import { createTestApi, newKey, buildRequest, type TestApi } from '../helpers/api.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { deriveKeyId } from '../../src/server/auth.js'
+import { readRequestLog } from '../../src/server/request-log.js'
 import { deleteSessionData } from '../../src/server/session-store.js'
 import { resetKeySession } from '../../src/keys/manage-keys.js'
 import { createSandboxStorage } from '../../src/storage/create-storage.js'
@@ -54,6 +55,13 @@ describe('registered keys (--keys FILE)', () => {
     expect(await status(newKey('stranger'))).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     expect(await status(revoked)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     expect(await status(expired)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
+    // Refused requests are logged under the key they presented, so its owner can see why.
+    await api.sandbox.flush()
+    const logged = await readRequestLog(api.sandbox.storage, { apiKey: revoked })
+    expect(logged.map((entry) => [entry.path, entry.status, entry.error_code])).toEqual([['/api/sandbox/loans', 401, 'SANDBOX_API_KEY_INVALID']])
+    expect(logged[0]!.key).toMatch(/^sk_sandbox_/)
+    expect(logged[0]!.key).not.toBe(revoked)
+    expect(await readRequestLog(api.sandbox.storage)).toHaveLength(4)
   })
 
   it('answers SANDBOX_SESSION_REQUIRED for a key whose session was dropped', async () => {

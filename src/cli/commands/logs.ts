@@ -1,12 +1,14 @@
+import { existsSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
-import { addJsonOption, addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { addJsonOption, addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 
 interface LogsFlags extends StorageFlags {
   key?: string
+  keys?: string
   follow?: boolean
   json?: boolean
 }
@@ -29,6 +31,29 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
   return parts.join(' ').trimEnd()
 }
 
+/**
+ * What `--key` names, as the log can filter on it: a full key; its masked form, as `sandbox logs`
+ * and `sandbox keys list` show it; or, through the keys file, a unique prefix of a registered key.
+ */
+async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; maskedKey?: string }> {
+  const query = flags.key
+  if (query === undefined) return {}
+  const { isMaskedKey, isWellFormedKey, readKeysFile } = await import('../../keys/keys-file.js')
+  if (isWellFormedKey(query)) return { apiKey: query }
+  const path = resolveKeysFile(flags.keys)
+  if (existsSync(path)) {
+    const { matchKey } = await import('../../keys/manage-keys.js')
+    try {
+      return { apiKey: matchKey(await readKeysFile(path), query).key }
+    } catch (error) {
+      if (!isMaskedKey(query)) throw new CliError(`--key: ${(error as Error).message}`)
+    }
+  }
+  // The masked form of an open-mode key, which no keys file holds, names its entries too.
+  if (isMaskedKey(query)) return { maskedKey: query }
+  throw new CliError(`--key "${query}" is not a key: give the whole key, or its masked form as \`sandbox logs\` shows it (sk_sandbox_abcd…wxyz); a prefix works for keys in the keys file (${path})`)
+}
+
 async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage, parseStorageKind } = await import('../../storage/create-storage.js')
   const { readRequestLogSince } = await import('../../server/request-log.js')
@@ -37,11 +62,12 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   if (kind === 'memory') {
     throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs (or a redis URL) to read it here')
   }
+  const filter = await resolveKeyFilter(flags)
   const store = await createSandboxStorage({ kind, dataDir, url: storage })
   const out = await import('../output.js')
   const seen = new Set<string>()
   const printNew = async () => {
-    const entries = await readRequestLogSince(store, { apiKey: flags.key, seen })
+    const entries = await readRequestLogSince(store, { ...filter, seen })
     for (const entry of entries) process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(out, entry)}\n`)
   }
   if (!flags.follow) {
@@ -71,7 +97,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
 /** `sandbox logs`: the per-key request log (request_id, status, error_code, Idempotency-Key). */
 export function registerLogs(program: Command): void {
   const command = program.command('logs').description('show the request log that serve keeps per key')
-    .addOption(new Option('--key <key>', 'only this API key'))
+    .addOption(new Option('--key <key>', 'only this API key: the key, its masked form, or a unique prefix of a registered one'))
     .addOption(new Option('--follow', 'keep printing new requests until Ctrl+C'))
-  addJsonOption(addStorageOptions(command), 'one JSON object per line').action((flags: LogsFlags) => runLogs(flags))
+  addJsonOption(addKeysFileOption(addStorageOptions(command)), 'one JSON object per line').action((flags: LogsFlags) => runLogs(flags))
 }
