@@ -16,7 +16,7 @@ const CLOSE_CAP_MS = 10_000
 
 function portInUse(port: number, host: string, cause?: unknown): Error {
   return Object.assign(
-    new Error(`port ${port} on ${host} is already in use; pick another with --port (0 = any free port) or stop the other process`, { cause }),
+    new Error(`port ${port} on ${host} is already in use; pick another port (0 = any free port) or stop the other process`, { cause }),
     { code: 'EADDRINUSE' },
   )
 }

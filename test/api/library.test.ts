@@ -3,6 +3,7 @@ import {
   createSandbox,
   createSandboxClient,
   listenSandbox,
+  scenarioSchema,
   startWebhookListener,
   verifyWebhook,
   type DeepPartial,
@@ -55,6 +56,14 @@ describe('the library, as a partner\'s test suite uses it', () => {
     cleanups.push(() => sandbox.close())
     const first = await listenSandbox(sandbox)
     cleanups.push(() => first.close())
-    await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: expect.stringContaining(`port ${first.port} on 127.0.0.1 is already in use`) })
+    await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: `port ${first.port} on 127.0.0.1 is already in use; pick another port (0 = any free port) or stop the other process` })
+  })
+
+  it('checks a scenario file with the exported schema, as an editor or a pre-commit hook would', () => {
+    const file = { name: 'n', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config', until_ms: 1000 } }] }
+    expect(scenarioSchema.safeParse(file).success).toBe(true)
+    const broken = scenarioSchema.safeParse({ ...file, steps: [{ request: { method: 'POST', path: '/api/sandbox/loans', until_ms: 1000 } }] })
+    expect(broken.success).toBe(false)
+    expect(broken.error?.issues.map((issue) => issue.message)).toContain('until_ms is for GET requests only: a POST or DELETE sent again would act again')
   })
 })
