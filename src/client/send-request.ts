@@ -41,6 +41,8 @@ export interface TransportOptions {
   maxRetryAfterMs?: number
   /** Called after every attempt, e.g. to log or to check answers against a contract. */
   onAttempt?: (request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void
+  /** Called before each wait for a retry: after a 429 (its Retry-After) or a network error. */
+  onRetryWait?: (wait: { reason: 'rate_limited' | 'network_error'; ms: number; attempt: number; request: ClientRequest }) => void
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -126,11 +128,15 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
     } catch (error) {
       options.onAttempt?.(sent, error as Error)
       if (attempt > retries) throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error })
-      await sleep(Math.min(100 * 2 ** (attempt - 1), 2000))
+      const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
+      options.onRetryWait?.({ reason: 'network_error', ms, attempt, request })
+      await sleep(ms)
       continue
     }
     options.onAttempt?.(sent, answer)
     if (answer.status !== 429 || attempt > retries) return answer
-    await sleep(parseRetryAfter(answer.headers.get('retry-after'), options.maxRetryAfterMs ?? 30_000))
+    const ms = parseRetryAfter(answer.headers.get('retry-after'), options.maxRetryAfterMs ?? 30_000)
+    options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, request })
+    await sleep(ms)
   }
 }

@@ -78,6 +78,20 @@ describe('sandbox run', () => {
     await server.stop()
   })
 
+  it('says when it waits for the rate limit, so a slow run does not look stuck', async () => {
+    const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '2/1'])
+    const dir = await tempDir()
+    const file = join(dir, 'three-gets.json')
+    const get = { request: { method: 'GET', path: '/api/sandbox/config' } }
+    await writeFile(file, JSON.stringify({ name: 'Three GETs', description: 'one more than the limit allows in a second', steps: [get, get, get] }))
+    const { code, stdout } = await runCli(['run', file, '--base-url', server.url, '--api-key', 'sk_sandbox_rate_limited_run_01'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^ {6}429 rate limited: waiting 1 s \(Retry-After\), then GET \/api\/sandbox\/config again$/m)
+    expect(stdout).toMatch(/^ {6}2 attempts$/m)
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
+    await server.stop()
+  })
+
   it('exits 2 when the server cannot be reached, or on a usage or scenario-file error', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory'])
     const url = server.url

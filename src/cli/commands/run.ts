@@ -72,6 +72,12 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     bail: flags.bail,
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     ...progress,
+    // A rate-limit wait can last most of a minute: say so, or the run looks stuck.
+    transport: flags.json ? undefined : {
+      onRetryWait: ({ reason, ms, request }) => {
+        if (reason === 'rate_limited') write(out.chalk.yellow(`      429 rate limited: waiting ${Math.ceil(ms / 1000)} s (Retry-After), then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`))
+      },
+    },
   })
   if (flags.json) write(JSON.stringify(report, null, 2))
   else printRunSummary(write, report)

@@ -29,7 +29,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const outcome = after.session_id
     ? 'now starts from an empty sandbox state'
     : `has no session: the server answers 401 SANDBOX_SESSION_REQUIRED until "sandbox keys reset" recreates one`
-  process.stdout.write(`${maskApiKey(after.key)} ${outcome}\n`)
+  process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)\n`)
 }
 
 /** `sandbox keys reset KEY [--drop]`. */

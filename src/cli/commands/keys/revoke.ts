@@ -9,7 +9,7 @@ async function runRevoke(key: string | undefined, flags: { keys?: string }): Pro
   const query = await resolveKeyArgument(key, path, 'revoke')
   const { before, after } = await revokeKey(path, query)
   const note = before.revoked_at ? 'was already revoked' : 'revoked'
-  process.stdout.write(`${maskApiKey(after.key)} ${note}; a running server refuses it with 401 SANDBOX_API_KEY_INVALID\n`)
+  process.stdout.write(`${maskApiKey(after.key)} ${note}; a running server refuses it with 401 SANDBOX_API_KEY_INVALID within a second\n`)
 }
 
 /** `sandbox keys revoke KEY`. */
