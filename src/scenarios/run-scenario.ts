@@ -130,6 +130,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (failures.length > 0) result.received = answer.body ?? answer.text
           if (sent > 1) result.note = failures.length > 0 ? `sent ${sent} times in ${untilMs} ms; expect never held` : `sent ${sent} times until expect held`
           else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
+          const receiverUrl = variables.get('$receiver_url')
+          if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
+            result.note = "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
+          }
         }
       }
       result.failures = failures

@@ -131,6 +131,18 @@ describe('sandbox run scenarios', () => {
     expect((await api.get('/api/sandbox/loans')).body.activeLoans).toHaveLength(1)
   })
 
+  it('tells how to fix a server that refuses the runner\'s local receiver', async () => {
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.id === 'webhook-test-event')
+    const report = await runScenarios(scenarios, { baseUrl: listener.url, includeLocalOnly: true })
+    expect(report.scenarios[0]!.steps[0]).toMatchObject({
+      ok: false, status: 400, error_code: 'WEBHOOK_URL_INVALID',
+      note: "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios",
+    })
+  })
+
   it('skips local-only scenarios against a remote base URL without sending anything', async () => {
     const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.tags.includes('local-only'))
     const report = await runScenarios(scenarios, { baseUrl: 'https://sandbox.invalid' })
