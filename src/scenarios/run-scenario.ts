@@ -114,16 +114,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           result.note = 'answer dropped on purpose (the connection closed before the body was read)'
         } else {
           const expectation = interpolate(step.expect, variables)
-          const deadline = performance.now() + untilMs
-          let answer = await send(request, keyName)
-          let sent = 1
+          const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs)
           failures = checkAnswer(answer, expectation)
-          while (failures.length > 0 && performance.now() < deadline) {
-            await sleep(UNTIL_INTERVAL_MS)
-            answer = await send(request, keyName)
-            sent++
-            failures = checkAnswer(answer, expectation)
-          }
           result.status = answer.status
           result.error_code = answer.errorCode
           if (failures.length === 0) failures = capture(step.capture, answer.body, variables)
@@ -154,6 +146,19 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report
+}
+
+/** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */
+async function sendUntil(sendOnce: () => Promise<ClientAnswer>, holds: (answer: ClientAnswer) => boolean, untilMs: number): Promise<{ answer: ClientAnswer; sent: number }> {
+  const deadline = performance.now() + untilMs
+  let answer = await sendOnce()
+  let sent = 1
+  while (!holds(answer) && performance.now() < deadline) {
+    await sleep(UNTIL_INTERVAL_MS)
+    answer = await sendOnce()
+    sent++
+  }
+  return { answer, sent }
 }
 
 /** Stores the values a step captures; a missing value is a failure of that step. */
