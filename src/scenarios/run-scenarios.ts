@@ -5,6 +5,7 @@ import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
 import { runScenario } from './run-scenario.js'
 import type { Scenario } from './scenario-schema.js'
 import { isLoopbackUrl } from './select-scenarios.js'
+import { waitForServer } from './wait-for-server.js'
 import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js'
 
 /** Options of a scenario run. */
@@ -16,6 +17,8 @@ export interface RunScenariosOptions {
   bail?: boolean
   /** Run `local-only` scenarios even against a remote base URL. */
   includeLocalOnly?: boolean
+  /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
+  waitForServerMs?: number
   transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
@@ -41,6 +44,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
     baseUrl = listener.url.replace(/\/+$/, '')
     server = { close: async () => { await listener.close(); await sandbox.close() } }
   }
+  else if (options.waitForServerMs) await waitForServer(baseUrl, options.waitForServerMs)
   let inbox: Promise<WebhookInbox> | undefined
   const getInbox = () => (inbox ??= startWebhookInbox())
   const localServer = server !== undefined || isLoopbackUrl(baseUrl)

@@ -78,6 +78,20 @@ describe('sandbox run', () => {
     await server.stop()
   })
 
+  it('--wait gives a server started in the background time to come up', async () => {
+    const { createServer } = await import('node:net')
+    const port = await new Promise<number>((resolve) => { const probe = createServer().listen(0, '127.0.0.1', () => { const { port: free } = probe.address() as { port: number }; probe.close(() => resolve(free)) }) })
+    const run = runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', '20s'])
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const server = await startServe(['--port', String(port), '--storage', 'memory'])
+    const { code, stdout } = await run
+    expect(code).toBe(0)
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
+    await server.stop()
+    const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
+    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and s, m, h, d or w (e.g. 30d)\n' })
+  })
+
   it('says when it waits for the rate limit, so a slow run does not look stuck', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '2/1'])
     const dir = await tempDir()

@@ -13,6 +13,7 @@ interface RunFlags {
   bail?: boolean
   tag: string[]
   dir?: string
+  wait?: string
 }
 
 async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
@@ -60,6 +61,15 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
 
   const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
   if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  let waitForServerMs: number | undefined
+  if (flags.wait !== undefined) {
+    const { parseDuration } = await import('../../keys/manage-keys.js')
+    try {
+      waitForServerMs = parseDuration(flags.wait)
+    } catch (error) {
+      throw new CliError(`--wait: ${(error as Error).message}`)
+    }
+  }
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
@@ -71,6 +81,7 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     apiKey: flags.apiKey ?? process.env.SANDBOX_API_KEY,
     bail: flags.bail,
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
+    waitForServerMs,
     ...progress,
     // A rate-limit wait can last most of a minute: say so, or the run looks stuck.
     transport: flags.json ? undefined : {
@@ -84,7 +95,7 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
-  if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve, or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
+  if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
   if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
 }
 
@@ -102,5 +113,6 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([]))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
+    .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
   addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))
 }

@@ -1,0 +1,24 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** How often a server that does not answer yet is tried again. */
+const POLL_MS = 200
+
+/**
+ * Waits until something answers HTTP at `baseUrl` (any status: the hosted sandbox may not serve
+ * our OpenAPI path) or `timeoutMs` has passed, for a server started in the background just
+ * before. Resolves whether it answered.
+ */
+export async function waitForServer(baseUrl: string, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const left = deadline - performance.now()
+    try {
+      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, left))) })
+      await response.body?.cancel()
+      return true
+    } catch {
+      if (performance.now() + POLL_MS >= deadline) return false
+      await sleep(POLL_MS)
+    }
+  }
+}
