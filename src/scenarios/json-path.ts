@@ -1,18 +1,19 @@
 /**
  * Paths into JSON answers, as scenarios write them: `a.b.0.c`, negative indexes from the end
- * (`items.-1`), and filters that pick the first array element with a field equal to a value
- * (`loanApplications[id=app_1].loan_id`).
+ * (`items.-1`), filters that pick the first array element with a field equal to a value
+ * (`loanApplications[id=app_1].loan_id`), and filters that keep every such element
+ * (`deliveries[?target=endpoint].0.status`).
  */
-type Segment = { key: string } | { field: string; value: string }
+type Segment = { key: string } | { field: string; value: string; all: boolean }
 
-const SEGMENT = /([^.[\]]+)|\[([^=\]]+)=([^\]]*)\]/g
+const SEGMENT = /([^.[\]]+)|\[(\?)?([^=\]?]+)=([^\]]*)\]/g
 
 /** Splits a path into its segments; throws on an empty path. */
 export function parsePath(path: string): Segment[] {
   const segments: Segment[] = []
   for (const match of path.matchAll(SEGMENT)) {
     if (match[1] !== undefined) segments.push({ key: match[1] })
-    else segments.push({ field: match[2]!, value: match[3]! })
+    else segments.push({ field: match[3]!, value: match[4]!, all: match[2] === '?' })
   }
   if (segments.length === 0) throw new Error(`empty path "${path}"`)
   return segments
@@ -25,7 +26,8 @@ export function readPath(value: unknown, path: string): unknown {
     if (current === null || typeof current !== 'object') return undefined
     if ('field' in segment) {
       if (!Array.isArray(current)) return undefined
-      current = current.find((item) => item && typeof item === 'object' && String((item as Record<string, unknown>)[segment.field]) === segment.value)
+      const matches = (item: unknown) => item !== null && typeof item === 'object' && String((item as Record<string, unknown>)[segment.field]) === segment.value
+      current = segment.all ? current.filter(matches) : current.find(matches)
     } else if (Array.isArray(current) && /^-?\d+$/.test(segment.key)) {
       current = current.at(Number(segment.key))
     } else {

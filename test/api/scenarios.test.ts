@@ -6,6 +6,7 @@ import { runScenarios } from '../../src/scenarios/run-scenarios.js'
 import type { StepReport } from '../../src/scenarios/report-types.js'
 import { createTestApi, listenTestApi } from '../helpers/api.js'
 import { checkAnswerAgainstContract } from '../helpers/contract.js'
+import { startReceiver } from '../helpers/receiver.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -129,6 +130,18 @@ describe('sandbox run scenarios', () => {
     expect(report.started_server).toBe(false)
     // The loan was made with the given key.
     expect((await api.get('/api/sandbox/loans')).body.activeLoans).toHaveLength(1)
+  })
+
+  it('the webhook scenarios pass on a server that also forwards every event (serve --webhook-forward-to)', async () => {
+    const forward = await startReceiver()
+    const api = await createTestApi({ allowLocalWebhooks: true, webhookForwardTo: forward.url })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close(); await forward.close() })
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.tags.includes('webhooks'))
+    const report = await runScenarios(scenarios, { baseUrl: listener.url })
+    expect(report.scenarios.map((s) => [s.id, s.status, s.steps.find((step) => !step.ok)?.failures])).toEqual(scenarios.map((s) => [s.id, 'passed', undefined]))
+    // The forwarded copies were in the delivery log beside the endpoint's.
+    expect(forward.received.length).toBeGreaterThanOrEqual(10)
   })
 
   it('tells how to fix a server that refuses the runner\'s local receiver', async () => {

@@ -20,6 +20,10 @@ describe('scenario paths', () => {
     expect(readPath(body, 'activeLoans.-1.debt')).toBe(20)
     expect(readPath(body, 'activeLoans[id=loan_b].debt')).toBe(20)
     expect(readPath(body, 'sandboxFlow.loanApplications[id=app_1].loan_id')).toBe('loan_b')
+    // [?field=value] keeps every match, in order, so indexes count among them only.
+    expect(readPath(body, 'activeLoans[?debt=20]')).toEqual([{ id: 'loan_b', debt: 20 }])
+    expect(readPath(body, 'activeLoans[?debt=20].0.id')).toBe('loan_b')
+    expect(readPath(body, 'activeLoans[?debt=99]')).toEqual([])
   })
 
   it('answers undefined for anything missing instead of throwing', () => {
