@@ -27,13 +27,20 @@ export interface PostOptions {
 export type SandboxClientOptions = TransportOptions
 
 // Request bodies as a caller writes them: fields with defaults may be left out.
-type CreateLoanInput = z.input<typeof createLoanSchema>
-type LoanActionInput = z.input<typeof loanActionSchema>
-type LoanFlowInput = z.input<typeof loanFlowSchema>
-type PartnerProfileInput = z.input<typeof partnerProfileSchema>
-type RepaymentFlowInput = z.input<typeof repaymentFlowSchema>
-type WebhookEndpointInput = z.input<typeof webhookEndpointSchema>
-type WebhookRetryInput = z.input<typeof webhookRetrySchema>
+/** Body of POST /loans. */
+export type CreateLoanInput = z.input<typeof createLoanSchema>
+/** Body of POST /loans/{id}/action. */
+export type LoanActionInput = z.input<typeof loanActionSchema>
+/** Body of POST /loans/flow. */
+export type LoanFlowInput = z.input<typeof loanFlowSchema>
+/** Body of POST /partner. */
+export type PartnerProfileInput = z.input<typeof partnerProfileSchema>
+/** Body of POST /loans/{id}/repayment-flow. */
+export type RepaymentFlowInput = z.input<typeof repaymentFlowSchema>
+/** Body of POST /webhooks. */
+export type WebhookEndpointInput = z.input<typeof webhookEndpointSchema>
+/** Body of POST /webhooks/retry. */
+export type WebhookRetryInput = z.input<typeof webhookRetrySchema>
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 

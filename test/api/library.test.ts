@@ -4,6 +4,15 @@ import {
   createSandboxClient,
   listenSandbox,
   scenarioSchema,
+  loadScenarios,
+  selectScenarios,
+  SHIPPED_SCENARIOS_DIR,
+  UnknownScenarioError,
+  type CreateLoanInput,
+  type Delivery,
+  type Envelope,
+  type LoanStateView,
+  type VerifyReceiverOptions,
   startWebhookListener,
   verifyWebhook,
   type DeepPartial,
@@ -57,6 +66,22 @@ describe('the library, as a partner\'s test suite uses it', () => {
     const first = await listenSandbox(sandbox)
     cleanups.push(() => first.close())
     await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: `port ${first.port} on 127.0.0.1 is already in use; pick another port (0 = any free port) or stop the other process` })
+  })
+
+  it('exports the types its functions take and return, and the errors they throw', async () => {
+    // Named here so that the type check fails if one of them stops being exported.
+    const body: CreateLoanInput = { collateral_btc: 0.5, loan_amount: 20000 }
+    const sandbox = await createSandbox()
+    cleanups.push(() => sandbox.close())
+    const listener = await listenSandbox(sandbox)
+    cleanups.push(() => listener.close())
+    const answer: Envelope & LoanStateView = await createSandboxClient({ baseUrl: listener.url, apiKey: 'sk_sandbox_library_types_key_01' }).createLoan(body)
+    expect(answer.activeLoans).toHaveLength(1)
+    const statuses: Delivery['status'][] = ['pending', 'delivered', 'retrying', 'failed']
+    const options: VerifyReceiverOptions | undefined = undefined
+    expect([statuses.length, options]).toEqual([4, undefined])
+    const all = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    expect(() => selectScenarios(all, ['no-such-scenario'])).toThrow(UnknownScenarioError)
   })
 
   it('checks a scenario file with the exported schema, as an editor or a pre-commit hook would', () => {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
@@ -23,4 +24,21 @@ describe('the published package', () => {
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.map'))).toEqual([])
     expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 1)
   }, 60_000)
+
+  it('loads by its name from an ES module and from CommonJS (require of the ESM build, Node >= 20.19)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-consumer-'))
+    try {
+      await mkdir(join(dir, 'node_modules'))
+      await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
+      await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}')
+      await writeFile(join(dir, 'use.cjs'), "const lib = require('partner-sandbox'); console.log(typeof lib.createSandbox, typeof lib.listenSandbox, typeof lib.createSandboxClient)")
+      await writeFile(join(dir, 'use.mjs'), "import { createSandbox, listenSandbox, createSandboxClient } from 'partner-sandbox'; console.log(typeof createSandbox, typeof listenSandbox, typeof createSandboxClient)")
+      for (const file of ['use.cjs', 'use.mjs']) {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, [file], { cwd: dir })
+        expect([file, stdout, stderr]).toEqual([file, 'function function function\n', ''])
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })
