@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runPacedLoad, type PacedRequest } from '../../bench/paced-load.js'
+import { runPacedLoad, type PacedRequest } from '../bench/paced-load.js'
 import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 
 // The benchmark's paced client speaks HTTP/1.1 itself; its counts are the benchmark's figures.

@@ -10,7 +10,7 @@ import autocannon from 'autocannon'
 import { runPacedLoad } from './paced-load.js'
 import { measureDeliveryLatency, startTimingReceiver } from './webhook-latency.js'
 
-const ROOT = new URL('..', import.meta.url).pathname
+const ROOT = new URL('../..', import.meta.url).pathname
 const BIN = join(ROOT, 'bin/sandbox.js')
 const DURATION = Number(process.env.BENCH_DURATION ?? 5)
 const CONNECTIONS = 50
@@ -353,7 +353,7 @@ async function main() {
   const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, duration_s: DURATION, connections: CONNECTIONS, runs: {} }
 
   console.log('GET config: raw node:http and sandbox (memory storage), in turns')
-  const raw = await startProcess([join(ROOT, 'bench/raw-server.js')], /raw ready: (\S+)/)
+  const raw = await startProcess([join(ROOT, 'test/bench/raw-server.js')], /raw ready: (\S+)/)
   const memory = await startSandbox('memory')
   const config = await compareInTurns({ raw, memory }, { raw: 'GET config-sized JSON, raw', memory: 'GET config' }, getConfig)
   results.runs.raw_config = config.raw
@@ -456,9 +456,9 @@ async function main() {
   console.log('\n| measure | value | target | |\n|---|---|---|---|')
   for (const row of results.targets) console.log(`| ${row.name} | ${row.value} | ${row.target} | ${row.pass ? 'ok' : 'MISSED'} |`)
   console.log(`\nmemory: GET config ${r.memory_config.requests_per_s}/s, GET loans ${r.memory_loans.requests_per_s}/s, flow POSTs ${r.memory_flows.requests_per_s}/s (p99 ${r.memory_flows.p99_ms} ms)`)
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
-  console.log('written to bench/results/latest.json')
+  mkdirSync(join(ROOT, 'test/bench/results'), { recursive: true })
+  writeFileSync(join(ROOT, 'test/bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
+  console.log('written to test/bench/results/latest.json')
 }
 
 main().catch((error) => {

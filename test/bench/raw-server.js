@@ -2,7 +2,7 @@
 import { createServer } from 'node:http'
 import { randomBytes } from 'node:crypto'
 
-const config = JSON.parse(await (await import('node:fs/promises')).readFile(new URL('../fixtures/config.json', import.meta.url), 'utf8'))
+const config = JSON.parse(await (await import('node:fs/promises')).readFile(new URL('../../fixtures/config.json', import.meta.url), 'utf8'))
 
 const server = createServer((request, response) => {
   const requestId = `req_${randomBytes(10).toString('hex')}`

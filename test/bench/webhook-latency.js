@@ -10,7 +10,7 @@ function percentile(sorted, p) {
 }
 
 /**
- * Starts the timing receiver as its own process (bench/timing-receiver.js) and collects, per loan,
+ * Starts the timing receiver as its own process (test/bench/timing-receiver.js) and collects, per loan,
  * when its sandbox.loan.issued event arrived, in process.hrtime nanoseconds.
  */
 export async function startTimingReceiver() {
