@@ -32,15 +32,6 @@ function readBearer(header: string | null): string {
   return match[1]!
 }
 
-/**
- * The well-formed key an Authorization header presents, valid or not: the request log files a
- * refused request under it, so `sandbox logs --key` shows why that key was refused.
- */
-export function findPresentedKey(header: string | null): string | undefined {
-  const token = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined
-  return token && isWellFormedKey(token) ? token : undefined
-}
-
 function invalidKey(why: string): ApiError {
   return new ApiError('SANDBOX_API_KEY_INVALID', `The API key is ${why}.`)
 }
@@ -133,7 +124,24 @@ export async function createAuthenticator(options: { keysFile?: string; onSessio
     return { apiKey, keyId: keyIdOf(apiKey), sessionId: record.session_id }
   }
 
-  return { authenticate, mode: path ? ('registered' as const) : ('open' as const) }
+  /**
+   * The key a request presented when this sandbox knows it, whether or not it was accepted: any
+   * well-formed key in open mode, a key of the keys file otherwise (revoked, expired, session
+   * dropped). The request log files refused and route-less requests under it, so its owner sees
+   * why; unknown keys get nothing, so strangers cannot roll the log over.
+   */
+  function identifyKnownKey(header: string | null): { apiKey: string; keyId: string } | undefined {
+    let apiKey: string
+    try {
+      apiKey = readBearer(header)
+    } catch {
+      return undefined
+    }
+    if (!isWellFormedKey(apiKey) || (path && !(keys && findKeyRecord(keys, apiKey)))) return undefined
+    return { apiKey, keyId: keyIdOf(apiKey) }
+  }
+
+  return { authenticate, identifyKnownKey, mode: path ? ('registered' as const) : ('open' as const) }
 }
 
 /** An authenticator made by createAuthenticator. */

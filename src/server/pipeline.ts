@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import { ApiError, toApiError } from './api-error.js'
-import { deriveKeyId, findPresentedKey, type Principal } from './auth.js'
+import type { Principal } from './auth.js'
 import { createRequestId } from './ids.js'
 import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
@@ -163,17 +163,14 @@ export function answerWithoutRoute(event: H3Event, error: ApiError, services: Sa
   return response
 }
 
-/** Key id of the log entries of requests that presented no well-formed key. */
-const NO_KEY_ID = ''
-
 /**
- * Logs an answered request under its key: the authenticated one, or for a refused request the
- * well-formed key it presented (a revoked key's 401s show in `sandbox logs --key`).
+ * Logs an answered request under its key: the authenticated one, or for a refused or route-less
+ * request a key the sandbox knows (a revoked key's 401s show in `sandbox logs --key`). `serve`
+ * prints every request; one with no known key is not stored.
  */
 function logRequest(event: H3Event, services: SandboxServices, answered: { requestId: string; principal?: Principal; status: number; errorCode: string | null; durationMs: number }): void {
-  const { principal } = answered
-  const presented = principal ? undefined : findPresentedKey(event.req.headers.get('authorization'))
-  const apiKey = principal?.apiKey ?? presented
+  const known = answered.principal ?? services.auth.identifyKnownKey(event.req.headers.get('authorization'))
+  const apiKey = known?.apiKey
   const entry: RequestLogEntry = {
     request_id: answered.requestId,
     at: new Date().toISOString(),
@@ -185,6 +182,6 @@ function logRequest(event: H3Event, services: SandboxServices, answered: { reque
     idempotency_key: event.req.headers.get('idempotency-key'),
     duration_ms: Math.round(answered.durationMs * 100) / 100,
   }
-  services.requestLog.record(principal?.keyId ?? (presented ? deriveKeyId(presented) : NO_KEY_ID), entry)
+  if (known) services.requestLog.record(known.keyId, entry)
   services.onRequest?.(entry)
 }

@@ -55,13 +55,15 @@ describe('registered keys (--keys FILE)', () => {
     expect(await status(newKey('stranger'))).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     expect(await status(revoked)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     expect(await status(expired)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
-    // Refused requests are logged under the key they presented, so its owner can see why.
+    // A registered key's refused requests are logged under it, so its owner can see why; a key the
+    // file does not have is not stored, so strangers cannot roll the log over.
     await api.sandbox.flush()
     const logged = await readRequestLog(api.sandbox.storage, { apiKey: revoked })
     expect(logged.map((entry) => [entry.path, entry.status, entry.error_code])).toEqual([['/api/sandbox/loans', 401, 'SANDBOX_API_KEY_INVALID']])
     expect(logged[0]!.key).toMatch(/^sk_sandbox_/)
     expect(logged[0]!.key).not.toBe(revoked)
-    expect(await readRequestLog(api.sandbox.storage)).toHaveLength(4)
+    expect(await readRequestLog(api.sandbox.storage, { apiKey: expired })).toHaveLength(1)
+    expect(await readRequestLog(api.sandbox.storage)).toHaveLength(3)
   })
 
   it('answers SANDBOX_SESSION_REQUIRED for a key whose session was dropped', async () => {
