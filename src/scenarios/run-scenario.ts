@@ -116,11 +116,12 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           const expectation = interpolate(step.expect, variables)
           const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs)
           failures = checkAnswer(answer, expectation)
+          const held = failures.length === 0
           result.status = answer.status
           result.error_code = answer.errorCode
           if (failures.length === 0) failures = capture(step.capture, answer.body, variables)
           if (failures.length > 0) result.received = answer.body ?? answer.text
-          if (sent > 1) result.note = failures.length > 0 ? `sent ${sent} times in ${untilMs} ms; expect never held` : `sent ${sent} times until expect held`
+          if (sent > 1) result.note = held ? `sent ${sent} times until expect held` : `sent ${sent} times in ${untilMs} ms; expect never held`
           else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {

@@ -33,6 +33,10 @@ const requestSchema = z
     message: 'until_ms is for GET requests only: a POST or DELETE sent again would act again',
     path: ['until_ms'],
   })
+  .refine((request) => request.until_ms === undefined || !request.drop_answer, {
+    message: 'until_ms needs the answers: it cannot go with drop_answer',
+    path: ['until_ms'],
+  })
 
 const waitSchema = z
   .object({

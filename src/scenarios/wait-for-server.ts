@@ -17,8 +17,9 @@ export async function waitForServer(baseUrl: string, timeoutMs: number): Promise
       await response.body?.cancel()
       return true
     } catch {
-      if (performance.now() + POLL_MS >= deadline) return false
-      await sleep(POLL_MS)
+      const remaining = deadline - performance.now()
+      if (remaining <= 0) return false
+      await sleep(Math.min(POLL_MS, remaining))
     }
   }
 }

@@ -185,6 +185,9 @@ describe('sandbox run scenarios', () => {
       { request: { method: 'GET', path: '/count', until_ms: 5000 }, expect: { body: { count: 3 } }, capture: { seen: 'count' } },
       { request: { method: 'GET', path: '/count', until_ms: 300 }, expect: { body: { count: 1000 } } },
     ])
+    const captureFails = scenario('capture-fails', [
+      { request: { method: 'GET', path: '/count', until_ms: 5000 }, expect: { body: { count: { $gte: 2 } } }, capture: { missing: 'nope' } },
+    ])
     const report = await runScenarios([polls], { baseUrl, apiKey: 'sk_sandbox_until_ms_test_key' })
     const [held, never] = report.scenarios[0]!.steps
     expect(held).toMatchObject({ ok: true, note: 'sent 3 times until expect held' })
@@ -194,6 +197,10 @@ describe('sandbox run scenarios', () => {
     expect(count - 3).toBeLessThanOrEqual(5)
     expect(never!.received).toEqual({ count })
     expect(report.requests).toBe(count)
+    // The expectation held; only the capture failed, and the note says which.
+    count = 0
+    const [captured] = (await runScenarios([captureFails], { baseUrl, apiKey: 'sk_sandbox_until_ms_test_key' })).scenarios[0]!.steps
+    expect(captured).toMatchObject({ ok: false, note: 'sent 2 times until expect held', failures: [expect.objectContaining({ field: 'capture.missing' })] })
   })
 
   it('fails a webhook wait that gets no delivery, naming the event', async () => {

@@ -112,6 +112,9 @@ describe('sandbox logs', () => {
     const byPrefix = await runCli(['logs', '--data-dir', dir, '--keys', keysFile, '--key', registered.slice(0, 16)])
     expect(byPrefix.stdout).toMatch(/^\S+ sk_sandbox_\S+ GET\s+\/api\/sandbox\/partner 200 /)
     expect(byPrefix.stdout.trim().split('\n')).toHaveLength(1)
+    // A prefix long enough to look like a whole key is still a prefix of the registered one.
+    const byLongPrefix = await runCli(['logs', '--data-dir', dir, '--keys', keysFile, '--key', registered.slice(0, 30)])
+    expect(byLongPrefix.stdout).toBe(byPrefix.stdout)
     const unknown = await runCli(['logs', '--data-dir', dir, '--keys', join(dir, 'none.json'), '--key', 'sk_sandbox_logs'])
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
     expect(unknown.stderr).toContain('--key "sk_sandbox_logs" is not a key: give the whole key, or its masked form')

@@ -64,6 +64,7 @@ describe('scenario files', () => {
     expect(problemsOfStep({ recover: { flow: 'x' } })).toEqual(['2 recover.flow: Invalid option: expected one of "loan"|"repayment"'])
     expect(problemsOfStep({ request: { method: 'POST', path: '/x', until_ms: 500 } })).toEqual(['2 request.until_ms: until_ms is for GET requests only: a POST or DELETE sent again would act again'])
     expect(problemsOfStep({ request: { ...get, until_ms: 0 } })).toEqual(['2 request.until_ms: Too small: expected number to be >0'])
+    expect(problemsOfStep({ request: { ...get, until_ms: 500, drop_answer: true } })).toEqual(['2 request.until_ms: until_ms needs the answers: it cannot go with drop_answer'])
     expect(problemsOfStep({ requst: get })).toEqual(['2 -: a step needs one of request, replay, wait_for_webhook, recover'])
     // Unknown keys keep their own message.
     expect(problemsOfStep({ request: get, foo: 1 })).toEqual(['2 -: Unrecognized key: "foo"'])

@@ -39,16 +39,17 @@ async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; ma
   const query = flags.key
   if (query === undefined) return {}
   const { isMaskedKey, isWellFormedKey, readKeysFile } = await import('../../keys/keys-file.js')
-  if (isWellFormedKey(query)) return { apiKey: query }
   const path = resolveKeysFile(flags.keys)
+  // The keys file first: a long prefix of a registered key is itself well-formed.
   if (existsSync(path)) {
     const { matchKey } = await import('../../keys/manage-keys.js')
     try {
       return { apiKey: matchKey(await readKeysFile(path), query).key }
     } catch (error) {
-      if (!isMaskedKey(query)) throw new CliError(`--key: ${(error as Error).message}`)
+      if (!isMaskedKey(query) && !isWellFormedKey(query)) throw new CliError(`--key: ${(error as Error).message}`)
     }
   }
+  if (isWellFormedKey(query)) return { apiKey: query }
   // The masked form of an open-mode key, which no keys file holds, names its entries too.
   if (isMaskedKey(query)) return { maskedKey: query }
   throw new CliError(`--key "${query}" is not a key: give the whole key, or its masked form as \`sandbox logs\` shows it (sk_sandbox_abcd…wxyz); a prefix works for keys in the keys file (${path})`)

@@ -86,7 +86,7 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     // A rate-limit wait can last most of a minute: say so, or the run looks stuck.
     transport: flags.json ? undefined : {
       onRetryWait: ({ reason, ms, request }) => {
-        if (reason === 'rate_limited') write(out.chalk.yellow(`      429 rate limited: waiting ${Math.ceil(ms / 1000)} s (Retry-After), then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`))
+        if (reason === 'rate_limited') write(out.chalk.yellow(`      429 rate limited: waiting ${Math.ceil(ms / 1000)} s, then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`))
       },
     },
   })
