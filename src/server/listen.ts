@@ -30,7 +30,7 @@ async function checkHostUsable(host: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE' || error.code === 'EACCES') return resolve()
-      reject(Object.assign(new Error(`cannot listen on --host ${host} (${error.code ?? error.message}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`, { cause: error }), { code: 'EADDRNOTAVAIL' }))
+      reject(Object.assign(new Error(`cannot listen on host ${host} (${error.code ?? error.message}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`, { cause: error }), { code: 'EADDRNOTAVAIL' }))
     })
     probe.listen(0, host, () => probe.close(() => resolve()))
   })

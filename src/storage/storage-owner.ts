@@ -83,8 +83,22 @@ function readBootId(): string | undefined {
   return bootIdRead
 }
 
-/** A process's state letter and start time (clock ticks since boot) from /proc (Linux). */
+let procIsOurs: boolean | undefined
+
+/**
+ * A process's state letter and start time (clock ticks since boot) from /proc (Linux). Nothing
+ * when /proc shows another pid namespace (`unshare --pid` without a /proc of its own): its
+ * entries would describe other processes than the pids this process sees.
+ */
 function readProcStat(pid: number): { state: string; start: number } | undefined {
+  if (procIsOurs === undefined) {
+    try {
+      procIsOurs = readFileSync('/proc/self/stat', 'utf8').startsWith(`${process.pid} `)
+    } catch {
+      procIsOurs = false
+    }
+  }
+  if (!procIsOurs) return undefined
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // "pid (comm) S ppid ...": the command name may itself hold ") ", so fields count from the

@@ -60,12 +60,14 @@ describe('the library, as a partner\'s test suite uses it', () => {
     }
   })
 
-  it('refuses a busy port with code EADDRINUSE instead of moving to another', async () => {
+  it('refuses a busy port with code EADDRINUSE instead of moving to another, and a host it cannot listen on', async () => {
     const sandbox = await createSandbox()
     cleanups.push(() => sandbox.close())
     const first = await listenSandbox(sandbox)
     cleanups.push(() => first.close())
     await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: `port ${first.port} on 127.0.0.1 is already in use; pick another port (0 = any free port) or stop the other process` })
+    // An address this machine does not have (TEST-NET-1): nothing is sent, binding fails.
+    await expect(listenSandbox(sandbox, { host: '192.0.2.77' })).rejects.toMatchObject({ code: 'EADDRNOTAVAIL', message: expect.stringMatching(/^cannot listen on host 192\.0\.2\.77 \(EADDRNOTAVAIL\)/) })
   })
 
   it('exports the types its functions take and return, and the errors they throw', async () => {

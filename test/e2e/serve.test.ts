@@ -97,7 +97,7 @@ describe('sandbox serve', () => {
     try {
       const { code, stderr } = await runCli(['serve', '--port', String(port), '--storage', 'memory'])
       expect(code).toBe(2)
-      expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`)
+      expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port)`)
       expect(stderr).not.toMatch(/\n\s+at /)
     } finally {
       blocker.close()
