@@ -1,3 +1,5 @@
+import type { ListenError } from '../server/listen-errors.js'
+
 /** Exit codes: 1 a check or scenario failed, 2 usage or setup error. */
 export type ExitCode = 1 | 2
 
@@ -26,7 +28,18 @@ export function toCliError(error: unknown): CliError | undefined {
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-    return new CliError((error as Error).message, { code, cause: error })
+    return new CliError(describeListenError(error as ListenError), { code, cause: error })
   }
   return undefined
+}
+
+/** A listen failure worded with the flags that fix it, when it says which port or host. */
+function describeListenError(error: ListenError): string {
+  if (error.code === 'EADDRINUSE' && typeof error.port === 'number') {
+    return `port ${error.port} on ${error.host} is already in use; pick another with --port (0 = any free port)`
+  }
+  if (error.code === 'EADDRNOTAVAIL' && error.reason) {
+    return `cannot listen on --host ${error.host} (${error.reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`
+  }
+  return error.message
 }

@@ -2,6 +2,7 @@ import { createServer } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
+import { createHostUnusableError, createPortInUseError } from './listen-errors.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -14,13 +15,6 @@ export interface SandboxListener {
 /** How long close() waits for in-flight requests by default before cutting their connections. */
 const CLOSE_CAP_MS = 10_000
 
-function portInUse(port: number, host: string, cause?: unknown): Error {
-  return Object.assign(
-    new Error(`port ${port} on ${host} is already in use; pick another port (0 = any free port) or stop the other process`, { cause }),
-    { code: 'EADDRINUSE' },
-  )
-}
-
 /**
  * Fails with code EADDRNOTAVAIL when nothing can listen on `host` (an address this machine does
  * not have, or a name that does not resolve): listhen would report it as no free port.
@@ -30,7 +24,7 @@ async function checkHostUsable(host: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE' || error.code === 'EACCES') return resolve()
-      reject(Object.assign(new Error(`cannot listen on host ${host} (${error.code ?? error.message}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`, { cause: error }), { code: 'EADDRNOTAVAIL' }))
+      reject(createHostUnusableError(host, error.code ?? error.message, error))
     })
     probe.listen(0, host, () => probe.close(() => resolve()))
   })
@@ -68,13 +62,13 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
       autoClose: false,
     })
   } catch (error) {
-    if (/available port/i.test((error as Error).message)) throw portInUse(port, host, error)
+    if (/available port/i.test((error as Error).message)) throw createPortInUseError(port, host, error)
     throw error
   }
   const actual = listener.address.port
   if (port !== 0 && actual !== port) {
     await listener.close()
-    throw portInUse(port, host)
+    throw createPortInUseError(port, host)
   }
   const displayHost = host.includes(':') ? `[${host}]` : host
   return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }

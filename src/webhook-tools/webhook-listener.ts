@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { verifyWebhook } from '../webhooks/signature.js'
 import { sendWebhook } from '../webhooks/sender.js'
+import { createPortInUseError } from '../server/listen-errors.js'
 
 /** One delivery the listener received. */
 export interface ReceivedWebhook {
@@ -89,7 +90,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') return reject(error)
-      reject(Object.assign(new Error(`port ${options.port} on ${options.host ?? '127.0.0.1'} is already in use; pick another with --port (0 = any free port)`), { code: 'EADDRINUSE' }))
+      reject(createPortInUseError(options.port, options.host ?? '127.0.0.1', error))
     })
     server.listen(options.port, options.host ?? '127.0.0.1', () => {
       server.removeAllListeners('error')

@@ -77,18 +77,6 @@ function printError(error: unknown, json: boolean): void {
 
 /** Idle time after which serve collects garbage once, giving a load burst's memory back. */
 const IDLE_GC_MS = 3000
-/** listenSandbox's port and host failures, worded with the flags that fix them. */
-function toListenCliError(error: NodeJS.ErrnoException, port: number, host: string): CliError | undefined {
-  if (error.code === 'EADDRINUSE') {
-    return new CliError(`port ${port} on ${host} is already in use; pick another with --port (0 = any free port) or stop the other process`, { code: error.code, cause: error })
-  }
-  if (error.code === 'EADDRNOTAVAIL') {
-    const reason = (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message
-    return new CliError(`cannot listen on --host ${host} (${reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`, { code: error.code, cause: error })
-  }
-  return undefined
-}
-
 /** Starts the sandbox server: adapts flags and environment to createSandbox + listenSandbox. */
 async function runServe(flags: ServeFlags): Promise<void> {
   const { parseRateLimit } = await import('../../server/rate-limiter.js')
@@ -146,7 +134,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     listener = await listenSandbox(sandbox, { port, host })
   } catch (error) {
     await sandbox.close()
-    throw toListenCliError(error as NodeJS.ErrnoException, port, host) ?? error
+    throw error
   }
 
   const { startIdleGc } = await import('../../server/idle-gc.js')

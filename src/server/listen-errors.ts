@@ -1,0 +1,23 @@
+/**
+ * Errors of listening on a port, shared by `listenSandbox` and the webhook listener. Each carries
+ * its port or host as fields, so the CLI can word it with the flags that fix it (cli-error.ts).
+ */
+export interface ListenError extends Error {
+  code: 'EADDRINUSE' | 'EADDRNOTAVAIL'
+  host: string
+  port?: number
+  /** Why `host` cannot be listened on (the system's error code). */
+  reason?: string
+}
+
+/** The port is taken by another process. */
+export function createPortInUseError(port: number, host: string, cause?: unknown): ListenError {
+  const message = `port ${port} on ${host} is already in use; pick another port (0 = any free port) or stop the other process`
+  return Object.assign(new Error(message, { cause }), { code: 'EADDRINUSE' as const, port, host })
+}
+
+/** Nothing can listen on `host`: an address this machine does not have, or a name that does not resolve. */
+export function createHostUnusableError(host: string, reason: string, cause?: unknown): ListenError {
+  const message = `cannot listen on host ${host} (${reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`
+  return Object.assign(new Error(message, { cause }), { code: 'EADDRNOTAVAIL' as const, host, reason })
+}
