@@ -37,7 +37,7 @@ function adviseOn(reason: string): string {
  * when another sandbox server holds the database's lease.
  */
 export async function createRedisStorage(url: string, options: RedisStorageOptions = {}): Promise<Storage> {
-  checkRedisUrl(url)
+  const db = checkRedisUrl(url)
   const shown = maskRedisUrl(url)
   const onStatus = options.onStatus ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
   const driver = redisDriver({
@@ -78,7 +78,6 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     await client.connect()
     // The client selects the URL's database while connecting, and when the server refuses that
     // number it goes on in database 0: selected again here, a refusal fails the start.
-    const db = Number(new URL(url).pathname.slice(1) || '0')
     if (db > 0) await client.select(db)
     await client.ping()
   } catch (error) {

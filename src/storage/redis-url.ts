@@ -11,8 +11,11 @@ export function maskRedisUrl(url: string): string {
   }
 }
 
-/** Checks a `redis://` or `rediss://` URL: a host, and a database number as its path if any. */
-export function checkRedisUrl(url: string): void {
+/**
+ * Checks a `redis://` or `rediss://` URL (a host, and a database number as its path if any) and
+ * returns that database number (0 when the path has none).
+ */
+export function checkRedisUrl(url: string): number {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -21,5 +24,7 @@ export function checkRedisUrl(url: string): void {
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new StorageError(`redis storage needs a redis:// or rediss:// URL, not ${parsed.protocol}`)
   if (!parsed.hostname) throw new StorageError(`${maskRedisUrl(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)
-  if (!/^\/?(\d{1,2})?$/.test(parsed.pathname)) throw new StorageError(`${maskRedisUrl(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)
+  const db = /^\/?(\d{1,2})?$/.exec(parsed.pathname)
+  if (!db) throw new StorageError(`${maskRedisUrl(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)
+  return Number(db[1] ?? 0)
 }
