@@ -21,10 +21,11 @@ interface ActionOutcome {
  * actions"). Emits sandbox.loan.updated, plus sandbox.collateral.returned when BTC goes back.
  */
 export function applyDirectAction(book: LoanBook, loanId: string, input: LoanActionInput, ctx: DomainContext): DomainResult {
-  const loan = requireActiveLoan(book, loanId)
-  assertNoOpenOperation(book, loan.id, input.action)
+  // The body's own fields first (README: order of checks), so a 400 is never stored in place of it.
   const asset: Asset = input.action === 'add_collateral' || input.action === 'remove_collateral' ? 'BTC' : 'USDT'
   const amount = assertActionAmount(input.amount, asset)
+  const loan = requireActiveLoan(book, loanId)
+  assertNoOpenOperation(book, loan.id, input.action)
   const outcome = runAction(input.action, loan, amount, book.wallet, ctx)
   const events = [createEvent(ctx, 'sandbox.loan.updated', outcome.loan)]
   for (const type of outcome.extraEvents ?? []) events.push(createEvent(ctx, type, outcome.loan))

@@ -71,4 +71,20 @@ describe('POST /api/sandbox/loans/{id}/action', () => {
     expect(missing.status).toBe(404)
     expect(missing.body.error_code).toBe('LOAN_NOT_FOUND')
   })
+
+  it('checks a USDT amount\'s decimals before the loan, and does not store that 400', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const started = await api.post(`/api/sandbox/loans/${loanId}/repayment-flow`, { action: 'start_payment', repayment_kind: 'interest' })
+    expect(started.status).toBe(200)
+    const loans: Array<[string, string]> = [['loan_unknown', 'unknown loan'], [loanId, 'loan with an open operation']]
+    for (const [id, name] of loans) {
+      for (const kind of ['increase_loan', 'repay_interest', 'repay_principal']) {
+        const answer = await api.post(action(id), { action: kind, amount: 10.001 }, { idempotencyKey: `dec-${kind}-${id}` })
+        expect({ name, kind, status: answer.status, code: answer.body.error_code }).toEqual({ name, kind, status: 400, code: 'INVALID_AMOUNT' })
+      }
+    }
+    const corrected = await api.post(action('loan_unknown'), { action: 'increase_loan', amount: 10 }, { idempotencyKey: 'dec-increase_loan-loan_unknown' })
+    expect(corrected.body.error_code).toBe('LOAN_NOT_FOUND')
+  })
 })

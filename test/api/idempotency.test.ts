@@ -16,6 +16,8 @@ describe('idempotency', () => {
     const missing = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: null })
     expect(missing.status).toBe(400)
     expect(missing.body.error_code).toBe('IDEMPOTENCY_KEY_REQUIRED')
+    const empty = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: '' })
+    expect([empty.status, empty.body.error_code]).toEqual([400, 'IDEMPOTENCY_KEY_REQUIRED'])
     const long = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'k'.repeat(256) })
     expect(long.status).toBe(400)
     expect(long.body.error_code).toBe('INVALID_REQUEST')
