@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { toCliError } from './cli-error.js'
+import { CliError, toCliError } from './cli-error.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
@@ -26,6 +26,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
       },
     })
     .exitOverride()
+    .hook('preAction', (_program, action) => refuseEmptyValues(action))
   const add = async (parent: Command, entry: CommandEntry, named: boolean) => {
     if (named) return (await entry.load())(parent)
     stubUsage.set(parent.command(entry.name).description(entry.summary), entry.usage)
@@ -37,6 +38,19 @@ export async function createProgram(argv?: string[]): Promise<Command> {
   }
   for (const command of program.commands) command.exitOverride()
   return program
+}
+
+/**
+ * `--config ""` (often `--config "$CONFIG"` with the variable unset) would otherwise fall back to
+ * the default in silence; no option of ours takes an empty value.
+ */
+function refuseEmptyValues(command: Command): void {
+  for (const option of command.options) {
+    const name = option.attributeName()
+    if (option.required && command.getOptionValueSource(name) === 'cli' && command.getOptionValue(name) === '') {
+      throw new CliError(`${option.long} needs a value, got an empty string`)
+    }
+  }
 }
 
 function fail(error: unknown): never {

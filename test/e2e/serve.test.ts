@@ -133,6 +133,11 @@ describe('sandbox serve', () => {
       [['--keys', badConfig], /^sandbox: keys file \S+config\.json is not a sandbox keys file/],
       [['--keys', typoConfig.replace('typo.json', 'empty.json')], /^sandbox: keys file \S+empty\.json is not valid JSON: [^\n]*\n$/],
       [['--storage', 'fs', '--data-dir', badConfig], /not a writable directory/],
+      [['--webhook-retry-schedule', '5s,,30s'], /--webhook-retry-schedule: invalid retry schedule "5s,,30s"/],
+      // An empty value (a variable that is not set) is refused, not read as the default.
+      [['--webhook-retry-schedule', ''], /--webhook-retry-schedule needs a value, got an empty string/],
+      [['--config', ''], /--config needs a value, got an empty string/],
+      [['--webhook-forward-to', ''], /--webhook-forward-to needs a value/],
     ]
     for (const [args, message] of cases) {
       const { code, stderr } = await runCli(['serve', '--port', '0', ...args])

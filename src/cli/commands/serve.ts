@@ -96,11 +96,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
   let webhookRetrySchedule: number[] | undefined
   try {
-    webhookRetrySchedule = flags.webhookRetrySchedule ? parseRetrySchedule(flags.webhookRetrySchedule) : undefined
+    webhookRetrySchedule = flags.webhookRetrySchedule === undefined ? undefined : parseRetrySchedule(flags.webhookRetrySchedule)
   } catch (error) {
     throw new CliError(`--webhook-retry-schedule: ${(error as Error).message}`)
   }
-  const webhookForwardTo = flags.webhookForwardTo || undefined
+  const webhookForwardTo = flags.webhookForwardTo
   const json = Boolean(flags.jsonLogs)
   const out = await import('../output.js')
 
