@@ -18,7 +18,10 @@ export type WebhookEndpointInput = z.infer<typeof webhookEndpointSchema>
 /** POST /api/sandbox/webhooks/retry: one delivery, a batch of at most 50, or {} for every failed one. */
 export const webhookRetrySchema = z.object({
   delivery_id: z.string().min(1).optional().describe('Retry this delivery.'),
-  delivery_ids: z.array(z.string().min(1)).min(1).max(50).optional().describe('Retry these deliveries (at most 50).'),
+  delivery_ids: z.array(z.string().min(1)).min(1).max(50).optional().describe('Retry these deliveries (at most 50, delivery_id included when both are sent).'),
+}).refine((body) => (body.delivery_ids?.length ?? 0) + (body.delivery_id === undefined ? 0 : 1) <= 50, {
+  path: ['delivery_ids'],
+  message: 'must hold at most 50 ids, counting delivery_id',
 })
 
 /** A validated retry body. */

@@ -120,7 +120,7 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
     if (delivery.id !== deliveryId) return delivery
     const attempts = delivery.attempts + 1
     const ok = isDelivered(outcome)
-    const delay = scheduleMs[attempts - 1]
+    const delay = findRetryDelay(scheduleMs, attempts, delivery.schedule_base)
     const status = ok ? 'delivered' : delay === undefined ? 'failed' : 'retrying'
     const next: Delivery = {
       ...delivery,
@@ -141,13 +141,24 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
   return { ...state, deliveries: trimLog(deliveries) }
 }
 
-/** Puts deliveries back in the queue for an immediate attempt (the retry endpoint). */
+/**
+ * The wait after a delivery's attempt number `attempts` fails, counted from where the retry
+ * endpoint last restarted its schedule; undefined when that was the last attempt.
+ */
+export function findRetryDelay(scheduleMs: readonly number[], attempts: number, scheduleBase = 0): number | undefined {
+  return scheduleMs[attempts - 1 - scheduleBase]
+}
+
+/**
+ * Puts deliveries back in the queue for an immediate attempt with a fresh schedule (the retry
+ * endpoint); their attempt count goes on.
+ */
 export function requeueDeliveries(state: WebhookState, ids: readonly string[], now: string): WebhookState {
   const wanted = new Set(ids)
   return {
     ...state,
     deliveries: state.deliveries.map((delivery) => (wanted.has(delivery.id)
-      ? { ...delivery, status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now }
+      ? { ...delivery, status: 'pending', schedule_base: delivery.attempts, next_attempt_at: now, updated_at: now }
       : delivery)),
   }
 }
@@ -184,7 +195,7 @@ export function viewDeliveries(state: WebhookState): DeliveryView[] {
   return state.deliveries.slice(-50).reverse().map(showDelivery)
 }
 
-/** A delivery as the API shows it: without its body and queue position. */
-export function showDelivery({ event: _event, body: _body, seq: _seq, ...delivery }: Delivery): DeliveryView {
+/** A delivery as the API shows it: without its body, queue position and schedule start. */
+export function showDelivery({ event: _event, body: _body, seq: _seq, schedule_base: _base, ...delivery }: Delivery): DeliveryView {
   return delivery
 }

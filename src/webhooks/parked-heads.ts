@@ -1,5 +1,5 @@
 import type { SessionPatch } from '../server/session-doc.js'
-import { recordAttempt } from './deliveries.js'
+import { findRetryDelay, recordAttempt } from './deliveries.js'
 import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createDueQueue } from './due-queue.js'
 import type { Delivery, DeliveryTarget, WebhookState } from './types.js'
@@ -19,6 +19,8 @@ export interface ParkedHead {
   /** The delivery as the document held it when parked: held attempts apply to that version only. */
   baseAttempts: number
   baseUpdatedAt: string
+  /** Where its schedule starts (Delivery.schedule_base). */
+  scheduleBase: number
   /** Failed attempts made since it was parked, not in the document. */
   held: number
   lastError: string | null
@@ -40,6 +42,7 @@ export function toParkedHead(slot: string, delivery: Delivery, url: string): Par
     url,
     baseAttempts: delivery.attempts,
     baseUpdatedAt: delivery.updated_at,
+    scheduleBase: delivery.schedule_base ?? 0,
     held: 0,
     lastError: null,
     lastDurationMs: 0,
@@ -56,7 +59,7 @@ export function applyHeldAttempts(state: WebhookState, heads: readonly ParkedHea
     if (head.held === 0) continue
     const delivery = next.deliveries.find((item) => item.id === head.id)
     // Put back by the retry endpoint (or otherwise changed) since: what was held no longer applies.
-    if (!delivery || delivery.attempts !== head.baseAttempts || delivery.updated_at !== head.baseUpdatedAt) continue
+    if (!delivery || delivery.attempts !== head.baseAttempts || delivery.updated_at !== head.baseUpdatedAt || (delivery.schedule_base ?? 0) !== head.scheduleBase) continue
     const outcome = { statusCode: null, error: head.lastError, durationMs: head.lastDurationMs }
     for (let i = 0; i < head.held; i++) next = recordAttempt(next, head.id, outcome, scheduleMs, head.lastAt)
   }
@@ -132,7 +135,9 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
         for (const head of heads) {
           if (head.released || stopped) continue
           // A receiver that connects, or a last attempt (whose failure is written at once), needs the worker.
-          if (error === null || schedule[head.baseAttempts + head.held] === undefined) {
+          const attempts = head.baseAttempts + head.held + 1
+          const delay = findRetryDelay(schedule, attempts, head.scheduleBase)
+          if (error === null || delay === undefined) {
             options.wake(head.slot)
             continue
           }
@@ -140,8 +145,7 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
           head.lastError = error
           head.lastDurationMs = durationMs
           head.lastAt = at
-          const attempts = head.baseAttempts + head.held
-          head.next = at + schedule[attempts - 1]!
+          head.next = at + delay
           queue.push(head)
           options.onAttempt?.(reportRefusedAttempt(head, attempts, error, durationMs, new Date(at).toISOString()))
         }

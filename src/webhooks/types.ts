@@ -40,6 +40,11 @@ export interface Delivery {
   updated_at: string
   /** Queue order within the session (deliveries of an earlier version have none: they come first). */
   seq?: number
+  /**
+   * `attempts` when the retry endpoint last put it back: the schedule starts again from there,
+   * while `attempts` keeps counting every POST the receiver got.
+   */
+  schedule_base?: number
   /** The event to send; its JSON text (stringifyEvent) is the body. Dropped once delivered. */
   event?: SandboxEvent
   /** Documents of an earlier version hold the body text instead. */

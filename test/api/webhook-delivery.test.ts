@@ -107,7 +107,8 @@ describe('webhook delivery to a local receiver', () => {
     await receiver.waitFor(5)
     await wait(30)
     await api.sandbox.deliveriesIdle()
-    expect((await api.get('/api/sandbox/webhooks')).body.deliveries[0]).toMatchObject({ id: failed.id, status: 'delivered', last_status_code: 204 })
+    // Every POST the receiver got is counted: four failed, then the one that delivered.
+    expect((await api.get('/api/sandbox/webhooks')).body.deliveries[0]).toMatchObject({ id: failed.id, status: 'delivered', attempts: 5, last_status_code: 204 })
     const again = await api.post('/api/sandbox/webhooks/retry', { delivery_id: failed.id })
     expect(again.status).toBe(404)
     expect(again.body.error_code).toBe('WEBHOOK_DELIVERY_NOT_FOUND')
@@ -186,6 +187,10 @@ describe('webhook delivery to a local receiver', () => {
     await receiver.waitFor(1)
     await wait(50)
     expect(receiver.received.map((item) => item.headers['x-service-webhook-event'])).toEqual(['sandbox.loan.issued'])
+    // The test event checks the receiver, whatever the subscription.
+    expect((await api.post('/api/sandbox/webhooks/test')).status).toBe(200)
+    await receiver.waitFor(2)
+    expect(receiver.received.map((item) => item.headers['x-service-webhook-event'])).toEqual(['sandbox.loan.issued', 'sandbox.webhook.test'])
   })
 
   it('forwards every key\'s events to --webhook-forward-to, signed with the forward secret', async () => {
@@ -258,12 +263,13 @@ describe('webhook delivery to a local receiver', () => {
       while ((await storedAttempts()) !== 1 && Date.now() < deadline) await wait(50)
       expect(await storedAttempts()).toBe(1)
 
-      // A retry (stored as pending, attempts 0) fails again: written by close, not the timer.
-      expect((await first.post('/api/sandbox/webhooks/retry', { delivery_id: retrying.id })).body.deliveries[0]).toMatchObject({ status: 'pending', attempts: 0 })
+      // A retry (stored as pending, its attempts still counted) fails again on a fresh schedule,
+      // so it is retrying, not failed: written by close, not the timer.
+      expect((await first.post('/api/sandbox/webhooks/retry', { delivery_id: retrying.id })).body.deliveries[0]).toMatchObject({ status: 'pending', attempts: 1 })
       await receiver.waitFor(2)
       await first.sandbox.deliveriesIdle()
       const [failedAgain] = (await first.get('/api/sandbox/webhooks')).body.deliveries
-      expect(failedAgain).toMatchObject({ status: 'retrying', attempts: 1, last_status_code: 500 })
+      expect(failedAgain).toMatchObject({ status: 'retrying', attempts: 2, last_status_code: 500 })
       await first.sandbox.close()
       api = await createTestApi(options)
       expect((await api.get('/api/sandbox/webhooks', first.key)).body.deliveries[0]).toEqual(failedAgain)

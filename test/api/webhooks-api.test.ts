@@ -94,6 +94,8 @@ describe('webhook endpoint API', () => {
     expect(none.body.retried).toEqual([])
     const tooMany = await api.post('/api/sandbox/webhooks/retry', { delivery_ids: Array.from({ length: 51 }, (_, i) => `whd_${i}`) })
     expect(tooMany.status).toBe(400)
+    const fiftyOne = await api.post('/api/sandbox/webhooks/retry', { delivery_id: 'whd_x', delivery_ids: Array.from({ length: 50 }, (_, i) => `whd_${i}`) })
+    expect([fiftyOne.status, fiftyOne.body.error_code, fiftyOne.body.details.field]).toEqual([400, 'INVALID_REQUEST', 'delivery_ids'])
   })
 
   it('is idempotent: a replayed create returns the same secret and creates nothing new', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
-import { createWebhookState, enqueueEvents, FINISHED_KEPT, needsDispatch, recordAttempt, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { createWebhookState, enqueueEvents, FINISHED_KEPT, needsDispatch, recordAttempt, requeueDeliveries, showDelivery, type TargetInfo } from '../../src/webhooks/deliveries.js'
 import type { WebhookState } from '../../src/webhooks/types.js'
 
 const NOW = '2026-11-22T10:00:00.000Z'
@@ -59,5 +59,27 @@ describe('the delivery log keeps the newest finished deliveries', () => {
     const kept = state.deliveries.map((delivery) => delivery.id)
     expect(kept).toEqual([...ids.slice(50, 250), ...ids.slice(300, 500), ...ids.slice(500)])
     expect(state.deliveries.filter((delivery) => delivery.status === 'failed')).toHaveLength(200)
+  })
+})
+
+describe('the retry endpoint\'s requeue', () => {
+  it('keeps counting attempts while the schedule starts again', () => {
+    const schedule = [1_000, 2_000]
+    let state = enqueue(createWebhookState())
+    const id = state.deliveries[0]!.id
+    const fail = (at: number) => { state = recordAttempt(state, id, { statusCode: 500, error: null, durationMs: 1 }, schedule, at) }
+    const at = Date.parse(NOW)
+    for (let i = 0; i < 3; i++) fail(at)
+    expect(state.deliveries[0]).toMatchObject({ status: 'failed', attempts: 3 })
+
+    state = requeueDeliveries(state, [id], NOW)
+    expect(showDelivery(state.deliveries[0]!)).toMatchObject({ status: 'pending', attempts: 3 })
+    expect(showDelivery(state.deliveries[0]!)).not.toHaveProperty('schedule_base')
+    fail(at)
+    expect(state.deliveries[0]).toMatchObject({ status: 'retrying', attempts: 4, next_attempt_at: new Date(at + 1_000).toISOString() })
+    fail(at)
+    expect(state.deliveries[0]).toMatchObject({ status: 'retrying', attempts: 5, next_attempt_at: new Date(at + 2_000).toISOString() })
+    fail(at)
+    expect(state.deliveries[0]).toMatchObject({ status: 'failed', attempts: 6, next_attempt_at: null })
   })
 })

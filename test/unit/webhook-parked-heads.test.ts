@@ -121,10 +121,16 @@ describe('createParkedHeads', () => {
     const down = setup(REFUSED)
     // Three attempts made: the fourth is the last of a three-delay schedule, so the worker makes it
     // (and writes the failure). After two, the third is only counted.
-    down.parked.park([{ ...parkedHead(queued(), 'k3:s'), baseAttempts: 3, next: NOW + 100 }, { ...parkedHead(queued(), 'k2:s'), baseAttempts: 2, next: NOW + 100 }])
+    // Five attempts, the last four after the retry endpoint restarted the schedule: the sixth is
+    // the second of the fresh schedule, so it is only counted too.
+    down.parked.park([
+      { ...parkedHead(queued(), 'k3:s'), baseAttempts: 3, next: NOW + 100 },
+      { ...parkedHead(queued(), 'k2:s'), baseAttempts: 2, next: NOW + 100 },
+      { ...parkedHead(queued(), 'k5:s'), baseAttempts: 5, scheduleBase: 4, next: NOW + 100 },
+    ])
     await vi.advanceTimersByTimeAsync(200)
     expect(down.woken).toEqual(['k3:s'])
-    expect(down.reports.map((report) => report.attempt)).toEqual([3])
+    expect(down.reports.map((report) => report.attempt).sort((a, b) => a - b)).toEqual([3, 6])
   })
 
   it('hands held attempts over when released or checkpointed, and no longer retries a released head', async () => {
