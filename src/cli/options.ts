@@ -8,10 +8,11 @@ export const DEFAULT_DATA_DIR = '.sandbox'
 /** Where `sandbox keys` keeps registered keys unless told otherwise. */
 export const DEFAULT_KEYS_FILE = '.sandbox/keys.json'
 
-/** `--storage` and `--data-dir`: where the sandbox state lives. */
-export function addStorageOptions(command: Command): Command {
+/** `--storage` and `--data-dir`: where the sandbox state lives (`memory: false` for tools that read a server's storage from outside). */
+export function addStorageOptions(command: Command, { memory = true } = {}): Command {
+  const kinds = memory ? 'fs, memory or redis://HOST:PORT/DB' : 'fs or redis://HOST:PORT/DB'
   return command
-    .addOption(new Option('--storage <kind>', 'state storage: fs, memory or redis://HOST:PORT/DB (env SANDBOX_STORAGE, default fs)'))
+    .addOption(new Option('--storage <kind>', `state storage: ${kinds} (env SANDBOX_STORAGE, default fs)`))
     .addOption(new Option('--data-dir <dir>', `directory of fs storage (env SANDBOX_DATA_DIR, default ${DEFAULT_DATA_DIR})`))
 }
 

@@ -1,12 +1,12 @@
 import {
-  createKeyRecord, generateSessionId, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord, type KeysFile,
+  createKeyRecord, generateSessionId, isMaskedKey, isWellFormedKey, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord, type KeysFile,
 } from './keys-file.js'
 import { KeysError } from './keys-error.js'
 
 /** Parses a duration such as `30d`, `12h`, `90m` or `45s` into milliseconds. */
 export function parseDuration(text: string): number {
   const match = /^(\d+)\s*([smhdw])$/i.exec(text.trim())
-  if (!match) throw new Error(`invalid duration "${text}": expected a number and s, m, h, d or w (e.g. 30d)`)
+  if (!match) throw new Error(`invalid duration "${text}": expected a number and s, m, h, d or w (e.g. 30s or 30d)`)
   const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2]!.toLowerCase() as 's']
   return Number(match[1]) * unit
 }
@@ -27,8 +27,16 @@ export function matchKey(file: KeysFile, query: string): KeyRecord {
   const matches = file.keys.filter((record) => record.key === query || maskApiKey(record.key) === query)
   const candidates = matches.length ? matches : file.keys.filter((record) => query.length >= 12 && record.key.startsWith(query))
   if (candidates.length === 1) return candidates[0]!
-  if (candidates.length === 0) throw new KeysError(`no registered key matches "${query}"; see "sandbox keys list"`)
+  if (candidates.length === 0) throw new KeysError(describeNoMatch(query))
   throw new KeysError(`"${query}" matches ${candidates.length} keys; give more of the key`)
+}
+
+function describeNoMatch(query: string): string {
+  if (isWellFormedKey(query)) {
+    return `${maskApiKey(query)} is not a registered key (see "sandbox keys list"); only keys made by "sandbox keys create" have a record to change; an open-mode key has none (for an empty state, use a new key)`
+  }
+  if (!isMaskedKey(query) && query.length < 12) return `"${query}" is too short to pick a key: give the key, its masked form, or a prefix of at least 12 characters`
+  return `no registered key matches "${query}"; see "sandbox keys list"`
 }
 
 async function updateKey(path: string, query: string, change: (record: KeyRecord) => KeyRecord): Promise<{ before: KeyRecord; after: KeyRecord }> {

@@ -76,6 +76,11 @@ describe('sandbox keys', () => {
       expect(code, args.join(' ')).toBe(2)
       expect(stderr).toMatch(/^sandbox: /)
     }
+    // Why nothing matched: an open-mode key has no record; a short prefix picks nothing.
+    const open = await runCli(['keys', 'reset', 'sk_sandbox_my_first_key_123456', '--keys', keysFile, '--storage', 'memory'])
+    expect(open).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: sk_sandbox_my_f…3456 is not a registered key .* an open-mode key has none \(for an empty state, use a new key\)\n$/) })
+    const short = await runCli(['keys', 'revoke', 'sk_sandbox_', '--keys', keysFile])
+    expect(short).toMatchObject({ code: 2, stderr: 'sandbox: "sk_sandbox_" is too short to pick a key: give the key, its masked form, or a prefix of at least 12 characters\n' })
     // A key that has already expired is allowed (to test a client's 401 handling), with a note.
     const expired = await runCli(['keys', 'create', '--keys', keysFile, '--expires-at', '2020-01-01T00:00:00Z'])
     expect(expired.code).toBe(0)

@@ -88,8 +88,10 @@ describe('sandbox run', () => {
     expect(code).toBe(0)
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
     await server.stop()
+    const live = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'sk_live_0123456789abcdef'])
+    expect(live).toMatchObject({ code: 2, stderr: 'sandbox: --api-key must be a sandbox key (sk_sandbox_...), got "sk_live_0123..."\n' })
     const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
-    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and s, m, h, d or w (e.g. 30d)\n' })
+    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and s, m, h, d or w (e.g. 30s or 30d)\n' })
   })
 
   it('says when it waits for the rate limit, so a slow run does not look stuck', async () => {

@@ -83,6 +83,8 @@ describe('sandbox webhook listen', () => {
     await waitUntil(() => listener.output().includes(`"id": "${loanId}"`), 5000, 'the delivery line and body')
     expect(listener.output()).toMatch(/\d\d:\d\d:\d\d sandbox\.loan\.issued evt_\w+ signature valid → 200/)
     await server.stop()
+    expect(await listener.stop()).toBe(0)
+    expect(listener.output()).toMatch(/webhook listener stopped \(SIGTERM\)\n$/)
   })
 
   it('--json prints only JSON lines on stdout, the ready line included', async () => {
@@ -94,6 +96,8 @@ describe('sandbox webhook listen', () => {
     const lines = listener.output().trim().split('\n').map((line) => JSON.parse(line))
     expect(lines[0]).toEqual({ event: 'ready', url: listener.url, checking_signatures: true, respond: null, forward_to: null })
     expect(lines[1]).toMatchObject({ event_id: 'evt_json_1', signature: 'valid', status: 200 })
+    expect(await listener.stop('SIGINT')).toBe(0)
+    expect(JSON.parse(listener.output().trim().split('\n').at(-1)!)).toEqual({ event: 'stopped', signal: 'SIGINT' })
   })
 
   it('--respond answers the given status and the line shows it', async () => {
@@ -104,10 +108,14 @@ describe('sandbox webhook listen', () => {
     expect(answer.status).toBe(503)
     await waitUntil(() => listener.output().includes('evt_respond_1'), 5000, 'the delivery line')
     expect(listener.output()).toMatch(/sandbox\.webhook\.test evt_respond_1 signature valid → 503/)
-    expect((await runCli(['webhook', 'listen', '--respond', '99'])).code).toBe(2)
+    // A 1xx is no final answer: the sender would hang until its timeout.
+    expect((await runCli(['webhook', 'listen', '--respond', '100'])).code).toBe(2)
     const port = new URL(listener.url).port
     const busy = await runCli(['webhook', 'listen', '--port', port])
     expect(busy).toMatchObject({ code: 2, stderr: `sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port)\n` })
+    // An address this machine does not have (TEST-NET-1): a usage error, not a crash with a stack.
+    const foreign = await runCli(['webhook', 'listen', '--port', '0', '--host', '192.0.2.1'])
+    expect(foreign).toMatchObject({ code: 2, stderr: 'sandbox: cannot listen on --host 192.0.2.1 (EADDRNOTAVAIL): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface\n' })
   })
 
   it('--forward-to passes the body on byte for byte with the webhook headers', async () => {
@@ -143,6 +151,8 @@ describe('sandbox webhook sign', () => {
   it('refuses a body that is not an event, and a missing secret, with exit 2', async () => {
     const notJson = await runCli(['webhook', 'sign', '--secret', SECRET], { input: 'hello' })
     expect(notJson).toMatchObject({ code: 2, stderr: expect.stringContaining('not JSON') })
+    const empty = await runCli(['webhook', 'sign', '--secret', SECRET], { input: '' })
+    expect(empty).toMatchObject({ code: 2, stderr: expect.stringContaining('standard input is empty') })
     const noSecret = await runCli(['webhook', 'sign'], { input: '{}', env: { SANDBOX_WEBHOOK_SECRET: '' } })
     expect(noSecret).toMatchObject({ code: 2, stderr: expect.stringContaining('missing --secret') })
   })

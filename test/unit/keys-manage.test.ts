@@ -46,7 +46,8 @@ describe('matchKey', () => {
     expect(() => matchKey(file, 'sk_sandbox_AAAA')).toThrow(/matches 2 keys/)
     expect(() => matchKey(file, 'sk_sandbox_nobody')).toThrow(/no registered key matches/)
     // A very short prefix would match by accident; it must name the key.
-    expect(() => matchKey(file, 'sk_')).toThrow(/no registered key matches/)
+    expect(() => matchKey(file, 'sk_')).toThrow(/"sk_" is too short to pick a key/)
+    expect(() => matchKey(file, 'sk_sandbox_open_mode_key_0001')).toThrow(/is not a registered key .* an open-mode key has none \(for an empty state, use a new key\)/)
   })
 })
 

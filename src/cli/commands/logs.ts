@@ -100,5 +100,5 @@ export function registerLogs(program: Command): void {
   const command = program.command('logs').description('show the request log that serve keeps per key')
     .addOption(new Option('--key <key>', 'only this API key: the key, its masked form, or a unique prefix of a registered one'))
     .addOption(new Option('--follow', 'keep printing new requests until Ctrl+C'))
-  addJsonOption(addKeysFileOption(addStorageOptions(command)), 'one JSON object per line').action((flags: LogsFlags) => runLogs(flags))
+  addJsonOption(addKeysFileOption(addStorageOptions(command, { memory: false })), 'one JSON object per line').action((flags: LogsFlags) => runLogs(flags))
 }

@@ -61,6 +61,12 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
 
   const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
   if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  const apiKey = flags.apiKey ?? process.env.SANDBOX_API_KEY
+  // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
+  // not be sent to scenarios that open loans.
+  if (apiKey !== undefined && !apiKey.startsWith('sk_sandbox_')) {
+    throw new CliError(`--api-key must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"`)
+  }
   let waitForServerMs: number | undefined
   if (flags.wait !== undefined) {
     const { parseDuration } = await import('../../keys/manage-keys.js')
@@ -78,7 +84,7 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
   const progress = flags.json ? {} : createRunProgress(write)
   const report = await runScenarios(scenarios, {
     baseUrl,
-    apiKey: flags.apiKey ?? process.env.SANDBOX_API_KEY,
+    apiKey,
     bail: flags.bail,
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     waitForServerMs,
@@ -111,7 +117,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--junit <file>', 'also write a JUnit XML report to FILE'))
     .addOption(new Option('--list', 'list the scenarios and exit'))
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
-    .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([]))
+    .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
   addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))

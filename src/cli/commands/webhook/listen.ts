@@ -15,7 +15,8 @@ interface ListenFlags {
 
 function parseStatus(value: string): number {
   const status = Number(value)
-  if (!Number.isInteger(status) || status < 100 || status > 599) throw new CliError(`--respond must be an HTTP status from 100 to 599, got "${value}"`)
+  // A 1xx is not a final answer: the sender would wait for one until its timeout.
+  if (!Number.isInteger(status) || status < 200 || status > 599) throw new CliError(`--respond must be an HTTP status from 200 to 599, got "${value}"`)
   return status
 }
 
@@ -41,15 +42,16 @@ async function runListen(flags: ListenFlags): Promise<void> {
   const listener = await startWebhookListener({ port: flags.port, host: flags.host, secret, respondStatus: flags.respond, forwardTo: flags.forwardTo, onDelivery: print })
   const extras = [secret ? 'checking signatures' : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', flags.forwardTo ? `forwarding to ${flags.forwardTo}` : ''].filter(Boolean)
   // Handlers before the readiness line: a supervisor may signal as soon as it reads it.
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'))
+    process.once('SIGTERM', () => resolve('SIGTERM'))
   })
   // With --json every stdout line is JSON, the ready line included (as with serve --json-logs).
   if (flags.json) write(JSON.stringify({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
   else write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
-  await stopped
+  const signal = await stopped
   await listener.close()
+  write(flags.json ? JSON.stringify({ event: 'stopped', signal }) : `webhook listener stopped (${signal})`)
 }
 
 /** `sandbox webhook listen`: a local receiver that prints and checks each delivery. */
@@ -58,7 +60,7 @@ export function registerWebhookListen(group: Command): void {
     .command('listen')
     .description('receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)')
     .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').argParser(parsePort).default(4242))
-    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1', '127.0.0.1'))
     .addOption(new Option('--print-body', 'also print each body'))
     .addOption(new Option('--respond <status>', 'answer every delivery with this status, e.g. 500 to exercise retries').argParser(parseStatus))
     .addOption(new Option('--forward-to <url>', 'pass each delivery on unchanged (same body bytes and webhook headers)'))

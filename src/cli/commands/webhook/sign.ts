@@ -12,6 +12,7 @@ async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new CliError('pipe the body to sign on standard input: sandbox webhook sign --secret S < body.json')
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  if (chunks.length === 0) throw new CliError('standard input is empty; pipe the body to sign: sandbox webhook sign --secret S < body.json')
   return Buffer.concat(chunks).toString('utf8')
 }
 

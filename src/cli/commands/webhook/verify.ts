@@ -18,7 +18,7 @@ function parseTimeout(value: string): number {
 async function runVerify(receiverUrl: string, flags: VerifyFlags): Promise<void> {
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret: the signing secret your receiver verifies with (or set SANDBOX_WEBHOOK_SECRET)')
-  if (!/^https?:\/\/[^/]/.test(receiverUrl)) throw new CliError(`RECEIVER_URL must be an http(s) URL, got "${receiverUrl}"`)
+  if (!/^https?:\/\/[^/]/.test(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${receiverUrl}"`)
   const { verifyReceiver, ReceiverUnreachableError } = await import('../../../webhook-tools/index.js')
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
