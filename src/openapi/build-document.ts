@@ -41,9 +41,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
 }
 
 function errorResponse(status: number, codes: ErrorCode[], replayable = false): Json {
-  // The rate limit is counted after the route and the key: a refusal before it carries no RateLimit-*.
-  const beforeRateLimit = status === 401 || codes.every((code) => code === 'NOT_FOUND' || code === 'METHOD_NOT_ALLOWED')
-  const headers: Json = { ...(beforeRateLimit ? REQUEST_ID_HEADER : RESPONSE_HEADERS), ...(replayable ? REPLAYED_HEADER : {}) }
+  const headers: Json = { ...RESPONSE_HEADERS, ...(replayable ? REPLAYED_HEADER : {}) }
   if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
   return {
     description: `error_code: ${codes.join(', ')}`,
@@ -137,7 +135,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
       },
       headers: {
         RequestId: header('The answer\'s request id, the same as the body request_id.'),
-        RateLimitLimit: header('Requests allowed per window for this key (absent with --rate-limit off).', { type: 'integer' }),
+        RateLimitLimit: header('Requests allowed per window for this key. On every answer to a request with a key the sandbox knows; a 401, 404 NOT_FOUND or 405 shows the window without counting the request. Absent without a known key, and with --rate-limit off.', { type: 'integer' }),
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),
         IdempotentReplayed: header('`true` when the answer is the one stored under this Idempotency-Key, replayed; absent otherwise.', { const: 'true' }),

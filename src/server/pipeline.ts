@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3'
 import { ApiError, toApiError } from './api-error.js'
 import type { Principal } from './auth.js'
+import type { RateDecision } from './rate-limiter.js'
 import { createRequestId } from './ids.js'
 import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
@@ -135,9 +136,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
     principal = await services.auth.authenticate(event.req.headers.get('authorization'))
     const decision = services.rateLimiter?.check(principal.keyId)
     if (decision) {
-      headers['ratelimit-limit'] = String(decision.limit)
-      headers['ratelimit-remaining'] = String(decision.remaining)
-      headers['ratelimit-reset'] = String(decision.resetSeconds)
+      Object.assign(headers, rateLimitHeaders(decision))
       if (!decision.allowed) {
         throw new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', `More than ${decision.limit} requests in ${services.rateLimitWindowSeconds} seconds for this key; retry after ${decision.resetSeconds} s.`,
           { limit: decision.limit, window_seconds: services.rateLimitWindowSeconds, retry_after_seconds: decision.resetSeconds },
@@ -148,9 +147,10 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
   } catch (error) {
     answer = renderError(error, services)
   }
+  const known = principal ?? identifyUncounted(event, services, headers)
   Object.assign(headers, answer.headers)
   const response = sendJson(event, requestId, answer, headers)
-  logRequest(event, services, { requestId, principal, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started })
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started })
   return response
 }
 
@@ -158,9 +158,29 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
 export function answerWithoutRoute(event: H3Event, error: ApiError, services: SandboxServices): string {
   const requestId = createRequestId()
   const answer = renderError(error, services)
-  const response = sendJson(event, requestId, answer, { 'x-request-id': requestId, ...answer.headers })
-  logRequest(event, services, { requestId, status: answer.status, errorCode: error.code, durationMs: 0 })
+  const headers: Record<string, string> = { 'x-request-id': requestId }
+  const known = identifyUncounted(event, services, headers)
+  const response = sendJson(event, requestId, answer, { ...headers, ...answer.headers })
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: error.code, durationMs: 0 })
   return response
+}
+
+/** A key the request presented that the sandbox knows (auth.identifyKnownKey). */
+type KnownKey = Pick<Principal, 'apiKey' | 'keyId'>
+
+function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  return { 'ratelimit-limit': String(decision.limit), 'ratelimit-remaining': String(decision.remaining), 'ratelimit-reset': String(decision.resetSeconds) }
+}
+
+/**
+ * For an answer given before the key was authenticated and counted (a refused key, a path or
+ * method the API lacks): the key presented, if the sandbox knows it, and its rate-limit window,
+ * shown without counting this request (decisions.md: every response carries the headers).
+ */
+function identifyUncounted(event: H3Event, services: SandboxServices, headers: Record<string, string>): KnownKey | undefined {
+  const known = services.auth.identifyKnownKey(event.req.headers.get('authorization'))
+  if (known && services.rateLimiter) Object.assign(headers, rateLimitHeaders(services.rateLimiter.peek(known.keyId)))
+  return known
 }
 
 /**
@@ -168,8 +188,7 @@ export function answerWithoutRoute(event: H3Event, error: ApiError, services: Sa
  * request a key the sandbox knows (a revoked key's 401s show in `sandbox logs --key`). `serve`
  * prints every request; one with no known key is not stored.
  */
-function logRequest(event: H3Event, services: SandboxServices, answered: { requestId: string; principal?: Principal; status: number; errorCode: string | null; durationMs: number }): void {
-  const known = answered.principal ?? services.auth.identifyKnownKey(event.req.headers.get('authorization'))
+function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number }): void {
   const apiKey = known?.apiKey
   const entry: RequestLogEntry = {
     request_id: answered.requestId,

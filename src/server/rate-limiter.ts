@@ -47,6 +47,17 @@ export function createRateLimiter(rule: RateLimit) {
     if (drop > 0) times.splice(0, drop)
   }
 
+  /** The decision and headers for a window holding `times` (already pruned). */
+  function describe(times: readonly number[], allowed: boolean, now: number): RateDecision {
+    const oldest = times[0] ?? now
+    return {
+      allowed,
+      limit: rule.limit,
+      remaining: rule.limit - times.length,
+      resetSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
+    }
+  }
+
   function check(key: string, now = Date.now()): RateDecision {
     let times = hits.get(key)
     if (!times) {
@@ -56,13 +67,17 @@ export function createRateLimiter(rule: RateLimit) {
     prune(times, now)
     const allowed = times.length < rule.limit
     if (allowed) times.push(now)
-    const oldest = times[0] ?? now
-    return {
-      allowed,
-      limit: rule.limit,
-      remaining: rule.limit - times.length,
-      resetSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
-    }
+    return describe(times, allowed, now)
+  }
+
+  /**
+   * The key's window as it stands, without counting a request: for answers given before the
+   * limit is counted (a route-less path, a refused key), which still carry the headers.
+   */
+  function peek(key: string, now = Date.now()): RateDecision {
+    const times = hits.get(key) ?? []
+    prune(times, now)
+    return describe(times, times.length < rule.limit, now)
   }
 
   /** Forgets keys with no request inside the window, so idle keys cost nothing. */
@@ -73,7 +88,7 @@ export function createRateLimiter(rule: RateLimit) {
     }
   }
 
-  return { check, sweep, get trackedKeys() { return hits.size } }
+  return { check, peek, sweep, get trackedKeys() { return hits.size } }
 }
 
 /** A limiter made by createRateLimiter. */

@@ -46,12 +46,32 @@ describe('rate limit', () => {
 
   it('does not count or limit unauthenticated requests, and sends no headers when off', async () => {
     api = await createTestApi({ rateLimit: { limit: 1, windowSeconds: 60 } })
-    for (let i = 0; i < 3; i++) expect((await api.call('GET', '/api/sandbox/config', { key: null })).status).toBe(401)
+    for (let i = 0; i < 3; i++) {
+      const refused = await api.call('GET', '/api/sandbox/config', { key: null })
+      expect(refused.status).toBe(401)
+      // No key, no window to show.
+      expect(refused.headers.get('ratelimit-limit')).toBeNull()
+    }
     expect((await api.get('/api/sandbox/config')).status).toBe(200)
     await api.sandbox.close()
     api = await createTestApi({ rateLimit: false })
     for (let i = 0; i < 200; i++) expect((await api.get('/api/sandbox/config')).status).toBe(200)
     expect((await api.get('/api/sandbox/config')).headers.get('ratelimit-limit')).toBeNull()
+  })
+
+  it('shows a known key\'s window on 404 and 405 answers without counting them', async () => {
+    api = await createTestApi({ rateLimit: { limit: 3, windowSeconds: 60 } })
+    expect((await api.get('/api/sandbox/config')).headers.get('ratelimit-remaining')).toBe('2')
+    for (const [method, path, status] of [['GET', '/api/sandbox/nothing', 404], ['DELETE', '/api/sandbox/loans', 405], ['GET', '/elsewhere', 404]] as const) {
+      const answer = await api.call(method, path)
+      expect([path, answer.status]).toEqual([path, status])
+      expect([path, answer.headers.get('ratelimit-limit'), answer.headers.get('ratelimit-remaining'), answer.headers.get('retry-after')]).toEqual([path, '3', '2', null])
+      expect(Number(answer.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1)
+    }
+    expect((await api.get('/api/sandbox/config')).headers.get('ratelimit-remaining')).toBe('1')
+    // A key never seen yet has its whole window; a malformed one has none.
+    expect((await api.call('GET', '/api/sandbox/nothing', { key: newKey('fresh') })).headers.get('ratelimit-remaining')).toBe('3')
+    expect((await api.call('GET', '/api/sandbox/nothing', { key: 'sk_live_x' })).headers.get('ratelimit-limit')).toBeNull()
   })
 
   it('applies the spec default of 120 per 60 s', async () => {

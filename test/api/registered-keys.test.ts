@@ -64,6 +64,12 @@ describe('registered keys (--keys FILE)', () => {
     expect(logged[0]!.key).not.toBe(revoked)
     expect(await readRequestLog(api.sandbox.storage, { apiKey: expired })).toHaveLength(1)
     expect(await readRequestLog(api.sandbox.storage)).toHaveLength(3)
+
+    // With the rate limit on, a refused registered key still shows its window; a stranger's has none.
+    await api.sandbox.close()
+    api = await createTestApi({ keysFile, rateLimit: { limit: 120, windowSeconds: 60 } })
+    expect((await api.get('/api/sandbox/loans', revoked)).headers.get('ratelimit-remaining')).toBe('120')
+    expect((await api.get('/api/sandbox/loans', newKey('stranger'))).headers.get('ratelimit-limit')).toBeNull()
   })
 
   it('answers SANDBOX_SESSION_REQUIRED for a key whose session was dropped', async () => {
