@@ -25,7 +25,12 @@ export function interpolate<T>(value: T, variables: Variables): T {
   if (typeof value === 'string') {
     const whole = WHOLE.exec(value)
     if (whole) return lookUp(variables, whole[1]!) as T
-    return value.replace(ANYWHERE, (_, name: string) => String(lookUp(variables, name))) as T
+    return value.replace(ANYWHERE, (_, name: string) => {
+      const found = lookUp(variables, name)
+      // String() of an object is "[object Object]": a request would go out with that in it.
+      if (found !== null && typeof found === 'object') throw new Error(`{{${name}}} holds ${Array.isArray(found) ? 'an array' : 'an object'}: use it as a whole value ("{{${name}}}"), not inside a text`)
+      return String(found)
+    }) as T
   }
   if (Array.isArray(value)) return value.map((item) => interpolate(item, variables)) as T
   if (value && typeof value === 'object') {

@@ -1,21 +1,28 @@
 /**
- * Paths into JSON answers, as scenarios write them: `a.b.0.c`, negative indexes from the end
- * (`items.-1`), filters that pick the first array element with a field equal to a value
+ * Paths into JSON answers, as scenarios write them: `a.b.0.c` (or `a.b[0].c`), negative indexes
+ * from the end (`items.-1`), filters that pick the first array element with a field equal to a value
  * (`loanApplications[id=app_1].loan_id`), and filters that keep every such element
  * (`deliveries[?target=endpoint].0.status`).
  */
 type Segment = { key: string } | { field: string; value: string; all: boolean }
 
-const SEGMENT = /([^.[\]]+)|\[(\?)?([^=\]?]+)=([^\]]*)\]/g
+const SEGMENT = /([^.[\]]+)|\[(-?\d+)\]|\[(\?)?([^=\]?]+)=([^\]]*)\]/g
 
-/** Splits a path into its segments; throws on an empty path. */
+/** Splits a path into its segments; throws on an empty path or one it cannot read whole. */
 export function parsePath(path: string): Segment[] {
   const segments: Segment[] = []
+  let end = 0
   for (const match of path.matchAll(SEGMENT)) {
-    if (match[1] !== undefined) segments.push({ key: match[1] })
-    else segments.push({ field: match[3]!, value: match[4]!, all: match[2] === '?' })
+    // Segments follow each other directly, or after one dot before a key: anything else is a typo.
+    const gap = path.slice(end, match.index)
+    if (gap !== '' && !(gap === '.' && end > 0 && match[1] !== undefined)) throw new Error(`cannot read the path "${path}" at "${path.slice(end)}"`)
+    end = match.index + match[0].length
+    const key = match[1] ?? match[2]
+    if (key !== undefined) segments.push({ key })
+    else segments.push({ field: match[4]!, value: match[5]!, all: match[3] === '?' })
   }
   if (segments.length === 0) throw new Error(`empty path "${path}"`)
+  if (end < path.length) throw new Error(`cannot read the path "${path}" at "${path.slice(end)}"`)
   return segments
 }
 

@@ -1,15 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { findReferences } from './interpolate.js'
-import { isMatcher, unknownOperators } from './match-value.js'
-import { scenarioSchema, stepKinds, type Scenario, type ScenarioFile } from './scenario-schema.js'
+import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 
 /** Where the scenarios shipped with the package live. */
 export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios', import.meta.url))
 
-/** Variables the runner provides to every scenario. */
-export const BUILT_IN_VARIABLES = ['$uuid', '$run', '$receiver_url'] as const
 
 /** One mistake in a scenario file, located by file, step and field. */
 export interface ScenarioProblem {
@@ -70,41 +66,6 @@ function schemaProblems(file: string, json: unknown, issue: SchemaIssue): Scenar
   return stepIssueProblems(file, index, [{ ...issue, path: rest }])
 }
 
-/** Walks every string and matcher of a value, reporting references and matcher mistakes. */
-function visit(value: unknown, at: string, onString: (text: string, at: string) => void, onMatcher: (m: Record<string, unknown>, at: string) => void): void {
-  if (typeof value === 'string') onString(value, at)
-  else if (Array.isArray(value)) value.forEach((item, i) => visit(item, `${at}[${i}]`, onString, onMatcher))
-  else if (value && typeof value === 'object') {
-    if (isMatcher(value)) onMatcher(value, at)
-    for (const [key, item] of Object.entries(value)) visit(item, `${at}.${key}`, onString, onMatcher)
-  }
-}
-
-/** Checks what a schema cannot: variables used before capture, unknown keys and matchers. */
-function checkReferences(file: string, scenario: ScenarioFile): ScenarioProblem[] {
-  const problems: ScenarioProblem[] = []
-  const known = new Set<string>(BUILT_IN_VARIABLES)
-  const keys = new Set(['main', 'none', ...(scenario.keys ?? [])])
-  scenario.steps.forEach((step, index) => {
-    const { name: _name, ...rest } = step as Record<string, unknown>
-    const capture = (step as { capture?: Record<string, string> }).capture
-    visit(rest, '', (text, at) => {
-      for (const name of findReferences(text)) {
-        if (!known.has(name)) problems.push({ file, step: index, field: at.slice(1), message: `{{${name}}} is not captured by an earlier step` })
-      }
-    }, (matcher, at) => {
-      const unknown = unknownOperators(matcher)
-      if (unknown.length > 0) problems.push({ file, step: index, field: at.slice(1), message: `unknown matcher ${unknown.join(', ')}` })
-    })
-    if ('request' in step && step.request.key && !keys.has(step.request.key)) {
-      problems.push({ file, step: index, field: 'request.key', message: `key "${step.request.key}" is not declared in "keys"` })
-    }
-    if ('replay' in step && index === 0) problems.push({ file, step: index, field: 'replay', message: 'the first step has no request to replay' })
-    for (const variable of Object.keys(capture ?? {})) known.add(variable)
-  })
-  return problems
-}
-
 /** Parses and validates one scenario file's text. */
 export function parseScenario(file: string, text: string): Scenario {
   let json: unknown
@@ -117,16 +78,22 @@ export function parseScenario(file: string, text: string): Scenario {
   if (!parsed.success) {
     throw new ScenarioFileError(parsed.error.issues.flatMap((issue) => schemaProblems(file, json, issue)))
   }
-  const problems = checkReferences(file, parsed.data)
-  if (problems.length > 0) throw new ScenarioFileError(problems)
   return { ...parsed.data, id: basename(file, extname(file)), file }
 }
 
-/** Loads every `*.json` scenario of a directory, in id order; all files' mistakes at once. */
+/** Scenario files are JSON; a YAML one beside them would otherwise be skipped without a word. */
+const YAML_FILE = /\.ya?ml$/i
+
+/**
+ * Loads every `*.json` scenario of a directory (not those whose name starts with `_`), in id
+ * order; all files' mistakes at once.
+ */
 export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promise<Scenario[]> {
-  const names = (await readdir(dir)).filter((name) => name.endsWith('.json') && !name.startsWith('_')).sort()
+  const all = await readdir(dir)
+  const names = all.filter((name) => name.toLowerCase().endsWith('.json') && !name.startsWith('_')).sort()
   const scenarios: Scenario[] = []
-  const problems: ScenarioProblem[] = []
+  const problems: ScenarioProblem[] = all.filter((name) => YAML_FILE.test(name) && !name.startsWith('_'))
+    .map((name) => ({ file: join(dir, name), message: 'scenario files are JSON (.json); YAML is not read' }))
   for (const name of names) {
     const file = join(dir, name)
     try {
@@ -142,5 +109,6 @@ export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promis
 
 /** Loads a scenario given as a file path. */
 export async function loadScenarioFile(path: string): Promise<Scenario> {
+  if (YAML_FILE.test(path)) throw new ScenarioFileError([{ file: path, message: 'scenario files are JSON (.json); YAML is not read' }])
   return parseScenario(path, await readFile(resolve(path), 'utf8'))
 }

@@ -8,7 +8,8 @@ const OPERATORS: Record<string, (actual: unknown, operand: any) => boolean> = { 
   $exists: (actual, operand: boolean) => (actual !== undefined) === operand,
   $type: (actual, operand: string) => typeOf(actual) === operand,
   $match: (actual, operand: string) => typeof actual === 'string' && new RegExp(operand).test(actual),
-  $ne: (actual, operand) => !isDeepStrictEqual(actual, operand),
+  // A missing value is not "not equal": a typo in the path must fail, as with every other matcher.
+  $ne: (actual, operand) => actual !== undefined && !isDeepStrictEqual(actual, operand),
   $oneOf: (actual, operand: unknown[]) => operand.some((option) => isDeepStrictEqual(actual, option)),
   $length: (actual, operand: number) => (Array.isArray(actual) || typeof actual === 'string') && actual.length === operand,
   $contains: (actual, operand) =>
@@ -17,6 +18,32 @@ const OPERATORS: Record<string, (actual: unknown, operand: any) => boolean> = { 
   $gte: (actual, operand: number) => typeof actual === 'number' && actual >= operand,
   $lt: (actual, operand: number) => typeof actual === 'number' && actual < operand,
   $lte: (actual, operand: number) => typeof actual === 'number' && actual <= operand,
+}
+
+const TYPE_NAMES = ['string', 'number', 'boolean', 'null', 'array', 'object']
+const isNumber = (operand: unknown) => (typeof operand === 'number' && Number.isFinite(operand) ? null : 'needs a number')
+
+/** What each operator's operand must be; null when it fits. Checked when a file is loaded. */
+const OPERAND_RULES: Record<string, (operand: unknown) => string | null> = {
+  $exists: (operand) => (typeof operand === 'boolean' ? null : 'needs true or false'),
+  $type: (operand) => (typeof operand === 'string' && TYPE_NAMES.includes(operand) ? null : `needs one of ${TYPE_NAMES.join(', ')}`),
+  $match: (operand) => {
+    if (typeof operand !== 'string') return 'needs a regular expression as a string'
+    try {
+      new RegExp(operand)
+      return null
+    } catch (error) {
+      return `needs a valid regular expression (${(error as Error).message})`
+    }
+  },
+  $ne: () => null,
+  $oneOf: (operand) => (Array.isArray(operand) ? null : 'needs an array of the values allowed'),
+  $length: (operand) => (Number.isInteger(operand) && (operand as number) >= 0 ? null : 'needs a whole number from 0'),
+  $contains: () => null,
+  $gt: isNumber,
+  $gte: isNumber,
+  $lt: isNumber,
+  $lte: isNumber,
 }
 
 function typeOf(value: unknown): string {
@@ -32,9 +59,14 @@ export function isMatcher(expected: unknown): expected is Record<string, unknown
   return keys.length > 0 && keys.every((key) => key.startsWith('$'))
 }
 
-/** Names of operators a matcher uses that do not exist (a mistake in the scenario file). */
-export function unknownOperators(expected: Record<string, unknown>): string[] {
-  return Object.keys(expected).filter((key) => !(key in OPERATORS))
+/** What is wrong with a matcher as written: operators that do not exist, operands they cannot take. */
+export function findMatcherProblems(expected: Record<string, unknown>): string[] {
+  return Object.entries(expected).map(([operator, operand]) => {
+    const rule = OPERAND_RULES[operator]
+    if (!rule) return `unknown matcher ${operator}`
+    const problem = rule(operand)
+    return problem && `${operator} ${problem}, got ${show(operand)}`
+  }).filter((problem): problem is string => Boolean(problem))
 }
 
 /** Checks `actual` against a literal or a matcher; answers null when it holds, else why not. */

@@ -57,12 +57,14 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     return answer
   }
 
+  let current = -1
   try {
     if (JSON.stringify(scenario.steps).includes('$receiver_url')) {
       variables.set('$receiver_url', `${(await context.getInbox()).url}/hooks/${run}`)
     }
     for (let index = 0; index < scenario.steps.length; index++) {
       const step = scenario.steps[index]!
+      current = index
       const stepStarted = performance.now()
       const result: StepReport = { index, name: describeStep(step, index), kind: 'request', method: '', path: '', status: null, error_code: null, duration_ms: 0, ok: true, failures: [] }
       let failures: StepFailure[] = []
@@ -144,6 +146,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     report.status = 'failed'
     report.error = (error as Error).message
     if ((error as Error).name === 'SandboxConnectionError') report.connection_error = true
+    // Say where, as a failed expectation does (a connection error is about the server, not a step).
+    else if (current >= 0) report.error = `step ${current + 1} (${describeStep(scenario.steps[current]!, current)}): ${report.error}`
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { refineScenario } from './check-scenario.js'
 
 const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _')
 
@@ -11,6 +12,9 @@ export const expectationSchema = z
     headers: z.record(z.string(), z.unknown()).optional().describe('value or matcher per header name'),
   })
   .strict()
+
+/** A webhook wait checks the event's body and headers: it has no status or error code. */
+const webhookExpectationSchema = expectationSchema.pick({ body: true, headers: true }).strict()
 
 const requestSchema = z
   .object({
@@ -36,6 +40,10 @@ const requestSchema = z
   .refine((request) => request.until_ms === undefined || !request.drop_answer, {
     message: 'until_ms needs the answers: it cannot go with drop_answer',
     path: ['until_ms'],
+  })
+  .refine((request) => request.body === undefined || request.method !== 'GET', {
+    message: 'a GET sends no body',
+    path: ['body'],
   })
 
 const waitSchema = z
@@ -64,29 +72,41 @@ const stepBase = {
  * keys, so the loader picks the kind by key to report a mistake with its field.
  */
 export const stepKinds = {
-  request: z.object({ ...stepBase, request: requestSchema }).strict(),
+  request: z.object({ ...stepBase, request: requestSchema }).strict()
+    .refine((step) => !step.request.drop_answer || (step.expect === undefined && step.capture === undefined), {
+      message: 'drop_answer throws the answer away, so there is nothing to expect or capture: check it with a replay step after',
+      path: ['request', 'drop_answer'],
+    }),
   replay: z.object({ ...stepBase, replay: z.literal(true) }).strict(),
-  wait_for_webhook: z.object({ ...stepBase, wait_for_webhook: waitSchema }).strict(),
+  wait_for_webhook: z.object({ ...stepBase, expect: webhookExpectationSchema.optional(), wait_for_webhook: waitSchema }).strict(),
   recover: z.object({ name: stepBase.name, recover: recoverSchema }).strict(),
 }
 
 /** One step: a request, a replay of the previous one, a wait for a webhook, or a recovery. */
 export const stepSchema = z.union([stepKinds.request, stepKinds.replay, stepKinds.wait_for_webhook, stepKinds.recover])
 
-/** A scenario file: `scenarios/<id>.json`. */
-export const scenarioSchema = z
+const scenarioObject = z
   .object({
     $schema: z.string().optional(),
     name: z.string().min(1),
     description: z.string().min(1),
     tags: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lower-case words joined by -')).default([]),
-    keys: z.array(variableName).optional().describe('extra named keys besides "main", each a fresh open-mode key'),
+    keys: z.array(variableName)
+      .refine((keys) => new Set(keys).size === keys.length, 'names each key once')
+      .optional()
+      .describe('extra named keys besides "main", each a fresh open-mode key'),
     steps: z.array(stepSchema).min(1),
   })
   .strict()
 
+/**
+ * A scenario file: `scenarios/<id>.json`. Valid here is valid for `sandbox run`: the schema also
+ * checks variables, keys, matchers and paths (check-scenario.ts).
+ */
+export const scenarioSchema = scenarioObject.superRefine(refineScenario)
+
 /** A scenario as written in its file. */
-export type ScenarioFile = z.infer<typeof scenarioSchema>
+export type ScenarioFile = z.infer<typeof scenarioObject>
 /** One step of a scenario. */
 export type ScenarioStep = z.infer<typeof stepSchema>
 /** The `expect` block of a step. */

@@ -15,7 +15,7 @@ export async function waitForWebhook(
   inbox: WebhookInbox,
   path: string,
   wait: { type: string; secret?: string; timeout_ms?: number },
-  expectation: Expectation = {},
+  expectation: Pick<Expectation, 'body' | 'headers'> = {},
 ): Promise<{ event?: unknown; failures: StepFailure[]; note?: string }> {
   const timeout = wait.timeout_ms ?? DEFAULT_TIMEOUT_MS
   const delivery = await inbox.next(path, timeout)
@@ -31,8 +31,9 @@ export async function waitForWebhook(
   }
   const type = (event as { type?: unknown } | undefined)?.type
   if (type !== wait.type) failures.push({ field: 'webhook type', expected: wait.type, actual: type, message: `the next delivery is ${String(type)}, expected ${wait.type}` })
-  let note = 'signature not checked (no secret)'
+  let note: string | undefined = 'signature not checked (no secret)'
   if (wait.secret) {
+    note = undefined
     try {
       verifyWebhook({ secret: wait.secret, body: delivery.rawBody, headers: delivery.headers })
       note = 'signature valid'

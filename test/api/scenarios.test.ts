@@ -208,4 +208,33 @@ describe('sandbox run scenarios', () => {
     const report = await runScenarios([waiting])
     expect(report.scenarios[0]!.steps[0]!.failures[0]!.message).toBe('no delivery of sandbox.loan.issued within 100 ms')
   })
+
+  it('names the step of a mistake only the run can find, and sends nothing for it', async () => {
+    const objectInText = scenario('object-in-text', [
+      { request: { method: 'GET', path: '/api/sandbox/config' }, capture: { rates: 'rates' } },
+      { request: { method: 'GET', path: '/api/sandbox/loans/{{rates}}' } },
+    ])
+    const report = await runScenarios([objectInText])
+    expect(report.scenarios[0]).toMatchObject({
+      status: 'failed',
+      requests: 1,
+      error: 'step 2 (GET /api/sandbox/loans/{{rates}}): {{rates}} holds an object: use it as a whole value ("{{rates}}"), not inside a text',
+    })
+  })
+
+  it('says a webhook\'s signature did not verify, not that it was left unchecked', async () => {
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const wrongSecret = scenario('wrong-secret', [
+      { request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } } },
+      { request: { method: 'POST', path: '/api/sandbox/webhooks/test' } },
+      { wait_for_webhook: { type: 'sandbox.webhook.test', secret: 'whsec_not_the_one' } },
+    ])
+    const report = await runScenarios([wrongSecret], { baseUrl: listener.url, includeLocalOnly: true })
+    const wait = report.scenarios[0]!.steps[2]!
+    expect(wait.ok).toBe(false)
+    expect(wait.note).toBeUndefined()
+    expect(wait.failures[0]!.field).toBe('webhook signature')
+  })
 })

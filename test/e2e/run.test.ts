@@ -131,6 +131,16 @@ describe('sandbox run', () => {
     expect(typeError.code).toBe(2)
     expect(typeError.stderr).toBe(`sandbox: ${typeFile}: step 2 request.path: Invalid input: expected string, received number\n`)
 
+    // A YAML file beside the JSON ones is refused, not skipped; so are two files with one id.
+    const yamlDir = await tempDir()
+    await writeFile(join(yamlDir, 'fine.json'), JSON.stringify({ ...WRONG, steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
+    await writeFile(join(yamlDir, 'more.yaml'), 'name: more\n')
+    expect(await runCli(['run', '--dir', yamlDir])).toMatchObject({ code: 2, stderr: `sandbox: ${join(yamlDir, 'more.yaml')}: scenario files are JSON (.json); YAML is not read\n` })
+    const other = await tempDir()
+    await writeFile(join(other, 'fine.json'), JSON.stringify({ ...WRONG, steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
+    const twice = await runCli(['run', join(yamlDir, 'fine.json'), join(other, 'fine.json')])
+    expect(twice).toMatchObject({ code: 2, stderr: expect.stringContaining('are both scenario "fine"; rename one') })
+
     expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
   })
 

@@ -88,6 +88,40 @@ describe('scenario files', () => {
     ])
   })
 
+  it('refuses at load what would pass without checking anything, or fail for the file\'s own mistake', () => {
+    const get = { method: 'GET', path: '/api/sandbox/config' }
+    const text = JSON.stringify({
+      ...valid,
+      keys: ['other', 'other'],
+      steps: [
+        { request: { method: 'POST', path: '/api/sandbox/loans', drop_answer: true }, expect: { status: 418 }, capture: { id: 'activeLoans.0.id' } },
+        { wait_for_webhook: { type: 'sandbox.loan.issued' }, expect: { status: 418 } },
+        { request: { ...get, body: { a: 1 } } },
+        { request: get, expect: { body: { a: { $gt: null }, b: { $gte: true }, c: { $lt: '100' }, d: { $type: 'strin' }, e: { $exists: 'yes' }, f: { $length: -1 }, g: { $oneOf: 5 }, h: { $match: '(' } } } },
+        { request: get, expect: { body: { 'activeLoans[id={{loanId}}].debt': 1, 'currencies[id=.x': 1 } }, capture: { x: 'a..b' } },
+        { request: { ...get, path: '/api/sandbox/{{$nope}}' } },
+      ],
+    })
+    expect(problemsOf(text).sort()).toEqual([
+      '- keys: names each key once',
+      '1 request.drop_answer: drop_answer throws the answer away, so there is nothing to expect or capture: check it with a replay step after',
+      '2 expect: Unrecognized key: "status"',
+      '3 request.body: a GET sends no body',
+      '4 expect.body.a: $gt needs a number, got null',
+      '4 expect.body.b: $gte needs a number, got true',
+      '4 expect.body.c: $lt needs a number, got "100"',
+      '4 expect.body.d: $type needs one of string, number, boolean, null, array, object, got "strin"',
+      '4 expect.body.e: $exists needs true or false, got "yes"',
+      '4 expect.body.f: $length needs a whole number from 0, got -1',
+      '4 expect.body.g: $oneOf needs an array of the values allowed, got 5',
+      '4 expect.body.h: $match needs a valid regular expression (Invalid regular expression: /(/: Unterminated group), got "("',
+      '5 capture.x: cannot read the path "a..b" at "..b"',
+      '5 expect.body.activeLoans[id={{loanId}}].debt: {{loanId}} is not captured by an earlier step',
+      '5 expect.body.currencies[id=.x: cannot read the path "currencies[id=.x" at "[id=.x"',
+      '6 request.path: {{$nope}} is not a built-in variable ($uuid, $run, $receiver_url)',
+    ].sort())
+  })
+
   it('accepts a minimal scenario and names it after its file', () => {
     expect(parseScenario('dir/my-check.json', JSON.stringify(valid))).toMatchObject({ id: 'my-check', tags: [] })
   })

@@ -24,6 +24,13 @@ describe('scenario paths', () => {
     expect(readPath(body, 'activeLoans[?debt=20]')).toEqual([{ id: 'loan_b', debt: 20 }])
     expect(readPath(body, 'activeLoans[?debt=20].0.id')).toBe('loan_b')
     expect(readPath(body, 'activeLoans[?debt=99]')).toEqual([])
+    // Bracketed indexes, as in JavaScript, read like dotted ones.
+    expect(readPath(body, 'activeLoans[1].id')).toBe('loan_b')
+    expect(readPath(body, 'activeLoans[-1].debt')).toBe(20)
+  })
+
+  it('refuses a path it cannot read whole instead of guessing', () => {
+    for (const path of ['activeLoans[id=.x', 'wallet..BTC', '.wallet', 'wallet]']) expect(() => readPath(body, path), path).toThrow(/cannot read the path/)
   })
 
   it('answers undefined for anything missing instead of throwing', () => {
@@ -54,6 +61,8 @@ describe('scenario matchers', () => {
     expect(matchValue([], { $type: 'array' })).toBeNull()
     expect(matchValue('b', { $oneOf: ['a', 'b'] })).toBeNull()
     expect(matchValue('c', { $ne: 'c' })).not.toBeNull()
+    // A missing value fails $ne too: a typo in the path must not pass.
+    expect(matchValue(undefined, { $ne: 0 })).toBe('expected $ne 0, got (missing)')
   })
 
   it('checks status, error_code, body and headers and expects 2xx by default', () => {
@@ -80,6 +89,12 @@ describe('scenario variables', () => {
     expect(a).toMatch(/^[0-9a-f-]{36}$/)
     expect(interpolate('{{$uuid}}', variables)).not.toBe(a)
     expect(() => interpolate('{{nope}}', variables)).toThrow('unknown variable {{nope}}')
+  })
+
+  it('refuses an object or array inside a text, where it would read [object Object]', () => {
+    const held = new Map<string, unknown>([['loan', { id: 'loan_1' }]])
+    expect(interpolate({ loan: '{{loan}}' }, held)).toEqual({ loan: { id: 'loan_1' } })
+    expect(() => interpolate('/loans/{{loan}}', held)).toThrow('{{loan}} holds an object: use it as a whole value ("{{loan}}"), not inside a text')
   })
 })
 

@@ -21,10 +21,17 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
   try {
     const all = await lib.loadScenarios(flags.dir ?? lib.SHIPPED_SCENARIOS_DIR)
     if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], flags.tag) }
-    const isFile = (arg: string) => arg.endsWith('.json')
+    const isFile = (arg: string) => /\.(json|ya?ml)$/i.test(arg)
     // Named scenarios (ids from the directory, or files anywhere), in the order given.
     const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
     const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
+    // Reports name scenarios by id: two files with one id could not be told apart.
+    const files = new Map<string, string>()
+    for (const scenario of named) {
+      const other = files.get(scenario.id)
+      if (other !== undefined && other !== scenario.file) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
+      files.set(scenario.id, scenario.file)
+    }
     return { all, chosen: lib.selectScenarios(named, [], flags.tag) }
   } catch (error) {
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
@@ -89,10 +96,14 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     waitForServerMs,
     ...progress,
-    // A rate-limit wait can last most of a minute: say so, or the run looks stuck.
-    transport: flags.json ? undefined : {
+    // A rate-limit wait can last most of a minute: say so, or the run looks stuck (with --json on
+    // stderr, as stdout holds only the report).
+    transport: {
       onRetryWait: ({ reason, ms, request }) => {
-        if (reason === 'rate_limited') write(out.chalk.yellow(`      429 rate limited: waiting ${Math.ceil(ms / 1000)} s, then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`))
+        if (reason !== 'rate_limited') return
+        const line = `429 rate limited: waiting ${Math.ceil(ms / 1000)} s, then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
+        if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
+        else write(out.chalk.yellow(`      ${line}`))
       },
     },
   })

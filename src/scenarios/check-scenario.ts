@@ -1,0 +1,84 @@
+import type { z } from 'zod'
+import { findReferences } from './interpolate.js'
+import { parsePath } from './json-path.js'
+import { findMatcherProblems, isMatcher } from './match-value.js'
+import type { ScenarioFile } from './scenario-schema.js'
+
+/** Variables the runner provides to every scenario. */
+export const BUILT_IN_VARIABLES = ['$uuid', '$run', '$receiver_url'] as const
+
+type Path = (string | number)[]
+type Report = (path: Path, message: string) => void
+
+/** Every string of a value, object keys included (an expected body path can hold a variable too). */
+function visitStrings(value: unknown, path: Path, onString: (text: string, path: Path) => void): void {
+  if (typeof value === 'string') onString(value, path)
+  else if (Array.isArray(value)) value.forEach((item, i) => visitStrings(item, [...path, i], onString))
+  else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      onString(key, [...path, key])
+      visitStrings(item, [...path, key], onString)
+    }
+  }
+}
+
+/** Every matcher of an expected value, with where it is. */
+function visitMatchers(value: unknown, path: Path, onMatcher: (matcher: Record<string, unknown>, path: Path) => void): void {
+  if (Array.isArray(value)) value.forEach((item, i) => visitMatchers(item, [...path, i], onMatcher))
+  else if (value && typeof value === 'object') {
+    if (isMatcher(value)) onMatcher(value, path)
+    else for (const [key, item] of Object.entries(value)) visitMatchers(item, [...path, key], onMatcher)
+  }
+}
+
+/** A body path as the runner will read it; variables stand for one plain segment here. */
+function checkBodyPath(text: string, path: Path, report: Report): void {
+  try {
+    parsePath(text.replace(/\{\{[^}]*\}\}/g, 'x'))
+  } catch (error) {
+    report(path, (error as Error).message)
+  }
+}
+
+function describeUnknownVariable(name: string): string {
+  return name.startsWith('$')
+    ? `{{${name}}} is not a built-in variable (${BUILT_IN_VARIABLES.join(', ')})`
+    : `{{${name}}} is not captured by an earlier step`
+}
+
+/**
+ * What a schema alone cannot check in a scenario file: variables used before they are captured,
+ * undeclared keys, matchers and their operands, body paths, and a replay with nothing before it.
+ */
+export function checkScenario(scenario: ScenarioFile, report: Report): void {
+  const known = new Set<string>(BUILT_IN_VARIABLES)
+  const keys = new Set(['main', 'none', ...(scenario.keys ?? [])])
+  scenario.steps.forEach((step, index) => {
+    const at = (...rest: Path): Path => ['steps', index, ...rest]
+    const { name: _name, ...rest } = step as Record<string, unknown>
+    visitStrings(rest, at(), (text, path) => {
+      for (const name of findReferences(text)) if (!known.has(name)) report(path, describeUnknownVariable(name))
+    })
+    const expect = 'expect' in step ? step.expect : undefined
+    for (const part of ['body', 'headers'] as const) {
+      for (const [key, value] of Object.entries(expect?.[part] ?? {})) {
+        if (part === 'body') checkBodyPath(key, at('expect', part, key), report)
+        visitMatchers(value, at('expect', part, key), (matcher, path) => {
+          for (const problem of findMatcherProblems(matcher)) report(path, problem)
+        })
+      }
+    }
+    const capture = 'capture' in step ? step.capture : undefined
+    for (const [variable, path] of Object.entries(capture ?? {})) checkBodyPath(path, at('capture', variable), report)
+    if ('request' in step && step.request.key && !keys.has(step.request.key)) {
+      report(at('request', 'key'), `key "${step.request.key}" is not declared in "keys"`)
+    }
+    if ('replay' in step && index === 0) report(at('replay'), 'the first step has no request to replay')
+    for (const variable of Object.keys(capture ?? {})) known.add(variable)
+  })
+}
+
+/** checkScenario as a zod refinement of the whole file. */
+export function refineScenario(scenario: ScenarioFile, ctx: z.RefinementCtx): void {
+  checkScenario(scenario, (path, message) => ctx.addIssue({ code: 'custom', path, message }))
+}
