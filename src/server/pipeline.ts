@@ -102,7 +102,8 @@ export function renderError(error: unknown, services: SandboxServices): RouteAns
   if (api) return { status: api.status, body: api.toBody(), headers: api.extraHeaders, errorCode: api.code }
   if (error instanceof StorageError) {
     services.logError(error)
-    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage cannot be read or written; nothing was changed. Try again.')
+    // A write that timed out may still land (a paused redis catches up): say what is known.
+    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage could not be read or written, so the change is not confirmed (it was applied whole or not at all). Retry with the same Idempotency-Key: it is applied at most once.')
     return { status: database.status, body: database.toBody(), errorCode: database.code }
   }
   services.logError(error)

@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage'
 import type { Balances, LoanBook } from '../domain/types.js'
 import { createLoanBook } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
+import { guardStorage, StorageError } from '../storage/storage-error.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import { spillDeliveries } from '../webhooks/delivery-spill.js'
@@ -62,6 +63,7 @@ function sumLengths(records: IdempotencyRecord[]): number {
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
   const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc })
+  const files = guardStorage(storage)
 
   function createSessionDoc(now: string): SessionDoc {
     return {
@@ -110,7 +112,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
       const bodies = Object.fromEntries(inline.map((record) => [record.key, storedAnswerOf(record)]))
       // The batch file is written before the document that points at it: a crash in between
       // leaves the responses inline and the batch number reused next time.
-      await storage.setItem(batchKey(principal.keyId, principal.sessionId, batch), bodies)
+      await files.setItem(batchKey(principal.keyId, principal.sessionId, batch), bodies)
       next.idempotency = next.idempotency.map((record) =>
         storedAnswerOf(record) === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
       next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
@@ -119,7 +121,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const spill = spillDeliveries(next.webhook)
     if (spill.batches.length > 0) {
       // Written before the document that points at them, like the response batches above.
-      await Promise.all(spill.batches.map(({ batch, deliveries }) => storage.setItem(spillKey(principal.keyId, principal.sessionId, batch), deliveries)))
+      await Promise.all(spill.batches.map(({ batch, deliveries }) => files.setItem(spillKey(principal.keyId, principal.sessionId, batch), deliveries)))
       next.webhook = spill.state
     }
     const id = sessionSlotOf(principal)
@@ -129,15 +131,15 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 
   /** The deliveries of a spilled batch (see delivery-spill.ts). */
   async function readSpilled(principal: Principal, batch: number): Promise<Delivery[]> {
-    const deliveries = await storage.getItem<Delivery[]>(spillKey(principal.keyId, principal.sessionId, batch))
-    if (!Array.isArray(deliveries)) throw new Error(`spilled webhook deliveries ${batch} of the session are missing`)
+    const deliveries = await files.getItem<Delivery[]>(spillKey(principal.keyId, principal.sessionId, batch))
+    if (!Array.isArray(deliveries)) throw new StorageError(`spilled webhook deliveries ${batch} of the session are missing`)
     return deliveries
   }
 
   /** Every spilled batch in storage, by session slot. */
   async function listSpilled(): Promise<Map<string, number[]>> {
     const bySlot = new Map<string, number[]>()
-    for (const key of await storage.getKeys(SPILL_PREFIX)) {
+    for (const key of await files.getKeys(SPILL_PREFIX)) {
       const [, keyId, sessionId, batch] = key.split(':')
       if (!keyId || !sessionId || !/^\d+$/.test(batch ?? '')) continue
       const slot = sessionSlotOf({ keyId, sessionId })
@@ -150,7 +152,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 
   /** Deletes a spilled batch once the document holds its deliveries again. */
   async function removeSpilled(principal: Principal, batch: number): Promise<void> {
-    await storage.removeItem(spillKey(principal.keyId, principal.sessionId, batch))
+    await files.removeItem(spillKey(principal.keyId, principal.sessionId, batch))
   }
 
   /**
@@ -221,7 +223,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const idempotency = first === -1 ? [] : first === 0 ? doc.idempotency : doc.idempotency.slice(first)
     const expired = doc.response_batches.filter((batch) => Date.parse(batch.newest_at) <= cutoff)
     for (const batch of expired) {
-      storage.removeItem(batchKey(principal.keyId, principal.sessionId, batch.id)).catch(() => {})
+      files.removeItem(batchKey(principal.keyId, principal.sessionId, batch.id)).catch(() => {})
     }
     const response_batches = expired.length ? doc.response_batches.filter((batch) => !expired.includes(batch)) : doc.response_batches
     return { ...doc, idempotency, response_batches }
@@ -234,12 +236,12 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   async function readStoredResponse(principal: Principal, record: IdempotencyRecord, book: LoanBook): Promise<string> {
     let answer = storedAnswerOf(record)
     if (answer === undefined) {
-      const bodies = await storage.getItem<Record<string, StoredAnswer>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
+      const bodies = await files.getItem<Record<string, StoredAnswer>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
       answer = bodies?.[record.key]
     }
     if (typeof answer === 'string') return answer
     if (Array.isArray(answer)) return joinAnswerParts(answer, book)
-    throw new Error(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
+    throw new StorageError(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
   }
 
   return { load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
@@ -254,7 +256,8 @@ export async function deleteSessionData(storage: Storage, apiKey: string, sessio
 }
 
 async function deleteStoredSession(storage: Storage, { keyId, sessionId }: Pick<Principal, 'keyId' | 'sessionId'>): Promise<void> {
-  const batches = [...await storage.getKeys(`idem:${keyId}:${sessionId}`), ...await storage.getKeys(`${SPILL_PREFIX}:${keyId}:${sessionId}`)]
-  await Promise.all(batches.map((key) => storage.removeItem(key)))
-  await storage.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
+  const files = guardStorage(storage)
+  const batches = [...await files.getKeys(`idem:${keyId}:${sessionId}`), ...await files.getKeys(`${SPILL_PREFIX}:${keyId}:${sessionId}`)]
+  await Promise.all(batches.map((key) => files.removeItem(key)))
+  await files.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
 }

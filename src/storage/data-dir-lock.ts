@@ -34,7 +34,12 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
         }
         if (code !== 'EEXIST') throw error
       }
-      const holder = parseOwner(await fsp.readFile(path, 'utf8').catch(() => null))
+      const text = await fsp.readFile(path, 'utf8').catch(() => null)
+      const holder = parseOwner(text)
+      // Locks are linked whole, so one that reads but names no server was damaged, not half written.
+      if (text !== null && !holder) {
+        throw new StorageError(`data dir ${dir} has a lock file that names no server (damaged): if no sandbox server runs on this dir, delete ${path}`)
+      }
       if (attempt < 20 && (!holder || isOwnerGone(holder))) {
         if (holder) await removeStaleLock(path, holder, owner)
         continue

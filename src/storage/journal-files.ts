@@ -38,7 +38,12 @@ export async function recoverJournals(base: string): Promise<number> {
   const orphaned = names.sort((a, b) => times.get(a)! - times.get(b)! || (a < b ? -1 : 1))
   const latest = new Map<string, string | null>()
   for (const name of orphaned) {
-    const { records } = decodeRecords(await fsp.readFile(join(base, name)))
+    const { records, damagedAt } = decodeRecords(await fsp.readFile(join(base, name)))
+    // Replaying the records before the damage and deleting the journal would lose the ones after
+    // it without a word: the journal is left as it is, for the user to decide.
+    if (damagedAt !== undefined) {
+      throw new Error(`${name} is damaged at byte ${damagedAt}, before its end, so the changes after that point cannot be read. Nothing was replayed and the journal is kept: restore it, or move it out of ${base} to start without the changes it holds`)
+    }
     for (const record of records) latest.set(record.key, record.value)
   }
   const writer = createCheckpointWriter()

@@ -24,8 +24,12 @@ export function encodeRecords(records: JournalRecord[]): Buffer {
   return Buffer.concat(parts)
 }
 
-/** Decodes every complete record; stops at the first torn or malformed one. */
-export function decodeRecords(buffer: Buffer): { records: JournalRecord[]; complete: boolean } {
+/**
+ * Decodes every complete record; stops at the first torn or malformed one. A torn tail (a write cut
+ * short: the last record runs past the end) is what a crash leaves; a malformed record with bytes
+ * after it is damage, and `damagedAt` gives its offset: the records after it cannot be found.
+ */
+export function decodeRecords(buffer: Buffer): { records: JournalRecord[]; complete: boolean; damagedAt?: number } {
   const records: JournalRecord[] = []
   let position = 0
   while (position < buffer.length) {
@@ -35,14 +39,15 @@ export function decodeRecords(buffer: Buffer): { records: JournalRecord[]; compl
     const space = header.lastIndexOf(' ')
     const key = header.slice(0, space)
     const length = Number(header.slice(space + 1))
-    if (space <= 0 || !Number.isInteger(length) || length < -1) return { records, complete: false }
+    if (space <= 0 || !/^(-1|\d+)$/.test(header.slice(space + 1))) return { records, complete: false, damagedAt: position }
     if (length === -1) {
       records.push({ key, value: null })
       position = lineEnd + 1
       continue
     }
     const valueEnd = lineEnd + 1 + length
-    if (valueEnd >= buffer.length || buffer[valueEnd] !== 0x0a) return { records, complete: false }
+    if (valueEnd >= buffer.length) return { records, complete: false }
+    if (buffer[valueEnd] !== 0x0a) return { records, complete: false, damagedAt: position }
     records.push({ key, value: buffer.toString('utf8', lineEnd + 1, valueEnd) })
     position = valueEnd + 1
   }

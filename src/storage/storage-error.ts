@@ -1,3 +1,5 @@
+import type { Storage } from 'unstorage'
+
 /**
  * The storage backend failed (disk full, permissions, a vanished directory, a broken driver).
  * The server answers it with 500 SANDBOX_API_KEY_DATABASE_REQUIRED; the CLI with exit 2.
@@ -14,4 +16,24 @@ export function toStorageError(error: unknown, action: string): StorageError {
   if (error instanceof StorageError) return error
   const reason = error instanceof Error ? error.message : String(error)
   return new StorageError(`storage failed to ${action}: ${reason}`, { cause: error })
+}
+
+/**
+ * The plain calls a store makes beside its documents (batch files, key listings), each failure a
+ * StorageError, so that the API answers it as it answers a failed document write.
+ */
+export function guardStorage(storage: Storage) {
+  const guard = async <T>(action: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call()
+    } catch (error) {
+      throw toStorageError(error, action)
+    }
+  }
+  return {
+    getItem: <T>(key: string) => guard(`read ${key}`, () => storage.getItem<T>(key)),
+    setItem: (key: string, value: unknown) => guard(`write ${key}`, () => storage.setItem(key, value as never)),
+    removeItem: (key: string) => guard(`remove ${key}`, () => storage.removeItem(key)),
+    getKeys: (base: string) => guard(`list ${base}`, () => storage.getKeys(base)),
+  }
 }

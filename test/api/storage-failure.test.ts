@@ -13,12 +13,12 @@ afterEach(async () => api?.sandbox.close())
 /** A memory driver whose writes can be made to fail, like a full or vanished disk. */
 function createFlakyStorage() {
   const memory = memoryDriver()
-  const state = { failWrites: false }
+  const state = { failWrites: false, failPrefix: '' }
   const flaky = defineDriver(() => ({
     ...memory,
     name: 'flaky-memory',
     setItem(key: string, value: string) {
-      if (state.failWrites) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+      if (state.failWrites && key.startsWith(state.failPrefix)) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
       return memory.setItem!(key, value, {})
     },
   }))
@@ -46,6 +46,16 @@ describe('storage failure', () => {
     expect(retried.status).toBe(200)
     expect(retried.body.idempotency_replayed).toBe(false)
     expect(retried.body.activeLoans).toHaveLength(2)
+  })
+
+  it('answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED when only the batch file of older stored answers cannot be written', async () => {
+    const { storage, state } = createFlakyStorage()
+    api = await createTestApi({ storage })
+    // Sixteen stored answers stay in the document; the seventeenth request moves them to a batch file.
+    for (let i = 0; i < 16; i++) expect((await api.post('/api/sandbox/partner', { name: `P${i}` })).status).toBe(200)
+    Object.assign(state, { failWrites: true, failPrefix: 'idem' })
+    const failed = await api.post('/api/sandbox/partner', { name: 'Seventeen' })
+    expect([failed.status, failed.body.error_code]).toEqual([500, 'SANDBOX_API_KEY_DATABASE_REQUIRED'])
   })
 
   it('answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED for a stored document that is not JSON, and reads one stored as bytes', async () => {

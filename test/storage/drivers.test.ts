@@ -261,6 +261,14 @@ describe('doc store failures', () => {
     }
   })
 
+  it('says a lock file that names no server is damaged, instead of blaming a server that does not run', async () => {
+    const dir = await tempDir()
+    for (const text of ['', 'not json', '{"pid":1}']) {
+      await writeFile(join(dir, 'server.lock'), text)
+      await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true }), text).rejects.toThrow(`data dir ${dir} has a lock file that names no server (damaged): if no sandbox server runs on this dir, delete ${join(dir, 'server.lock')}`)
+    }
+  })
+
   it('gives a dead server\'s data dir to one of two servers started over it at once', async () => {
     const dir = await tempDir()
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
@@ -388,6 +396,23 @@ describe('journaled fs storage', () => {
     expect(await storage.getItem('session:c:default')).toBeNull()
     expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
     await storage.dispose()
+  })
+
+  it('refuses to start over a journal damaged before its end, and keeps it, instead of dropping the changes after the damage', async () => {
+    const dir = await tempDir()
+    const bytes = encodeRecords([
+      { key: 'session:a:default', value: '{"v":1}' },
+      { key: 'session:b:default', value: '{"v":2}' },
+      { key: 'session:a:default', value: '{"v":3}' },
+    ])
+    const name = 'journal-4194305-000001.log'
+    // The second record's length field gets a stray character, as a bad sector or a bad edit would leave it.
+    const second = bytes.indexOf('session:b:default 7')
+    const damaged = Buffer.concat([bytes.subarray(0, second + 'session:b:default 7'.length), Buffer.from('x'), bytes.subarray(second + 'session:b:default 7'.length)])
+    await writeFile(join(dir, name), damaged)
+    await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`${name} is damaged at byte ${second}, before its end`)
+    expect(await readFile(join(dir, name))).toEqual(damaged)
+    expect((await readdir(dir)).filter((file) => file.startsWith('session'))).toEqual([])
   })
 
   it('holds new writes while the backlog not yet checkpointed is over its limit, and checkpoints it first', async () => {

@@ -18,7 +18,19 @@ describe('journal records', () => {
       const { records: decoded } = decodeRecords(bytes.subarray(0, cut))
       expect(decoded).toEqual(records.slice(0, decoded.length))
       expect(decoded.length).toBeLessThan(records.length)
+      // A crash's torn tail is not damage.
+      expect(decodeRecords(bytes.subarray(0, cut)).damagedAt).toBeUndefined()
     }
     expect(decodeRecords(bytes.subarray(0, 10)).complete).toBe(false)
+  })
+
+  it('tells damage before the end from a torn tail, with the offset of the first record it cannot read', () => {
+    const bytes = encodeRecords(records)
+    const second = bytes.indexOf('reqlog:')
+    const badHeader = Buffer.from(bytes.toString('latin1').replace('reqlog:000001-000001-3 0', 'reqlog:000001-000001-3 0x'), 'latin1')
+    expect(decodeRecords(badHeader)).toEqual({ records: records.slice(0, 1), complete: false, damagedAt: second })
+    // A length that no longer ends at the record's newline.
+    const badLength = Buffer.from(bytes.toString('latin1').replace('reqlog:000001-000001-3 0', 'reqlog:000001-000001-3 4'), 'latin1')
+    expect(decodeRecords(badLength)).toEqual({ records: records.slice(0, 1), complete: false, damagedAt: second })
   })
 })
