@@ -60,7 +60,7 @@ async function prepareDataDir(dataDir: string, create: boolean): Promise<string>
     await fsp.unlink(probe)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); pick another with --data-dir`, { cause: error })
+    throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); use another data dir (--data-dir)`, { cause: error })
   }
   return dir
 }

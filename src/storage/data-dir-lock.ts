@@ -45,7 +45,7 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
         continue
       }
       const who = holder ? `another sandbox server (${describeOwner(holder)})` : 'another sandbox server'
-      throw new StorageError(`data dir ${dir} is in use by ${who}; stop it, or give this one another --data-dir. If no server runs there, delete ${path}`)
+      throw new StorageError(`data dir ${dir} is in use by ${who}; stop it, or give this one another data dir (--data-dir). If no server runs there, delete ${path}`)
     }
   } catch (error) {
     markHeld(owner, false)

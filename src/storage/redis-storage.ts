@@ -26,7 +26,7 @@ function adviseOn(reason: string): string {
   if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
   if (/DB index is out of range/.test(reason)) return 'give a database number the server has (0-15 unless redis.conf sets `databases`)'
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
-  return 'start it, or pick another --storage (fs, memory)'
+  return 'start it, or use another storage (--storage fs or memory)'
 }
 
 /**

@@ -39,7 +39,7 @@ describe('sandbox serve on redis storage', () => {
     })
     const result = await runCli(['serve', '--port', '0', '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or pick another --storage (fs, memory)`)
+    expect(result.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or use another storage (--storage fs or memory)`)
     expect(result.stderr + result.stdout).not.toContain('s3cret')
     expect(result.stderr).not.toMatch(/\n\s+at /)
     const typo = await runCli(['serve', '--port', '0', '--storage', 'redis://127.0.0.1:6379/sessions'])

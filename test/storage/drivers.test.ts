@@ -190,7 +190,7 @@ describe('doc store failures', () => {
     expect(lock).toMatchObject({ pid: process.pid, host: hostname() })
     const refused = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true }).catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(StorageError)
-    expect((refused as Error).message).toBe(`data dir ${dir} is in use by another sandbox server (pid ${process.pid}, since ${lock.started_at}); stop it, or give this one another --data-dir. If no server runs there, delete ${join(dir, 'server.lock')}`)
+    expect((refused as Error).message).toBe(`data dir ${dir} is in use by another sandbox server (pid ${process.pid}, since ${lock.started_at}); stop it, or give this one another data dir (--data-dir). If no server runs there, delete ${join(dir, 'server.lock')}`)
     const tool = await createSandboxStorage({ kind: 'fs', dataDir: dir })
     await first.setItem('session:k:default', { v: 1 })
     await first.dispose()

@@ -33,7 +33,7 @@ describe('redis storage', () => {
     const started = Date.now()
     const error = await createSandboxStorage({ kind: 'redis', url: `redis://:s3cret@127.0.0.1:${port}/0` }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StorageError)
-    expect((error as Error).message).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or pick another --storage (fs, memory)`)
+    expect((error as Error).message).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or use another storage (--storage fs or memory)`)
     expect((error as Error).message).not.toContain('s3cret')
     expect(Date.now() - started).toBeLessThan(5_000)
   })
