@@ -56,13 +56,19 @@ function sumLengths(records: IdempotencyRecord[]): number {
   return total
 }
 
+/** Valid JSON of another shape (a file replaced by hand) would otherwise fail deep in the domain code. */
+function isSessionDoc(value: unknown): boolean {
+  const doc = value as Partial<SessionDoc> | null
+  return typeof doc === 'object' && doc !== null && typeof doc.book === 'object' && doc.book !== null && Array.isArray(doc.idempotency) && Array.isArray(doc.response_batches)
+}
+
 /**
  * Loads and saves session documents. Saving prunes idempotency records past retention and moves
  * older stored responses into batch files, so the document a request rewrites stays small
  * however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
-  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc })
+  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc, isDocument: isSessionDoc })
   const files = guardStorage(storage)
 
   function createSessionDoc(now: string): SessionDoc {

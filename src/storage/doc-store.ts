@@ -48,7 +48,13 @@ function parseDocument(value: unknown): object | undefined {
  * object to change one and must not mutate what `read` returns, which lets cached reads skip
  * cloning on the hot path.
  */
-export function createDocStore<T extends object>(storage: Storage, options: { prefix: string; cacheSize?: number; stringify?: (doc: T) => string }): DocStore<T> {
+export function createDocStore<T extends object>(storage: Storage, options: {
+  prefix: string
+  cacheSize?: number
+  stringify?: (doc: T) => string
+  /** Whether a parsed value has the document's shape; one that has not is damage, like bad JSON. */
+  isDocument?: (value: unknown) => boolean
+}): DocStore<T> {
   const cacheSize = options.cacheSize ?? 1000
   const cache = new Map<string, T>()
   // Staged documents live apart from the LRU so that eviction never has to step over them.
@@ -94,6 +100,7 @@ export function createDocStore<T extends object>(storage: Storage, options: { pr
       if (value === null || value === undefined) return null
       const doc = parseDocument(value)
       if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
+      if (options.isDocument && !options.isDocument(doc)) throw new StorageError(`stored document ${keyOf(id)} is not a ${options.prefix} document`)
       remember(id, doc as T)
       return doc as T
     },

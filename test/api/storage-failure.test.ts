@@ -71,6 +71,12 @@ describe('storage failure', () => {
       const broken = await api.get('/api/sandbox/loans', writer.key)
       expect(broken.status).toBe(500)
       expect(broken.body.error_code).toBe('SANDBOX_API_KEY_DATABASE_REQUIRED')
+      // JSON, but not a session (a file replaced by hand): the same, not a crash in the domain code.
+      for (const other of ['{"version":1}', '[]', '"text"']) {
+        await storage.setItemRaw(docKey!, other)
+        const wrong = await api.get('/api/sandbox/loans', writer.key)
+        expect([other, wrong.status, wrong.body.error_code]).toEqual([other, 500, 'SANDBOX_API_KEY_DATABASE_REQUIRED'])
+      }
 
       await storage.setItemRaw(docKey!, new TextEncoder().encode(text!))
       const read = await api.get('/api/sandbox/loans', writer.key)
