@@ -6,7 +6,7 @@ import { createEvent } from './events.js'
 import { readTransfer, requireConfirmations, stepOutOfOrder } from './flow-guards.js'
 import { closeLoan, payInterest, repayPrincipal } from './loan-changes.js'
 import { nextRepaymentAction, requireActiveLoan } from './loan-guards.js'
-import { startPayment } from './repayment-start.js'
+import { resolveRepaymentKind, startPayment } from './repayment-start.js'
 import type { DomainContext, DomainResult, Loan, LoanBook, RepaymentOperation, RepaymentStatus } from './types.js'
 
 /**
@@ -19,8 +19,9 @@ export function applyRepaymentStep(book: LoanBook, loanId: string, input: Repaym
     throw new SandboxError('INVALID_REQUEST', 'operation_id is required after start_payment.', { field: 'operation_id', issue: 'is required' })
   }
   const transfer = input.action === 'confirm_usdt' ? readTransfer(input) : undefined
+  const kind = input.action === 'start_payment' ? resolveRepaymentKind(input) : undefined
   const loan = requireActiveLoan(book, loanId)
-  if (input.action === 'start_payment') return startPayment(book, loan, input, ctx)
+  if (input.action === 'start_payment') return startPayment(book, loan, input, kind!, ctx)
   const op = requireOperation(book, loan, input.operation_id!)
   switch (input.action) {
     case 'confirm_usdt': {

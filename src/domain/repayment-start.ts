@@ -23,6 +23,7 @@ export function resolveRepaymentKind(input: RepaymentFlowInput): RepaymentKind {
     throw invalidRepayment('full_repayment', 'must not be false when repayment_kind is full_principal')
   }
   if (kind === undefined) throw invalidRepayment('repayment_kind', 'is required (or send full_repayment: true)', { allowed: [...repaymentKinds] })
+  if (kind === 'partial_principal' && input.amount === undefined) throw invalidRepayment('amount', 'is required for partial_principal')
   return kind
 }
 
@@ -43,9 +44,11 @@ export function resolveRepaymentAmount(kind: RepaymentKind, loan: Loan, amount: 
   return due
 }
 
-/** Repayment step 1: opens an operation with its wallets; the loan is locked until it finishes. */
-export function startPayment(book: LoanBook, loan: Loan, input: RepaymentFlowInput, ctx: DomainContext): DomainResult {
-  const kind = resolveRepaymentKind(input)
+/**
+ * Repayment step 1 (`kind` from resolveRepaymentKind): opens an operation with its wallets; the
+ * loan is locked until it finishes.
+ */
+export function startPayment(book: LoanBook, loan: Loan, input: RepaymentFlowInput, kind: RepaymentKind, ctx: DomainContext): DomainResult {
   assertNoOpenOperation(book, loan.id, 'start_payment')
   const amount = resolveRepaymentAmount(kind, loan, input.amount)
   assertWalletHolds(book.wallet, 'USDT', amount)

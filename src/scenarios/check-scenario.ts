@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { findReferences } from './interpolate.js'
+import { findReferences, isWholeReference } from './interpolate.js'
 import { parsePath } from './json-path.js'
 import { findMatcherProblems, isMatcher } from './match-value.js'
 import type { ScenarioFile } from './scenario-schema.js'
@@ -31,12 +31,13 @@ function visitMatchers(value: unknown, path: Path, onMatcher: (matcher: Record<s
   }
 }
 
-/** A body path as the runner will read it; variables stand for one plain segment here. */
+/** A body path as the runner will read it; a variable stands for a segment, index or filter value here. */
 function checkBodyPath(text: string, path: Path, report: Report): void {
+  const sample = text.replace(/\{\{[^}]*\}\}/g, '0')
   try {
-    parsePath(text.replace(/\{\{[^}]*\}\}/g, 'x'))
+    parsePath(sample)
   } catch (error) {
-    report(path, (error as Error).message)
+    report(path, sample === text ? (error as Error).message : `cannot read the path "${text}"`)
   }
 }
 
@@ -64,7 +65,7 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
       for (const [key, value] of Object.entries(expect?.[part] ?? {})) {
         if (part === 'body') checkBodyPath(key, at('expect', part, key), report)
         visitMatchers(value, at('expect', part, key), (matcher, path) => {
-          for (const problem of findMatcherProblems(matcher)) report(path, problem)
+          for (const problem of findMatcherProblems(matcher, isWholeReference)) report(path, problem)
         })
       }
     }

@@ -1,6 +1,6 @@
 export { runScenarios, type RunScenariosOptions } from './run-scenarios.js'
 export { runScenario, type ScenarioContext } from './run-scenario.js'
-export { loadScenarios, loadScenarioFile, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR, type ScenarioProblem } from './load-scenarios.js'
+export { isScenarioFilePath, loadScenarios, loadScenarioFile, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR, type ScenarioProblem } from './load-scenarios.js'
 export { selectScenarios, UnknownScenarioError } from './select-scenarios.js'
 export { formatJunitReport, describeScenarioFailure, formatStepLine } from './junit-report.js'
 export { scenarioSchema, type Scenario, type ScenarioFile, type ScenarioStep } from './scenario-schema.js'

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
 
 const WHOLE = /^\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}$/
+
+/** Whether a value is only a `{{name}}` reference, which stands for the variable's own value and type. */
+export const isWholeReference = (value: unknown): boolean => typeof value === 'string' && WHOLE.test(value)
 const ANYWHERE = /\{\{\s*([$A-Za-z_][\w.]*)\s*\}\}/g
 
 /** The variable names a text refers to, in order (for checking files before a run). */

@@ -13,9 +13,10 @@ export function parsePath(path: string): Segment[] {
   const segments: Segment[] = []
   let end = 0
   for (const match of path.matchAll(SEGMENT)) {
-    // Segments follow each other directly, or after one dot before a key: anything else is a typo.
+    // A key follows a dot (or starts the path); a bracket may follow one: anything else is a typo.
     const gap = path.slice(end, match.index)
-    if (gap !== '' && !(gap === '.' && end > 0 && match[1] !== undefined)) throw new Error(`cannot read the path "${path}" at "${path.slice(end)}"`)
+    const joined = end === 0 ? gap === '' : match[1] === undefined ? gap === '' || gap === '.' : gap === '.'
+    if (!joined) throw new Error(`cannot read the path "${path}" at "${path.slice(end)}"`)
     end = match.index + match[0].length
     const key = match[1] ?? match[2]
     if (key !== undefined) segments.push({ key })

@@ -6,7 +6,6 @@ import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 /** Where the scenarios shipped with the package live. */
 export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios', import.meta.url))
 
-
 /** One mistake in a scenario file, located by file, step and field. */
 export interface ScenarioProblem {
   file: string
@@ -83,6 +82,10 @@ export function parseScenario(file: string, text: string): Scenario {
 
 /** Scenario files are JSON; a YAML one beside them would otherwise be skipped without a word. */
 const YAML_FILE = /\.ya?ml$/i
+const YAML_REFUSED = 'scenario files are JSON (.json); YAML is not read'
+
+/** Whether a `sandbox run` argument names a scenario file (rather than a scenario id). */
+export const isScenarioFilePath = (arg: string): boolean => /\.json$/i.test(arg) || YAML_FILE.test(arg)
 
 /**
  * Loads every `*.json` scenario of a directory (not those whose name starts with `_`), in id
@@ -93,7 +96,7 @@ export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promis
   const names = all.filter((name) => name.toLowerCase().endsWith('.json') && !name.startsWith('_')).sort()
   const scenarios: Scenario[] = []
   const problems: ScenarioProblem[] = all.filter((name) => YAML_FILE.test(name) && !name.startsWith('_'))
-    .map((name) => ({ file: join(dir, name), message: 'scenario files are JSON (.json); YAML is not read' }))
+    .map((name) => ({ file: join(dir, name), message: YAML_REFUSED }))
   for (const name of names) {
     const file = join(dir, name)
     try {
@@ -109,6 +112,6 @@ export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promis
 
 /** Loads a scenario given as a file path. */
 export async function loadScenarioFile(path: string): Promise<Scenario> {
-  if (YAML_FILE.test(path)) throw new ScenarioFileError([{ file: path, message: 'scenario files are JSON (.json); YAML is not read' }])
+  if (YAML_FILE.test(path)) throw new ScenarioFileError([{ file: path, message: YAML_REFUSED }])
   return parseScenario(path, await readFile(resolve(path), 'utf8'))
 }

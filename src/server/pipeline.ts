@@ -103,7 +103,7 @@ export function renderError(error: unknown, services: SandboxServices): RouteAns
   if (error instanceof StorageError) {
     services.logError(error)
     // A write that timed out may still land (a paused redis catches up): say what is known.
-    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage could not be read or written, so the change is not confirmed (it was applied whole or not at all). Retry with the same Idempotency-Key: it is applied at most once.')
+    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage could not be read or written. A change this request asked for is not confirmed (it was applied whole or not at all): retry with the same Idempotency-Key, which applies it at most once.')
     return { status: database.status, body: database.toBody(), errorCode: database.code }
   }
   services.logError(error)

@@ -24,6 +24,11 @@ export function encodeRecords(records: JournalRecord[]): Buffer {
   return Buffer.concat(parts)
 }
 
+function isZeros(buffer: Buffer, from: number): boolean {
+  for (let i = from; i < buffer.length; i++) if (buffer[i] !== 0) return false
+  return true
+}
+
 /**
  * Decodes every complete record; stops at the first torn or malformed one. A torn tail (a write cut
  * short: the last record runs past the end) is what a crash leaves; a malformed record with bytes
@@ -47,7 +52,9 @@ export function decodeRecords(buffer: Buffer): { records: JournalRecord[]; compl
     }
     const valueEnd = lineEnd + 1 + length
     if (valueEnd >= buffer.length) return { records, complete: false }
-    if (buffer[valueEnd] !== 0x0a) return { records, complete: false, damagedAt: position }
+    // Zeros to the end are a torn tail too: after a power cut some filesystems keep a file's new
+    // size but not the data written into it.
+    if (buffer[valueEnd] !== 0x0a) return { records, complete: false, ...(isZeros(buffer, valueEnd) ? {} : { damagedAt: position }) }
     records.push({ key, value: buffer.toString('utf8', lineEnd + 1, valueEnd) })
     position = valueEnd + 1
   }

@@ -129,6 +129,11 @@ describe('POST /api/sandbox/loans/{id}/repayment-flow', () => {
     const missing = await api.post('/api/sandbox/loans/loan_nope/repayment-flow', { action: 'start_payment', repayment_kind: 'interest' })
     expect(missing.status).toBe(404)
     expect(missing.body.error_code).toBe('LOAN_NOT_FOUND')
+    // The body's own mistakes come before the loan is looked up (a 400 is not stored; a 404 is).
+    for (const body of [{ action: 'start_payment' }, { action: 'start_payment', repayment_kind: 'partial_principal' }, { action: 'start_payment', repayment_kind: 'interest', full_repayment: true }]) {
+      const unknownLoan = await api.post('/api/sandbox/loans/loan_nope/repayment-flow', body)
+      expect([JSON.stringify(body), unknownLoan.status, unknownLoan.body.error_code]).toEqual([JSON.stringify(body), 400, 'INVALID_AMOUNT'])
+    }
     const noOperation = await api.post(path, { action: 'confirm_usdt', ...usdt })
     expect(noOperation.status).toBe(400)
   })

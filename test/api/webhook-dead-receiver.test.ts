@@ -20,7 +20,6 @@ afterEach(async () => {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-
 interface DeliveryView {
   id: string
   event_id: string
@@ -119,6 +118,23 @@ describe('webhook delivery to a receiver that refuses connections', () => {
     const [docKey] = await api.sandbox.storage.getKeys('session')
     const stored = await api.sandbox.storage.getItem<{ webhook: { deliveries: DeliveryView[] } }>(docKey!)
     expect(stored!.webhook.deliveries[0]).toMatchObject({ id: failed!.id, status: 'failed', attempts: 3, last_error: failed!.last_error })
+  })
+
+  it('keeps counting the attempts the log showed when the retry endpoint puts the delivery back', async () => {
+    const port = await findClosedPort()
+    api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [20, 20, 60_000, 60_000] })
+    await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+    await api.post('/api/sandbox/webhooks/test')
+    // The two refused retries after the first attempt are held in memory by the parked head.
+    const [waiting] = await waitForLog(api, (log) => log[0]!.attempts === 3)
+    expect(waiting).toMatchObject({ status: 'retrying', attempts: 3 })
+    const retried = await api.post('/api/sandbox/webhooks/retry', { delivery_id: waiting!.id })
+    expect(retried.body.deliveries[0]).toMatchObject({ id: waiting!.id, status: 'pending', attempts: 3 })
+    // Refused again on a fresh schedule: two short waits, then the long one (without the restart,
+    // the fourth attempt would already wait the schedule's last 60 s).
+    const [again] = await waitForLog(api, (log) => log[0]!.attempts === 6)
+    expect(again).toMatchObject({ status: 'retrying', attempts: 6 })
+    expect(Date.parse(again!.next_attempt_at!) - Date.parse(again!.updated_at)).toBeGreaterThanOrEqual(59_000)
   })
 
   it('keeps every attempt the log showed across a graceful restart', async () => {

@@ -90,6 +90,10 @@ describe('sandbox run', () => {
     await server.stop()
     const live = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'sk_live_0123456789abcdef'])
     expect(live).toMatchObject({ code: 2, stderr: 'sandbox: --api-key must be a sandbox key (sk_sandbox_...), got "sk_live_0123..."\n' })
+    const fromEnv = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`], { env: { SANDBOX_API_KEY: 'pk_test_1' } })
+    expect(fromEnv).toMatchObject({ code: 2, stderr: 'sandbox: SANDBOX_API_KEY must be a sandbox key (sk_sandbox_...), got "pk_test_1"\n' })
+    // An empty variable is no key: each scenario gets a fresh one (in-process server here).
+    expect((await runCli(['run', 'loan-flow'], { env: { SANDBOX_API_KEY: '' } })).code).toBe(0)
     const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
     expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and s, m, h, d or w (e.g. 30s or 30d)\n' })
   })

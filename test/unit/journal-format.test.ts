@@ -33,4 +33,16 @@ describe('journal records', () => {
     const badLength = Buffer.from(bytes.toString('latin1').replace('reqlog:000001-000001-3 0', 'reqlog:000001-000001-3 4'), 'latin1')
     expect(decodeRecords(badLength)).toEqual({ records: records.slice(0, 1), complete: false, damagedAt: second })
   })
+
+  it('reads zeros where the last write should be as a torn tail, as a power cut can leave it', () => {
+    const bytes = encodeRecords(records)
+    const value = Buffer.from('{"v":1}')
+    const record = Buffer.concat([Buffer.from(`session:z:default ${value.length}\n`), value, Buffer.from('\n')])
+    for (const zeroFrom of [record.length - 4, record.length - 1, 'session:z:default 7\n'.length]) {
+      const tail = Buffer.concat([bytes, record])
+      tail.fill(0, bytes.length + zeroFrom)
+      const { records: decoded, damagedAt } = decodeRecords(tail)
+      expect([zeroFrom, decoded, damagedAt]).toEqual([zeroFrom, records, undefined])
+    }
+  })
 })

@@ -122,6 +122,17 @@ describe('scenario files', () => {
     ].sort())
   })
 
+  it('leaves operands and indexes that come from variables to the run, where their values are known', () => {
+    const text = JSON.stringify({
+      ...valid,
+      steps: [
+        { request: { method: 'GET', path: '/api/sandbox/config' }, capture: { max: 'limits.loan_amount.max', i: 'limits.loan_amount.min' } },
+        { request: { method: 'GET', path: '/api/sandbox/config' }, expect: { body: { 'limits.loan_amount.min': { $lt: '{{max}}' }, 'currencies[{{i}}]': { $exists: false } } } },
+      ],
+    })
+    expect(parseScenario('dir/vars.json', text).steps).toHaveLength(2)
+  })
+
   it('accepts a minimal scenario and names it after its file', () => {
     expect(parseScenario('dir/my-check.json', JSON.stringify(valid))).toMatchObject({ id: 'my-check', tags: [] })
   })

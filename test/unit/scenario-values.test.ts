@@ -63,6 +63,8 @@ describe('scenario matchers', () => {
     expect(matchValue('c', { $ne: 'c' })).not.toBeNull()
     // A missing value fails $ne too: a typo in the path must not pass.
     expect(matchValue(undefined, { $ne: 0 })).toBe('expected $ne 0, got (missing)')
+    // An operand that came from a variable is checked when it is known.
+    expect(matchValue(5, { $gt: 'x' })).toBe('$gt needs a number, got "x"')
   })
 
   it('checks status, error_code, body and headers and expects 2xx by default', () => {

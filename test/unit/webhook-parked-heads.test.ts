@@ -121,8 +121,8 @@ describe('createParkedHeads', () => {
     const down = setup(REFUSED)
     // Three attempts made: the fourth is the last of a three-delay schedule, so the worker makes it
     // (and writes the failure). After two, the third is only counted.
-    // Five attempts, the last four after the retry endpoint restarted the schedule: the sixth is
-    // the second of the fresh schedule, so it is only counted too.
+    // Five attempts, four before the retry endpoint restarted the schedule and one after: the sixth
+    // is the second of the fresh schedule, so it is only counted too.
     down.parked.park([
       { ...parkedHead(queued(), 'k3:s'), baseAttempts: 3, next: NOW + 100 },
       { ...parkedHead(queued(), 'k2:s'), baseAttempts: 2, next: NOW + 100 },

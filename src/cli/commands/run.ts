@@ -21,7 +21,7 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
   try {
     const all = await lib.loadScenarios(flags.dir ?? lib.SHIPPED_SCENARIOS_DIR)
     if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], flags.tag) }
-    const isFile = (arg: string) => /\.(json|ya?ml)$/i.test(arg)
+    const isFile = lib.isScenarioFilePath
     // Named scenarios (ids from the directory, or files anywhere), in the order given.
     const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
     const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
@@ -68,11 +68,13 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
 
   const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
   if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
-  const apiKey = flags.apiKey ?? process.env.SANDBOX_API_KEY
+  // An empty variable (a CI secret that is not set) means none, as with SANDBOX_WEBHOOK_SECRET.
+  const apiKey = flags.apiKey ?? (process.env.SANDBOX_API_KEY || undefined)
   // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
   // not be sent to scenarios that open loans.
   if (apiKey !== undefined && !apiKey.startsWith('sk_sandbox_')) {
-    throw new CliError(`--api-key must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"`)
+    const source = flags.apiKey === undefined ? 'SANDBOX_API_KEY' : '--api-key'
+    throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"`)
   }
   let waitForServerMs: number | undefined
   if (flags.wait !== undefined) {

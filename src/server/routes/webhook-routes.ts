@@ -98,7 +98,8 @@ async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContex
   if (missing.length > 0) {
     throw new SandboxError('WEBHOOK_DELIVERY_NOT_FOUND', `No retryable delivery ${missing.join(', ')} (unknown, or already delivered).`, { delivery_ids: missing })
   }
-  const webhook = requeueDeliveries(doc.webhook, chosen, new Date().toISOString())
+  // From the log as GET shows it: the refused attempts parked heads hold count too.
+  const webhook = requeueDeliveries(ctx.services.dispatcher.overlay(sessionSlotOf(ctx.principal), doc.webhook), chosen, new Date().toISOString())
   return { doc: { ...doc, webhook }, body: { retried: chosen, ...answer(webhook, ctx) } }
 }
 
