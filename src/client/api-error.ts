@@ -1,10 +1,18 @@
+import type { ErrorCode } from '../errors/codes.js'
+
 /** A non-2xx answer of the sandbox API, as a typed error. */
 export class SandboxApiError extends Error {
   override name = 'SandboxApiError'
+  /** The answer's `details` (e.g. `reason` of a 409 FLOW_CONFLICT, `field` of a 400), if any. */
+  readonly details: Record<string, unknown> | undefined
+  /** True when the answer is the one stored under this Idempotency-Key, replayed (a stored 404 or 409). */
+  readonly idempotencyReplayed: boolean
+  /** The answer's `error_code` (spec part 7), or null when the body carried none (not our API, or no body). */
+  readonly errorCode: ErrorCode | null
+
   constructor(
     readonly status: number,
-    /** The answer's `error_code`, or null when the body carried none (not our API, or no body). */
-    readonly errorCode: string | null,
+    errorCode: string | null,
     /** The answer's request id (body `request_id`, else the `x-request-id` header). */
     readonly requestId: string | null,
     /** The parsed body, or the raw text when it was not JSON. */
@@ -13,9 +21,12 @@ export class SandboxApiError extends Error {
     path: string,
   ) {
     // decisions.md "Envelope": errors carry their text in `error`.
-    const text = body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined
-    const message = typeof text === 'string' ? text : ''
+    const record = body && typeof body === 'object' ? (body as { error?: unknown; details?: unknown; idempotency_replayed?: unknown }) : {}
+    const message = typeof record.error === 'string' ? record.error : ''
     super(`${method} ${path} answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}`)
+    this.errorCode = errorCode as ErrorCode | null
+    this.details = record.details && typeof record.details === 'object' ? (record.details as Record<string, unknown>) : undefined
+    this.idempotencyReplayed = record.idempotency_replayed === true
   }
 }
 

@@ -6,7 +6,11 @@ import type { loanActionSchema } from '../schemas/loan-action.js'
 import type { loanFlowSchema } from '../schemas/loan-flow.js'
 import type { partnerProfileSchema } from '../schemas/partner.js'
 import type { repaymentFlowSchema } from '../schemas/repayment-flow.js'
-import type { webhookEndpointSchema, webhookRetrySchema } from '../schemas/webhooks.js'
+import type { webhookRetrySchema } from '../schemas/webhooks.js'
+import type { partnerViewSchema } from '../schemas/responses/partner-view.js'
+import type { webhookRetryAnswerSchema, webhookTestAnswerSchema } from '../schemas/responses/answers.js'
+import type { webhookStateViewSchema } from '../schemas/responses/webhook-views.js'
+import type { EventType } from '../domain/types.js'
 import { SandboxApiError } from './api-error.js'
 import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
 
@@ -18,9 +22,28 @@ export interface Envelope {
 /** A loan-changing POST's answer: the loan state plus whether it was a stored replay. */
 export type LoanAnswer = Envelope & LoanStateView & { idempotency_replayed: boolean }
 
+/** The partner profile, links, levels and rewards (GET /partner, and the `partner` block of GET /state). */
+export type PartnerView = z.infer<typeof partnerViewSchema>
+/** GET /state: the loan state and the partner block. */
+export type StateAnswer = Envelope & { loans: LoanStateView; partner: PartnerView }
+/** GET /partner. */
+export type PartnerAnswer = Envelope & PartnerView
+/** POST /partner. */
+export type PartnerWriteAnswer = PartnerAnswer & { idempotency_replayed: boolean }
+/** The endpoint (null before one is registered) and the delivery log. */
+export type WebhookStateView = z.infer<typeof webhookStateViewSchema>
+/** GET and DELETE /webhooks. */
+export type WebhookAnswer = Envelope & WebhookStateView
+/** POST /webhooks: `endpoint.signingSecret` is there only on first create and with `rotate_secret: true`. */
+export type WebhookWriteAnswer = WebhookAnswer & { idempotency_replayed: boolean }
+/** POST /webhooks/test. */
+export type WebhookTestAnswer = z.infer<typeof webhookTestAnswerSchema>
+/** POST /webhooks/retry. */
+export type WebhookRetryAnswer = z.infer<typeof webhookRetryAnswerSchema>
+
 /** Options of one POST. */
 export interface PostOptions {
-  idempotencyKey?: string
+  idempotencyKey?: string | undefined
 }
 
 /** Settings of a client; `baseUrl` is the server root, e.g. http://127.0.0.1:4010. */
@@ -37,12 +60,19 @@ export type LoanFlowInput = z.input<typeof loanFlowSchema>
 export type PartnerProfileInput = z.input<typeof partnerProfileSchema>
 /** Body of POST /loans/{id}/repayment-flow. */
 export type RepaymentFlowInput = z.input<typeof repaymentFlowSchema>
-/** Body of POST /webhooks. */
-export type WebhookEndpointInput = z.input<typeof webhookEndpointSchema>
+/**
+ * Body of POST /webhooks. Written out rather than inferred: the server's schema takes any value
+ * for these fields, so that their mistakes get the spec's own error codes.
+ */
+export interface WebhookEndpointInput {
+  url: string
+  /** Event types to receive; omitted means all. */
+  events?: EventType[] | undefined
+  /** true: issue a new signing secret and return it once. */
+  rotate_secret?: boolean | undefined
+}
 /** Body of POST /webhooks/retry. */
 export type WebhookRetryInput = z.input<typeof webhookRetrySchema>
-
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * A typed client of the whole `/api/sandbox` API. Every method resolves with the parsed answer on
@@ -65,19 +95,19 @@ export function createSandboxClient(options: SandboxClientOptions) {
     /** Sends any request and returns the answer whatever its status (for tools and tests). */
     request: (request: ClientRequest): Promise<ClientAnswer> => sendRequest(options, request),
     getConfig: () => call<Envelope & SandboxConfig>({ method: 'GET', path: '/api/sandbox/config' }),
-    getState: () => call<Envelope & { loans: LoanStateView; partner: Json }>({ method: 'GET', path: '/api/sandbox/state' }),
+    getState: () => call<StateAnswer>({ method: 'GET', path: '/api/sandbox/state' }),
     listLoans: () => call<Envelope & LoanStateView>({ method: 'GET', path: '/api/sandbox/loans' }),
     createLoan: (body: CreateLoanInput, o?: PostOptions) => post<LoanAnswer>('/api/sandbox/loans', body, o),
     loanFlow: (body: LoanFlowInput, o?: PostOptions) => post<LoanAnswer>('/api/sandbox/loans/flow', body, o),
     loanAction: (loanId: string, body: LoanActionInput, o?: PostOptions) => post<LoanAnswer>(loanPath(loanId, 'action'), body, o),
     repaymentFlow: (loanId: string, body: RepaymentFlowInput, o?: PostOptions) => post<LoanAnswer>(loanPath(loanId, 'repayment-flow'), body, o),
-    getPartner: () => call<Envelope & Json>({ method: 'GET', path: '/api/sandbox/partner' }),
-    updatePartner: (body: PartnerProfileInput, o?: PostOptions) => post<Envelope & Json>('/api/sandbox/partner', body, o),
-    getWebhook: () => call<Envelope & Json>({ method: 'GET', path: '/api/sandbox/webhooks' }),
-    setWebhook: (body: WebhookEndpointInput, o?: PostOptions) => post<Envelope & Json>('/api/sandbox/webhooks', body, o),
-    deleteWebhook: () => call<Envelope & Json>({ method: 'DELETE', path: '/api/sandbox/webhooks' }),
-    testWebhook: (o?: PostOptions) => post<Envelope & Json>('/api/sandbox/webhooks/test', {}, o),
-    retryWebhooks: (body: WebhookRetryInput, o?: PostOptions) => post<Envelope & Json>('/api/sandbox/webhooks/retry', body, o),
+    getPartner: () => call<PartnerAnswer>({ method: 'GET', path: '/api/sandbox/partner' }),
+    updatePartner: (body: PartnerProfileInput, o?: PostOptions) => post<PartnerWriteAnswer>('/api/sandbox/partner', body, o),
+    getWebhook: () => call<WebhookAnswer>({ method: 'GET', path: '/api/sandbox/webhooks' }),
+    setWebhook: (body: WebhookEndpointInput, o?: PostOptions) => post<WebhookWriteAnswer>('/api/sandbox/webhooks', body, o),
+    deleteWebhook: () => call<WebhookAnswer>({ method: 'DELETE', path: '/api/sandbox/webhooks' }),
+    testWebhook: (o?: PostOptions) => post<WebhookTestAnswer>('/api/sandbox/webhooks/test', {}, o),
+    retryWebhooks: (body: WebhookRetryInput, o?: PostOptions) => post<WebhookRetryAnswer>('/api/sandbox/webhooks/retry', body, o),
   }
 }
 

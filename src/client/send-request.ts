@@ -32,17 +32,21 @@ export interface ClientAnswer {
 /** Transport settings shared by every request of a client. */
 export interface TransportOptions {
   baseUrl: string
-  apiKey?: string | null
-  /** Retries after a network error or a 429, with the same key and body. Default 3. */
-  retries?: number
+  // `| undefined` throughout: `apiKey: process.env.X` must type-check under exactOptionalPropertyTypes.
+  apiKey?: string | null | undefined
+  /**
+   * Retries after a network error or a 429, with the same key and body; and after a network error,
+   * of a 409 IDEMPOTENCY_KEY_IN_PROGRESS (the lost attempt is still running). Default 3.
+   */
+  retries?: number | undefined
   /** Per attempt. Default 30 s. */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
   /** Upper bound of one Retry-After wait, so a hostile header cannot park CI. Default 30 s. */
-  maxRetryAfterMs?: number
+  maxRetryAfterMs?: number | undefined
   /** Called after every attempt, e.g. to log or to check answers against a contract. */
-  onAttempt?: (request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void
-  /** Called before each wait for a retry: after a 429 (its Retry-After) or a network error. */
-  onRetryWait?: (wait: { reason: 'rate_limited' | 'network_error'; ms: number; attempt: number; request: ClientRequest }) => void
+  onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void) | undefined
+  /** Called before each wait for a retry: after a 429 (its Retry-After), a network error, or the lost attempt still in progress. */
+  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'in_progress'; ms: number; attempt: number; request: ClientRequest }) => void) | undefined
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -105,13 +109,16 @@ export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiK
 
 /**
  * Sends one request and returns its answer whatever the status. Network errors and 429 are retried
- * with the same Idempotency-Key and body (the spec's retry rule), 429 after its Retry-After.
+ * with the same Idempotency-Key and body (the spec's retry rule), 429 after its Retry-After. After
+ * a network error, a 409 IDEMPOTENCY_KEY_IN_PROGRESS is the lost attempt still running on the
+ * server: it is retried too, as the spec says ("retry later with the same key and body").
  */
 export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
   const retries = options.retries ?? 3
   const { url, headers, text, idempotencyKey } = prepareRequest(options, request)
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
+  let lostAnswer = false
   for (let attempt = 1; ; attempt++) {
     let answer: ClientAnswer
     try {
@@ -128,12 +135,19 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
     } catch (error) {
       options.onAttempt?.(sent, error as Error)
       if (attempt > retries) throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error })
+      lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
       options.onRetryWait?.({ reason: 'network_error', ms, attempt, request })
       await sleep(ms)
       continue
     }
     options.onAttempt?.(sent, answer)
+    if (lostAnswer && answer.errorCode === 'IDEMPOTENCY_KEY_IN_PROGRESS' && attempt <= retries) {
+      const ms = Math.min(250 * 2 ** (attempt - 1), 2000)
+      options.onRetryWait?.({ reason: 'in_progress', ms, attempt, request })
+      await sleep(ms)
+      continue
+    }
     if (answer.status !== 429 || attempt > retries) return answer
     const ms = parseRetryAfter(answer.headers.get('retry-after'), options.maxRetryAfterMs ?? 30_000)
     options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, request })

@@ -144,7 +144,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
           { 'retry-after': String(decision.resetSeconds) })
       }
     }
-    answer = await runRoute(event, spec, { requestId, principal, params: event.context.params ?? {}, services })
+    answer = await runRoute(event, spec, { requestId, principal, params: decodeParams(event.context.params), services })
   } catch (error) {
     answer = renderError(error, services)
   }
@@ -168,6 +168,17 @@ export function answerWithoutRoute(event: H3Event, error: ApiError, services: Sa
 
 /** A key the request presented that the sandbox knows (auth.identifyKnownKey). */
 type KnownKey = Pick<Principal, 'apiKey' | 'keyId'>
+
+/** Path parameters as sent before encoding (the router gives them encoded: `loan%20x`). */
+function decodeParams(params: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(params ?? {}).map(([name, value]) => {
+    try {
+      return [name, decodeURIComponent(value)]
+    } catch {
+      return [name, value]
+    }
+  }))
+}
 
 function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return { 'ratelimit-limit': String(decision.limit), 'ratelimit-remaining': String(decision.remaining), 'ratelimit-reset': String(decision.resetSeconds) }

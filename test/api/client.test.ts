@@ -62,8 +62,26 @@ describe('createSandboxClient against the sandbox', () => {
     expect(error).toBeInstanceOf(SandboxApiError)
     expect(error).toMatchObject({ status: 409, errorCode: 'FLOW_CONFLICT', requestId: expect.stringMatching(/^req_/) })
     expect((error as Error).message).toMatch(/^POST \/api\/sandbox\/loans\/flow answered 409 FLOW_CONFLICT: /)
+    // details and the replay flag are fields, as a partner branches on them (README: recovery after a 409).
+    expect(error).toMatchObject({ details: { reason: 'STEP_OUT_OF_ORDER' }, idempotencyReplayed: false })
     const unauthenticated = createSandboxClient({ baseUrl: await startSandboxUrl() })
     await expect(unauthenticated.getState()).rejects.toMatchObject({ status: 401, errorCode: 'SANDBOX_API_KEY_REQUIRED' })
+  })
+
+  it('types the partner and webhook answers as the server sends them', async () => {
+    const client = createSandboxClient({ baseUrl: await startSandboxUrl(), apiKey: newKey('client') })
+    const partner = await client.updatePartner({ name: 'Acme' })
+    const name: string = partner.profile.name
+    expect([name, partner.idempotency_replayed]).toEqual(['Acme', false])
+    const state = await client.getState()
+    expect(state.partner.profile.name).toBe('Acme')
+    const hooks = await client.getWebhook()
+    // No endpoint yet: the type says it can be null, so this line must narrow first.
+    // @ts-expect-error endpoint is null until one is registered
+    expect(() => hooks.endpoint.url).toThrow(TypeError)
+    expect(hooks.deliveries).toEqual([])
+    // @ts-expect-error the url is a string, not any value the server's schema lets through
+    await expect(client.setWebhook({ url: 42 })).rejects.toMatchObject({ status: 400, errorCode: 'WEBHOOK_URL_INVALID' })
   })
 
   it('sends a caller-chosen Idempotency-Key so a repeat is a replay', async () => {
@@ -114,6 +132,27 @@ describe('client retries', () => {
     expect(answer.request_id).toBe('req_ok')
     expect(seen.map((item) => item.headers['idempotency-key'])).toEqual(['drop-1', 'drop-1'])
     expect(seen[1]!.body).toBe(seen[0]!.body)
+  })
+
+  it('after a lost answer, waits out the IDEMPOTENCY_KEY_IN_PROGRESS of its own attempt and gets the result', async () => {
+    const inProgress = json(409, { request_id: 'req_2', error_code: 'IDEMPOTENCY_KEY_IN_PROGRESS' })
+    const { url, seen } = await startScripted([
+      () => {}, // never answers: the client times out
+      inProgress,
+      json(200, { request_id: 'req_3', idempotency_replayed: true }),
+    ])
+    const waits: string[] = []
+    const client = createSandboxClient({ baseUrl: url, timeoutMs: 200, onRetryWait: ({ reason }) => waits.push(reason) })
+    const answer = await client.createLoan({ collateral_btc: 1, loan_amount: 100 }, { idempotencyKey: 'slow-1' })
+    expect(answer).toMatchObject({ request_id: 'req_3', idempotency_replayed: true })
+    expect(waits).toEqual(['network_error', 'in_progress'])
+    expect(seen.map((item) => item.headers['idempotency-key'])).toEqual(['slow-1', 'slow-1', 'slow-1'])
+
+    // Without a lost attempt of its own, IN_PROGRESS is another caller's request: the answer.
+    const other = await startScripted([inProgress])
+    const error = await createSandboxClient({ baseUrl: other.url }).createLoan({ collateral_btc: 1, loan_amount: 100 }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ status: 409, errorCode: 'IDEMPOTENCY_KEY_IN_PROGRESS' })
+    expect(other.seen).toHaveLength(1)
   })
 
   it('gives up with a connection error naming the cause when nothing answers', async () => {

@@ -70,6 +70,9 @@ describe('POST /api/sandbox/loans/{id}/action', () => {
     const missing = await api.post(action('loan_unknown'), { action: 'repay_interest', amount: 1 })
     expect(missing.status).toBe(404)
     expect(missing.body.error_code).toBe('LOAN_NOT_FOUND')
+    // The id as the client wrote it, not as the URL carried it.
+    const encoded = await api.post(action(encodeURIComponent('loan x/y')), { action: 'repay_interest', amount: 1 })
+    expect(encoded.body.error).toContain('loan x/y')
   })
 
   it('checks a USDT amount\'s decimals before the loan, and does not store that 400', async () => {
