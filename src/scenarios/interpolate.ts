@@ -31,7 +31,7 @@ export function interpolate<T>(value: T, variables: Variables): T {
     return value.replace(ANYWHERE, (_, name: string) => {
       const found = lookUp(variables, name)
       // String() of an object is "[object Object]": a request would go out with that in it.
-      if (found !== null && typeof found === 'object') throw new Error(`{{${name}}} holds ${Array.isArray(found) ? 'an array' : 'an object'}: use it as a whole value ("{{${name}}}"), not inside a text`)
+      if (found !== null && typeof found === 'object' && !Array.isArray(found)) throw new Error(`{{${name}}} holds an object: use it as a whole value ("{{${name}}}"), not inside a text`)
       return String(found)
     }) as T
   }

@@ -80,8 +80,12 @@ export function parseScenario(file: string, text: string): Scenario {
   return { ...parsed.data, id: basename(file, extname(file)), file }
 }
 
-/** Scenario files are JSON; a YAML one beside them would otherwise be skipped without a word. */
+/**
+ * Scenario files are JSON; one written in YAML beside them would otherwise be skipped without a
+ * word. Other YAML (a compose or CI file) is no scenario: only one with top-level `steps:` counts.
+ */
 const YAML_FILE = /\.ya?ml$/i
+const YAML_SCENARIO = /^steps\s*:/m
 const YAML_REFUSED = 'scenario files are JSON (.json); YAML is not read'
 
 /** Whether a `sandbox run` argument names a scenario file (rather than a scenario id). */
@@ -95,8 +99,11 @@ export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promis
   const all = await readdir(dir)
   const names = all.filter((name) => name.toLowerCase().endsWith('.json') && !name.startsWith('_')).sort()
   const scenarios: Scenario[] = []
-  const problems: ScenarioProblem[] = all.filter((name) => YAML_FILE.test(name) && !name.startsWith('_'))
-    .map((name) => ({ file: join(dir, name), message: YAML_REFUSED }))
+  const problems: ScenarioProblem[] = []
+  for (const name of all.filter((name) => YAML_FILE.test(name) && !name.startsWith('_'))) {
+    const text = await readFile(join(dir, name), 'utf8').catch(() => '')
+    if (YAML_SCENARIO.test(text)) problems.push({ file: join(dir, name), message: YAML_REFUSED })
+  }
   for (const name of names) {
     const file = join(dir, name)
     try {

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util'
 const OPERATORS: Record<string, (actual: unknown, operand: any) => boolean> = { // eslint-disable-line @typescript-eslint/no-explicit-any
   $exists: (actual, operand: boolean) => (actual !== undefined) === operand,
   $type: (actual, operand: string) => typeOf(actual) === operand,
-  $match: (actual, operand: string) => typeof actual === 'string' && new RegExp(operand).test(actual),
+  $match: (actual, operand: string | number) => typeof actual === 'string' && new RegExp(String(operand)).test(actual),
   // A missing value is not "not equal": a typo in the path must fail, as with every other matcher.
   $ne: (actual, operand) => actual !== undefined && !isDeepStrictEqual(actual, operand),
   $oneOf: (actual, operand: unknown[]) => operand.some((option) => isDeepStrictEqual(actual, option)),
@@ -20,7 +20,8 @@ const OPERATORS: Record<string, (actual: unknown, operand: any) => boolean> = { 
   $lte: (actual, operand: number) => typeof actual === 'number' && actual <= operand,
 }
 
-const TYPE_NAMES = ['string', 'number', 'boolean', 'null', 'array', 'object']
+// 'undefined' is a missing value, as `$exists: false` says it.
+const TYPE_NAMES = ['string', 'number', 'boolean', 'null', 'array', 'object', 'undefined']
 const isNumber = (operand: unknown) => (typeof operand === 'number' && Number.isFinite(operand) ? null : 'needs a number')
 
 /** What each operator's operand must be; null when it fits. Checked when a file is loaded. */
@@ -28,9 +29,10 @@ const OPERAND_RULES: Record<string, (operand: unknown) => string | null> = {
   $exists: (operand) => (typeof operand === 'boolean' ? null : 'needs true or false'),
   $type: (operand) => (typeof operand === 'string' && TYPE_NAMES.includes(operand) ? null : `needs one of ${TYPE_NAMES.join(', ')}`),
   $match: (operand) => {
-    if (typeof operand !== 'string') return 'needs a regular expression as a string'
+    // A number is its digits: a captured id number can be looked for in a text.
+    if (typeof operand !== 'string' && typeof operand !== 'number') return 'needs a regular expression as a string'
     try {
-      new RegExp(operand)
+      new RegExp(String(operand))
       return null
     } catch (error) {
       return `needs a valid regular expression (${(error as Error).message})`

@@ -135,15 +135,20 @@ describe('sandbox run', () => {
     expect(typeError.code).toBe(2)
     expect(typeError.stderr).toBe(`sandbox: ${typeFile}: step 2 request.path: Invalid input: expected string, received number\n`)
 
-    // A YAML file beside the JSON ones is refused, not skipped; so are two files with one id.
+    // A scenario written in YAML beside the JSON ones is refused, not skipped; other YAML (a compose
+    // file) is not a scenario and is left alone. Two files with one id are refused too.
     const yamlDir = await tempDir()
     await writeFile(join(yamlDir, 'fine.json'), JSON.stringify({ ...WRONG, steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
-    await writeFile(join(yamlDir, 'more.yaml'), 'name: more\n')
+    await writeFile(join(yamlDir, 'docker-compose.yml'), 'services:\n  app:\n    image: node:20\n')
+    expect((await runCli(['run', '--dir', yamlDir])).code).toBe(0)
+    await writeFile(join(yamlDir, 'more.yaml'), 'name: more\nsteps:\n  - request: { method: GET, path: /api/sandbox/config }\n')
     expect(await runCli(['run', '--dir', yamlDir])).toMatchObject({ code: 2, stderr: `sandbox: ${join(yamlDir, 'more.yaml')}: scenario files are JSON (.json); YAML is not read\n` })
     const other = await tempDir()
     await writeFile(join(other, 'fine.json'), JSON.stringify({ ...WRONG, steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
     const twice = await runCli(['run', join(yamlDir, 'fine.json'), join(other, 'fine.json')])
     expect(twice).toMatchObject({ code: 2, stderr: expect.stringContaining('are both scenario "fine"; rename one') })
+    // One file, spelled two ways, is one scenario.
+    expect((await runCli(['run', join(other, 'fine.json'), `${other}/./fine.json`])).code).toBe(0)
 
     expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
   })

@@ -110,7 +110,7 @@ describe('scenario files', () => {
       '4 expect.body.a: $gt needs a number, got null',
       '4 expect.body.b: $gte needs a number, got true',
       '4 expect.body.c: $lt needs a number, got "100"',
-      '4 expect.body.d: $type needs one of string, number, boolean, null, array, object, got "strin"',
+      '4 expect.body.d: $type needs one of string, number, boolean, null, array, object, undefined, got "strin"',
       '4 expect.body.e: $exists needs true or false, got "yes"',
       '4 expect.body.f: $length needs a whole number from 0, got -1',
       '4 expect.body.g: $oneOf needs an array of the values allowed, got 5',
@@ -126,7 +126,7 @@ describe('scenario files', () => {
     const text = JSON.stringify({
       ...valid,
       steps: [
-        { request: { method: 'GET', path: '/api/sandbox/config' }, capture: { max: 'limits.loan_amount.max', i: 'limits.loan_amount.min' } },
+        { request: { method: 'GET', path: '/api/sandbox/config' }, capture: { max: 'limits.loan_amount.max', i: 'limits.loan_amount.min' }, expect: { body: { nope: { $type: 'undefined' } } } },
         { request: { method: 'GET', path: '/api/sandbox/config' }, expect: { body: { 'limits.loan_amount.min': { $lt: '{{max}}' }, 'currencies[{{i}}]': { $exists: false } } } },
       ],
     })

@@ -65,6 +65,9 @@ describe('scenario matchers', () => {
     expect(matchValue(undefined, { $ne: 0 })).toBe('expected $ne 0, got (missing)')
     // An operand that came from a variable is checked when it is known.
     expect(matchValue(5, { $gt: 'x' })).toBe('$gt needs a number, got "x"')
+    // A number is looked for as its digits; a missing value has the type "undefined".
+    expect(matchValue('client-100', { $match: 100 })).toBeNull()
+    expect(matchValue(undefined, { $type: 'undefined' })).toBeNull()
   })
 
   it('checks status, error_code, body and headers and expects 2xx by default', () => {
@@ -97,6 +100,8 @@ describe('scenario variables', () => {
     const held = new Map<string, unknown>([['loan', { id: 'loan_1' }]])
     expect(interpolate({ loan: '{{loan}}' }, held)).toEqual({ loan: { id: 'loan_1' } })
     expect(() => interpolate('/loans/{{loan}}', held)).toThrow('{{loan}} holds an object: use it as a whole value ("{{loan}}"), not inside a text')
+    // An array reads as its items joined with commas, as it always did.
+    expect(interpolate('cur-{{list}}', new Map<string, unknown>([['list', ['USDT', 'BTC']]]))).toBe('cur-USDT,BTC')
   })
 })
 

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { addJsonOption } from '../options.js'
@@ -29,7 +30,7 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
     const files = new Map<string, string>()
     for (const scenario of named) {
       const other = files.get(scenario.id)
-      if (other !== undefined && other !== scenario.file) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
+      if (other !== undefined && resolve(other) !== resolve(scenario.file)) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
       files.set(scenario.id, scenario.file)
     }
     return { all, chosen: lib.selectScenarios(named, [], flags.tag) }
