@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage'
-import { StorageError, toStorageError } from './storage-error.js'
+import { guardStorage, StorageError } from './storage-error.js'
 
 /** JSON documents by id under one prefix, with a write-through LRU cache. */
 export interface DocStore<T> {
@@ -60,6 +60,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   // Staged documents live apart from the LRU so that eviction never has to step over them.
   const staged = new Map<string, T>()
   const keyOf = (id: string) => `${options.prefix}:${id}`
+  const files = guardStorage(storage)
 
   function remember(id: string, doc: T): void {
     cache.delete(id)
@@ -89,14 +90,9 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     async read(id) {
       const held = peek(id)
       if (held) return held
-      let value: unknown
-      try {
-        // The raw text, parsed here: unstorage's getItem (destr) scans the whole text twice for
-        // prototype-polluting keys first, a third of the cost of reading a document we wrote.
-        value = await storage.getItemRaw(keyOf(id))
-      } catch (error) {
-        throw toStorageError(error, `read ${keyOf(id)}`)
-      }
+      // The raw text, parsed here: unstorage's getItem (destr) scans the whole text twice for
+      // prototype-polluting keys first, a third of the cost of reading a document we wrote.
+      const value: unknown = await files.getItemRaw(keyOf(id))
       if (value === null || value === undefined) return null
       const doc = parseDocument(value)
       if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
@@ -107,11 +103,10 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     async write(id, doc) {
       try {
         // Text is stored as it is and parsed back on read, like the object unstorage would stringify.
-        await storage.setItem(keyOf(id), (options.stringify ? options.stringify(doc) : doc) as never)
+        await files.setItem(keyOf(id), options.stringify ? options.stringify(doc) : doc)
       } catch (error) {
-        cache.delete(id)
-        staged.delete(id)
-        throw toStorageError(error, `write ${keyOf(id)}`)
+        forget(id)
+        throw error
       }
       staged.delete(id)
       remember(id, doc)
@@ -122,29 +117,14 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     },
     isStaged: (id) => staged.has(id),
     listStaged: () => [...staged.keys()],
-    async isStored(id) {
-      try {
-        return await storage.hasItem(keyOf(id))
-      } catch (error) {
-        throw toStorageError(error, `read ${keyOf(id)}`)
-      }
-    },
+    isStored: (id) => files.hasItem(keyOf(id)),
     forget,
     async remove(id) {
       forget(id)
-      try {
-        await storage.removeItem(keyOf(id))
-      } catch (error) {
-        throw toStorageError(error, `remove ${keyOf(id)}`)
-      }
+      await files.removeItem(keyOf(id))
     },
     async listIds() {
-      try {
-        const keys = await storage.getKeys(options.prefix)
-        return keys.map((key) => key.slice(options.prefix.length + 1))
-      } catch (error) {
-        throw toStorageError(error, `list ${options.prefix}`)
-      }
+      return (await files.getKeys(options.prefix)).map((key) => key.slice(options.prefix.length + 1))
     },
   }
 }

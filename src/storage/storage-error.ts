@@ -19,8 +19,9 @@ export function toStorageError(error: unknown, action: string): StorageError {
 }
 
 /**
- * The plain calls a store makes beside its documents (batch files, key listings), each failure a
- * StorageError, so that the API answers it as it answers a failed document write.
+ * The storage calls of the stores (documents, batch files, key listings), each failure a
+ * StorageError naming what was being done, which the API answers with 500
+ * SANDBOX_API_KEY_DATABASE_REQUIRED.
  */
 export function guardStorage(storage: Storage) {
   const guard = async <T>(action: string, call: () => Promise<T>): Promise<T> => {
@@ -32,6 +33,8 @@ export function guardStorage(storage: Storage) {
   }
   return {
     getItem: <T>(key: string) => guard(`read ${key}`, () => storage.getItem<T>(key)),
+    getItemRaw: (key: string) => guard(`read ${key}`, () => storage.getItemRaw(key)),
+    hasItem: (key: string) => guard(`read ${key}`, () => storage.hasItem(key)),
     setItem: (key: string, value: unknown) => guard(`write ${key}`, () => storage.setItem(key, value as never)),
     removeItem: (key: string) => guard(`remove ${key}`, () => storage.removeItem(key)),
     getKeys: (base: string) => guard(`list ${base}`, () => storage.getKeys(base)),
