@@ -3,7 +3,7 @@
  * its port or host as fields, so the CLI can word it with the flags that fix it (cli-error.ts).
  */
 export interface ListenError extends Error {
-  code: 'EADDRINUSE' | 'EADDRNOTAVAIL'
+  code: 'EADDRINUSE' | 'EADDRNOTAVAIL' | 'EACCES'
   host: string
   port?: number
   /** Why `host` cannot be listened on (the system's error code). */
@@ -14,6 +14,12 @@ export interface ListenError extends Error {
 export function createPortInUseError(port: number, host: string, cause?: unknown): ListenError {
   const message = `port ${port} on ${host} is already in use; pick another port (0 = any free port) or stop the other process`
   return Object.assign(new Error(message, { cause }), { code: 'EADDRINUSE' as const, port, host })
+}
+
+/** The port needs privileges this process lacks (below 1024 without root). */
+export function createPortDeniedError(port: number, host: string, cause?: unknown): ListenError {
+  const message = `port ${port} on ${host} needs privileges this process does not have (EACCES; ports below 1024 are for root): pick one from 1024 up, or 0 for any free port`
+  return Object.assign(new Error(message, { cause }), { code: 'EACCES' as const, port, host })
 }
 
 /** Nothing can listen on `host`: an address this machine does not have, or a name that does not resolve. */

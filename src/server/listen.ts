@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
-import { createHostUnusableError, createPortInUseError } from './listen-errors.js'
+import { createHostUnusableError, createPortDeniedError, createPortInUseError } from './listen-errors.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -17,16 +17,19 @@ const CLOSE_CAP_MS = 10_000
 
 /**
  * Fails with code EADDRNOTAVAIL when nothing can listen on `host` (an address this machine does
- * not have, or a name that does not resolve): listhen would report it as no free port.
+ * not have, or a name that does not resolve), or EACCES when `port` needs privileges: listhen
+ * would report both as no free port.
  */
-async function checkHostUsable(host: string): Promise<void> {
+async function checkHostUsable(host: string, port: number): Promise<void> {
   const probe = createServer()
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE' || error.code === 'EACCES') return resolve()
+      // A busy port is for listhen's own check; a privileged one listhen would call busy too.
+      if (error.code === 'EADDRINUSE') return resolve()
+      if (error.code === 'EACCES') return reject(createPortDeniedError(port, host, error))
       reject(createHostUnusableError(host, error.code ?? error.message, error))
     })
-    probe.listen(0, host, () => probe.close(() => resolve()))
+    probe.listen(port, host, () => probe.close(() => resolve()))
   })
 }
 
@@ -48,7 +51,7 @@ export interface ListenOptions {
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
   let listener: Awaited<ReturnType<typeof listen>>
-  await checkHostUsable(host)
+  await checkHostUsable(host, port)
   try {
     listener = await listen(toNodeHandler(sandbox.app), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,

@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const KEY = 'sk_sandbox_e2e_key_0123456789'
@@ -104,6 +106,18 @@ describe('sandbox serve', () => {
     }
   })
 
+  // Port 80 is privileged where the kernel says so; as root the test drops to nobody to see it.
+  const portStart = '/proc/sys/net/ipv4/ip_unprivileged_port_start'
+  const unprivilegedFrom = existsSync(portStart) ? Number(readFileSync(portStart, 'utf8').trim()) : 0
+  const asRoot = process.getuid?.() === 0
+  // nobody must be able to reach the CLI (a clone under /root is not readable to it).
+  const canDrop = asRoot && existsSync('/usr/sbin/runuser') && spawnSync('/usr/sbin/runuser', ['-u', 'nobody', '--', 'test', '-r', BIN]).status === 0
+  it.skipIf(unprivilegedFrom <= 80 || (asRoot && !canDrop))('refuses a privileged port as such, not as a busy one', () => {
+    const command = asRoot ? ['/usr/sbin/runuser', '-u', 'nobody', '--', process.execPath] : [process.execPath]
+    const result = spawnSync(command[0]!, [...command.slice(1), BIN, 'serve', '--port', '80', '--storage', 'memory'], { encoding: 'utf8', timeout: 10_000 })
+    expect([result.status, result.stderr]).toEqual([2, 'sandbox: port 80 on 127.0.0.1 needs privileges this process does not have (ports below 1024 are for root); pick one from 1024 up with --port (0 = any free port)\n'])
+  })
+
   it('refuses a --host it cannot listen on with exit 2, not as a busy port', async () => {
     // 192.0.2.1 is documentation space (RFC 5737): no machine has it, and nothing is sent to it.
     // (A name that does not resolve is refused the same way; not tested, as it would query DNS.)
@@ -188,5 +202,22 @@ describe('sandbox serve', () => {
     expect(lines[0]).toMatchObject({ event: 'ready', url: serve.url })
     expect(lines[1]).toMatchObject({ event: 'request', status: 404, error_code: 'NOT_FOUND' })
     await serve.stop()
+  })
+
+  it('prints no request or delivery lines with --quiet, JSON or not', async () => {
+    const dead = createServer()
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve))
+    const port = (dead.address() as { port: number }).port
+    await new Promise((resolve) => dead.close(resolve))
+    for (const json of [[], ['--json-logs']]) {
+      const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet', ...json, '--webhook-forward-to', `http://127.0.0.1:${port}/gone`])
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const atStart = serve.output().length
+      expect((await post(serve.url, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, `quiet-${json.length}`)).status).toBe(200)
+      // The refused delivery attempt happens at once; its line would be out by now.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect([json, serve.output().slice(atStart)]).toEqual([json, ''])
+      await serve.stop()
+    }
   })
 })

@@ -127,7 +127,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
     webhookForwardTo,
     webhookRetrySchedule,
-    onDelivery: json || !flags.quiet ? (report) => printDelivery(out, report, json) : undefined,
+    onDelivery: flags.quiet ? undefined : (report) => printDelivery(out, report, json),
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
   try {
