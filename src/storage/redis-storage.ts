@@ -2,7 +2,7 @@ import { createStorage, type Storage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
 import type { Redis } from 'ioredis'
 import { takeRedisLease, type RedisLease } from './redis-lease.js'
-import { checkRedisUrl, maskRedisUrl } from './redis-url.js'
+import { checkRedisUrl, maskUrlPassword } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 
 /** The prefix of every key the sandbox writes, so that it can share a redis database. */
@@ -38,7 +38,7 @@ function adviseOn(reason: string): string {
  */
 export async function createRedisStorage(url: string, options: RedisStorageOptions = {}): Promise<Storage> {
   const db = checkRedisUrl(url)
-  const shown = maskRedisUrl(url)
+  const shown = maskUrlPassword(url)
   const onStatus = options.onStatus ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
   const driver = redisDriver({
     url,

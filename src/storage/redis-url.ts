@@ -1,7 +1,7 @@
 import { StorageError } from './storage-error.js'
 
-/** A redis URL with its password replaced by `***`, fit for logs and errors. */
-export function maskRedisUrl(url: string): string {
+/** A URL (redis, or a forward target) with its password replaced by `***`, fit for logs and errors. */
+export function maskUrlPassword(url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password) parsed.password = '***'
@@ -20,11 +20,11 @@ export function checkRedisUrl(url: string): number {
   try {
     parsed = new URL(url)
   } catch {
-    throw new StorageError(`"${maskRedisUrl(url)}" is not a redis URL (e.g. redis://127.0.0.1:6379/0)`)
+    throw new StorageError(`"${maskUrlPassword(url)}" is not a redis URL (e.g. redis://127.0.0.1:6379/0)`)
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new StorageError(`redis storage needs a redis:// or rediss:// URL, not ${parsed.protocol}`)
-  if (!parsed.hostname) throw new StorageError(`${maskRedisUrl(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)
+  if (!parsed.hostname) throw new StorageError(`${maskUrlPassword(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)
   const db = /^\/?(\d{1,2})?$/.exec(parsed.pathname)
-  if (!db) throw new StorageError(`${maskRedisUrl(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)
+  if (!db) throw new StorageError(`${maskUrlPassword(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)
   return Number(db[1] ?? 0)
 }

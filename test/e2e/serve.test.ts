@@ -204,7 +204,7 @@ describe('sandbox serve', () => {
     await serve.stop()
   })
 
-  it('prints no request or delivery lines with --quiet, JSON or not', async () => {
+  it('prints no request or delivery lines with --quiet, JSON or not, and masks a forward URL\'s password otherwise', async () => {
     const dead = createServer()
     await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve))
     const port = (dead.address() as { port: number }).port
@@ -217,6 +217,15 @@ describe('sandbox serve', () => {
       // The refused delivery attempt happens at once; its line would be out by now.
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect([json, serve.output().slice(atStart)]).toEqual([json, ''])
+      await serve.stop()
+    }
+    // Without --quiet, a forward URL's password is masked wherever serve prints the URL.
+    for (const json of [[], ['--json-logs']]) {
+      const serve = await startServe(['--port', '0', '--storage', 'memory', ...json, '--webhook-forward-to', `http://hook:s3cretpw@127.0.0.1:${port}/gone`])
+      expect((await post(serve.url, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, `masked-${json.length}`)).status).toBe(200)
+      await waitUntil(() => /webhook.*sandbox\.loan\.issued/.test(serve.output()), 5000, 'the delivery line')
+      expect(serve.output()).not.toContain('s3cretpw')
+      expect(serve.output()).toContain('hook:***@127.0.0.1')
       await serve.stop()
     }
   })

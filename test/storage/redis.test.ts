@@ -4,7 +4,7 @@ import { hostname } from 'node:os'
 import { Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { createSandboxStorage, StorageError } from '../../src/storage/index.js'
-import { maskRedisUrl } from '../../src/storage/redis-url.js'
+import { maskUrlPassword } from '../../src/storage/redis-url.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 
 const testRedis = useTestRedis()
@@ -21,9 +21,9 @@ function findDeadPort(): Promise<number> {
 
 describe('redis URLs in messages', () => {
   it('hides the password and keeps the rest', () => {
-    expect(maskRedisUrl('redis://:s3cret@127.0.0.1:6379/2')).toBe('redis://:***@127.0.0.1:6379/2')
-    expect(maskRedisUrl('rediss://user:s3cret@cache.example:6380')).toBe('rediss://user:***@cache.example:6380')
-    expect(maskRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379')
+    expect(maskUrlPassword('redis://:s3cret@127.0.0.1:6379/2')).toBe('redis://:***@127.0.0.1:6379/2')
+    expect(maskUrlPassword('rediss://user:s3cret@cache.example:6380')).toBe('rediss://user:***@cache.example:6380')
+    expect(maskUrlPassword('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379')
   })
 })
 

@@ -105,7 +105,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const out = await import('../output.js')
 
   const { createSandbox } = await import('../../server/create-sandbox.js')
-  const { maskRedisUrl } = await import('../../storage/redis-url.js')
+  const { maskUrlPassword } = await import('../../storage/redis-url.js')
   const { listenSandbox } = await import('../../server/listen.js')
   let lastActivity = Date.now()
   const sandbox = await createSandbox({
@@ -127,7 +127,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
     allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
     webhookForwardTo,
     webhookRetrySchedule,
-    onDelivery: flags.quiet ? undefined : (report) => printDelivery(out, report, json),
+    // A forward URL may carry a password: the terminal and the logs get it masked.
+    onDelivery: flags.quiet ? undefined : (report) => printDelivery(out, { ...report, url: maskUrlPassword(report.url) }, json),
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
   try {
@@ -157,15 +158,15 @@ async function runServe(flags: ServeFlags): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
 
-  const redisUrl = kind === 'redis' ? maskRedisUrl(storage) : null
+  const redisUrl = kind === 'redis' ? maskUrlPassword(storage) : null
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
   if (json) {
-    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ?? null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
+    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
-    if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${webhookForwardTo}, signed with ${sandbox.forwardSecret}\n`)
+    if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${sandbox.forwardSecret}\n`)
     if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
     process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
   }
