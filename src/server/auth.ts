@@ -54,12 +54,18 @@ function listEndedSessions(before: KeysFile, after: KeysFile): EndedSession[] {
  * state (open mode). With one, only registered, unrevoked, unexpired keys with a live session
  * pass; the file is re-read when it changes, so `sandbox keys ...` applies to a running server.
  */
-export async function createAuthenticator(options: { keysFile?: string; onSessionsEnded?: (ended: EndedSession[]) => void }) {
+export async function createAuthenticator(options: {
+  keysFile?: string
+  onSessionsEnded?: (ended: EndedSession[]) => void
+  /** Told once per problem when the keys file cannot be read while running (the last good keys stay in use). */
+  onKeysFileProblem?: (error: SetupError) => void
+}) {
   const path = options.keysFile
   let keys: KeysFile | undefined
   let signature = ''
   let checkedAt = 0
   let reloading: Promise<void> | undefined
+  let problem: string | undefined
 
   async function reload(): Promise<void> {
     const info = await stat(path!)
@@ -89,8 +95,18 @@ export async function createAuthenticator(options: { keysFile?: string; onSessio
   async function refresh(now: number): Promise<void> {
     if (now - checkedAt < KEYS_FILE_RECHECK_MS) return
     checkedAt = now
-    // A half-written or briefly missing file keeps the last good copy rather than locking everyone out.
-    reloading ??= reload().catch(() => {}).finally(() => { reloading = undefined })
+    // A half-written or briefly missing file keeps the last good copy rather than locking everyone
+    // out; the operator is told once, or a broken edit would go unnoticed while keys stop changing.
+    reloading ??= reload()
+      .then(() => { problem = undefined })
+      .catch((error: Error) => {
+        // The keys file's own errors name the file; a system error (ENOENT) gets it named here.
+        const code = (error as NodeJS.ErrnoException).code
+        const message = `${code ? `keys file ${path} cannot be read (${code})` : error.message}; the server keeps the ${keys?.keys.length ?? 0} keys it read before`
+        if (message !== problem) options.onKeysFileProblem?.(new SetupError(message, { cause: error }))
+        problem = message
+      })
+      .finally(() => { reloading = undefined })
     await reloading
   }
 

@@ -106,7 +106,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
   // tool's delete could be undone by a write still in the journal, and cannot reach memory storage.
   let endSessions: (ended: EndedSession[]) => void = () => {}
-  const auth = await createAuthenticator({ keysFile: options.keysFile, onSessionsEnded: (ended) => endSessions(ended) })
+  const auth = await createAuthenticator({ keysFile: options.keysFile, onSessionsEnded: (ended) => endSessions(ended), onKeysFileProblem: (error) => logError(error) })
   const storage = typeof options.storage === 'object'
     ? options.storage
     : await createSandboxStorage({

@@ -96,6 +96,28 @@ describe('registered keys (--keys FILE)', () => {
     expect(await status(key)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
   })
 
+  it('keeps the last good keys when the file breaks while running, and says so once per problem', async () => {
+    const key = newKey('kept')
+    await writeKeys([{ key }])
+    const problems: string[] = []
+    api = await createTestApi({ keysFile, logError: (error) => problems.push(`${(error as Error).name}: ${(error as Error).message}`) })
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 300))
+    await writeFile(keysFile, '{broken')
+    for (let i = 0; i < 3; i++) {
+      await pause()
+      expect(await status(key)).toEqual([200, null])
+    }
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^SetupError: keys file ${keysFile} is not valid JSON: .+; the server keeps the 1 keys it read before$`))])
+    await writeKeys([{ key }])
+    await pause()
+    expect(await status(key)).toEqual([200, null])
+    await rm(keysFile)
+    await pause()
+    expect(await status(key)).toEqual([200, null])
+    expect(problems).toHaveLength(2)
+    expect(problems[1]).toBe(`SetupError: keys file ${keysFile} cannot be read (ENOENT); the server keeps the 1 keys it read before`)
+  })
+
   it('refuses to start on a missing keys file with an actionable message', async () => {
     await expect(createTestApi({ keysFile: join(dir, 'absent.json') })).rejects.toThrow(/sandbox keys create/)
   })

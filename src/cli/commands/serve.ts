@@ -66,6 +66,13 @@ function printDelivery(out: typeof Output, report: DeliveryReport, json: boolean
  * what failed, and one comes per failed request while a backend is down.
  */
 function printError(error: unknown, json: boolean): void {
+  // A setup problem while running (a broken keys file) is the operator's to fix, not a crash.
+  if ((error as Error | undefined)?.name === 'SetupError') {
+    const message = (error as Error).message
+    if (json) process.stdout.write(`${JSON.stringify({ level: 'warn', event: 'setup_warning', message })}\n`)
+    else process.stderr.write(`warning: ${message}\n`)
+    return
+  }
   const storage = (error as Error | undefined)?.name === 'StorageError'
   const message = error instanceof Error ? error.message : String(error)
   if (json) {
