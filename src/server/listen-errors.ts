@@ -27,3 +27,13 @@ export function createHostUnusableError(host: string, reason: string, cause?: un
   const message = `cannot listen on host ${host} (${reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`
   return Object.assign(new Error(message, { cause }), { code: 'EADDRNOTAVAIL' as const, host, reason })
 }
+
+/**
+ * A failed `listen()` as a ListenError: a busy port, a privileged one, or else a host this
+ * machine cannot listen on (an address it does not have, a name that does not resolve).
+ */
+export function toListenError(error: NodeJS.ErrnoException, port: number, host: string): ListenError {
+  if (error.code === 'EADDRINUSE') return createPortInUseError(port, host, error)
+  if (error.code === 'EACCES') return createPortDeniedError(port, host, error)
+  return createHostUnusableError(host, error.code ?? error.message, error)
+}

@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
-import { createHostUnusableError, createPortDeniedError, createPortInUseError } from './listen-errors.js'
+import { createPortInUseError, toListenError } from './listen-errors.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -26,8 +26,7 @@ async function checkHostUsable(host: string, port: number): Promise<void> {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       // A busy port is for listhen's own check; a privileged one listhen would call busy too.
       if (error.code === 'EADDRINUSE') return resolve()
-      if (error.code === 'EACCES') return reject(createPortDeniedError(port, host, error))
-      reject(createHostUnusableError(host, error.code ?? error.message, error))
+      reject(toListenError(error, port, host))
     })
     probe.listen(port, host, () => probe.close(() => resolve()))
   })

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { verifyWebhook } from '../webhooks/signature.js'
 import { sendWebhook } from '../webhooks/sender.js'
-import { createHostUnusableError, createPortDeniedError, createPortInUseError } from '../server/listen-errors.js'
+import { toListenError } from '../server/listen-errors.js'
 
 /** One delivery the listener received. */
 export interface ReceivedWebhook {
@@ -88,14 +88,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     })
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const host = options.host ?? '127.0.0.1'
-      if (error.code === 'EADDRINUSE') return reject(createPortInUseError(options.port, host, error))
-      // A privileged port is about the port, not the host.
-      if (error.code === 'EACCES') return reject(createPortDeniedError(options.port, host, error))
-      // Not an address of this machine, or a name that does not resolve (ENOTFOUND).
-      reject(createHostUnusableError(host, error.code ?? error.message, error))
-    })
+    server.once('error', (error: NodeJS.ErrnoException) => reject(toListenError(error, options.port, options.host ?? '127.0.0.1')))
     server.listen(options.port, options.host ?? '127.0.0.1', () => {
       server.removeAllListeners('error')
       resolve()
