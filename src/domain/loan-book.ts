@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { loanStateSchema } from '../schemas/responses/loan-objects.js'
-import type { Balances, LoanApplication, Loan, LoanBook, RepaymentOperation } from './types.js'
+import { computeLtv } from './loan-math.js'
+import type { Balances, LoanApplication, Loan, LoanBook, RepaymentOperation, SandboxConfig } from './types.js'
 
 /** The loan state of decisions.md "Loan state", without the envelope fields. */
 export type LoanStateView = z.infer<typeof loanStateSchema>
@@ -8,6 +9,24 @@ export type LoanStateView = z.infer<typeof loanStateSchema>
 /** Creates the empty loan book of a new key, starting from `balances`. */
 export function createLoanBook(balances: Balances): LoanBook {
   return { wallet: { BTC: balances.BTC, USDT: balances.USDT }, loans: [], applications: [], repayments: [], draftId: null }
+}
+
+/**
+ * The book with its active loans' LTV at `config`'s BTC price: a server restarted with another
+ * `rates.btc_usd` (how a partner simulates a price move) shows every loan at that price, not at
+ * the price of its last change. Closed loans keep the LTV they closed with. Returns `book` itself
+ * when nothing changes.
+ */
+export function revalueActiveLoans(book: LoanBook, config: SandboxConfig): LoanBook {
+  let changed = false
+  const loans = book.loans.map((loan) => {
+    if (loan.status !== 'active') return loan
+    const ltv = computeLtv(loan.debt, loan.collateral, config)
+    if (ltv === loan.ltv) return loan
+    changed = true
+    return { ...loan, ltv }
+  })
+  return changed ? { ...book, loans } : book
 }
 
 /** The open draft application, or null. */

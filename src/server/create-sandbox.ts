@@ -122,7 +122,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   sweep?.unref()
 
   const logError = options.logError ?? ((error: unknown) => console.error(error))
-  const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances })
+  const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances, config })
   const mutex = createKeyedMutex()
   endSessions = (ended) => {
     for (const { apiKey, sessionId } of ended) {

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage'
-import type { Balances, LoanBook } from '../domain/types.js'
-import { createLoanBook } from '../domain/loan-book.js'
+import type { Balances, LoanBook, SandboxConfig } from '../domain/types.js'
+import { createLoanBook, revalueActiveLoans } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
 import { guardStorage, StorageError } from '../storage/storage-error.js'
 import { stringifyOnce } from '../storage/json-memo.js'
@@ -67,7 +67,7 @@ function isSessionDoc(value: unknown): boolean {
  * older stored responses into batch files, so the document a request rewrites stays small
  * however many requests a key has made.
  */
-export function createSessionStore(storage: Storage, options: { initialBalances: Balances; cacheSize?: number }) {
+export function createSessionStore(storage: Storage, options: { initialBalances: Balances; config: SandboxConfig; cacheSize?: number }) {
   const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc, isDocument: isSessionDoc })
   const files = guardStorage(storage)
 
@@ -102,6 +102,9 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     if (!stored) return createSessionDoc(new Date().toISOString())
     // Documents written before webhooks existed have no webhook part yet.
     let doc = stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
+    // Config is read at start, so a document read from storage is the first this server sees of it.
+    const book = revalueActiveLoans(doc.book, options.config)
+    if (book !== doc.book) doc = { ...doc, book }
     const pending = patches.get(id)
     if (pending) doc = pending.reduce((current, change) => change(current), doc)
     // What is held in memory from now on is the document as loaded, so `peek` needs no more work.

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
 import { createSessionStore } from '../../src/server/session-store.js'
+import { fixtureConfig } from '../unit/domain-helpers.js'
 import type { SessionDoc } from '../../src/server/session-doc.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
@@ -82,7 +83,7 @@ describe.each(drivers)('storage on %s', (_name, open) => {
 
   it('applies a session patch to every load until the session is written, held in memory or read back from storage', async () => {
     const storage = await open()
-    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, cacheSize: 1 })
+    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })
     const [a, b] = ['ka', 'kb'].map((keyId) => ({ apiKey: '', keyId, sessionId: 'default' }))
     const count = (doc: SessionDoc): SessionDoc => ({ ...doc, event_seq: doc.event_seq + 1 })
     const stored = async () => JSON.parse(String(await storage.getItemRaw('session:ka:default'))).event_seq
@@ -106,7 +107,7 @@ describe.each(drivers)('storage on %s', (_name, open) => {
 
   it('replays a stored answer byte for byte once read back from storage, whether the document holds it as JSON or (older documents) as a string', async () => {
     const storage = await open()
-    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, cacheSize: 1 })
+    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })
     const [a, b] = ['ka', 'kb'].map((keyId) => ({ apiKey: '', keyId, sessionId: 'default' }))
     const text = JSON.stringify({ wallet: { BTC: 2, USDT: 10_000.5 }, note: 'a "quoted" \\ word, é, \u2028, 😀', big: 1e21, small: 1e-7, list: [1, { x: null }], 10: 'ten', 2: 'two' })
     const record = { key: 'idem-1', fingerprint: 'f', status: 200, created_at: new Date().toISOString() }

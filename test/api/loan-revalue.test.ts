@@ -1,0 +1,47 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { buildRequest, LOAN, newKey } from '../helpers/api.js'
+
+async function send(sandbox: Sandbox, key: string, method: string, path: string, body?: object, idempotencyKey?: string) {
+  const answer = await sandbox.fetch(buildRequest('http://x', method, path, { body, idempotencyKey }, key))
+  return { status: answer.status, body: await answer.json() }
+}
+
+describe('a restart with another BTC price', () => {
+  it('shows active loans at the new price and keeps closed ones as they closed', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-revalue-'))
+    try {
+      const key = newKey()
+      const first = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+      const closed = await send(first, key, 'POST', '/api/sandbox/loans', LOAN, 'closed')
+      const closedId = closed.body.activeLoans[0].id
+      await send(first, key, 'POST', `/api/sandbox/loans/${closedId}/action`, { action: 'repay_principal', amount: LOAN.loan_amount }, 'close')
+      const open = await send(first, key, 'POST', '/api/sandbox/loans', LOAN, 'open')
+      // 20,000 USDT against 0.5 BTC at the fixture's 95,000 USD.
+      expect(open.body.activeLoans[0].ltv).toBe(42.11)
+      await first.close()
+
+      const second = await createSandbox({ storage: 'fs', dataDir, rateLimit: false, config: { rates: { btc_usd: 50_000 } } })
+      try {
+        const state = await send(second, key, 'GET', '/api/sandbox/loans')
+        expect(state.body.activeLoans).toMatchObject([{ id: open.body.activeLoans[0].id, ltv: 80 }])
+        expect(state.body.loanHistory.find((loan: { id: string }) => loan.id === closedId).ltv).toBe(0)
+        // The replay of the loan's creation is the answer given then, at the old price.
+        const replay = await send(second, key, 'POST', '/api/sandbox/loans', LOAN, 'open')
+        expect(replay.body.idempotency_replayed).toBe(true)
+        expect(replay.body.activeLoans[0].ltv).toBe(42.11)
+        // Limits are judged at the new price too: 80% is above the fixture's maximum.
+        const remove = await send(second, key, 'POST', `/api/sandbox/loans/${open.body.activeLoans[0].id}/action`, { action: 'remove_collateral', amount: 0.01 }, 'remove')
+        expect(remove.status).toBe(409)
+        expect(remove.body.details.reason).toBe('LTV_LIMIT')
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
