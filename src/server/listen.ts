@@ -2,6 +2,7 @@ import { createServer } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
+import { answerClientError } from './client-errors.js'
 import { createPortInUseError, toListenError } from './listen-errors.js'
 
 /** A sandbox bound to a port. */
@@ -72,6 +73,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     await listener.close()
     throw createPortInUseError(port, host)
   }
+  listener.server.on('clientError', answerClientError)
   const displayHost = host.includes(':') ? `[${host}]` : host
   return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { listenSandbox } from '../../src/server/listen.js'
 import { listenTestApi, newKey } from '../helpers/api.js'
 
 let sandbox: Sandbox
@@ -63,5 +65,40 @@ describe('over a real port', () => {
     } as RequestInit)
     expect(response.status).toBe(413)
     expect((await response.json()).error_code).toBe('PAYLOAD_TOO_LARGE')
+  })
+})
+
+/** Sends raw bytes and reads the whole answer until the server closes the connection. */
+function sendRaw(url: string, bytes: string): Promise<string> {
+  const { port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes))
+    let answer = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => { answer += chunk })
+    socket.on('end', () => resolve(answer))
+    socket.on('error', reject)
+  })
+}
+
+describe('requests Node cannot parse, through listenSandbox', () => {
+  it('answers oversized headers with 431 and malformed HTTP with 400, both in the JSON envelope', async () => {
+    const listener = await listenSandbox(sandbox)
+    try {
+      const long = await sendRaw(listener.url, `GET /api/sandbox/loans?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)
+      expect(long).toMatch(/^HTTP\/1\.1 431 /)
+      const [head, body] = long.split('\r\n\r\n')
+      const json = JSON.parse(body!)
+      expect(json).toMatchObject({ error_code: 'INVALID_REQUEST', request_id: expect.stringMatching(/^req_/) })
+      expect(json.error).toContain('headers are larger')
+      expect(head).toContain(`x-request-id: ${json.request_id}`)
+      const garbage = await sendRaw(listener.url, 'NOT HTTP AT ALL\r\n\r\n')
+      expect(garbage).toMatch(/^HTTP\/1\.1 400 /)
+      expect(JSON.parse(garbage.split('\r\n\r\n')[1]!).error_code).toBe('INVALID_REQUEST')
+      // The server still answers ordinary requests afterwards.
+      expect((await fetch(`${listener.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+    } finally {
+      await listener.close()
+    }
   })
 })
