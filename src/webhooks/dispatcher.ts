@@ -138,9 +138,14 @@ export function createDispatcher(options: DispatcherOptions) {
     return { error, durationMs: Math.round((performance.now() - started) * 10) / 10 }
   }
 
-  /** A session's next work: a spilled batch whose turn has come, or the heads of its queues. */
+  /**
+   * A session's next work: a spilled batch whose turn has come, or the heads of its queues. A
+   * server started without a forward target leaves the forward queue as it is (its marker too), so
+   * a start without `--webhook-forward-to` spends none of its attempts and the next one with it
+   * resumes them.
+   */
   function findWork(doc: SessionDoc) {
-    const targets = DELIVERY_TARGETS.filter((target) => target === 'forward' || doc.webhook.endpoint?.enabled)
+    const targets = DELIVERY_TARGETS.filter((target) => (target === 'forward' ? options.forward !== undefined : doc.webhook.endpoint?.enabled))
     const dueRun = targets.map((target) => findDueRun(doc.webhook, target)).find((run) => run !== undefined)
     const heads = targets
       .map((target) => findHead(doc.webhook, target))

@@ -6,7 +6,7 @@ import { OPEN_SESSION_ID } from '../../src/server/auth.js'
 import { deleteSessionData } from '../../src/server/session-store.js'
 import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { KEEP_NEWEST, KEEP_OLDEST, SPILL_MIN } from '../../src/webhooks/delivery-spill.js'
-import { createTestApi, type TestApi } from '../helpers/api.js'
+import { createTestApi, LOAN, type TestApi } from '../helpers/api.js'
 import { findClosedPort, startReceiver } from '../helpers/receiver.js'
 
 
@@ -125,6 +125,56 @@ describe('a long backlog while the receiver is down', () => {
       expect(await api.sandbox.storage.getKeys('whq')).toEqual([])
     } finally {
       await api.sandbox.close()
+    }
+  })
+})
+
+describe('forward deliveries and a server started without --webhook-forward-to', () => {
+  it('wait untouched, then go out in order when a server with a forward target starts again', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-forward-wait-'))
+    const port = await findClosedPort()
+    const schedule = Array(20).fill(100) as number[]
+    const forwarding = { storage: 'fs' as const, dataDir, webhookForwardTo: `http://127.0.0.1:${port}/hook`, webhookRetrySchedule: schedule }
+    type Listed = { id: string; event_id: string; status: string; attempts: number; last_error: string | null }
+    const list = async (key: string): Promise<Listed[]> => (await api!.get('/api/sandbox/webhooks', key)).body.deliveries
+    let api: TestApi | undefined
+    try {
+      api = await createTestApi(forwarding)
+      const key = api.key
+      expect((await api.post('/api/sandbox/loans', LOAN)).status).toBe(200)
+      await api.sandbox.deliveriesIdle()
+      await api.sandbox.close()
+      api = await createTestApi({ storage: 'fs', dataDir, webhookRetrySchedule: schedule })
+      const before = await list(key)
+      expect(before.length).toBeGreaterThan(0)
+      await api.sandbox.close()
+
+      // Every head is overdue in these starts; without a forward target none of them is tried.
+      for (let start = 0; start < 3; start++) {
+        api = await createTestApi({ storage: 'fs', dataDir, webhookRetrySchedule: schedule })
+        await new Promise((resolve) => setTimeout(resolve, 250))
+        await api.sandbox.deliveriesIdle()
+        expect(await list(key)).toEqual(before)
+        await api.sandbox.close()
+      }
+
+      const up = await startReceiver('/hook', port)
+      try {
+        api = await createTestApi(forwarding)
+        const received = await up.waitFor(before.length, 10_000)
+        await api.sandbox.deliveriesIdle()
+        // Newest first in the log, so the receiver's order is the log's reversed.
+        expect(received.map((item) => item.headers['x-service-webhook-id'])).toEqual(before.map((delivery) => delivery.event_id).reverse())
+        const after = await list(key)
+        expect(after.map((delivery) => delivery.status)).toEqual(before.map(() => 'delivered'))
+        const head = before.findIndex((delivery) => delivery.attempts > 0)
+        expect(after[head]!.attempts).toBe(before[head]!.attempts + 1)
+      } finally {
+        await up.close()
+      }
+    } finally {
+      await api?.sandbox.close()
+      await rm(dataDir, { recursive: true, force: true })
     }
   })
 })
