@@ -2,7 +2,8 @@ import { createStorage, type Storage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
 import type { Redis } from 'ioredis'
 import { takeRedisLease, type RedisLease } from './redis-lease.js'
-import { checkRedisUrl, maskUrlPassword } from './redis-url.js'
+import { maskUrlPassword } from '../server/url-password.js'
+import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 
 /** The prefix of every key the sandbox writes, so that it can share a redis database. */

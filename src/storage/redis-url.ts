@@ -1,15 +1,5 @@
+import { maskUrlPassword } from '../server/url-password.js'
 import { StorageError } from './storage-error.js'
-
-/** A URL (redis, or a forward target) with its password replaced by `***`, fit for logs and errors. */
-export function maskUrlPassword(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.href.replace(/\/$/, '')
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@')
-  }
-}
 
 /**
  * Checks a `redis://` or `rediss://` URL (a host, and a database number as its path if any) and

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { deliveryViewSchema } from '../schemas/responses/webhook-views.js'
 import type { SandboxEvent } from '../domain/types.js'
+import { maskUrlPassword } from '../server/url-password.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
 
 /** A delivery log entry as the API shows it (inferred from its response schema). */
@@ -197,5 +198,6 @@ export function viewDeliveries(state: WebhookState): DeliveryView[] {
 
 /** A delivery as the API shows it: without its body, queue position and schedule start. */
 export function showDelivery({ event: _event, body: _body, seq: _seq, schedule_base: _base, ...delivery }: Delivery): DeliveryView {
-  return delivery
+  // A forward URL's password is the server operator's, not the key holders'.
+  return delivery.url.includes('@') ? { ...delivery, url: maskUrlPassword(delivery.url) } : delivery
 }

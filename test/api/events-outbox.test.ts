@@ -79,4 +79,18 @@ describe('event outbox', () => {
     await api.post('/api/sandbox/loans', { collateral_btc: 0.1, loan_amount: 1000 }, { idempotencyKey: 'once' })
     expect((await readOutbox(api.key)).map((event) => event.type)).toEqual(['sandbox.loan.issued'])
   })
+
+  it('shows a forward URL in the delivery log without its password', async () => {
+    const url = new URL(receiver.url)
+    url.username = 'ops'
+    url.password = 's3cret'
+    api = await createTestApi({ webhookForwardTo: url.href })
+    await issueLoan(api)
+    await api.sandbox.deliveriesIdle()
+    const { body } = await api.get('/api/sandbox/webhooks')
+    expect(body.deliveries.length).toBeGreaterThan(0)
+    expect(JSON.stringify(body)).not.toContain('s3cret')
+    expect(body.deliveries[0].url).toBe(`${url.protocol}//ops:***@${url.host}${url.pathname}`)
+    expect(receiver.received.length).toBe(body.deliveries.length)
+  })
 })

@@ -112,7 +112,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const out = await import('../output.js')
 
   const { createSandbox } = await import('../../server/create-sandbox.js')
-  const { maskUrlPassword } = await import('../../storage/redis-url.js')
+  const { maskUrlPassword } = await import('../../server/url-password.js')
   const { listenSandbox } = await import('../../server/listen.js')
   let lastActivity = Date.now()
   const sandbox = await createSandbox({
