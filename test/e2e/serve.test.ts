@@ -61,6 +61,25 @@ describe('sandbox serve', () => {
     expect(await exit).toBe(0)
   })
 
+  it('says why a stop waits, and stops at once with 130 on a second Ctrl+C', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
+    // A body that never finishes keeps the stop waiting.
+    let push!: (text: string) => void
+    const body = new ReadableStream({ start(controller) { push = (text) => controller.enqueue(new TextEncoder().encode(text)) } })
+    const pending = fetch(`${serve.url}/api/sandbox/loans`, {
+      method: 'POST', headers: { ...auth, 'idempotency-key': 'never-ends' }, body, duplex: 'half',
+    } as RequestInit).catch(() => null)
+    push('{"collateral_btc":0.1,')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    serve.child.kill('SIGINT')
+    await waitUntil(() => serve.output().includes('stopping: waiting for requests'), 5000, 'the stopping line')
+    expect(serve.output()).toContain('press Ctrl+C again to stop now')
+    expect(await serve.stop('SIGINT')).toBe(130)
+    expect(serve.output()).toContain('sandbox stopped without waiting')
+    expect(serve.output()).not.toContain('sandbox stopped (SIGINT)')
+    await pending
+  })
+
   it('answers a chunked body over 1 MiB with 413 and keeps serving', async () => {
     const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
     const chunk = new TextEncoder().encode(`{"name":"${'x'.repeat(64 * 1024)}`)

@@ -152,18 +152,22 @@ async function runServe(flags: ServeFlags): Promise<void> {
 
   // Handlers first: a supervisor may signal as soon as it reads the readiness line.
   let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return forceStop(signal, json)
     stopping = true
     idleGc.stop()
     youngCap.stop()
+    // A slow receiver or client can hold the stop for up to 10 s: say why, and how not to wait.
+    const slow = setTimeout(() => writeStopping(json), STOPPING_NOTICE_MS)
+    slow.unref()
     await listener.close()
     await sandbox.close()
+    clearTimeout(slow)
     process.stdout.write(json ? `${JSON.stringify({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
     process.exit(0)
   }
-  process.once('SIGINT', () => void stop('SIGINT'))
-  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
 
   const redisUrl = kind === 'redis' ? maskUrlPassword(storage) : null
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
@@ -177,6 +181,22 @@ async function runServe(flags: ServeFlags): Promise<void> {
     if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
     process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
   }
+}
+
+/** How long a stop may wait for what is in flight before serve says so. */
+const STOPPING_NOTICE_MS = 1000
+
+function writeStopping(json: boolean): void {
+  process.stdout.write(json
+    ? `${JSON.stringify({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
+    : 'stopping: waiting for requests and webhook deliveries in flight (up to 10 s); press Ctrl+C again to stop now\n')
+}
+
+/** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */
+function forceStop(signal: NodeJS.Signals, json: boolean): never {
+  const message = 'stopped without waiting: a request in flight may not have been answered, and a webhook delivery in flight may be sent again after a restart'
+  process.stderr.write(json ? `${JSON.stringify({ level: 'warn', event: 'forced_stop', signal, message })}\n` : `sandbox ${message} (${signal})\n`)
+  process.exit(signal === 'SIGINT' ? 130 : 143)
 }
 
 /** `sandbox serve`: the whole partner API on a local port. */
