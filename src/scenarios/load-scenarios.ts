@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
 import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 
 /** Where the scenarios shipped with the package live. */
@@ -65,6 +66,15 @@ function schemaProblems(file: string, json: unknown, issue: SchemaIssue): Scenar
   return stepIssueProblems(file, index, [{ ...issue, path: rest }])
 }
 
+/** A key written twice: JSON.parse keeps the last, so an expectation written first would never be checked. */
+function duplicateKeyProblems(file: string, text: string): ScenarioProblem[] {
+  return findDuplicateKeys(text).map((duplicate) => {
+    const [first, index, ...rest] = duplicate.path
+    const inStep = first === 'steps' && typeof index === 'number'
+    return { file, step: inStep ? index : undefined, field: fieldPath(inStep ? rest : duplicate.path), message: describeDuplicateKey(duplicate) }
+  })
+}
+
 /** Parses and validates one scenario file's text. */
 export function parseScenario(file: string, text: string): Scenario {
   let json: unknown
@@ -73,10 +83,13 @@ export function parseScenario(file: string, text: string): Scenario {
   } catch (error) {
     throw new ScenarioFileError([{ file, message: `not valid JSON: ${(error as Error).message}` }])
   }
+  // Both at once: the schema checked only the values JSON.parse kept, so its problems stand too.
+  const duplicates = duplicateKeyProblems(file, text)
   const parsed = scenarioSchema.safeParse(json)
   if (!parsed.success) {
-    throw new ScenarioFileError(parsed.error.issues.flatMap((issue) => schemaProblems(file, json, issue)))
+    throw new ScenarioFileError([...duplicates, ...parsed.error.issues.flatMap((issue) => schemaProblems(file, json, issue))])
   }
+  if (duplicates.length > 0) throw new ScenarioFileError(duplicates)
   return { ...parsed.data, id: basename(file, extname(file)), file }
 }
 

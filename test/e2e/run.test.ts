@@ -134,6 +134,12 @@ describe('sandbox run', () => {
     const typeError = await runCli(['run', typeFile])
     expect(typeError.code).toBe(2)
     expect(typeError.stderr).toBe(`sandbox: ${typeFile}: step 2 request.path: Invalid input: expected string, received number\n`)
+    // A key written twice is refused: JSON.parse would keep the 404 and drop the 200 unchecked.
+    const twiceFile = join(dir, 'twice.json')
+    await writeFile(twiceFile, '{\n  "name": "n", "description": "d",\n  "steps": [{ "request": { "method": "GET", "path": "/api/sandbox/config" },\n    "expect": { "status": 200,\n      "status": 404 } }]\n}\n')
+    const duplicated = await runCli(['run', twiceFile])
+    expect(duplicated).toMatchObject({ code: 2, stdout: '' })
+    expect(duplicated.stderr).toBe(`sandbox: ${twiceFile}: step 1 expect.status: duplicate key "status" (lines 4 and 5): JSON keeps only the last one, so the first would be ignored\n`)
 
     // A scenario written in YAML beside the JSON ones is refused, not skipped; other YAML (a compose
     // file) is not a scenario and is left alone. Two files with one id are refused too.

@@ -153,6 +153,8 @@ describe('sandbox serve', () => {
     const typoConfig = join(dir, 'typo.json')
     await writeFile(typoConfig, '{"ratez":{"btc_usd":1},"risk":{"max_ltv":40}}')
     await writeFile(join(dir, 'empty.json'), '')
+    const twiceConfig = join(dir, 'twice.json')
+    await writeFile(twiceConfig, '{\n  "rates": {\n    "btc_usd": 60000,\n    "btc_usd": 50000\n  }\n}\n')
     const cases: Array<[string[], RegExp]> = [
       [['--rate-limit', 'fast'], /rate-limit/],
       [['--port', 'x'], /invalid port/],
@@ -160,6 +162,7 @@ describe('sandbox serve', () => {
       [['--config', join(dir, 'missing.json')], /cannot read --config/],
       [['--config', badConfig], /max_ltv_percent/],
       [['--config', typoConfig], /--config \S+typo\.json is not a valid sandbox config: unknown keys ratez, risk\.max_ltv \(see GET \/api\/sandbox\/config for the keys\)/],
+      [['--config', twiceConfig], /^sandbox: --config \S+twice\.json: rates\.btc_usd: duplicate key "btc_usd" \(lines 3 and 4\): JSON keeps only the last one, so the first would be ignored\n$/],
       [['--keys', join(dir, 'none.json')], /sandbox keys create/],
       [['--webhook-forward-to', 'localhost:3000'], /--webhook-forward-to must be an http\(s\) URL, not localhost:/],
       [['--webhook-forward-to', 'not a url'], /--webhook-forward-to "not a url" is not a URL/],

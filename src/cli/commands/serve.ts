@@ -33,11 +33,19 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   } catch (error) {
     throw new CliError(`cannot read --config ${path}: ${(error as Error).message}`)
   }
+  let config: Record<string, unknown>
   try {
-    return JSON.parse(text) as Record<string, unknown>
+    config = JSON.parse(text) as Record<string, unknown>
   } catch (error) {
     throw new CliError(`--config ${path} is not valid JSON: ${(error as Error).message}`)
   }
+  // A figure set twice would start the server on the last one without a word: refuse, as for scenarios.
+  const { describeDuplicateKey, findDuplicateKeys } = await import('../../scenarios/find-duplicate-keys.js')
+  const duplicates = findDuplicateKeys(text)
+  if (duplicates.length > 0) {
+    throw new CliError(duplicates.map((duplicate) => `--config ${path}: ${duplicate.path.join('.')}: ${describeDuplicateKey(duplicate)}`).join('\n'))
+  }
+  return config
 }
 
 function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean): void {
