@@ -9,6 +9,12 @@ import type { AttemptOutcome } from './types.js'
 /** Delivery timeout (decisions.md: 10 s). */
 export const DELIVERY_TIMEOUT_MS = 10_000
 
+/**
+ * The most of a receiver's answer body read: the status decides the outcome and the body is never
+ * shown, so past this the connection is closed instead of draining a large answer for up to 10 s.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024
+
 /** Options of one send. */
 export interface SendOptions {
   /**
@@ -192,12 +198,14 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
     let req: ClientRequest | undefined
     let connected = reuse
     const socket = reuse ? undefined : openSocket(to, lookupFor(options))
+    let oversized = false
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      // A delivered answer leaves a pooled connection to the agent, to be reused.
-      if (error !== null || !agent) {
+      // A delivered answer leaves a pooled connection to the agent, to be reused; one whose answer
+      // was cut off unread cannot carry another request.
+      if (error !== null || !agent || oversized) {
         req?.destroy()
         socket?.destroy()
       }
@@ -223,7 +231,13 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
       let answered = false
       req = (to.https ? httpsRequest : httpRequest)(args, (res) => {
         answered = true
-        res.resume()
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= MAX_ANSWER_BYTES) return
+          oversized = true
+          finish(res.statusCode ?? null, null)
+        })
         res.on('end', () => finish(res.statusCode ?? null, null))
         res.on('error', () => finish(res.statusCode ?? null, null))
       })

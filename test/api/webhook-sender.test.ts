@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createConnectionPool } from '../../src/webhooks/connection-pool.js'
-import { probeConnection, sendWebhook } from '../../src/webhooks/sender.js'
+import { MAX_ANSWER_BYTES, probeConnection, sendWebhook } from '../../src/webhooks/sender.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let receiver: TestReceiver | undefined
@@ -29,6 +29,40 @@ describe('sending one webhook', () => {
     expect(outcome).toMatchObject({ statusCode: 200, error: null })
     expect(built).toBe(1)
     expect(receiver.received[0]).toMatchObject({ body: '{"id":"evt_1"}', headers: { 'x-built': '1', 'content-type': 'application/json' } })
+  })
+
+  it('reads at most 64 KB of an answer and does not reuse that connection', async () => {
+    let connections = 0
+    let written = 0
+    const server = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      // An answer that would take far longer than the timeout to finish.
+      const chunk = Buffer.alloc(16 * 1024, 'x')
+      const timer = setInterval(() => {
+        if (res.writableLength > 0) return
+        res.write(chunk)
+        written += chunk.length
+      }, 1)
+      res.on('close', () => clearInterval(timer))
+    })
+    server.on('connection', () => connections++)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+    const pool = createConnectionPool()
+    try {
+      const started = Date.now()
+      const outcome = await sendWebhook(url, '{}', {}, { pool, timeoutMs: 5000 })
+      expect(outcome).toMatchObject({ statusCode: 200, error: null })
+      expect(Date.now() - started).toBeLessThan(2000)
+      expect(written).toBeGreaterThan(MAX_ANSWER_BYTES)
+      expect((await sendWebhook(url, '{}', {}, { pool, timeoutMs: 5000 })).statusCode).toBe(200)
+      expect(connections).toBe(2)
+    } finally {
+      pool.close()
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('times out the whole attempt', async () => {
