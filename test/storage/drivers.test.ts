@@ -415,6 +415,19 @@ describe('journaled fs storage', () => {
     expect((await readdir(dir)).filter((file) => file.startsWith('session'))).toEqual([])
   })
 
+  it('skips a journal name already taken instead of appending to it, and leaves that journal as it is', async () => {
+    const dir = await tempDir()
+    // What a driver of this process left in a dir it then did not recover.
+    const taken = join(dir, `journal-${process.pid}-000001.log`)
+    const left = encodeRecords([{ key: 'session:x:default', value: '{"v":1}' }])
+    await writeFile(taken, left)
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
+    await storage.setItem('session:a:default', { v: 1 })
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-')).sort()).toEqual([`journal-${process.pid}-000001.log`, `journal-${process.pid}-000002.log`])
+    await storage.dispose()
+    expect(await readFile(taken)).toEqual(left)
+  })
+
   it('holds new writes while the backlog not yet checkpointed is over its limit, and checkpoints it first', async () => {
     const dir = await tempDir()
     // A checkpoint delay of a minute: only the limit can make these files appear during the test.
