@@ -15,8 +15,9 @@ export function journalName(pid: number, sequence: number): string {
 
 /**
  * Creates this process's next journal in `base`. A name already taken (a journal this process's pid
- * left in a dir it did not recover) is skipped rather than appended to: the records of that
- * journal were never this driver's to checkpoint, and deleting it with its own would lose them.
+ * left in a dir it did not recover) is skipped rather than appended to: a journal's format line
+ * must be its first line, and the records of that other journal were never this driver's to
+ * checkpoint and delete.
  */
 export async function createJournalFile(base: string, nextSequence: () => number): Promise<{ handle: FileHandle; name: string }> {
   for (;;) {

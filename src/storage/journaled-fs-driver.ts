@@ -27,6 +27,8 @@ interface Journal {
   listed: boolean
   /** Whether it holds writes not yet fdatasynced. */
   unsynced: boolean
+  /** Whether nothing was written to it yet: its first write starts with the format line. */
+  fresh: boolean
   /** The fdatasync running now, if any. */
   syncing?: Promise<void>
 }
@@ -75,7 +77,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
 
   async function openJournal(): Promise<Journal> {
     const { handle, name } = await createJournalFile(base, () => ++sequence)
-    return { handle, name, listed: false, unsynced: false }
+    return { handle, name, listed: false, unsynced: false, fresh: true }
   }
 
   /** Makes a journal durable: its directory entry once, then what was written to it so far. */
@@ -119,7 +121,8 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     if (batch.length === 0) return
     try {
       journal ??= await openJournal()
-      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record)))
+      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record), journal.fresh))
+      journal.fresh = false
       journal.unsynced = true
       scheduleSync()
     } catch (error) {
