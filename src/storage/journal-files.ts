@@ -1,4 +1,5 @@
 import * as fsp from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
@@ -10,6 +11,36 @@ const JOURNAL_SUFFIX = '.log'
 /** The file name of a process's `sequence`-th journal. */
 export function journalName(pid: number, sequence: number): string {
   return `${JOURNAL_PREFIX}${pid}-${String(sequence).padStart(6, '0')}${JOURNAL_SUFFIX}`
+}
+
+/**
+ * Creates this process's next journal in `base`. A name already taken (a journal this process's pid
+ * left in a dir it did not recover) is skipped rather than appended to: a journal's format line
+ * must be its first line, and the records of that other journal were never this driver's to
+ * checkpoint and delete.
+ */
+export async function createJournalFile(base: string, nextSequence: () => number): Promise<{ handle: FileHandle; name: string }> {
+  for (;;) {
+    const name = journalName(process.pid, nextSequence())
+    try {
+      return { handle: await fsp.open(join(base, name), 'ax'), name }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+}
+
+/**
+ * A write can take fewer bytes than it was given without failing (a disk filling up): the rest
+ * is written until all of it is, and a write that takes none is a full disk. Only then is the
+ * batch acknowledged.
+ */
+export async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < bytes.length;) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
+    if (bytesWritten === 0) throw Object.assign(new Error('ENOSPC: no space left on device, the journal took no more bytes'), { code: 'ENOSPC' })
+    offset += bytesWritten
+  }
 }
 
 /** fsyncs a directory, so that the entries created or renamed in it are durable. */

@@ -1,10 +1,9 @@
-import * as fsp from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { atomicFsDriver, resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
-import { fsyncDirectory, journalName } from './journal-files.js'
+import { createJournalFile, fsyncDirectory, writeFully } from './journal-files.js'
 import { encodeRecords, type JournalRecord } from './journal-format.js'
 
 /** How long committed changes wait in the journal before they are written to their files. */
@@ -28,21 +27,10 @@ interface Journal {
   listed: boolean
   /** Whether it holds writes not yet fdatasynced. */
   unsynced: boolean
+  /** Whether nothing was written to it yet: its first write starts with the format line. */
+  fresh: boolean
   /** The fdatasync running now, if any. */
   syncing?: Promise<void>
-}
-
-/**
- * A write can take fewer bytes than it was given without failing (a disk filling up): the rest
- * is written until all of it is, and a write that takes none is a full disk. Only then is the
- * batch acknowledged.
- */
-async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < bytes.length;) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
-    if (bytesWritten === 0) throw Object.assign(new Error('ENOSPC: no space left on device, the journal took no more bytes'), { code: 'ENOSPC' })
-    offset += bytesWritten
-  }
 }
 
 /** Options of the journaled fs driver. */
@@ -88,9 +76,8 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   let checkpointing: Promise<void> | undefined
 
   async function openJournal(): Promise<Journal> {
-    const name = journalName(process.pid, ++sequence)
-    const handle = await fsp.open(join(base, name), 'a')
-    return { handle, name, listed: false, unsynced: false }
+    const { handle, name } = await createJournalFile(base, () => ++sequence)
+    return { handle, name, listed: false, unsynced: false, fresh: true }
   }
 
   /** Makes a journal durable: its directory entry once, then what was written to it so far. */
@@ -134,7 +121,8 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     if (batch.length === 0) return
     try {
       journal ??= await openJournal()
-      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record)))
+      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record), journal.fresh))
+      journal.fresh = false
       journal.unsynced = true
       scheduleSync()
     } catch (error) {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { describe, expect, it, vi } from 'vitest'
-import { encodeRecords } from '../../src/storage/journal-format.js'
+import { decodeRecords, encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
 import { createSessionStore } from '../../src/server/session-store.js'
 import { fixtureConfig } from '../unit/domain-helpers.js'
@@ -388,7 +388,7 @@ describe('journaled fs storage', () => {
       { key: 'session:a:default', value: '{"v":3}' },
       { key: 'session:b:default', value: null },
       { key: 'session:c:default', value: '{"v":4}' },
-    ])
+    ], true)
     // pid 2^22+1 is above Linux's pid_max default: certainly not a running process.
     await writeFile(join(dir, 'journal-4194305-000001.log'), bytes.subarray(0, bytes.length - 3))
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
@@ -399,21 +399,64 @@ describe('journaled fs storage', () => {
     await storage.dispose()
   })
 
-  it('refuses to start over a journal damaged before its end, and keeps it, instead of dropping the changes after the damage', async () => {
-    const dir = await tempDir()
+  describe('refuses to start over a journal damaged before its end, and keeps it, instead of dropping the changes after the damage', () => {
     const bytes = encodeRecords([
       { key: 'session:a:default', value: '{"v":1}' },
       { key: 'session:b:default', value: '{"v":2}' },
       { key: 'session:a:default', value: '{"v":3}' },
-    ])
-    const name = 'journal-4194305-000001.log'
-    // The second record's length field gets a stray character, as a bad sector or a bad edit would leave it.
-    const second = bytes.indexOf('session:b:default 7')
-    const damaged = Buffer.concat([bytes.subarray(0, second + 'session:b:default 7'.length), Buffer.from('x'), bytes.subarray(second + 'session:b:default 7'.length)])
-    await writeFile(join(dir, name), damaged)
-    await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`${name} is damaged at byte ${second}, before its end`)
-    expect(await readFile(join(dir, name))).toEqual(damaged)
-    expect((await readdir(dir)).filter((file) => file.startsWith('session'))).toEqual([])
+    ], true)
+    const damage = (text: string, from: string, to: string) => Buffer.from(text.replace(from, to), 'latin1')
+    const text = bytes.toString('latin1')
+    // As a bad sector, a stray write or a bad edit would leave it.
+    it.each([
+      ['a stray character in a length', damage(text, 'session:b:default 7 ', 'session:b:default 7x ')],
+      // Alone, a length running past the end of the file would read as a write cut short.
+      ['a length grown past the end of the file', damage(text, 'session:b:default 7 ', 'session:b:default 7000 ')],
+      ['a value altered, its length unchanged', damage(text, '{"v":2}', '{"v":3}')],
+      ['a journal of the previous format with a stray character in a length', Buffer.from('session:a:default 7\n{"v":1}\nsession:b:default 7x\n{"v":2}\n')],
+    ])('%s', async (_name, damaged) => {
+      const dir = await tempDir()
+      const name = 'journal-4194305-000001.log'
+      await writeFile(join(dir, name), damaged)
+      const at = damaged.indexOf('session:b:default')
+      await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`${name} is damaged at byte ${at}, before its end`)
+      expect(await readFile(join(dir, name))).toEqual(damaged)
+      expect((await readdir(dir)).filter((file) => file.startsWith('session'))).toEqual([])
+    })
+  })
+
+  it('replays a journal the previous version left, without format line or checksums, as it did', async () => {
+    const dir = await tempDir()
+    const old = 'session:a:default 7\n{"v":1}\nsession:b:default 10\n{"v":"ü"}\nsession:a:default -1\nsession:c:default 7\n{"v":'
+    await writeFile(join(dir, 'journal-4194305-000001.log'), old)
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect([await storage.getItem('session:a:default'), await storage.getItem('session:b:default'), await storage.getItem('session:c:default')]).toEqual([null, { v: 'ü' }, null])
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    await storage.dispose()
+  })
+
+  it('starts every journal it writes with the format line, once', async () => {
+    const dir = await tempDir()
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
+    await storage.setItem('session:a:default', { v: 1 })
+    await storage.setItem('session:b:default', { v: 2 })
+    const written = await readFile(join(dir, `journal-${process.pid}-000001.log`))
+    expect(written.toString().startsWith('sandbox-journal v2\nsession:a:default ')).toBe(true)
+    expect(decodeRecords(written)).toEqual({ records: [{ key: 'session:a:default', value: '{"v":1}' }, { key: 'session:b:default', value: '{"v":2}' }], complete: true })
+    await storage.dispose()
+  })
+
+  it('skips a journal name already taken instead of appending to it, and leaves that journal as it is', async () => {
+    const dir = await tempDir()
+    // What a driver of this process left in a dir it then did not recover.
+    const taken = join(dir, `journal-${process.pid}-000001.log`)
+    const left = encodeRecords([{ key: 'session:x:default', value: '{"v":1}' }], true)
+    await writeFile(taken, left)
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
+    await storage.setItem('session:a:default', { v: 1 })
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-')).sort()).toEqual([`journal-${process.pid}-000001.log`, `journal-${process.pid}-000002.log`])
+    await storage.dispose()
+    expect(await readFile(taken)).toEqual(left)
   })
 
   it('holds new writes while the backlog not yet checkpointed is over its limit, and checkpoints it first', async () => {
@@ -466,7 +509,7 @@ describe('journaled fs storage', () => {
 
   it('replays a journal named with its own pid, as a restarted container\'s server (pid 1 again) finds it', async () => {
     const dir = await tempDir()
-    await writeFile(join(dir, `journal-${process.pid}-000001.log`), encodeRecords([{ key: 'session:x:default', value: '{"v":1}' }]))
+    await writeFile(join(dir, `journal-${process.pid}-000001.log`), encodeRecords([{ key: 'session:x:default', value: '{"v":1}' }], true))
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(await storage.getItem('session:x:default')).toEqual({ v: 1 })
     await storage.setItem('session:y:default', { v: 2 })
@@ -480,8 +523,8 @@ describe('journaled fs storage', () => {
     const dir = await tempDir()
     const older = join(dir, 'journal-900-000001.log')
     const newer = join(dir, 'journal-100-000001.log')
-    await writeFile(older, encodeRecords([{ key: 'session:x:default', value: '{"v":"old"}' }]))
-    await writeFile(newer, encodeRecords([{ key: 'session:x:default', value: '{"v":"new"}' }]))
+    await writeFile(older, encodeRecords([{ key: 'session:x:default', value: '{"v":"old"}' }], true))
+    await writeFile(newer, encodeRecords([{ key: 'session:x:default', value: '{"v":"new"}' }], true))
     await utimes(older, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000))
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect(await storage.getItem('session:x:default')).toEqual({ v: 'new' })
