@@ -4,21 +4,18 @@ import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionStore } from '../server/session-store.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
 import { createId } from '../server/ids.js'
+import { createActiveMarkers } from './active-markers.js'
 import { enqueueEvents, findHead, hasUndelivered, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
-import { createConnectionPool } from './connection-pool.js'
-import { stringifyEvent } from './event-json.js'
+import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
 import { reportAttempt, reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createParkedHeads, toParkedHead, type ParkedHead } from './parked-heads.js'
-import { createRecentRefusals, describeSharedRefusal, findSharedRefusals } from './recent-refusals.js'
-import { probeConnection, sendWebhook, type SendOptions } from './sender.js'
+import { createRecentRefusals, findSharedRefusals } from './recent-refusals.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findDueRun } from './delivery-spill.js'
+import { createSlotWorkers } from './slot-workers.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
-import { signWebhook } from './signature.js'
-import { DELIVERY_TARGETS, type AttemptOutcome, type Delivery, type DeliveryTarget, type WebhookState } from './types.js'
-import { isForbiddenAddress } from './url-policy.js'
+import { DELIVERY_TARGETS, type Delivery, type WebhookState } from './types.js'
 
-const ACTIVE_PREFIX = 'webhooks:active'
 /** How long failed attempts are kept in memory before they are written (see `work`). */
 const FLUSH_DELAY_MS = 1000
 /** When a worker fails (storage trouble), how long until it tries again. */
@@ -34,19 +31,13 @@ export interface PreparedWrite {
 }
 
 /** Options of the dispatcher. */
-export interface DispatcherOptions {
+export interface DispatcherOptions extends AttemptOptions {
   storage: Storage
   sessions: SessionStore
   mutex: KeyedMutexLike
   retryScheduleMs: readonly number[]
   /** Whether the storage outlives the process; without it there is no restart to resume deliveries after. */
   persistent: boolean
-  /** `--allow-local-webhooks`: do not refuse local or private addresses at delivery time. */
-  allowLocal: boolean
-  forward?: { url: string; secret: string }
-  timeoutMs?: number
-  /** Host name resolver for the delivery-time address check (default: system DNS). */
-  resolveHost?: (host: string) => Promise<string[]>
   onDelivery?: (report: DeliveryReport) => void
   logError: (error: unknown) => void
 }
@@ -57,24 +48,17 @@ export interface DispatcherOptions {
  * It runs beside the API, never inside a request, so slow or dead receivers cost requests nothing.
  */
 export function createDispatcher(options: DispatcherOptions) {
-  const { sessions, mutex, storage } = options
-  const running = new Map<string, Promise<void>>()
-  const again = new Set<string>()
-  const timers = new Map<string, NodeJS.Timeout>()
+  const { sessions, mutex } = options
+  const workers = createSlotWorkers({ work, retryMs: WORKER_RETRY_MS, logError: options.logError })
   /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
-  const active = new Set<string>()
-  const markerWrites = new Set<Promise<unknown>>()
-  const pool = createConnectionPool()
-  /** Endpoint addresses are checked when sending (DNS can change) unless local webhooks are allowed. */
-  const checkedSend: SendOptions = { isForbidden: isForbiddenAddress, resolve: options.resolveHost, timeoutMs: options.timeoutMs, pool }
-  const openSend: SendOptions = { timeoutMs: options.timeoutMs, pool }
-  const sendOptionsFor = (target: DeliveryTarget): SendOptions => (target === 'endpoint' && !options.allowLocal ? checkedSend : openSend)
+  const markers = createActiveMarkers(options)
   const recent = createRecentRefusals()
+  const attempts = createDeliveryAttempts(options, recent)
   /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,
-    probe: probeUrl,
-    wake: (slot) => kick(principalOfSlot(slot)),
+    probe: attempts.probe,
+    wake: (slot) => workers.kick(slot),
     onAttempt: options.onDelivery,
     logError: options.logError,
   })
@@ -119,23 +103,14 @@ export function createDispatcher(options: DispatcherOptions) {
     if (written.parked.length > 0) parked.park(written.parked)
     if (!needsDispatch(before, written.doc.webhook)) return
     const slot = sessionSlotOf(principal)
-    if (written.parked.length > 0 && !running.has(slot)) {
+    if (written.parked.length > 0 && !workers.isRunning(slot)) {
       const { dueRun, heads } = findWork(written.doc)
       if (!dueRun && heads.every((delivery) => parked.holds(slot, delivery.id))) {
-        void markActive(slot, true)
+        void markers.mark(slot, true)
         return
       }
     }
-    kick(principal)
-  }
-
-  async function probeUrl(url: string, target: DeliveryTarget): Promise<{ error: string | null; durationMs: number }> {
-    const refusal = recent.find(url, Date.now())
-    if (refusal) return { error: describeSharedRefusal(refusal, Date.now()), durationMs: 0 }
-    const started = performance.now()
-    const error = await probeConnection(url, sendOptionsFor(target))
-    recent.note(url, { error, refused: error !== null }, Date.now())
-    return { error, durationMs: Math.round((performance.now() - started) * 10) / 10 }
+    workers.kick(slot)
   }
 
   /**
@@ -161,69 +136,7 @@ export function createDispatcher(options: DispatcherOptions) {
       return
     }
     const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
-    wakeLater(slot, Math.max(0, wakeAt - now))
-  }
-
-  /** Starts (or re-runs) the worker of a session after a commit that left deliveries to send. */
-  function kick(principal: Pick<Principal, 'keyId' | 'sessionId'>): void {
-    if (closed) return
-    const slot = sessionSlotOf(principal)
-    const timer = timers.get(slot)
-    if (timer) {
-      clearTimeout(timer)
-      timers.delete(slot)
-    }
-    if (running.has(slot)) {
-      again.add(slot)
-      return
-    }
-    const run = work(slot).catch((error) => {
-      options.logError(error)
-      // Commits wake the worker only when they add work, so a failed worker must wake itself.
-      if (!closed) wakeLater(slot, WORKER_RETRY_MS)
-    }).finally(() => {
-      running.delete(slot)
-      if (again.delete(slot)) kick(principal)
-    })
-    running.set(slot, run)
-  }
-
-  function wakeLater(slot: string, delayMs: number): void {
-    clearTimeout(timers.get(slot))
-    const timer = setTimeout(() => {
-      timers.delete(slot)
-      kick(principalOfSlot(slot))
-    }, delayMs)
-    timer.unref()
-    timers.set(slot, timer)
-  }
-
-  /**
-   * One small marker key per session with deliveries waiting, so a restart finds them without
-   * reading every session, and marking one costs the same however many there are.
-   */
-  async function markActive(slot: string, isActive: boolean): Promise<void> {
-    if (active.has(slot) === isActive) return
-    if (isActive) active.add(slot)
-    else active.delete(slot)
-    if (!options.persistent) return
-    const key = `${ACTIVE_PREFIX}:${slot}`
-    const write = (isActive ? storage.setItem(key, 1) : storage.removeItem(key)).catch(options.logError)
-    markerWrites.add(write)
-    await write
-    markerWrites.delete(write)
-  }
-
-  async function attempt(doc: SessionDoc, delivery: Delivery): Promise<AttemptOutcome & { url: string }> {
-    const destination = delivery.target === 'forward' ? options.forward : doc.webhook.endpoint
-    const body = delivery.body ?? (delivery.event ? stringifyEvent(delivery.event) : undefined)
-    if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
-    const { url } = destination
-    const secret = 'secret' in destination ? destination.secret : ''
-    // Signed when the connection is up: the timestamp is the moment of sending.
-    const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
-    const outcome = await sendWebhook(url, body, sign, sendOptionsFor(delivery.target))
-    return { ...outcome, url }
+    workers.wakeLater(slot, Math.max(0, wakeAt - now))
   }
 
   async function work(slot: string): Promise<void> {
@@ -244,16 +157,16 @@ export function createDispatcher(options: DispatcherOptions) {
         continue
       }
       if (heads.length === 0) {
-        await markActive(slot, hasUndelivered(doc.webhook))
+        await markers.mark(slot, hasUndelivered(doc.webhook))
         return
       }
-      await markActive(slot, true)
+      await markers.mark(slot, true)
       const due = heads.filter((delivery) => Date.parse(delivery.next_attempt_at ?? '') <= now)
       if (due.length === 0) {
         sleepUntilDue(slot, doc, heads, now)
         return
       }
-      const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempt(doc, delivery) })))
+      const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery) })))
       const finished = Date.now()
       for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
       const updated = await mutex.run(slot, async () => {
@@ -284,12 +197,7 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Resumes every session that had deliveries to send when the server last stopped. */
   async function resume(): Promise<void> {
     if (options.persistent) await spill.removeOrphans()
-    const markers = await storage.getKeys(ACTIVE_PREFIX)
-    for (const marker of markers) {
-      const slot = marker.slice(ACTIVE_PREFIX.length + 1)
-      active.add(slot)
-      kick(principalOfSlot(slot))
-    }
+    for (const slot of await markers.load()) workers.kick(slot)
   }
 
   /**
@@ -313,16 +221,17 @@ export function createDispatcher(options: DispatcherOptions) {
   async function close(): Promise<void> {
     closed = true
     parked.stop()
-    for (const timer of timers.values()) clearTimeout(timer)
-    timers.clear()
-    await Promise.all(running.values())
+    await workers.stop()
     if (options.persistent) await checkpointParked()
     await staged.close()
-    await Promise.all(markerWrites)
-    pool.close()
+    await markers.settle()
+    attempts.close()
   }
 
-  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush, overlay: parked.overlay, idle: () => Promise.all(running.values()).then(() => undefined) }
+  /** Starts (or re-runs) the delivery worker of a session. */
+  const kick = (principal: Pick<Principal, 'keyId' | 'sessionId'>): void => workers.kick(sessionSlotOf(principal))
+
+  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush, overlay: parked.overlay, idle: workers.idle }
 }
 
 /** A dispatcher made by createDispatcher. */

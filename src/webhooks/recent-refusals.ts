@@ -39,6 +39,9 @@ export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
   }
 }
 
+/** A RecentRefusals made by createRecentRefusals. */
+export type RecentRefusals = ReturnType<typeof createRecentRefusals>
+
 /** The error recorded for an attempt that a recent refusal stands for. */
 export function describeSharedRefusal(refusal: Refusal, now: number): string {
   return `${refusal.error} (this URL refused a connection ${Math.max(0, now - refusal.at)} ms before; not tried again)`

@@ -1,0 +1,62 @@
+/**
+ * One worker per session slot: at most one run at a time, a kick during a run reruns it once
+ * after, and a run can be put off with a timer. The dispatcher's delivery work runs on these.
+ */
+export function createSlotWorkers(options: {
+  work: (slot: string) => Promise<void>
+  /** When a run fails (storage trouble), how long until it tries again. */
+  retryMs: number
+  logError: (error: unknown) => void
+}) {
+  const running = new Map<string, Promise<void>>()
+  const again = new Set<string>()
+  const timers = new Map<string, NodeJS.Timeout>()
+  let stopped = false
+
+  /** Starts (or re-runs after the current run) the worker of `slot`. */
+  function kick(slot: string): void {
+    if (stopped) return
+    const timer = timers.get(slot)
+    if (timer) {
+      clearTimeout(timer)
+      timers.delete(slot)
+    }
+    if (running.has(slot)) {
+      again.add(slot)
+      return
+    }
+    const run = options.work(slot).catch((error) => {
+      options.logError(error)
+      // Commits wake a worker only when they add work, so a failed one must wake itself.
+      if (!stopped) wakeLater(slot, options.retryMs)
+    }).finally(() => {
+      running.delete(slot)
+      if (again.delete(slot)) kick(slot)
+    })
+    running.set(slot, run)
+  }
+
+  /** Kicks `slot` after `delayMs`, replacing a wake-up already set. */
+  function wakeLater(slot: string, delayMs: number): void {
+    clearTimeout(timers.get(slot))
+    const timer = setTimeout(() => {
+      timers.delete(slot)
+      kick(slot)
+    }, delayMs)
+    timer.unref()
+    timers.set(slot, timer)
+  }
+
+  /** Resolves once no worker runs. */
+  const idle = (): Promise<void> => Promise.all(running.values()).then(() => undefined)
+
+  /** Starts no more runs or timers; resolves once the runs in progress have ended. */
+  async function stop(): Promise<void> {
+    stopped = true
+    for (const timer of timers.values()) clearTimeout(timer)
+    timers.clear()
+    await Promise.all(running.values())
+  }
+
+  return { kick, wakeLater, idle, stop, isRunning: (slot: string) => running.has(slot) }
+}
