@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { findDuplicateKeys } from '../../src/scenarios/find-duplicate-keys.js'
-import { loadScenarios, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
-
-function problemsOf(text: string): string[] {
-  try {
-    parseScenario('scenarios/bad.json', text)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ScenarioFileError)
-    return (error as ScenarioFileError).problems.map((p) => `${p.step === undefined ? '-' : p.step + 1} ${p.field ?? '-'}: ${p.message}`)
-  }
-  throw new Error('expected the scenario to be refused')
-}
+import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { problemsOf } from '../helpers/scenario-problems.js'
 
 /** The duplicates of a text as `path @ lines`, checked first to be JSON that parses. */
 function duplicatesOf(text: string): string[] {

@@ -1,19 +1,10 @@
 import { readdirSync } from 'node:fs'
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
-import { loadScenarios, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { problemsOf } from '../helpers/scenario-problems.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
 import type { RunReport } from '../../src/scenarios/report-types.js'
-
-function problemsOf(text: string): string[] {
-  try {
-    parseScenario('scenarios/bad.json', text)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ScenarioFileError)
-    return (error as ScenarioFileError).problems.map((p) => `${p.step === undefined ? '-' : p.step + 1} ${p.field ?? '-'}: ${p.message}`)
-  }
-  throw new Error('expected the scenario to be refused')
-}
 
 const valid = { name: 'n', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }
 
