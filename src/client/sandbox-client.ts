@@ -3,15 +3,14 @@ import type { SandboxConfig } from '../domain/types.js'
 import type { z } from 'zod'
 import type { createLoanSchema } from '../schemas/create-loan.js'
 import type { loanActionSchema } from '../schemas/loan-action.js'
-import type { loanFlowSchema } from '../schemas/loan-flow.js'
 import type { partnerProfileSchema } from '../schemas/partner.js'
-import type { repaymentFlowSchema } from '../schemas/repayment-flow.js'
 import type { webhookRetrySchema } from '../schemas/webhooks.js'
 import type { partnerViewSchema } from '../schemas/responses/partner-view.js'
 import type { webhookRetryAnswerSchema, webhookTestAnswerSchema } from '../schemas/responses/answers.js'
 import type { webhookStateViewSchema } from '../schemas/responses/webhook-views.js'
 import type { EventType } from '../domain/types.js'
 import { SandboxApiError } from './api-error.js'
+import type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
 import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
 
 /** Fields every answer carries (decisions.md "Envelope"). */
@@ -41,6 +40,8 @@ export type WebhookTestAnswer = z.infer<typeof webhookTestAnswerSchema>
 /** POST /webhooks/retry. */
 export type WebhookRetryAnswer = z.infer<typeof webhookRetryAnswerSchema>
 
+export type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
+
 /** Options of one POST. */
 export interface PostOptions {
   idempotencyKey?: string | undefined
@@ -54,12 +55,8 @@ export type SandboxClientOptions = TransportOptions
 export type CreateLoanInput = z.input<typeof createLoanSchema>
 /** Body of POST /loans/{id}/action. */
 export type LoanActionInput = z.input<typeof loanActionSchema>
-/** Body of POST /loans/flow. */
-export type LoanFlowInput = z.input<typeof loanFlowSchema>
 /** Body of POST /partner. */
 export type PartnerProfileInput = z.input<typeof partnerProfileSchema>
-/** Body of POST /loans/{id}/repayment-flow. */
-export type RepaymentFlowInput = z.input<typeof repaymentFlowSchema>
 /**
  * Body of POST /webhooks. Written out rather than inferred: the server's schema takes any value
  * for these fields, so that their mistakes get the spec's own error codes.

@@ -11,7 +11,9 @@ import {
   type CreateLoanInput,
   type Delivery,
   type Envelope,
+  type LoanFlowInput,
   type LoanStateView,
+  type RepaymentFlowInput,
   type VerifyReceiverOptions,
   startWebhookListener,
   verifyWebhook,
@@ -84,6 +86,47 @@ describe('the library, as a partner\'s test suite uses it', () => {
     expect([statuses.length, options]).toEqual([4, undefined])
     const all = await loadScenarios(SHIPPED_SCENARIOS_DIR)
     expect(() => selectScenarios(all, ['no-such-scenario'])).toThrow(UnknownScenarioError)
+  })
+
+  it('types each flow step with the fields it needs, so a forgotten one fails the type check', async () => {
+    // The @ts-expect-error lines are the test: `npm test` type-checks this file first, and a line
+    // that no longer fails to compile fails the check.
+    const loanSteps: LoanFlowInput[] = [
+      { action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 20_000 },
+      { action: 'confirm_btc', tx_hash: 'tx_1', confirmations: 2, application_id: 'app_1' },
+      { action: 'run_kyt' },
+      // @ts-expect-error confirm_btc needs tx_hash
+      { action: 'confirm_btc', confirmations: 2 },
+      // @ts-expect-error start_collateral_transfer needs loan_amount
+      { action: 'start_collateral_transfer', collateral_btc: 0.5 },
+    ]
+    const repaymentSteps: RepaymentFlowInput[] = [
+      { action: 'start_payment', repayment_kind: 'interest' },
+      { action: 'start_payment', repayment_kind: 'partial_principal', amount: 100 },
+      { action: 'start_payment', full_repayment: true },
+      { action: 'confirm_usdt', operation_id: 'op_1', tx_hash: 'tx_2', confirmations: 6 },
+      // @ts-expect-error partial_principal needs amount
+      { action: 'start_payment', repayment_kind: 'partial_principal' },
+      // @ts-expect-error every step after start_payment needs operation_id
+      { action: 'run_kyt' },
+      // @ts-expect-error full_repayment true means full_principal
+      { action: 'start_payment', repayment_kind: 'interest', full_repayment: true },
+    ]
+    // What the types refuse, the server refuses too: the client's `request` still sends it.
+    const sandbox = await createSandbox()
+    cleanups.push(() => sandbox.close())
+    const listener = await listenSandbox(sandbox)
+    cleanups.push(() => listener.close())
+    const client = createSandboxClient({ baseUrl: listener.url, apiKey: 'sk_sandbox_library_flow_types_1' })
+    for (const body of [loanSteps[3], loanSteps[4]]) {
+      const answer = await client.request({ method: 'POST', path: '/api/sandbox/loans/flow', body })
+      expect(answer.status).toBe(400)
+    }
+    const loan = await client.createLoan({ collateral_btc: 0.5, loan_amount: 20_000 })
+    for (const body of repaymentSteps.slice(4)) {
+      const answer = await client.request({ method: 'POST', path: `/api/sandbox/loans/${loan.activeLoans[0]!.id}/repayment-flow`, body })
+      expect(answer.status).toBe(400)
+    }
   })
 
   it('checks a scenario file with the exported schema, as an editor or a pre-commit hook would', () => {
