@@ -99,6 +99,9 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const held = docs.peek(id)
     if (held) return held
     const stored = await docs.read(id)
+    // A write that landed while storage was read put a newer version in memory, patches included.
+    const current = docs.peek(id)
+    if (current !== undefined && current !== stored) return current
     if (!stored) return createSessionDoc(new Date().toISOString())
     // Documents written before webhooks existed have no webhook part yet.
     let doc = stored.webhook ? stored : { ...stored, webhook: createWebhookState() }

@@ -61,6 +61,16 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   const staged = new Map<string, T>()
   const keyOf = (id: string) => `${options.prefix}:${id}`
   const files = guardStorage(storage)
+  /**
+   * Reads of storage in flight, by id: concurrent reads share one, and a change made meanwhile marks
+   * it stale. A read that began before a write and ended after it holds the older version, and
+   * caching that one would have the next request build on it and drop the write.
+   */
+  const reads = new Map<string, { promise: Promise<T | null>; stale: boolean }>()
+  const touch = (id: string) => {
+    const read = reads.get(id)
+    if (read) read.stale = true
+  }
 
   function remember(id: string, doc: T): void {
     cache.delete(id)
@@ -69,6 +79,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   }
 
   function forget(id: string): void {
+    touch(id)
     cache.delete(id)
     staged.delete(id)
   }
@@ -81,6 +92,17 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     return cached
   }
 
+  async function readStored(id: string): Promise<T | null> {
+    // The raw text, parsed here: unstorage's getItem (destr) scans the whole text twice for
+    // prototype-polluting keys first, a third of the cost of reading a document we wrote.
+    const value: unknown = await files.getItemRaw(keyOf(id))
+    if (value === null || value === undefined) return null
+    const doc = parseDocument(value)
+    if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
+    if (options.isDocument && !options.isDocument(doc)) throw new StorageError(`stored document ${keyOf(id)} is not a ${options.prefix} document`)
+    return doc as T
+  }
+
   return {
     peek,
     replace(id, doc) {
@@ -90,17 +112,21 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     async read(id) {
       const held = peek(id)
       if (held) return held
-      // The raw text, parsed here: unstorage's getItem (destr) scans the whole text twice for
-      // prototype-polluting keys first, a third of the cost of reading a document we wrote.
-      const value: unknown = await files.getItemRaw(keyOf(id))
-      if (value === null || value === undefined) return null
-      const doc = parseDocument(value)
-      if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
-      if (options.isDocument && !options.isDocument(doc)) throw new StorageError(`stored document ${keyOf(id)} is not a ${options.prefix} document`)
-      remember(id, doc as T)
-      return doc as T
+      const pending = reads.get(id)
+      if (pending) return pending.promise
+      const read = { promise: readStored(id), stale: false }
+      reads.set(id, read)
+      try {
+        const doc = await read.promise
+        // Stale: returned to this caller, who asked before the change, but not kept.
+        if (doc !== null && !read.stale) remember(id, doc)
+        return doc
+      } finally {
+        reads.delete(id)
+      }
     },
     async write(id, doc) {
+      touch(id)
       try {
         // Text is stored as it is and parsed back on read, like the object unstorage would stringify.
         await files.setItem(keyOf(id), options.stringify ? options.stringify(doc) : doc)
@@ -112,6 +138,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
       remember(id, doc)
     },
     stage(id, doc) {
+      touch(id)
       cache.delete(id)
       staged.set(id, doc)
     },

@@ -157,6 +157,35 @@ describe('idempotency', () => {
     }
   })
 
+  it('keeps a change acknowledged while GETs of the same key read its document from disk (fs, just after a restart)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-idem-'))
+    const key = newKey()
+    const loan = (ref: string) => buildRequest('http://x', 'POST', '/api/sandbox/loans', { body: { collateral_btc: 0.01, loan_amount: 100, client_reference: ref }, idempotencyKey: ref }, key)
+    const refs = async (sandbox: Sandbox) => {
+      const state = await (await sandbox.fetch(buildRequest('http://x', 'GET', '/api/sandbox/loans', {}, key))).json()
+      return state.activeLoans.map((item: { client_reference: string }) => item.client_reference).sort()
+    }
+    try {
+      const setup = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+      expect((await setup.fetch(loan('setup'))).status).toBe(200)
+      await setup.close()
+      const expected = ['setup']
+      for (let round = 0; round < 5; round++) {
+        // A restart leaves the key's document on disk only; GETs poll while the POST commits.
+        const sandbox = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+        const polls = Array.from({ length: 8 }, (_, i) => new Promise((resolve) => setTimeout(resolve, i)).then(() => refs(sandbox)))
+        const [answer] = await Promise.all([sandbox.fetch(loan(`a${round}`)), ...polls])
+        expect(answer.status).toBe(200)
+        expect((await sandbox.fetch(loan(`b${round}`))).status).toBe(200)
+        expected.push(`a${round}`, `b${round}`)
+        expect(await refs(sandbox)).toEqual([...expected].sort())
+        await sandbox.close()
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
   it('replays the exact bytes of answers still in the session document after a restart on fs storage', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-idem-'))
     try {

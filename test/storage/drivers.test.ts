@@ -137,6 +137,67 @@ describe.each(drivers)('storage on %s', (_name, open) => {
   })
 })
 
+/** Memory storage whose reads answer, while `held`, only when `release` is called; counts the reads. */
+function createGatedStorage() {
+  const memory = memoryDriver()
+  const gate = { held: false, reads: 0, waiting: [] as Array<() => void>, release() { this.held = false; for (const go of this.waiting.splice(0)) go() } }
+  const gated = defineDriver(() => ({
+    ...memory,
+    name: 'gated',
+    async getItemRaw(key: string) {
+      gate.reads++
+      // What a slow disk does: the bytes are those of the moment the read began.
+      const value = await memory.getItemRaw!(key, {})
+      if (gate.held) await new Promise<void>((resolve) => gate.waiting.push(resolve))
+      return value
+    },
+  }))
+  return { storage: createStorage({ driver: gated(undefined) }), gate }
+}
+
+describe('doc store races', () => {
+  it('never keeps a version read before a write that ended while the read was in flight', async () => {
+    const { storage, gate } = createGatedStorage()
+    await storage.setItem('d:x', { v: 1 })
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'd' })
+    gate.held = true
+    const reading = docs.read('x')
+    await docs.write('x', { v: 2 })
+    gate.release()
+    // The read asked before the write: it may answer the older version, but must not keep it.
+    expect(await reading).toEqual({ v: 1 })
+    expect(docs.peek('x')).toEqual({ v: 2 })
+    expect(await docs.read('x')).toEqual({ v: 2 })
+  })
+
+  it('shares one read of storage among concurrent readers of a document', async () => {
+    const { storage, gate } = createGatedStorage()
+    await storage.setItem('d:x', { v: 1 })
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'd' })
+    gate.held = true
+    const readers = [docs.read('x'), docs.read('x'), docs.read('x')]
+    gate.release()
+    expect(await Promise.all(readers)).toEqual([{ v: 1 }, { v: 1 }, { v: 1 }])
+    expect(gate.reads).toBe(1)
+  })
+
+  it('loads the saved session, not the one a concurrent load read before the save', async () => {
+    const { storage, gate } = createGatedStorage()
+    const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })
+    const [a, b] = ['ka', 'kb'].map((keyId) => ({ apiKey: '', keyId, sessionId: 'default' }))
+    await sessions.save(a!, sessions.createSessionDoc('2026-11-22T10:00:00.000Z'))
+    // Another session's save leaves only its own document in memory (a cache of one).
+    await sessions.save(b!, sessions.createSessionDoc('2026-11-22T10:00:00.000Z'))
+    gate.held = true
+    const polling = sessions.load(a!)
+    await sessions.save(a!, { ...sessions.createSessionDoc('2026-11-22T10:00:00.000Z'), event_seq: 7 })
+    gate.release()
+    await polling
+    expect((await sessions.load(a!)).event_seq).toBe(7)
+    await storage.dispose()
+  })
+})
+
 describe('doc store failures', () => {
   it('wraps backend failures in StorageError and leaves the cache as the backend is', async () => {
     const memory = memoryDriver()
