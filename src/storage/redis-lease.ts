@@ -17,6 +17,12 @@ export interface RedisLease {
   readonly lostTo: string | undefined
   /** Renews at once (after a reconnection, when the lease may have lapsed). */
   renew(): Promise<void>
+  /**
+   * Before a write: renews first when the renewals have fallen behind (the process was paused, a
+   * laptop slept), so that a write never lands after another server took the database over
+   * meanwhile. Undefined (nothing to wait for) while the renewals keep up.
+   */
+  confirm(): Promise<void> | undefined
   release(): Promise<void>
 }
 
@@ -50,12 +56,18 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
 
   let lostTo: string | undefined
   let released = false
+  // Both clocks: the monotonic one runs on through a stopped process, the wall clock through a
+  // suspended machine.
+  let renewedAt = { wall: Date.now(), mono: performance.now() }
+  const renewed = () => {
+    renewedAt = { wall: Date.now(), mono: performance.now() }
+  }
   async function renew(): Promise<void> {
     if (released || lostTo !== undefined || client.status !== 'ready') return
     try {
-      if (await client.eval(RENEW, 1, key, value, LEASE_MS)) return
+      if (await client.eval(RENEW, 1, key, value, LEASE_MS)) return renewed()
       // Lapsed (a long outage or pause): take it again if nobody else has.
-      if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) return
+      if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) return renewed()
       const current = parseOwner(await client.get(key))
       lostTo = current ? describeOwner(current) : 'another server'
       onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
@@ -65,11 +77,21 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
   }
   const timer = setInterval(() => void renew(), RENEW_MS)
   timer.unref()
+  let confirming: Promise<void> | undefined
+  function confirm(): Promise<void> | undefined {
+    const behind = Math.max(Date.now() - renewedAt.wall, performance.now() - renewedAt.mono)
+    if (behind < RENEW_MS * 2 || released || lostTo !== undefined) return undefined
+    confirming ??= renew().finally(() => {
+      confirming = undefined
+    })
+    return confirming
+  }
   return {
     get lostTo() {
       return lostTo
     },
     renew,
+    confirm,
     async release() {
       released = true
       markHeld(owner, false)

@@ -104,13 +104,21 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     if (lease?.lostTo) throw new StorageError(`redis ${shown} is now used by another sandbox server (${lease.lostTo})`)
     return call(...args)
   }
+  // A write first makes sure the lease is still this server's when its renewals fell behind.
+  const whenOwned = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => {
+    const connected = whenConnected(call)
+    return (...args: A): Promise<R> => {
+      const confirming = lease?.confirm()
+      return confirming ? confirming.then(() => connected(...args)) : connected(...args)
+    }
+  }
   return createStorage({
     driver: {
       ...driver,
       hasItem: whenConnected(driver.hasItem.bind(driver)),
       getItem: whenConnected(driver.getItem.bind(driver)),
-      setItem: whenConnected(driver.setItem!.bind(driver)),
-      removeItem: whenConnected(driver.removeItem!.bind(driver)),
+      setItem: whenOwned(async (...args: Parameters<NonNullable<typeof driver.setItem>>) => driver.setItem!(...args)),
+      removeItem: whenOwned(async (...args: Parameters<NonNullable<typeof driver.removeItem>>) => driver.removeItem!(...args)),
       getKeys: whenConnected(driver.getKeys.bind(driver)),
       async dispose() {
         state = 'closing'

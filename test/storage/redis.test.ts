@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { createServer } from 'node:net'
 import { hostname } from 'node:os'
 import { Redis } from 'ioredis'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createSandboxStorage, StorageError } from '../../src/storage/index.js'
 import { maskUrlPassword } from '../../src/server/url-password.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
@@ -155,6 +155,35 @@ describe('redis storage', () => {
     await storage.dispose()
     // Its lease is not its own to delete.
     expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(4242)
+    await raw.quit()
+  })
+
+  it.skipIf(!hasRedis)('checks its lease before writing after a pause, and writes nothing once another server took it over meanwhile', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    const messages: string[] = []
+    const storage = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true, onStatus: (message) => messages.push(message) })
+    await storage.setItem('a', 'one')
+    // Only the wall clock is faked: it jumps as after a process stopped (Ctrl+Z) or a laptop
+    // asleep, while no renewal ran.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      await raw.pexpire('sandbox:owner', 200)
+      vi.setSystemTime(Date.now() + 12_000)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Lapsed but free: taken again before the write.
+      await storage.setItem('b', 'kept')
+      expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(process.pid)
+      vi.setSystemTime(Date.now() + 20_000)
+      await raw.set('sandbox:owner', JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' }))
+      await expect(storage.setItem('a', 'two')).rejects.toThrow('is now used by another sandbox server (pid 4242 on build-agent-7, since now)')
+      expect(await raw.get('sandbox:a')).toBe('one')
+      expect(messages.at(-1)).toContain('took this database over')
+    } finally {
+      vi.useRealTimers()
+    }
+    await storage.dispose()
     await raw.quit()
   })
 })
