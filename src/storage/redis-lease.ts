@@ -9,6 +9,9 @@ const RENEW_MS = 5_000
 // Compare-and-act on the lease key, so that a server never renews or deletes another's lease.
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 const REPLACE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) else return false end"
+// Takes a lapsed lease back only if no other server held it meanwhile (KEYS[2] names the last to
+// take it; gone only if redis lost its data, when there is nothing newer to miss either).
+const RETAKE = "local last = redis.call('get', KEYS[2]) if last and last ~= ARGV[1] then return 0 end if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then redis.call('set', KEYS[2], ARGV[1]) return 1 end return 0"
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 /** A held lease: renewed in the background until released. */
@@ -53,6 +56,9 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
     throw new StorageError(`redis ${where} is in use by ${who}; stop it, or give this one another database (the number after the port in the URL). A server that died frees it within ${LEASE_MS / 1000} s`)
   }
   markHeld(owner, true)
+  // Who took the lease last, so that one taken back after a lapse can tell whether another server
+  // had it in between (and wrote what this one's documents in memory do not hold).
+  await client.set(`${key}:last`, value)
 
   let lostTo: string | undefined
   let released = false
@@ -66,11 +72,16 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
     if (released || lostTo !== undefined || client.status !== 'ready') return
     try {
       if (await client.eval(RENEW, 1, key, value, LEASE_MS)) return renewed()
-      // Lapsed (a long outage or pause): take it again if nobody else has.
-      if (await client.set(key, value, 'PX', LEASE_MS, 'NX')) return renewed()
+      // Lapsed (a long outage or pause): take it again if nobody else has, nor had it meanwhile.
+      if (await client.eval(RETAKE, 2, key, `${key}:last`, value, LEASE_MS)) return renewed()
       const current = parseOwner(await client.get(key))
-      lostTo = current ? describeOwner(current) : 'another server'
-      onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
+      if (current) {
+        lostTo = describeOwner(current)
+        onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
+      } else {
+        lostTo = 'one that ran while this one was paused'
+        onLost(`redis ${where}: another sandbox server used this database while this one was paused, so the documents this one holds in memory may be out of date; it answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Restart it`)
+      }
     } catch {
       // Connection trouble: told by the connection's own status; renewed once it is back.
     }

@@ -186,4 +186,30 @@ describe('redis storage', () => {
     await storage.dispose()
     await raw.quit()
   })
+
+  it.skipIf(!hasRedis)('does not take its lease back after a pause in which another server held it and stopped', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    const messages: string[] = []
+    const storage = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true, onStatus: (message) => messages.push(message) })
+    await storage.setItem('a', 'one')
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      // Meanwhile: the lease lapsed, another server took it, changed 'a', and stopped.
+      const other = JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' })
+      await raw.del('sandbox:owner')
+      await raw.set('sandbox:owner:last', other)
+      await raw.set('sandbox:a', 'theirs')
+      vi.setSystemTime(Date.now() + 20_000)
+      await expect(storage.setItem('a', 'mine')).rejects.toThrow('is now used by another sandbox server')
+      expect(await raw.get('sandbox:a')).toBe('theirs')
+      expect(messages.at(-1)).toContain('used this database while this one was paused')
+      expect(await raw.get('sandbox:owner')).toBeNull()
+    } finally {
+      vi.useRealTimers()
+    }
+    await storage.dispose()
+    await raw.quit()
+  })
 })
