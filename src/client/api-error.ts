@@ -38,6 +38,11 @@ export class SandboxConnectionError extends Error {
   }
 }
 
+/** Thrown before sending a request whose header HTTP cannot carry: retrying would not help. */
+export class SandboxRequestError extends TypeError {
+  override name = 'SandboxRequestError'
+}
+
 /** The most telling part of a network error: undici nests the socket's code under "fetch failed". */
 function describeCause(cause: unknown): string {
   let current = cause as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined

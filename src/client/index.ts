@@ -2,4 +2,4 @@ export { createSandboxClient, type SandboxClient, type SandboxClientOptions, typ
 export type { StateAnswer, PartnerView, PartnerAnswer, PartnerWriteAnswer, WebhookStateView, WebhookAnswer, WebhookWriteAnswer, WebhookTestAnswer, WebhookRetryAnswer } from './sandbox-client.js'
 export type { CreateLoanInput, LoanActionInput, LoanFlowInput, PartnerProfileInput, RepaymentFlowInput, WebhookEndpointInput, WebhookRetryInput } from './sandbox-client.js'
 export { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
-export { SandboxApiError, SandboxConnectionError } from './api-error.js'
+export { SandboxApiError, SandboxConnectionError, SandboxRequestError } from './api-error.js'

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { ofetch } from 'ofetch'
-import { SandboxConnectionError } from './api-error.js'
+import { SandboxConnectionError, SandboxRequestError } from './api-error.js'
 
 /** One request as the client sends it. */
 export interface ClientRequest {
   method: 'GET' | 'POST' | 'DELETE'
   path: string
   body?: unknown
-  /** For POSTs: sent as `Idempotency-Key`; generated when absent, kept across retries. */
-  idempotencyKey?: string
+  /**
+   * For POSTs: sent as `Idempotency-Key`; generated when absent, kept across retries. null sends
+   * no header at all (to see the server refuse that); "" sends it empty.
+   */
+  idempotencyKey?: string | null
   /** Overrides the client's API key for this request (null sends none). */
   apiKey?: string | null
   headers?: Record<string, string>
@@ -89,17 +92,31 @@ export interface PreparedRequest {
 }
 
 /**
+ * HTTP header values are bytes: a character above U+00FF, a line break or NUL cannot be sent.
+ * Said here, by name, instead of as fetch's "Cannot convert argument to a ByteString", which the
+ * retries would take for a network error.
+ */
+function checkHeaderValue(name: string, value: string): void {
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value)
+  if (!bad) return
+  const char = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
+  throw new SandboxRequestError(`the ${name} header cannot carry ${JSON.stringify(value)}: U+${char} is not a character an HTTP header can hold (Latin-1 text without control characters)`)
+}
+
+/**
  * Builds the wire form of a request; POSTs get the caller's Idempotency-Key or a fresh one. An
  * Idempotency-Key or Authorization the caller put in `headers` (any case) is used, not doubled.
  */
 export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiKey'>, request: ClientRequest): PreparedRequest {
   const given = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]))
-  const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? given['idempotency-key'] ?? randomUUID()) : null
+  const idempotencyKey = request.method !== 'POST' || request.idempotencyKey === null ? null : (request.idempotencyKey ?? given['idempotency-key'] ?? randomUUID())
   const apiKey = request.apiKey === undefined ? options.apiKey : request.apiKey
   const headers: Record<string, string> = { accept: 'application/json', ...given }
   // The client's own key gives way to an Authorization header sent with the request.
   if (apiKey && (request.apiKey !== undefined || !headers.authorization)) headers.authorization = `Bearer ${apiKey}`
-  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
+  if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey
+  else delete headers['idempotency-key']
+  for (const [name, value] of Object.entries(headers)) checkHeaderValue(name, value)
   const text = request.body === undefined ? undefined : JSON.stringify(request.body)
   if (text !== undefined) headers['content-type'] = 'application/json'
   // Joined as text so a base URL with a path prefix keeps it.

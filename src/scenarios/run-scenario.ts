@@ -104,7 +104,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           drop = spec.drop_answer === true
           untilMs = spec.until_ms ?? 0
           request = { method: spec.method, path: spec.path, body: spec.body, idempotencyKey: spec.idempotency_key }
-          if (request.method === 'POST' && !request.idempotencyKey) request.idempotencyKey = `run-${run}-${index}-${randomBytes(4).toString('hex')}`
+          if (request.method === 'POST' && request.idempotencyKey === undefined) request.idempotencyKey = `run-${run}-${index}-${randomBytes(4).toString('hex')}`
         }
         previous = { request, keyName }
         result.method = request.method

@@ -22,7 +22,14 @@ const requestSchema = z
     path: z.string().startsWith('/', 'a path starting with /'),
     body: z.unknown().optional(),
     key: z.string().optional().describe('a named key of the scenario; default "main"; "none" sends no key'),
-    idempotency_key: z.string().optional().describe('default: a fresh one per request'),
+    idempotency_key: z
+      .string()
+      .refine((key) => key.includes('{{') || /^[\t\x20-\x7e\x80-\xff]*$/.test(key), {
+        message: 'an HTTP header carries Latin-1 text only, without control characters: this key cannot be sent (to see the server refuse a key outside printable ASCII, use a character such as é)',
+      })
+      .nullable()
+      .optional()
+      .describe('default: a fresh one per request; null sends no Idempotency-Key header, "" an empty one'),
     drop_answer: z.boolean().optional().describe('close the connection once the answer starts, as if it was lost'),
     until_ms: z
       .number()

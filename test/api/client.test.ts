@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandboxClient, SandboxApiError, SandboxConnectionError } from '../../src/client/index.js'
+import { createSandboxClient, SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../../src/client/index.js'
 import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 
 const cleanups: Array<() => Promise<void>> = []
@@ -167,5 +167,17 @@ describe('client retries', () => {
     const { url, seen } = await startScripted([json(200, { request_id: 'req_1' })])
     await createSandboxClient({ baseUrl: `${url}/prefix/` }).getConfig()
     expect(seen[0]!.url).toBe('/prefix/api/sandbox/config')
+  })
+
+  it('sends no Idempotency-Key for null, an empty one for "", and refuses one a header cannot carry without sending anything', async () => {
+    const server = await startScripted([json(400, { request_id: 'req_1', error_code: 'IDEMPOTENCY_KEY_REQUIRED', error: 'x' })])
+    const client = createSandboxClient({ baseUrl: server.url, apiKey: newKey() })
+    await client.request({ method: 'POST', path: '/api/sandbox/loans', body: {}, idempotencyKey: null })
+    await client.request({ method: 'POST', path: '/api/sandbox/loans', body: {}, idempotencyKey: '' })
+    expect(server.seen.map((seen) => seen.headers['idempotency-key'])).toEqual([undefined, ''])
+    const refused = client.request({ method: 'POST', path: '/api/sandbox/loans', body: {}, idempotencyKey: 'ключ' })
+    await expect(refused).rejects.toBeInstanceOf(SandboxRequestError)
+    await expect(refused).rejects.toThrow('the idempotency-key header cannot carry "ключ": U+043A')
+    expect(server.seen).toHaveLength(2)
   })
 })

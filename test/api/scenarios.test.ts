@@ -98,6 +98,22 @@ describe('sandbox run scenarios', () => {
     }
   })
 
+  it('refuses at load time an Idempotency-Key an HTTP header cannot carry, and fails the step (not the connection) when a variable makes one', async () => {
+    expect(() => parseScenario('scenarios/bad.json', JSON.stringify({ name: 'n', description: 'd', steps: [
+      { request: { method: 'POST', path: '/api/sandbox/loans', body: {}, idempotency_key: 'ключ-1' } },
+    ] }))).toThrow(/an HTTP header carries Latin-1 text only/)
+    const made = scenario('made-key', [
+      { request: { method: 'GET', path: '/api/sandbox/config' }, capture: { word: 'currencies.0' } },
+      { request: { method: 'POST', path: '/api/sandbox/loans', body: { collateral_btc: 0.05, loan_amount: 1000 }, idempotency_key: 'ключ-{{word}}' } },
+      { request: { method: 'GET', path: '/api/sandbox/loans' } },
+    ])
+    const report = await runScenarios([made, scenario('after', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])])
+    expect(report.scenarios[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/^step 2 .*the idempotency-key header cannot carry "ключ-USDT": U\+043A/) })
+    expect(report.scenarios[0]!.connection_error).toBeUndefined()
+    // Not a connection error: the rest of the run goes on.
+    expect(report.scenarios[1]!.status).toBe('passed')
+  })
+
   it('fails a scenario whose expectation is wrong, at that step, with what was sent and received', async () => {
     const wrong = scenario('wrong-status', [
       { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'run_kyt' } }, expect: { status: 200 } },
