@@ -31,25 +31,43 @@ export function describeScenarioFailure(report: ScenarioReport): { message: stri
   return { message: `step ${step.index + 1} (${step.name}): ${step.failures.map((f) => f.message).join('; ')}`, details: lines.join('\n') }
 }
 
+/**
+ * JUnit's "error" (the test could not run) rather than "failure" (a check did not hold): CI
+ * systems show the two apart, and a server that cannot be reached is no failed expectation.
+ */
+function errorType(report: ScenarioReport): string | undefined {
+  if (report.connection_error) return 'ConnectionError'
+  return undefined
+}
+
 function testcase(report: ScenarioReport): string {
   const open = `    <testcase classname="scenarios.${escapeXml(report.id)}" name="${escapeXml(report.name)}" time="${seconds(report.duration_ms)}" file="${escapeXml(report.file)}"`
   const body: string[] = []
   if (report.status === 'skipped') body.push(`      <skipped message="${escapeXml(report.error ?? 'skipped')}"/>`)
   if (report.status === 'failed') {
     const { message, details } = describeScenarioFailure(report)
-    body.push(`      <failure message="${escapeXml(message)}" type="${report.connection_error ? 'ConnectionError' : 'AssertionError'}">${escapeXml(details)}</failure>`)
+    const error = errorType(report)
+    const element = error ? 'error' : 'failure'
+    body.push(`      <${element} message="${escapeXml(message)}" type="${error ?? 'AssertionError'}">${escapeXml(details)}</${element}>`)
   }
   if (report.steps.length > 0) body.push(`      <system-out>${escapeXml(report.steps.map(formatStepLine).join('\n'))}</system-out>`)
   return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`
 }
 
-/** The run as JUnit XML (one testsuite, one testcase per scenario), as CI systems read it. */
+/**
+ * The run as JUnit XML (one testsuite, one testcase per scenario), as CI systems read it. It keeps
+ * to the Jenkins xUnit plugin's junit-10.xsd, the strictest schema CI tools check it against:
+ * that schema has no `skipped` on `<testsuites>` (only on `<testsuite>`), so the plugin refuses a
+ * file that has one.
+ */
 export function formatJunitReport(report: RunReport): string {
-  const counts = `tests="${report.scenarios.length}" failures="${report.failed}" errors="0" skipped="${report.skipped}" time="${seconds(report.duration_ms)}"`
+  const errors = report.scenarios.filter((scenario) => scenario.status === 'failed' && errorType(scenario)).length
+  const counts = `tests="${report.scenarios.length}" failures="${report.failed - errors}" errors="${errors}"`
+  const time = `time="${seconds(report.duration_ms)}"`
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="sandbox run" ${counts}>`,
-    `  <testsuite name="sandbox scenarios" ${counts} timestamp="${report.started_at.slice(0, 19)}">`,
+    `<testsuites name="sandbox run" ${counts} ${time}>`,
+    `  <testsuite name="sandbox scenarios" ${counts} skipped="${report.skipped}" ${time} timestamp="${report.started_at.slice(0, 19)}">`,
     '    <properties>',
     `      <property name="base_url" value="${escapeXml(report.base_url)}"/>`,
     `      <property name="requests" value="${report.requests}"/>`,
