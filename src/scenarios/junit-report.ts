@@ -10,11 +10,14 @@ function escapeXml(text: string): string {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3)
 
-/** One line per step, as the terminal shows it, for `<system-out>` and failure details. */
+/**
+ * One line per step, as the terminal shows it, for `<system-out>` and failure details; the step's
+ * note (retries, a hint) on an indented line after it, as the terminal shows it too.
+ */
 export function formatStepLine(step: StepReport): string {
   const status = step.status === null ? '---' : String(step.status)
   const parts = [step.ok ? 'ok  ' : 'FAIL', `${step.index + 1}.`, step.method, step.path, status, step.error_code ?? '', `${Math.round(step.duration_ms)}ms`, `(${step.name})`]
-  return parts.filter(Boolean).join(' ')
+  return parts.filter(Boolean).join(' ') + (step.note ? `\n      ${step.note}` : '')
 }
 
 /** What went wrong in a failed scenario: the step, what was sent, the diff and what came back. */
@@ -23,6 +26,8 @@ export function describeScenarioFailure(report: ScenarioReport): { message: stri
   if (!step) return { message: report.error ?? 'failed', details: report.error ?? '' }
   const lines = [
     `step ${step.index + 1} (${step.name}): ${step.method} ${step.path}`,
+    // The hint or the retry count is often the answer to "why": a CI page shows only this text.
+    ...(step.note ? [`note: ${step.note}`] : []),
     ...(step.sent?.body === undefined ? [] : [`sent: ${JSON.stringify(step.sent.body)}`]),
     ...(step.sent?.idempotency_key ? [`Idempotency-Key: ${step.sent.idempotency_key}`] : []),
     ...describeFailures(step.failures),

@@ -54,6 +54,8 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
     for (const scenario of scenarios) {
       if (stop) {
         reports.push(skipped(scenario, stop))
+        // Named as it is skipped, like a local-only one: a bare "1 skipped" leaves CI guessing which.
+        options.onScenarioEnd?.(reports.at(-1)!)
         continue
       }
       if (scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly) {
@@ -65,7 +67,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport: options.transport, getInbox, onStep: options.onStep })
       reports.push(report)
       options.onScenarioEnd?.(report)
-      if (report.connection_error) stop = `not run: ${report.error}`
+      if (report.connection_error) stop = `not run: the run stopped when ${report.id} could not reach the server`
       else if (report.status === 'failed' && options.bail) stop = 'not run: --bail after a failed scenario'
     }
   } finally {

@@ -58,6 +58,29 @@ describe('sandbox run', () => {
     expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
   })
 
+  it('--bail names the scenarios it did not run, and JUnit carries the step notes', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'a-wrong.json'), JSON.stringify(WRONG))
+    await writeFile(join(dir, 'b-never.json'), JSON.stringify({ ...WRONG, name: 'Never run' }))
+    const hint = { name: 'local receiver', request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } } }
+    await writeFile(join(dir, 'c-hint.json'), JSON.stringify({ name: 'Refused receiver', description: 'd', steps: [hint] }))
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    const junit = join(dir, 'junit.xml')
+    const bail = await runCli(['run', '--dir', dir, '--bail', '--base-url', server.url])
+    expect(bail.code).toBe(1)
+    expect(bail.stdout).toMatch(/^- b-never skipped: not run: --bail after a failed scenario$/m)
+    expect(bail.stdout).toMatch(/^- c-hint skipped: not run: --bail after a failed scenario$/m)
+    expect(bail.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed, 2 skipped')
+    // Without --allow-local-webhooks the server refuses the runner's receiver: the hint is in the JUnit failure.
+    const hinted = await runCli(['run', join(dir, 'c-hint.json'), '--base-url', server.url, '--junit', junit])
+    expect(hinted.code).toBe(1)
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    const testcase = xml.testsuites.testsuite.testcase
+    expect(testcase.failure['#text']).toContain('note: the server refuses the runner\'s receiver on this machine: start it with `sandbox serve --allow-local-webhooks`')
+    expect(testcase['system-out']).toContain('sandbox serve --allow-local-webhooks')
+    await server.stop()
+  })
+
   it('runs scenario files given by path, with ids, in the order given and nothing else', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'wrong.json'), JSON.stringify(WRONG))

@@ -145,11 +145,12 @@ describe('JUnit report', () => {
     requests: 7,
     scenarios: [
       { id: 'ok', name: 'Fine <one>', file: 'ok.json', tags: [], status: 'passed', duration_ms: 10, requests: 1, steps: [
-        { index: 0, name: 'get', kind: 'request', method: 'GET', path: '/a', status: 200, error_code: null, duration_ms: 3, ok: true, failures: [] },
+        { index: 0, name: 'get', kind: 'request', method: 'GET', path: '/a', status: 200, error_code: null, duration_ms: 3, ok: true, failures: [], note: '2 attempts' },
       ] },
       { id: 'bad', name: 'Broken & "quoted"', file: 'bad.json', tags: [], status: 'failed', duration_ms: 20, requests: 2, steps: [
         { index: 0, name: 'post', kind: 'request', method: 'POST', path: '/b', status: 409, error_code: 'FLOW_CONFLICT', duration_ms: 4, ok: false,
-          failures: [{ field: 'status', expected: 200, actual: 409, message: 'status: expected 200, got 409' }], sent: { body: { action: 'run_kyt' }, idempotency_key: 'k1' }, received: { error_code: 'FLOW_CONFLICT' } },
+          failures: [{ field: 'status', expected: 200, actual: 409, message: 'status: expected 200, got 409' }], sent: { body: { action: 'run_kyt' }, idempotency_key: 'k1' }, received: { error_code: 'FLOW_CONFLICT' },
+          note: 'sent 4 times in 300 ms; expect never held' },
       ] },
       { id: 'far', name: 'Remote only', file: 'far.json', tags: ['local-only'], status: 'skipped', duration_ms: 0, requests: 0, steps: [], error: 'local-only' },
       { id: 'gone', name: 'Server went away', file: 'gone.json', tags: [], status: 'failed', duration_ms: 900, requests: 4, steps: [],
@@ -171,6 +172,10 @@ describe('JUnit report', () => {
     expect(failure['#text']).toContain('- expected 200')
     expect(failure['#text']).toContain('+ received 409')
     expect(suite.testcase[1].name).toBe('Broken & "quoted"')
+    // Step notes (retries, hints) are in the report as in the terminal: on the failure and in the step log.
+    expect(failure['#text']).toContain('note: sent 4 times in 300 ms; expect never held')
+    expect(suite.testcase[1]['system-out']).toContain('FAIL 1. POST /b 409 FLOW_CONFLICT 4ms (post)\n      sent 4 times in 300 ms; expect never held')
+    expect(suite.testcase[0]['system-out']).toBe('ok   1. GET /a 200 3ms (get)\n      2 attempts')
     expect(suite.testcase[2].skipped).toEqual({ message: 'local-only' })
     // A server that cannot be reached is an error (the scenario could not run), not a failed check.
     expect(suite.testcase[3].failure).toBeUndefined()
