@@ -8,6 +8,14 @@ import { isLoopbackUrl } from './select-scenarios.js'
 import { waitForServer } from './wait-for-server.js'
 import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js'
 
+/**
+ * Per attempt of each request of a run. The client's 30 s suits a partner's code on any network;
+ * a test runner talks to a sandbox that answers in milliseconds (no endpoint waits for a webhook
+ * delivery), and at 30 s x 4 attempts a server that took connections but never answered held the
+ * run for 2 minutes per request. 10 s leaves wide margin and ends such a run in about 40 s.
+ */
+export const RUN_TIMEOUT_MS = 10_000
+
 /** Options of a scenario run. */
 export interface RunScenariosOptions {
   /** The server to walk; without one an in-process server is started on a free port. */
@@ -19,6 +27,7 @@ export interface RunScenariosOptions {
   includeLocalOnly?: boolean
   /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
   waitForServerMs?: number
+  /** Client settings; `timeoutMs` defaults to RUN_TIMEOUT_MS here. */
   transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
@@ -48,6 +57,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   let inbox: Promise<WebhookInbox> | undefined
   const getInbox = () => (inbox ??= startWebhookInbox())
   const localServer = server !== undefined || isLoopbackUrl(baseUrl)
+  const transport = { ...options.transport, timeoutMs: options.transport?.timeoutMs ?? RUN_TIMEOUT_MS }
   const reports: ScenarioReport[] = []
   let stop: string | undefined
   try {
@@ -64,7 +74,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
         continue
       }
       options.onScenarioStart?.(scenario)
-      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport: options.transport, getInbox, onStep: options.onStep })
+      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, getInbox, onStep: options.onStep })
       reports.push(report)
       options.onScenarioEnd?.(report)
       if (report.connection_error) stop = `not run: the run stopped when ${report.id} could not reach the server`

@@ -174,6 +174,29 @@ describe('sandbox run scenarios', () => {
     expect(report.scenarios[1]).toMatchObject({ status: 'skipped' })
   })
 
+  it('a server that takes connections but never answers: each retry is told, the error says how long, and the run timeout is 10 s', async () => {
+    const { createServer: createTcpServer } = await import('node:net')
+    const sockets = new Set<import('node:net').Socket>()
+    const server = createTcpServer((socket) => { sockets.add(socket); socket.on('error', () => {}) })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()) }))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const one = scenario('one', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])
+    const waits: string[] = []
+    const report = await runScenarios([one, one], {
+      baseUrl,
+      transport: { timeoutMs: 200, onRetryWait: ({ reason, attempt, maxAttempts, error }) => waits.push(`${reason} ${attempt}/${maxAttempts} ${error?.name}`) },
+    })
+    expect(waits).toEqual(['network_error 1/4 FetchError', 'network_error 2/4 FetchError', 'network_error 3/4 FetchError'])
+    expect(report.scenarios[0]).toMatchObject({ connection_error: true, error: `cannot reach ${baseUrl}/api/sandbox/config (timed out after 4 attempts of 0.2 s each)` })
+    expect(report.scenarios[1]).toMatchObject({ status: 'skipped', error: 'not run: the run stopped when one could not reach the server' })
+    // Without a timeout of its own, a run gives each attempt 10 s, not the client's 30 s.
+    const started = performance.now()
+    const alone = await runScenarios([one], { baseUrl, transport: { retries: 0 } })
+    expect(alone.scenarios[0]!.error).toBe(`cannot reach ${baseUrl}/api/sandbox/config (timed out after 1 attempt of 10 s each)`)
+    expect(performance.now() - started).toBeLessThan(12_000)
+  })
+
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {
     // A server whose answer changes after the fact, as the delivery log does once an attempt ends.
     let count = 0

@@ -135,6 +135,28 @@ describe('sandbox run', () => {
     await server.stop()
   })
 
+  it('says before each network retry that it waits, and how long a silent server took (--timeout)', async () => {
+    const { createServer } = await import('node:net')
+    const sockets: import('node:net').Socket[] = []
+    const silent = createServer((socket) => { sockets.push(socket); socket.on('error', () => {}) })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`
+    const [human, json] = await Promise.all([
+      runCli(['run', 'loan-flow', '--base-url', url, '--timeout', '1s']),
+      runCli(['run', 'loan-flow', '--base-url', url, '--timeout', '1s', '--json']),
+    ])
+    for (const socket of sockets) socket.destroy()
+    silent.close()
+    const line = (attempt: number, wait: string) => `network error (no answer within 1 s): waiting ${wait}, then POST /api/sandbox/loans/flow again with the same Idempotency-Key (attempt ${attempt} of 4)`
+    expect(human.code).toBe(2)
+    expect(human.stdout).toContain(`      ${line(2, '100 ms')}\n      ${line(3, '200 ms')}\n      ${line(4, '400 ms')}\n`)
+    expect(human.stderr).toMatch(/^sandbox: cannot reach .* \(timed out after 4 attempts of 1 s each\); is the server running\?/)
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).scenarios[0].connection_error).toBe(true)
+    expect(json.stderr).toContain(`sandbox: ${line(2, '100 ms')}\nsandbox: ${line(3, '200 ms')}\n`)
+    expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout must be more than 0 s\n')
+  })
+
   it('exits 2 when the server cannot be reached, or on a usage or scenario-file error', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory'])
     const url = server.url
