@@ -43,6 +43,12 @@ export interface TransportOptions {
   timeoutMs?: number | undefined
   /** Upper bound of one Retry-After wait, so a hostile header cannot park CI. Default 30 s. */
   maxRetryAfterMs?: number | undefined
+  /**
+   * A 429 whose Retry-After is above maxRetryAfterMs: `wait_max` (default) waits that long and
+   * retries; `return` returns the 429 at once, for a caller that would rather say why than retry
+   * early into another 429.
+   */
+  overMaxRetryAfter?: 'wait_max' | 'return' | undefined
   /** Called after every attempt, e.g. to log or to check answers against a contract. */
   onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void) | undefined
   /**
@@ -54,12 +60,12 @@ export interface TransportOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s. */
-function parseRetryAfter(value: string | null, cap: number): number {
+/** A Retry-After header in ms: seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s. */
+export function parseRetryAfter(value: string | null): number {
   if (!value) return 1000
   const seconds = Number(value)
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now()
-  return Math.min(Math.max(Number.isFinite(ms) ? ms : 1000, 0), cap)
+  return Math.max(Number.isFinite(ms) ? ms : 1000, 0)
 }
 
 function toAnswer(status: number, headers: Headers, text: string, attempts: number, started: number, idempotencyKey: string | null): ClientAnswer {
@@ -152,7 +158,10 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       continue
     }
     if (answer.status !== 429 || attempt > retries) return answer
-    const ms = parseRetryAfter(answer.headers.get('retry-after'), options.maxRetryAfterMs ?? 30_000)
+    const asked = parseRetryAfter(answer.headers.get('retry-after'))
+    const max = options.maxRetryAfterMs ?? 30_000
+    if (asked > max && options.overMaxRetryAfter === 'return') return answer
+    const ms = Math.min(asked, max)
     options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, maxAttempts: retries + 1, request })
     await sleep(ms)
   }

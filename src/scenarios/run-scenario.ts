@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { parseRetryAfter, sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
 import { checkAnswer } from './check-expectation.js'
 import { interpolate, type Variables } from './interpolate.js'
 import { readPath } from './json-path.js'
@@ -125,6 +125,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (failures.length > 0) result.received = answer.body ?? answer.text
           if (sent > 1) result.note = held ? `sent ${sent} times until expect held` : `sent ${sent} times in ${untilMs} ms; expect never held`
           else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
+          if (failures.length > 0 && answer.status === 429) result.note = describeRateLimit(answer, context.transport)
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
             result.note = "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
@@ -151,6 +152,14 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report
+}
+
+/** Why a step ended on a 429 it did not expect: a Retry-After above the run's longest wait, or every retry spent. */
+function describeRateLimit(answer: ClientAnswer, transport: ScenarioContext['transport']): string {
+  const asked = Math.ceil(parseRetryAfter(answer.headers.get('retry-after')) / 1000)
+  const max = Math.round((transport?.maxRetryAfterMs ?? 30_000) / 1000)
+  if (asked > max) return `rate limited: the server asks to wait ${asked} s (Retry-After), longer than the ${max} s a run waits at most; run again later, or against a server with a higher --rate-limit`
+  return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
 }
 
 /** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */

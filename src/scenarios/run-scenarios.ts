@@ -16,6 +16,14 @@ import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js'
  */
 export const RUN_TIMEOUT_MS = 10_000
 
+/**
+ * The longest Retry-After a run waits for. A rate limit is no failure of the API under test, so a
+ * run waits what the server asks (`serve --rate-limit 5/300` asks for minutes) instead of the
+ * client's 30 s, which failed the scenario; past this it fails the step at once and says why,
+ * rather than park CI for longer.
+ */
+export const RUN_MAX_RETRY_AFTER_MS = 300_000
+
 /** Options of a scenario run. */
 export interface RunScenariosOptions {
   /** The server to walk; without one an in-process server is started on a free port. */
@@ -27,7 +35,10 @@ export interface RunScenariosOptions {
   includeLocalOnly?: boolean
   /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
   waitForServerMs?: number
-  /** Client settings; `timeoutMs` defaults to RUN_TIMEOUT_MS here. */
+  /**
+   * Client settings; here `timeoutMs` defaults to RUN_TIMEOUT_MS, `maxRetryAfterMs` to
+   * RUN_MAX_RETRY_AFTER_MS and `overMaxRetryAfter` to `return`.
+   */
   transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
@@ -57,7 +68,12 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   let inbox: Promise<WebhookInbox> | undefined
   const getInbox = () => (inbox ??= startWebhookInbox())
   const localServer = server !== undefined || isLoopbackUrl(baseUrl)
-  const transport = { ...options.transport, timeoutMs: options.transport?.timeoutMs ?? RUN_TIMEOUT_MS }
+  const transport = {
+    ...options.transport,
+    timeoutMs: options.transport?.timeoutMs ?? RUN_TIMEOUT_MS,
+    maxRetryAfterMs: options.transport?.maxRetryAfterMs ?? RUN_MAX_RETRY_AFTER_MS,
+    overMaxRetryAfter: options.transport?.overMaxRetryAfter ?? 'return',
+  }
   const reports: ScenarioReport[] = []
   let stop: string | undefined
   try {

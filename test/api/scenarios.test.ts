@@ -197,6 +197,42 @@ describe('sandbox run scenarios', () => {
     expect(performance.now() - started).toBeLessThan(12_000)
   })
 
+  it('waits a Retry-After beyond the client\'s 30 s (up to 5 min), and past that fails the step at once, saying why', async () => {
+    // A rate limiter that refuses the first request of each scenario with the Retry-After asked for.
+    let retryAfter = '45'
+    let count = 0
+    const server = createServer((_req, res) => {
+      if (count++ === 0) res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end('{"error_code":"SANDBOX_RATE_LIMIT_EXCEEDED"}')
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const one = scenario('one', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])
+    // The wait asked for is the wait taken (the client alone caps it at 30 s); the test stops at
+    // the wait rather than sit through it.
+    const waits: number[] = []
+    const stopAtWait = { onRetryWait: ({ ms }: { ms: number }) => { waits.push(ms); throw new Error('stopped at the wait') } }
+    await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01', transport: stopAtWait })
+    expect(waits).toEqual([45_000])
+    // Above 5 minutes it does not wait at all: the step fails with the reason.
+    count = 0
+    retryAfter = '400'
+    const started = performance.now()
+    const report = await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01', transport: stopAtWait })
+    expect(waits).toEqual([45_000])
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(report.scenarios[0]!.steps[0]).toMatchObject({
+      ok: false, status: 429,
+      note: 'rate limited: the server asks to wait 400 s (Retry-After), longer than the 300 s a run waits at most; run again later, or against a server with a higher --rate-limit',
+    })
+    // A short wait is waited and the step passes.
+    count = 0
+    retryAfter = '1'
+    const short = await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01' })
+    expect(short.scenarios[0]).toMatchObject({ status: 'passed', requests: 2 })
+  })
+
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {
     // A server whose answer changes after the fact, as the delivery log does once an attempt ends.
     let count = 0
