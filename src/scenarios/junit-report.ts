@@ -33,15 +33,19 @@ export function describeScenarioFailure(report: ScenarioReport): { message: stri
     ...describeFailures(step.failures),
     ...(step.received === undefined ? [] : [`received: ${JSON.stringify(step.received)}`]),
   ]
-  return { message: `step ${step.index + 1} (${step.name}): ${step.failures.map((f) => f.message).join('; ')}`, details: lines.join('\n') }
+  // A refused key fails every expectation of the step at once; what to do about it is the point.
+  const summary = report.key_refused && step.note ? step.note : step.failures.map((f) => f.message).join('; ')
+  return { message: `step ${step.index + 1} (${step.name}): ${summary}`, details: lines.join('\n') }
 }
 
 /**
  * JUnit's "error" (the test could not run) rather than "failure" (a check did not hold): CI
- * systems show the two apart, and a server that cannot be reached is no failed expectation.
+ * systems show the two apart, and a server that cannot be reached, or that refuses the run's
+ * key, is no failed expectation of the API.
  */
 function errorType(report: ScenarioReport): string | undefined {
   if (report.connection_error) return 'ConnectionError'
+  if (report.key_refused) return 'KeyRefused'
   return undefined
 }
 

@@ -14,6 +14,9 @@ import type { WebhookInbox } from './webhook-inbox.js'
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
 
+/** 401 codes that refuse the key itself, whatever the request: no later step can pass with it. */
+const KEY_REFUSED_CODES = new Set(['SANDBOX_API_KEY_INVALID', 'SANDBOX_API_KEY_REQUIRED', 'SANDBOX_SESSION_REQUIRED'])
+
 /** What a scenario needs from the run around it. */
 export interface ScenarioContext {
   baseUrl: string
@@ -126,6 +129,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (sent > 1) result.note = held ? `sent ${sent} times until expect held` : `sent ${sent} times in ${untilMs} ms; expect never held`
           else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
           if (failures.length > 0 && answer.status === 429) result.note = describeRateLimit(answer, context.transport)
+          if (failures.length > 0 && answer.status === 401 && expectation?.status !== 401 && keyName !== 'none' && KEY_REFUSED_CODES.has(answer.errorCode ?? '')) {
+            report.key_refused = true
+            result.note = describeKeyRefusal(answer, keyName, keyName === 'main' && context.apiKey !== undefined)
+          }
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
             result.note = "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
@@ -152,6 +159,20 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report
+}
+
+/**
+ * What to do about a server refusing one of the run's keys, with the server's own reason (`The
+ * API key is revoked.`): a registered-keys server refuses every generated key, and a given key
+ * that is unknown, revoked, expired or without a session fails every scenario alike.
+ */
+function describeKeyRefusal(answer: ClientAnswer, keyName: string, given: boolean): string {
+  const refusal = `401 ${answer.errorCode}${typeof answer.body?.error === 'string' ? `: ${answer.body.error}` : ''}`
+  if (answer.errorCode === 'SANDBOX_API_KEY_REQUIRED') return `the server got no key although the run sent one (${refusal}); is a proxy in between dropping the Authorization header?`
+  if (answer.errorCode === 'SANDBOX_SESSION_REQUIRED') return `the server has no session for the run's key (${refusal}): \`sandbox keys reset KEY\` recreates it`
+  if (given) return `the server refuses the run's --api-key (${refusal}): check it with \`sandbox keys list\`, or create one with \`sandbox keys create\``
+  const which = keyName === 'main' ? 'a fresh generated key' : `the scenario's generated key "${keyName}"`
+  return `the server accepts only registered keys (${which} got ${refusal}): pass one with --api-key (\`sandbox keys create --keys FILE\` makes one)`
 }
 
 /** Why a step ended on a 429 it did not expect: a Retry-After above the run's longest wait, or every retry spent. */

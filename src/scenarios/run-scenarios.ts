@@ -94,6 +94,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       reports.push(report)
       options.onScenarioEnd?.(report)
       if (report.connection_error) stop = `not run: the run stopped when ${report.id} could not reach the server`
+      else if (report.key_refused) stop = `not run: the run stopped when the server refused ${report.id}'s key`
       else if (report.status === 'failed' && options.bail) stop = 'not run: --bail after a failed scenario'
     }
   } finally {

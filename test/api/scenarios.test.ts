@@ -1,8 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
+import { formatJunitReport } from '../../src/scenarios/junit-report.js'
+import { createKeyRecord, writeKeysFile } from '../../src/keys/keys-file.js'
 import type { StepReport } from '../../src/scenarios/report-types.js'
 import { createTestApi, listenTestApi } from '../helpers/api.js'
 import { checkAnswerAgainstContract } from '../helpers/contract.js'
@@ -231,6 +236,36 @@ describe('sandbox run scenarios', () => {
     retryAfter = '1'
     const short = await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01' })
     expect(short.scenarios[0]).toMatchObject({ status: 'passed', requests: 2 })
+  })
+
+  it('stops the run when the server refuses the run\'s key, saying what to do', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-run-keys-'))
+    const keysFile = join(dir, 'keys.json')
+    const good = createKeyRecord({ now: new Date() })
+    const revoked = { ...createKeyRecord({ now: new Date() }), revoked_at: new Date(Date.now() - 1000).toISOString() }
+    await writeKeysFile(keysFile, { version: 1, keys: [good, revoked] })
+    const api = await createTestApi({ keysFile })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close(); await rm(dir, { recursive: true, force: true }) })
+    const shipped = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    const pick = (...ids: string[]) => ids.map((id) => shipped.find((s) => s.id === id)!)
+
+    // Default keys: a fresh generated one per scenario, which this server refuses.
+    const generated = await runScenarios(pick('loan-flow', 'repay-full'), { baseUrl: listener.url })
+    expect(generated.scenarios[0]).toMatchObject({ status: 'failed', key_refused: true, requests: 1 })
+    expect(generated.scenarios[0]!.steps[0]!.note).toBe('the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)')
+    expect(generated.scenarios[1]).toMatchObject({ status: 'skipped', error: "not run: the run stopped when the server refused loan-flow's key" })
+    expect(formatJunitReport(generated)).toContain('<error message="step 1 (start the collateral transfer): the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)" type="KeyRefused">')
+
+    // A revoked --api-key.
+    const withRevoked = await runScenarios(pick('loan-flow', 'repay-full'), { baseUrl: listener.url, apiKey: revoked.key })
+    expect(withRevoked.scenarios.map((s) => s.status)).toEqual(['failed', 'skipped'])
+    expect(withRevoked.scenarios[0]!.steps[0]!.note).toBe("the server refuses the run's --api-key (401 SANDBOX_API_KEY_INVALID: The API key is revoked.): check it with `sandbox keys list`, or create one with `sandbox keys create`")
+    // A step that expects the 401 is a check like any other, not a refusal of the run.
+    const expects401 = scenario('expects-401', [{ request: { method: 'GET', path: '/api/sandbox/config' }, expect: { status: 401, error_code: 'SANDBOX_API_KEY_INVALID' } }])
+    const checked = await runScenarios([expects401, expects401], { baseUrl: listener.url, apiKey: revoked.key })
+    expect(checked.scenarios.map((s) => [s.status, s.key_refused])).toEqual([['passed', undefined], ['passed', undefined]])
+
   })
 
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {

@@ -157,6 +157,32 @@ describe('sandbox run', () => {
     expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout must be more than 0 s\n')
   })
 
+  it('against serve --keys: exits 2 naming the fix for a refused key', async () => {
+    const dir = await tempDir()
+    const keys = join(dir, 'keys.json')
+    const created = await runCli(['keys', 'create', '--keys', keys])
+    const key = created.stdout.trim()
+    expect(key).toMatch(/^sk_sandbox_/)
+    const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', 'off', '--keys', keys])
+    const junit = join(dir, 'junit.xml')
+    const generated = await runCli(['run', 'loan-flow', 'repay-full', '--base-url', server.url, '--junit', junit])
+    expect(generated.code).toBe(2)
+    expect(generated.stderr).toBe('sandbox: loan-flow: the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one); the run stopped there\n')
+    expect(generated.stdout).toMatch(/^- repay-full skipped: not run: the run stopped when the server refused loan-flow's key$/m)
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    expect(xml.testsuites).toMatchObject({ tests: '2', failures: '0', errors: '1' })
+    expect(xml.testsuites.testsuite.testcase[0].error.type).toBe('KeyRefused')
+
+
+    expect((await runCli(['keys', 'revoke', key, '--keys', keys])).code).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 1000)) // the server rereads the keys file within a second
+    const revoked = await runCli(['run', 'loan-flow', '--base-url', server.url, '--api-key', key, '--json'])
+    expect(revoked.code).toBe(2)
+    expect(revoked.stderr).toBe("sandbox: loan-flow: the server refuses the run's --api-key (401 SANDBOX_API_KEY_INVALID: The API key is revoked.): check it with `sandbox keys list`, or create one with `sandbox keys create`; the run stopped there\n")
+    expect(JSON.parse(revoked.stdout).scenarios[0]).toMatchObject({ status: 'failed', key_refused: true })
+    await server.stop()
+  })
+
   it('exits 2 when the server cannot be reached, or on a usage or scenario-file error', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory'])
     const url = server.url

@@ -121,6 +121,9 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
+  // A refused key is setup, like an unreachable server: the scenarios after it were not run.
+  const refused = report.scenarios.find((scenario) => scenario.key_refused)
+  if (refused) throw new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
   if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
 }
 
