@@ -238,7 +238,7 @@ describe('sandbox run scenarios', () => {
     expect(short.scenarios[0]).toMatchObject({ status: 'passed', requests: 2 })
   })
 
-  it('stops the run when the server refuses the run\'s key, saying what to do', async () => {
+  it('stops the run when the server refuses the run\'s key, saying what to do; a scenario that makes keys is skipped on a registered-keys server', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sandbox-run-keys-'))
     const keysFile = join(dir, 'keys.json')
     const good = createKeyRecord({ now: new Date() })
@@ -266,6 +266,11 @@ describe('sandbox run scenarios', () => {
     const checked = await runScenarios([expects401, expects401], { baseUrl: listener.url, apiKey: revoked.key })
     expect(checked.scenarios.map((s) => [s.status, s.key_refused])).toEqual([['passed', undefined], ['passed', undefined]])
 
+    // A registered key: key-isolation (which makes a second key) is skipped, with the reason, after one probe.
+    const registered = await runScenarios(pick('key-isolation', 'loan-flow', 'key-isolation'), { baseUrl: listener.url, apiKey: good.key, includeLocalOnly: true })
+    expect(registered.scenarios.map((s) => s.status)).toEqual(['skipped', 'passed', 'skipped'])
+    expect(registered.scenarios[0]!.error).toBe('needs open mode: it makes its own keys (other), and this server accepts only registered keys (a generated key got 401 SANDBOX_API_KEY_INVALID)')
+    expect(registered.requests).toBe(registered.scenarios[1]!.requests + 1)
   })
 
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {

@@ -157,7 +157,7 @@ describe('sandbox run', () => {
     expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout must be more than 0 s\n')
   })
 
-  it('against serve --keys: exits 2 naming the fix for a refused key', async () => {
+  it('against serve --keys: exits 2 naming the fix for a refused key, and skips key-isolation with a registered one', async () => {
     const dir = await tempDir()
     const keys = join(dir, 'keys.json')
     const created = await runCli(['keys', 'create', '--keys', keys])
@@ -173,6 +173,10 @@ describe('sandbox run', () => {
     expect(xml.testsuites).toMatchObject({ tests: '2', failures: '0', errors: '1' })
     expect(xml.testsuites.testsuite.testcase[0].error.type).toBe('KeyRefused')
 
+    const registered = await runCli(['run', 'key-isolation', 'loan-flow', '--base-url', server.url, '--api-key', key])
+    expect(registered.code).toBe(0)
+    expect(registered.stdout).toMatch(/^- key-isolation skipped: needs open mode: it makes its own keys \(other\), and this server accepts only registered keys/m)
+    expect(registered.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed, 1 skipped')
 
     expect((await runCli(['keys', 'revoke', key, '--keys', keys])).code).toBe(0)
     await new Promise((resolve) => setTimeout(resolve, 1000)) // the server rereads the keys file within a second
