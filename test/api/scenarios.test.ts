@@ -9,7 +9,7 @@ import { runScenarios } from '../../src/scenarios/run-scenarios.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
 import { createKeyRecord, writeKeysFile } from '../../src/keys/keys-file.js'
 import type { StepReport } from '../../src/scenarios/report-types.js'
-import { createTestApi, listenTestApi } from '../helpers/api.js'
+import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 import { checkAnswerAgainstContract } from '../helpers/contract.js'
 import { startReceiver } from '../helpers/receiver.js'
 
@@ -49,7 +49,9 @@ describe('sandbox run scenarios', () => {
     // The recovery step jumped over the step it did not need.
     const recovery = report.scenarios.find((s) => s.id === 'out-of-order-recovery')!
     expect(recovery.steps.map((s) => s.name)).not.toContain('(skipped by recovery) start again')
-    expect(recovery.steps.find((s) => s.kind === 'recover')!.note).toBe('state says next: confirm_btc, continuing at step 8')
+    expect(recovery.steps.find((s) => s.name === 'recover: GET state tells where the flow stands')!.note).toBe('state says next: confirm_btc, continuing at step 14')
+    // With no draft left by an earlier run, the leftover-draft steps are jumped over too.
+    expect(recovery.steps[0]!.note).toBe('state says next: start_collateral_transfer, continuing at step 6')
     // The in-process server is gone afterwards.
     await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
   })
@@ -101,6 +103,69 @@ describe('sandbox run scenarios', () => {
       expect([state.draft, state.activeLoans]).toEqual([null, []])
       expect((await api.get('/api/sandbox/webhooks')).body.endpoint.enabled).toBe(false)
     }
+  })
+
+  it('a run that failed with a draft open on a shared key does not fail the next: the shipped scenarios finish a leftover draft first', async () => {
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const shipped = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    const flow = (body: Record<string, unknown>) => ({ request: { method: 'POST', path: '/api/sandbox/loans/flow', body } })
+    const advance = [
+      flow({ action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 }),
+      flow({ action: 'confirm_btc', tx_hash: 'tx_left_open', confirmations: 6 }),
+      flow({ action: 'run_kyt' }),
+    ]
+    // A scenario that fails (a wrong expectation) after leaving a draft in the given status, as a
+    // failed or cancelled run does.
+    const leaveDraft = async (steps: number) => {
+      const failing = scenario('leaves-a-draft', [...advance.slice(0, steps), { request: { method: 'GET', path: '/api/sandbox/loans' }, expect: { status: 418 } }])
+      const report = await runScenarios([failing], { baseUrl: listener.url, apiKey: api.key })
+      expect(report.failed).toBe(1)
+      return (await api.get('/api/sandbox/loans')).body.draft.status as string
+    }
+    const expectClean = async (what: string) => {
+      const state = (await api.get('/api/sandbox/loans')).body
+      expect([what, state.draft, state.activeLoans]).toEqual([what, null, []])
+    }
+    const opensDraft = ['dropped-connection-retry', 'key-isolation', 'loan-flow', 'ltv-and-balance-limits', 'out-of-order-recovery', 'webhook-loan-events']
+    for (const [steps, status] of [[1, 'awaiting_collateral'], [2, 'collateral_confirmed'], [3, 'kyt_completed']] as const) {
+      for (const id of opensDraft) {
+        expect(await leaveDraft(steps)).toBe(status)
+        const report = await runScenarios(shipped.filter((s) => s.id === id), { baseUrl: listener.url, apiKey: api.key, includeLocalOnly: true })
+        expect([id, status, report.scenarios[0]!.status, report.scenarios[0]!.steps.find((step) => !step.ok)]).toEqual([id, status, 'passed', undefined])
+        await expectClean(`${id} after a draft left ${status}`)
+      }
+    }
+    // And a whole run after a failed one.
+    await leaveDraft(2)
+    const report = await runScenarios(shipped, { baseUrl: listener.url, apiKey: api.key, includeLocalOnly: true })
+    expect(report.scenarios.filter((s) => s.status !== 'passed').map((s) => s.id)).toEqual([])
+    await expectClean('a full run after a draft left collateral_confirmed')
+  })
+
+  it('names a leftover draft or repayment operation on a shared key, and how to get rid of it', async () => {
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const left = (await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 })).body.draft.id
+    const loan = (await api.post('/api/sandbox/loans', { collateral_btc: 0.05, loan_amount: 2000 })).body.activeLoans.at(-1).id
+    const op = (await api.post(`/api/sandbox/loans/${loan}/repayment-flow`, { action: 'start_payment', repayment_kind: 'interest' })).body.sandboxFlow.repaymentOperations.at(-1).operation_id
+    // A scenario of the partner's own, without the shipped scenarios' leftover-draft steps.
+    const own = scenario('own', [
+      { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 } } },
+    ])
+    const repay = scenario('repay', [
+      { request: { method: 'POST', path: `/api/sandbox/loans/${loan}/action`, body: { action: 'repay_interest', amount: 1 } } },
+    ])
+    const report = await runScenarios([own, repay], { baseUrl: listener.url, apiKey: api.key })
+    expect(report.scenarios[0]!.steps[0]!.note).toBe(`the key already had a draft open (application ${left}, awaiting_collateral; next: confirm_btc), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
+    expect(report.scenarios[1]!.steps[0]!.note).toBe(`the loan already had repayment operation ${op} open (awaiting_payment; next: confirm_usdt), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
+    // A scenario's own draft answered 409 is its own doing: no leftover to name.
+    const twice = scenario('twice', [own.steps[0]!, own.steps[0]!])
+    const fresh = await runScenarios([twice], { baseUrl: listener.url, apiKey: newKey('own_draft') })
+    expect(fresh.scenarios[0]!.steps[1]).toMatchObject({ ok: false, error_code: 'FLOW_CONFLICT' })
+    expect(fresh.scenarios[0]!.steps[1]!.note).toBeUndefined()
   })
 
   it('fails a scenario whose expectation is wrong, at that step, with what was sent and received', async () => {
@@ -255,7 +320,7 @@ describe('sandbox run scenarios', () => {
     expect(generated.scenarios[0]).toMatchObject({ status: 'failed', key_refused: true, requests: 1 })
     expect(generated.scenarios[0]!.steps[0]!.note).toBe('the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)')
     expect(generated.scenarios[1]).toMatchObject({ status: 'skipped', error: "not run: the run stopped when the server refused loan-flow's key" })
-    expect(formatJunitReport(generated)).toContain('<error message="step 1 (start the collateral transfer): the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)" type="KeyRefused">')
+    expect(formatJunitReport(generated)).toContain('<error message="step 1 (leftover draft: GET state says whether an earlier run left a draft open on this key (a shared --api-key), and if so where to finish it): the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)" type="KeyRefused">')
 
     // A revoked --api-key.
     const withRevoked = await runScenarios(pick('loan-flow', 'repay-full'), { baseUrl: listener.url, apiKey: revoked.key })

@@ -37,7 +37,7 @@ describe('sandbox run', () => {
     const report = JSON.parse(stdout)
     expect(report).toMatchObject({ passed: 2, failed: 0, started_server: true })
     expect(report.scenarios.map((s: { id: string }) => s.id)).toEqual(['loan-flow', 'repay-full'])
-    expect(report.scenarios[0].steps[0]).toMatchObject({ method: 'POST', path: '/api/sandbox/loans/flow', status: 200, error_code: null, ok: true })
+    expect(report.scenarios[0].steps.find((step: { name: string }) => step.name === 'start the collateral transfer')).toMatchObject({ method: 'POST', path: '/api/sandbox/loans/flow', status: 200, error_code: null, ok: true })
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
     expect(xml.testsuites).toMatchObject({ tests: '2', failures: '0' })
     expect(xml.testsuites.testsuite.testcase.map((t: { classname: string }) => t.classname)).toEqual(['scenarios.loan-flow', 'scenarios.repay-full'])
@@ -142,12 +142,12 @@ describe('sandbox run', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`
     const [human, json] = await Promise.all([
-      runCli(['run', 'loan-flow', '--base-url', url, '--timeout', '1s']),
-      runCli(['run', 'loan-flow', '--base-url', url, '--timeout', '1s', '--json']),
+      runCli(['run', 'repay-full', '--base-url', url, '--timeout', '1s']),
+      runCli(['run', 'repay-full', '--base-url', url, '--timeout', '1s', '--json']),
     ])
     for (const socket of sockets) socket.destroy()
     silent.close()
-    const line = (attempt: number, wait: string) => `network error (no answer within 1 s): waiting ${wait}, then POST /api/sandbox/loans/flow again with the same Idempotency-Key (attempt ${attempt} of 4)`
+    const line = (attempt: number, wait: string) => `network error (no answer within 1 s): waiting ${wait}, then POST /api/sandbox/loans again with the same Idempotency-Key (attempt ${attempt} of 4)`
     expect(human.code).toBe(2)
     expect(human.stdout).toContain(`      ${line(2, '100 ms')}\n      ${line(3, '200 ms')}\n      ${line(4, '400 ms')}\n`)
     expect(human.stderr).toMatch(/^sandbox: cannot reach .* \(timed out after 4 attempts of 1 s each\); is the server running\?/)
@@ -157,13 +157,13 @@ describe('sandbox run', () => {
     expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout must be more than 0 s\n')
   })
 
-  it('against serve --keys: exits 2 naming the fix for a refused key, and skips key-isolation with a registered one', async () => {
+  it('against serve --keys: exits 2 naming the fix for a refused key; with a registered one, skips key-isolation and recovers from a run that left a draft open', async () => {
     const dir = await tempDir()
     const keys = join(dir, 'keys.json')
     const created = await runCli(['keys', 'create', '--keys', keys])
     const key = created.stdout.trim()
     expect(key).toMatch(/^sk_sandbox_/)
-    const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', 'off', '--keys', keys])
+    const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', 'off', '--allow-local-webhooks', '--keys', keys])
     const junit = join(dir, 'junit.xml')
     const generated = await runCli(['run', 'loan-flow', 'repay-full', '--base-url', server.url, '--junit', junit])
     expect(generated.code).toBe(2)
@@ -177,6 +177,17 @@ describe('sandbox run', () => {
     expect(registered.code).toBe(0)
     expect(registered.stdout).toMatch(/^- key-isolation skipped: needs open mode: it makes its own keys \(other\), and this server accepts only registered keys/m)
     expect(registered.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed, 1 skipped')
+
+    // A run that fails with a draft left open on the key, then a whole run on it: the scenarios
+    // finish the leftover draft first and all pass (key-isolation skipped, as above).
+    const leaves = join(dir, 'leaves-a-draft.json')
+    const start = { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 } } }
+    await writeFile(leaves, JSON.stringify({ name: 'Leaves a draft', description: 'fails after opening a draft', steps: [start, { request: { method: 'GET', path: '/api/sandbox/loans' }, expect: { status: 418 } }] }))
+    expect((await runCli(['run', leaves, '--base-url', server.url, '--api-key', key])).code).toBe(1)
+    const whole = await runCli(['run', '--base-url', server.url, '--api-key', key])
+    expect(whole.stdout.trimEnd().split('\n').at(-1)).toBe(`${SHIPPED - 1} passed, 0 failed, 1 skipped`)
+    expect(whole.code).toBe(0)
+    expect(whole.stdout).toContain('state says next: confirm_btc, continuing at step 2')
 
     expect((await runCli(['keys', 'revoke', key, '--keys', keys])).code).toBe(0)
     await new Promise((resolve) => setTimeout(resolve, 1000)) // the server rereads the keys file within a second
