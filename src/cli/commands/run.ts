@@ -142,6 +142,6 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
-    .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION (then retried, 4 attempts in all)').default(undefined, '10s'))
+    .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s)'))
   addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))
 }
