@@ -1,6 +1,8 @@
 import type { RunReport, ScenarioReport, StepReport } from '../scenarios/report-types.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import { describeFailures } from '../scenarios/check-expectation.js'
+import { describeNetworkError } from '../client/api-error.js'
+import type { TransportOptions } from '../client/send-request.js'
 import { chalk, colorStatus } from './output.js'
 
 type Write = (line: string) => void
@@ -52,4 +54,21 @@ export function printRunSummary(write: Write, report: RunReport): void {
   write(chalk.dim(`${report.scenarios.length} scenario${report.scenarios.length === 1 ? '' : 's'}, ${report.requests} requests in ${report.duration_ms} ms (${rate} req/s) against ${report.base_url}${report.started_server ? ' (in-process server)' : ''}`))
   const summary = `${report.passed} passed, ${report.failed} failed${report.skipped > 0 ? `, ${report.skipped} skipped` : ''}`
   write(report.failed > 0 ? chalk.red(summary) : chalk.green(summary))
+}
+
+type RetryWait = Parameters<NonNullable<TransportOptions['onRetryWait']>>[0]
+
+const formatWait = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`)
+
+/**
+ * The line printed before a retry's wait: a rate limit, a network error or a lost attempt still
+ * running. Without it a run waiting on a silent server looked stuck.
+ */
+export function formatRetryWait(wait: RetryWait, timeoutMs: number): string {
+  const { reason, ms, attempt, maxAttempts, request } = wait
+  const again = `${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
+  if (reason === 'rate_limited') return `429 rate limited: waiting ${formatWait(ms)}, then ${again}`
+  if (reason === 'in_progress') return `409 IDEMPOTENCY_KEY_IN_PROGRESS (the attempt whose answer was lost is still running): waiting ${formatWait(ms)}, then ${again}`
+  const why = describeNetworkError(wait.error)
+  return `network error (${why === 'timed out' ? `no answer within ${timeoutMs / 1000} s` : why}): waiting ${formatWait(ms)}, then ${again} (attempt ${attempt + 1} of ${maxAttempts})`
 }

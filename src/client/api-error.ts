@@ -33,8 +33,14 @@ export class SandboxApiError extends Error {
 /** The API could not be reached at all (refused, reset, DNS, timeout), after every retry. */
 export class SandboxConnectionError extends Error {
   override name = 'SandboxConnectionError'
-  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown }) {
-    super(`cannot reach ${url} (${describeCause(options.cause)}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`, options)
+  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number }) {
+    const why = describeNetworkError(options.cause)
+    const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
+    // A server that takes connections but never answers costs attempts x timeout: say both, so
+    // the time lost is explained and the timeout can be told apart from a refused connection.
+    super(why === 'timed out' && options.timeoutMs !== undefined
+      ? `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
+      : `cannot reach ${url} (${why}) after ${tries}`, { cause: options.cause })
   }
 }
 
@@ -43,8 +49,11 @@ export class SandboxRequestError extends TypeError {
   override name = 'SandboxRequestError'
 }
 
-/** The most telling part of a network error: undici nests the socket's code under "fetch failed". */
-function describeCause(cause: unknown): string {
+/**
+ * The most telling part of a network error (`ECONNREFUSED`, `timed out`, ...): undici nests the
+ * socket's code under "fetch failed".
+ */
+export function describeNetworkError(cause: unknown): string {
   let current = cause as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined
   let message: string | undefined
   for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {

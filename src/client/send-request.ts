@@ -46,20 +46,29 @@ export interface TransportOptions {
   timeoutMs?: number | undefined
   /** Upper bound of one Retry-After wait, so a hostile header cannot park CI. Default 30 s. */
   maxRetryAfterMs?: number | undefined
+  /**
+   * A 429 whose Retry-After is above maxRetryAfterMs: `wait_max` (default) waits that long and
+   * retries; `return` returns the 429 at once, for a caller that would rather say why than retry
+   * early into another 429.
+   */
+  overMaxRetryAfter?: 'wait_max' | 'return' | undefined
   /** Called after every attempt, e.g. to log or to check answers against a contract. */
   onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void) | undefined
-  /** Called before each wait for a retry: after a 429 (its Retry-After), a network error, or the lost attempt still in progress. */
-  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'in_progress'; ms: number; attempt: number; request: ClientRequest }) => void) | undefined
+  /**
+   * Called before each wait for a retry: after a 429 (its Retry-After), a network error (`error`),
+   * or the lost attempt still in progress. `attempt` is the one that just ended, of `maxAttempts`.
+   */
+  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'in_progress'; ms: number; attempt: number; maxAttempts: number; request: ClientRequest; error?: Error }) => void) | undefined
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s. */
-function parseRetryAfter(value: string | null, cap: number): number {
+/** A Retry-After header in ms: seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s. */
+export function parseRetryAfter(value: string | null): number {
   if (!value) return 1000
   const seconds = Number(value)
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now()
-  return Math.min(Math.max(Number.isFinite(ms) ? ms : 1000, 0), cap)
+  return Math.max(Number.isFinite(ms) ? ms : 1000, 0)
 }
 
 function toAnswer(status: number, headers: Headers, text: string, attempts: number, started: number, idempotencyKey: string | null): ClientAnswer {
@@ -151,23 +160,26 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       answer = toAnswer(response.status, response.headers, (response._data as string | undefined) ?? '', attempt, started, idempotencyKey)
     } catch (error) {
       options.onAttempt?.(sent, error as Error)
-      if (attempt > retries) throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error })
+      if (attempt > retries) throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? 30_000 })
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
-      options.onRetryWait?.({ reason: 'network_error', ms, attempt, request })
+      options.onRetryWait?.({ reason: 'network_error', ms, attempt, maxAttempts: retries + 1, request, error: error as Error })
       await sleep(ms)
       continue
     }
     options.onAttempt?.(sent, answer)
     if (lostAnswer && answer.errorCode === 'IDEMPOTENCY_KEY_IN_PROGRESS' && attempt <= retries) {
       const ms = Math.min(250 * 2 ** (attempt - 1), 2000)
-      options.onRetryWait?.({ reason: 'in_progress', ms, attempt, request })
+      options.onRetryWait?.({ reason: 'in_progress', ms, attempt, maxAttempts: retries + 1, request })
       await sleep(ms)
       continue
     }
     if (answer.status !== 429 || attempt > retries) return answer
-    const ms = parseRetryAfter(answer.headers.get('retry-after'), options.maxRetryAfterMs ?? 30_000)
-    options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, request })
+    const asked = parseRetryAfter(answer.headers.get('retry-after'))
+    const max = options.maxRetryAfterMs ?? 30_000
+    if (asked > max && options.overMaxRetryAfter === 'return') return answer
+    const ms = Math.min(asked, max)
+    options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, maxAttempts: retries + 1, request })
     await sleep(ms)
   }
 }

@@ -1,4 +1,4 @@
-export { runScenarios, type RunScenariosOptions } from './run-scenarios.js'
+export { runScenarios, RUN_TIMEOUT_MS, type RunScenariosOptions } from './run-scenarios.js'
 export { runScenario, type ScenarioContext } from './run-scenario.js'
 export { isScenarioFilePath, loadScenarios, loadScenarioFile, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR, type ScenarioProblem } from './load-scenarios.js'
 export { selectScenarios, UnknownScenarioError } from './select-scenarios.js'

@@ -10,11 +10,14 @@ function escapeXml(text: string): string {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3)
 
-/** One line per step, as the terminal shows it, for `<system-out>` and failure details. */
+/**
+ * One line per step, as the terminal shows it, for `<system-out>` and failure details; the step's
+ * note (retries, a hint) on an indented line after it, as the terminal shows it too.
+ */
 export function formatStepLine(step: StepReport): string {
   const status = step.status === null ? '---' : String(step.status)
   const parts = [step.ok ? 'ok  ' : 'FAIL', `${step.index + 1}.`, step.method, step.path, status, step.error_code ?? '', `${Math.round(step.duration_ms)}ms`, `(${step.name})`]
-  return parts.filter(Boolean).join(' ')
+  return parts.filter(Boolean).join(' ') + (step.note ? `\n      ${step.note}` : '')
 }
 
 /** What went wrong in a failed scenario: the step, what was sent, the diff and what came back. */
@@ -23,12 +26,27 @@ export function describeScenarioFailure(report: ScenarioReport): { message: stri
   if (!step) return { message: report.error ?? 'failed', details: report.error ?? '' }
   const lines = [
     `step ${step.index + 1} (${step.name}): ${step.method} ${step.path}`,
+    // The hint or the retry count is often the answer to "why": a CI page shows only this text.
+    ...(step.note ? [`note: ${step.note}`] : []),
     ...(step.sent?.body === undefined ? [] : [`sent: ${JSON.stringify(step.sent.body)}`]),
     ...(step.sent?.idempotency_key ? [`Idempotency-Key: ${step.sent.idempotency_key}`] : []),
     ...describeFailures(step.failures),
     ...(step.received === undefined ? [] : [`received: ${JSON.stringify(step.received)}`]),
   ]
-  return { message: `step ${step.index + 1} (${step.name}): ${step.failures.map((f) => f.message).join('; ')}`, details: lines.join('\n') }
+  // A refused key fails every expectation of the step at once; what to do about it is the point.
+  const summary = report.key_refused && step.note ? step.note : step.failures.map((f) => f.message).join('; ')
+  return { message: `step ${step.index + 1} (${step.name}): ${summary}`, details: lines.join('\n') }
+}
+
+/**
+ * JUnit's "error" (the test could not run) rather than "failure" (a check did not hold): CI
+ * systems show the two apart, and a server that cannot be reached, or that refuses the run's
+ * key, is no failed expectation of the API.
+ */
+function errorType(report: ScenarioReport): string | undefined {
+  if (report.connection_error) return 'ConnectionError'
+  if (report.key_refused) return 'KeyRefused'
+  return undefined
 }
 
 function testcase(report: ScenarioReport): string {
@@ -37,19 +55,28 @@ function testcase(report: ScenarioReport): string {
   if (report.status === 'skipped') body.push(`      <skipped message="${escapeXml(report.error ?? 'skipped')}"/>`)
   if (report.status === 'failed') {
     const { message, details } = describeScenarioFailure(report)
-    body.push(`      <failure message="${escapeXml(message)}" type="${report.connection_error ? 'ConnectionError' : 'AssertionError'}">${escapeXml(details)}</failure>`)
+    const error = errorType(report)
+    const element = error ? 'error' : 'failure'
+    body.push(`      <${element} message="${escapeXml(message)}" type="${error ?? 'AssertionError'}">${escapeXml(details)}</${element}>`)
   }
   if (report.steps.length > 0) body.push(`      <system-out>${escapeXml(report.steps.map(formatStepLine).join('\n'))}</system-out>`)
   return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`
 }
 
-/** The run as JUnit XML (one testsuite, one testcase per scenario), as CI systems read it. */
+/**
+ * The run as JUnit XML (one testsuite, one testcase per scenario), as CI systems read it. It keeps
+ * to the Jenkins xUnit plugin's junit-10.xsd, the strictest schema CI tools check it against:
+ * that schema has no `skipped` on `<testsuites>` (only on `<testsuite>`), so the plugin refuses a
+ * file that has one.
+ */
 export function formatJunitReport(report: RunReport): string {
-  const counts = `tests="${report.scenarios.length}" failures="${report.failed}" errors="0" skipped="${report.skipped}" time="${seconds(report.duration_ms)}"`
+  const errors = report.scenarios.filter((scenario) => scenario.status === 'failed' && errorType(scenario)).length
+  const counts = `tests="${report.scenarios.length}" failures="${report.failed - errors}" errors="${errors}"`
+  const time = `time="${seconds(report.duration_ms)}"`
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="sandbox run" ${counts}>`,
-    `  <testsuite name="sandbox scenarios" ${counts} timestamp="${report.started_at.slice(0, 19)}">`,
+    `<testsuites name="sandbox run" ${counts} ${time}>`,
+    `  <testsuite name="sandbox scenarios" ${counts} skipped="${report.skipped}" ${time} timestamp="${report.started_at.slice(0, 19)}">`,
     '    <properties>',
     `      <property name="base_url" value="${escapeXml(report.base_url)}"/>`,
     `      <property name="requests" value="${report.requests}"/>`,

@@ -40,6 +40,12 @@ export interface ScenarioReport {
   error?: string
   /** The server could not be reached: the run stops with exit code 2. */
   connection_error?: boolean
+  /**
+   * The server refused one of the run's keys (401 SANDBOX_API_KEY_INVALID, ..._REQUIRED or
+   * SANDBOX_SESSION_REQUIRED where the step expected no 401): every later scenario would fail the
+   * same way, so the run stops with exit code 2. The failed step's note says what to do.
+   */
+  key_refused?: boolean
 }
 
 /** The outcome of a run. */

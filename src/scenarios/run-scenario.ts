@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { parseRetryAfter, sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
 import { checkAnswer } from './check-expectation.js'
 import { interpolate, type Variables } from './interpolate.js'
 import { readPath } from './json-path.js'
@@ -13,6 +13,9 @@ import type { WebhookInbox } from './webhook-inbox.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
+
+/** 401 codes that refuse the key itself, whatever the request: no later step can pass with it. */
+const KEY_REFUSED_CODES = new Set(['SANDBOX_API_KEY_INVALID', 'SANDBOX_API_KEY_REQUIRED', 'SANDBOX_SESSION_REQUIRED'])
 
 /** What a scenario needs from the run around it. */
 export interface ScenarioContext {
@@ -51,6 +54,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   const variables: Variables = new Map<string, unknown>([['$run', run]])
   const report: ScenarioReport = { id: scenario.id, name: scenario.name, file: scenario.file, tags: scenario.tags, status: 'passed', duration_ms: 0, requests: 0, steps: [] }
   let previous: { request: ClientRequest; keyName: string } | undefined
+  // What this scenario opened itself, so that a 409 about anything else on a shared key is named a leftover.
+  const opened = { draft: false, operations: new Set<string>() }
   const send = async (request: ClientRequest, keyName: string): Promise<ClientAnswer> => {
     const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
     report.requests += answer.attempts
@@ -74,6 +79,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const answer = await send({ method: 'GET', path: '/api/sandbox/state' }, 'main')
         Object.assign(result, { method: 'GET', path: '/api/sandbox/state', status: answer.status, error_code: answer.errorCode })
         failures = checkAnswer(answer, { status: 200 })
+        if (failures.length > 0 && isKeyRefusal(answer, 'main', 200)) {
+          report.key_refused = true
+          result.note = describeKeyRefusal(answer, 'main', context.apiKey !== undefined)
+        }
         if (failures.length === 0) {
           const operationId = step.recover.operation_id === undefined ? undefined : String(interpolate(step.recover.operation_id, variables))
           const plan = planRecovery(scenario, index, step.recover.flow, findNextFlowAction(answer.body, step.recover.flow, operationId))
@@ -125,6 +134,13 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (failures.length > 0) result.received = answer.body ?? answer.text
           if (sent > 1) result.note = held ? `sent ${sent} times until expect held` : `sent ${sent} times in ${untilMs} ms; expect never held`
           else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
+          if (keyName === 'main' && answer.status < 300) noteOpened(opened, request, answer)
+          if (failures.length > 0 && keyName === 'main' && context.apiKey !== undefined) result.note = describeLeftover(answer, opened) ?? result.note
+          if (failures.length > 0 && answer.status === 429) result.note = describeRateLimit(answer, context.transport)
+          if (failures.length > 0 && isKeyRefusal(answer, keyName, expectation?.status)) {
+            report.key_refused = true
+            result.note = describeKeyRefusal(answer, keyName, keyName === 'main' && context.apiKey !== undefined)
+          }
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
             result.note = "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
@@ -151,6 +167,59 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report
+}
+
+/** Keeps track of the draft and repayment operations a scenario opened with its main key. */
+function noteOpened(opened: { draft: boolean; operations: Set<string> }, request: ClientRequest, answer: ClientAnswer): void {
+  const action = (request.body as { action?: unknown } | undefined)?.action
+  if (action === 'start_collateral_transfer') opened.draft = true
+  if (action === 'complete_payout') opened.draft = false
+  const operation = answer.body?.sandboxFlow?.repaymentOperations?.at?.(-1)?.operation_id
+  if (action === 'start_payment' && typeof operation === 'string') opened.operations.add(operation)
+}
+
+/**
+ * A 409 for a draft or repayment operation the scenario did not open, on a key runs share: most
+ * likely left by an earlier run that failed or was stopped, and every later run fails on it alike
+ * until it is finished, so say which and how to get rid of it.
+ */
+function describeLeftover(answer: ClientAnswer, opened: { draft: boolean; operations: Set<string> }): string | undefined {
+  const details = (answer.body?.details ?? {}) as Record<string, unknown>
+  const fix = '`sandbox keys reset KEY` (a registered key) or a fresh key starts clean'
+  if (details.reason === 'DRAFT_ALREADY_OPEN' && !opened.draft) {
+    return `the key already had a draft open (application ${String(details.application_id)}, ${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or ${fix}`
+  }
+  if (details.reason === 'OPERATION_IN_PROGRESS' && !opened.operations.has(String(details.operation_id))) {
+    return `the loan already had repayment operation ${String(details.operation_id)} open (${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or ${fix}`
+  }
+  return undefined
+}
+
+/** A 401 that refuses one of the run's keys itself, where the step expected no 401. */
+function isKeyRefusal(answer: ClientAnswer, keyName: string, expectedStatus: number | undefined): boolean {
+  return answer.status === 401 && expectedStatus !== 401 && keyName !== 'none' && KEY_REFUSED_CODES.has(answer.errorCode ?? '')
+}
+
+/**
+ * What to do about a server refusing one of the run's keys, with the server's own reason (`The
+ * API key is revoked.`): a registered-keys server refuses every generated key, and a given key
+ * that is unknown, revoked, expired or without a session fails every scenario alike.
+ */
+function describeKeyRefusal(answer: ClientAnswer, keyName: string, given: boolean): string {
+  const refusal = `401 ${answer.errorCode}${typeof answer.body?.error === 'string' ? `: ${answer.body.error}` : ''}`
+  if (answer.errorCode === 'SANDBOX_API_KEY_REQUIRED') return `the server got no key although the run sent one (${refusal}); is a proxy in between dropping the Authorization header?`
+  if (answer.errorCode === 'SANDBOX_SESSION_REQUIRED') return `the server has no session for the run's key (${refusal}): \`sandbox keys reset KEY\` recreates it`
+  if (given) return `the server refuses the run's --api-key (${refusal}): check it with \`sandbox keys list\`, or create one with \`sandbox keys create\``
+  const which = keyName === 'main' ? 'a fresh generated key' : `the scenario's generated key "${keyName}"`
+  return `the server accepts only registered keys (${which} got ${refusal}): pass one with --api-key (\`sandbox keys create --keys FILE\` makes one)`
+}
+
+/** Why a step ended on a 429 it did not expect: a Retry-After above the run's longest wait, or every retry spent. */
+function describeRateLimit(answer: ClientAnswer, transport: ScenarioContext['transport']): string {
+  const asked = Math.ceil(parseRetryAfter(answer.headers.get('retry-after')) / 1000)
+  const max = Math.round((transport?.maxRetryAfterMs ?? 30_000) / 1000)
+  if (asked > max) return `rate limited: the server asks to wait ${asked} s (Retry-After), longer than the ${max} s a run waits at most; run again later, or against a server with a higher --rate-limit`
+  return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
 }
 
 /** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */

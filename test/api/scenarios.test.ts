@@ -1,10 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
+import { formatJunitReport } from '../../src/scenarios/junit-report.js'
+import { createKeyRecord, writeKeysFile } from '../../src/keys/keys-file.js'
 import type { StepReport } from '../../src/scenarios/report-types.js'
-import { createTestApi, listenTestApi } from '../helpers/api.js'
+import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 import { checkAnswerAgainstContract } from '../helpers/contract.js'
 import { startReceiver } from '../helpers/receiver.js'
 
@@ -44,7 +49,9 @@ describe('sandbox run scenarios', () => {
     // The recovery step jumped over the step it did not need.
     const recovery = report.scenarios.find((s) => s.id === 'out-of-order-recovery')!
     expect(recovery.steps.map((s) => s.name)).not.toContain('(skipped by recovery) start again')
-    expect(recovery.steps.find((s) => s.kind === 'recover')!.note).toBe('state says next: confirm_btc, continuing at step 8')
+    expect(recovery.steps.find((s) => s.name === 'recover: GET state tells where the flow stands')!.note).toBe('state says next: confirm_btc, continuing at step 14')
+    // With no draft left by an earlier run, the leftover-draft steps are jumped over too.
+    expect(recovery.steps[0]!.note).toBe('state says next: start_collateral_transfer, continuing at step 6')
     // The in-process server is gone afterwards.
     await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
   })
@@ -112,6 +119,69 @@ describe('sandbox run scenarios', () => {
     expect(report.scenarios[0]!.connection_error).toBeUndefined()
     // Not a connection error: the rest of the run goes on.
     expect(report.scenarios[1]!.status).toBe('passed')
+  })
+
+  it('a run that failed with a draft open on a shared key does not fail the next: the shipped scenarios finish a leftover draft first', async () => {
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const shipped = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    const flow = (body: Record<string, unknown>) => ({ request: { method: 'POST', path: '/api/sandbox/loans/flow', body } })
+    const advance = [
+      flow({ action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 }),
+      flow({ action: 'confirm_btc', tx_hash: 'tx_left_open', confirmations: 6 }),
+      flow({ action: 'run_kyt' }),
+    ]
+    // A scenario that fails (a wrong expectation) after leaving a draft in the given status, as a
+    // failed or cancelled run does.
+    const leaveDraft = async (steps: number) => {
+      const failing = scenario('leaves-a-draft', [...advance.slice(0, steps), { request: { method: 'GET', path: '/api/sandbox/loans' }, expect: { status: 418 } }])
+      const report = await runScenarios([failing], { baseUrl: listener.url, apiKey: api.key })
+      expect(report.failed).toBe(1)
+      return (await api.get('/api/sandbox/loans')).body.draft.status as string
+    }
+    const expectClean = async (what: string) => {
+      const state = (await api.get('/api/sandbox/loans')).body
+      expect([what, state.draft, state.activeLoans]).toEqual([what, null, []])
+    }
+    const opensDraft = ['dropped-connection-retry', 'key-isolation', 'loan-flow', 'ltv-and-balance-limits', 'out-of-order-recovery', 'webhook-loan-events']
+    for (const [steps, status] of [[1, 'awaiting_collateral'], [2, 'collateral_confirmed'], [3, 'kyt_completed']] as const) {
+      for (const id of opensDraft) {
+        expect(await leaveDraft(steps)).toBe(status)
+        const report = await runScenarios(shipped.filter((s) => s.id === id), { baseUrl: listener.url, apiKey: api.key, includeLocalOnly: true })
+        expect([id, status, report.scenarios[0]!.status, report.scenarios[0]!.steps.find((step) => !step.ok)]).toEqual([id, status, 'passed', undefined])
+        await expectClean(`${id} after a draft left ${status}`)
+      }
+    }
+    // And a whole run after a failed one.
+    await leaveDraft(2)
+    const report = await runScenarios(shipped, { baseUrl: listener.url, apiKey: api.key, includeLocalOnly: true })
+    expect(report.scenarios.filter((s) => s.status !== 'passed').map((s) => s.id)).toEqual([])
+    await expectClean('a full run after a draft left collateral_confirmed')
+  })
+
+  it('names a leftover draft or repayment operation on a shared key, and how to get rid of it', async () => {
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const left = (await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 })).body.draft.id
+    const loan = (await api.post('/api/sandbox/loans', { collateral_btc: 0.05, loan_amount: 2000 })).body.activeLoans.at(-1).id
+    const op = (await api.post(`/api/sandbox/loans/${loan}/repayment-flow`, { action: 'start_payment', repayment_kind: 'interest' })).body.sandboxFlow.repaymentOperations.at(-1).operation_id
+    // A scenario of the partner's own, without the shipped scenarios' leftover-draft steps.
+    const own = scenario('own', [
+      { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 } } },
+    ])
+    const repay = scenario('repay', [
+      { request: { method: 'POST', path: `/api/sandbox/loans/${loan}/action`, body: { action: 'repay_interest', amount: 1 } } },
+    ])
+    const report = await runScenarios([own, repay], { baseUrl: listener.url, apiKey: api.key })
+    expect(report.scenarios[0]!.steps[0]!.note).toBe(`the key already had a draft open (application ${left}, awaiting_collateral; next: confirm_btc), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
+    expect(report.scenarios[1]!.steps[0]!.note).toBe(`the loan already had repayment operation ${op} open (awaiting_payment; next: confirm_usdt), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
+    // A scenario's own draft answered 409 is its own doing: no leftover to name.
+    const twice = scenario('twice', [own.steps[0]!, own.steps[0]!])
+    const fresh = await runScenarios([twice], { baseUrl: listener.url, apiKey: newKey('own_draft') })
+    expect(fresh.scenarios[0]!.steps[1]).toMatchObject({ ok: false, error_code: 'FLOW_CONFLICT' })
+    expect(fresh.scenarios[0]!.steps[1]!.note).toBeUndefined()
   })
 
   it('fails a scenario whose expectation is wrong, at that step, with what was sent and received', async () => {
@@ -188,6 +258,100 @@ describe('sandbox run scenarios', () => {
     const report = await runScenarios([one, one], { baseUrl: listener.url, transport: { retries: 0 } })
     expect(report.scenarios[0]).toMatchObject({ status: 'failed', connection_error: true, error: expect.stringMatching(/^cannot reach .*ECONNREFUSED/) })
     expect(report.scenarios[1]).toMatchObject({ status: 'skipped' })
+  })
+
+  it('a server that takes connections but never answers: each retry is told, the error says how long, and the run timeout is 10 s', async () => {
+    const { createServer: createTcpServer } = await import('node:net')
+    const sockets = new Set<import('node:net').Socket>()
+    const server = createTcpServer((socket) => { sockets.add(socket); socket.on('error', () => {}) })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()) }))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const one = scenario('one', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])
+    const waits: string[] = []
+    const report = await runScenarios([one, one], {
+      baseUrl,
+      transport: { timeoutMs: 200, onRetryWait: ({ reason, attempt, maxAttempts, error }) => waits.push(`${reason} ${attempt}/${maxAttempts} ${error?.name}`) },
+    })
+    expect(waits).toEqual(['network_error 1/4 FetchError', 'network_error 2/4 FetchError', 'network_error 3/4 FetchError'])
+    expect(report.scenarios[0]).toMatchObject({ connection_error: true, error: `cannot reach ${baseUrl}/api/sandbox/config (timed out after 4 attempts of 0.2 s each)` })
+    expect(report.scenarios[1]).toMatchObject({ status: 'skipped', error: 'not run: the run stopped when one could not reach the server' })
+    // Without a timeout of its own, a run gives each attempt 10 s, not the client's 30 s.
+    const started = performance.now()
+    const alone = await runScenarios([one], { baseUrl, transport: { retries: 0 } })
+    expect(alone.scenarios[0]!.error).toBe(`cannot reach ${baseUrl}/api/sandbox/config (timed out after 1 attempt of 10 s each)`)
+    expect(performance.now() - started).toBeLessThan(12_000)
+  })
+
+  it('waits a Retry-After beyond the client\'s 30 s (up to 5 min), and past that fails the step at once, saying why', async () => {
+    // A rate limiter that refuses the first request of each scenario with the Retry-After asked for.
+    let retryAfter = '45'
+    let count = 0
+    const server = createServer((_req, res) => {
+      if (count++ === 0) res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end('{"error_code":"SANDBOX_RATE_LIMIT_EXCEEDED"}')
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const one = scenario('one', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])
+    // The wait asked for is the wait taken (the client alone caps it at 30 s); the test stops at
+    // the wait rather than sit through it.
+    const waits: number[] = []
+    const stopAtWait = { onRetryWait: ({ ms }: { ms: number }) => { waits.push(ms); throw new Error('stopped at the wait') } }
+    await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01', transport: stopAtWait })
+    expect(waits).toEqual([45_000])
+    // Above 5 minutes it does not wait at all: the step fails with the reason.
+    count = 0
+    retryAfter = '400'
+    const started = performance.now()
+    const report = await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01', transport: stopAtWait })
+    expect(waits).toEqual([45_000])
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(report.scenarios[0]!.steps[0]).toMatchObject({
+      ok: false, status: 429,
+      note: 'rate limited: the server asks to wait 400 s (Retry-After), longer than the 300 s a run waits at most; run again later, or against a server with a higher --rate-limit',
+    })
+    // A short wait is waited and the step passes.
+    count = 0
+    retryAfter = '1'
+    const short = await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01' })
+    expect(short.scenarios[0]).toMatchObject({ status: 'passed', requests: 2 })
+  })
+
+  it('stops the run when the server refuses the run\'s key, saying what to do; a scenario that makes keys is skipped on a registered-keys server', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-run-keys-'))
+    const keysFile = join(dir, 'keys.json')
+    const good = createKeyRecord({ now: new Date() })
+    const revoked = { ...createKeyRecord({ now: new Date() }), revoked_at: new Date(Date.now() - 1000).toISOString() }
+    await writeKeysFile(keysFile, { version: 1, keys: [good, revoked] })
+    const api = await createTestApi({ keysFile })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close(); await rm(dir, { recursive: true, force: true }) })
+    const shipped = await loadScenarios(SHIPPED_SCENARIOS_DIR)
+    const pick = (...ids: string[]) => ids.map((id) => shipped.find((s) => s.id === id)!)
+
+    // Default keys: a fresh generated one per scenario, which this server refuses.
+    const generated = await runScenarios(pick('loan-flow', 'repay-full'), { baseUrl: listener.url })
+    expect(generated.scenarios[0]).toMatchObject({ status: 'failed', key_refused: true, requests: 1 })
+    expect(generated.scenarios[0]!.steps[0]!.note).toBe('the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)')
+    expect(generated.scenarios[1]).toMatchObject({ status: 'skipped', error: "not run: the run stopped when the server refused loan-flow's key" })
+    expect(formatJunitReport(generated)).toContain('<error message="step 1 (leftover draft: GET state says whether an earlier run left a draft open on this key (a shared --api-key), and if so where to finish it): the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one)" type="KeyRefused">')
+
+    // A revoked --api-key.
+    const withRevoked = await runScenarios(pick('loan-flow', 'repay-full'), { baseUrl: listener.url, apiKey: revoked.key })
+    expect(withRevoked.scenarios.map((s) => s.status)).toEqual(['failed', 'skipped'])
+    expect(withRevoked.scenarios[0]!.steps[0]!.note).toBe("the server refuses the run's --api-key (401 SANDBOX_API_KEY_INVALID: The API key is revoked.): check it with `sandbox keys list`, or create one with `sandbox keys create`")
+    // A step that expects the 401 is a check like any other, not a refusal of the run.
+    const expects401 = scenario('expects-401', [{ request: { method: 'GET', path: '/api/sandbox/config' }, expect: { status: 401, error_code: 'SANDBOX_API_KEY_INVALID' } }])
+    const checked = await runScenarios([expects401, expects401], { baseUrl: listener.url, apiKey: revoked.key })
+    expect(checked.scenarios.map((s) => [s.status, s.key_refused])).toEqual([['passed', undefined], ['passed', undefined]])
+
+    // A registered key: key-isolation (which makes a second key) is skipped, with the reason, after one probe.
+    const registered = await runScenarios(pick('key-isolation', 'loan-flow', 'key-isolation'), { baseUrl: listener.url, apiKey: good.key, includeLocalOnly: true })
+    expect(registered.scenarios.map((s) => s.status)).toEqual(['skipped', 'passed', 'skipped'])
+    expect(registered.scenarios[0]!.error).toBe('needs open mode: it makes its own keys (other), and this server accepts only registered keys (a generated key got 401 SANDBOX_API_KEY_INVALID)')
+    expect(registered.requests).toBe(registered.scenarios[1]!.requests + 1)
   })
 
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {

@@ -37,7 +37,7 @@ describe('sandbox run', () => {
     const report = JSON.parse(stdout)
     expect(report).toMatchObject({ passed: 2, failed: 0, started_server: true })
     expect(report.scenarios.map((s: { id: string }) => s.id)).toEqual(['loan-flow', 'repay-full'])
-    expect(report.scenarios[0].steps[0]).toMatchObject({ method: 'POST', path: '/api/sandbox/loans/flow', status: 200, error_code: null, ok: true })
+    expect(report.scenarios[0].steps.find((step: { name: string }) => step.name === 'start the collateral transfer')).toMatchObject({ method: 'POST', path: '/api/sandbox/loans/flow', status: 200, error_code: null, ok: true })
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
     expect(xml.testsuites).toMatchObject({ tests: '2', failures: '0' })
     expect(xml.testsuites.testsuite.testcase.map((t: { classname: string }) => t.classname)).toEqual(['scenarios.loan-flow', 'scenarios.repay-full'])
@@ -56,6 +56,29 @@ describe('sandbox run', () => {
     expect(stderr).toBe('sandbox: 1 of 1 scenarios failed\n')
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
     expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
+  })
+
+  it('--bail names the scenarios it did not run, and JUnit carries the step notes', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'a-wrong.json'), JSON.stringify(WRONG))
+    await writeFile(join(dir, 'b-never.json'), JSON.stringify({ ...WRONG, name: 'Never run' }))
+    const hint = { name: 'local receiver', request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } } }
+    await writeFile(join(dir, 'c-hint.json'), JSON.stringify({ name: 'Refused receiver', description: 'd', steps: [hint] }))
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    const junit = join(dir, 'junit.xml')
+    const bail = await runCli(['run', '--dir', dir, '--bail', '--base-url', server.url])
+    expect(bail.code).toBe(1)
+    expect(bail.stdout).toMatch(/^- b-never skipped: not run: --bail after a failed scenario$/m)
+    expect(bail.stdout).toMatch(/^- c-hint skipped: not run: --bail after a failed scenario$/m)
+    expect(bail.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed, 2 skipped')
+    // Without --allow-local-webhooks the server refuses the runner's receiver: the hint is in the JUnit failure.
+    const hinted = await runCli(['run', join(dir, 'c-hint.json'), '--base-url', server.url, '--junit', junit])
+    expect(hinted.code).toBe(1)
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    const testcase = xml.testsuites.testsuite.testcase
+    expect(testcase.failure['#text']).toContain('note: the server refuses the runner\'s receiver on this machine: start it with `sandbox serve --allow-local-webhooks`')
+    expect(testcase['system-out']).toContain('sandbox serve --allow-local-webhooks')
+    await server.stop()
   })
 
   it('runs scenario files given by path, with ids, in the order given and nothing else', async () => {
@@ -109,6 +132,69 @@ describe('sandbox run', () => {
     expect(stdout).toMatch(/^ {6}429 rate limited: waiting 1 s, then GET \/api\/sandbox\/config again$/m)
     expect(stdout).toMatch(/^ {6}2 attempts$/m)
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
+    await server.stop()
+  })
+
+  it('says before each network retry that it waits, and how long a silent server took (--timeout)', async () => {
+    const { createServer } = await import('node:net')
+    const sockets: import('node:net').Socket[] = []
+    const silent = createServer((socket) => { sockets.push(socket); socket.on('error', () => {}) })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`
+    const [human, json] = await Promise.all([
+      runCli(['run', 'repay-full', '--base-url', url, '--timeout', '1s']),
+      runCli(['run', 'repay-full', '--base-url', url, '--timeout', '1s', '--json']),
+    ])
+    for (const socket of sockets) socket.destroy()
+    silent.close()
+    const line = (attempt: number, wait: string) => `network error (no answer within 1 s): waiting ${wait}, then POST /api/sandbox/loans again with the same Idempotency-Key (attempt ${attempt} of 4)`
+    expect(human.code).toBe(2)
+    expect(human.stdout).toContain(`      ${line(2, '100 ms')}\n      ${line(3, '200 ms')}\n      ${line(4, '400 ms')}\n`)
+    expect(human.stderr).toMatch(/^sandbox: cannot reach .* \(timed out after 4 attempts of 1 s each\); is the server running\?/)
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).scenarios[0].connection_error).toBe(true)
+    expect(json.stderr).toContain(`sandbox: ${line(2, '100 ms')}\nsandbox: ${line(3, '200 ms')}\n`)
+    expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout must be more than 0 s\n')
+  })
+
+  it('against serve --keys: exits 2 naming the fix for a refused key; with a registered one, skips key-isolation and recovers from a run that left a draft open', async () => {
+    const dir = await tempDir()
+    const keys = join(dir, 'keys.json')
+    const created = await runCli(['keys', 'create', '--keys', keys])
+    const key = created.stdout.trim()
+    expect(key).toMatch(/^sk_sandbox_/)
+    const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', 'off', '--allow-local-webhooks', '--keys', keys])
+    const junit = join(dir, 'junit.xml')
+    const generated = await runCli(['run', 'loan-flow', 'repay-full', '--base-url', server.url, '--junit', junit])
+    expect(generated.code).toBe(2)
+    expect(generated.stderr).toBe('sandbox: loan-flow: the server accepts only registered keys (a fresh generated key got 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox.): pass one with --api-key (`sandbox keys create --keys FILE` makes one); the run stopped there\n')
+    expect(generated.stdout).toMatch(/^- repay-full skipped: not run: the run stopped when the server refused loan-flow's key$/m)
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    expect(xml.testsuites).toMatchObject({ tests: '2', failures: '0', errors: '1' })
+    expect(xml.testsuites.testsuite.testcase[0].error.type).toBe('KeyRefused')
+
+    const registered = await runCli(['run', 'key-isolation', 'loan-flow', '--base-url', server.url, '--api-key', key])
+    expect(registered.code).toBe(0)
+    expect(registered.stdout).toMatch(/^- key-isolation skipped: needs open mode: it makes its own keys \(other\), and this server accepts only registered keys/m)
+    expect(registered.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed, 1 skipped')
+
+    // A run that fails with a draft left open on the key, then a whole run on it: the scenarios
+    // finish the leftover draft first and all pass (key-isolation skipped, as above).
+    const leaves = join(dir, 'leaves-a-draft.json')
+    const start = { request: { method: 'POST', path: '/api/sandbox/loans/flow', body: { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 2000 } } }
+    await writeFile(leaves, JSON.stringify({ name: 'Leaves a draft', description: 'fails after opening a draft', steps: [start, { request: { method: 'GET', path: '/api/sandbox/loans' }, expect: { status: 418 } }] }))
+    expect((await runCli(['run', leaves, '--base-url', server.url, '--api-key', key])).code).toBe(1)
+    const whole = await runCli(['run', '--base-url', server.url, '--api-key', key])
+    expect(whole.stdout.trimEnd().split('\n').at(-1)).toBe(`${SHIPPED - 1} passed, 0 failed, 1 skipped`)
+    expect(whole.code).toBe(0)
+    expect(whole.stdout).toContain('state says next: confirm_btc, continuing at step 2')
+
+    expect((await runCli(['keys', 'revoke', key, '--keys', keys])).code).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 1000)) // the server rereads the keys file within a second
+    const revoked = await runCli(['run', 'loan-flow', '--base-url', server.url, '--api-key', key, '--json'])
+    expect(revoked.code).toBe(2)
+    expect(revoked.stderr).toBe("sandbox: loan-flow: the server refuses the run's --api-key (401 SANDBOX_API_KEY_INVALID: The API key is revoked.): check it with `sandbox keys list`, or create one with `sandbox keys create`; the run stopped there\n")
+    expect(JSON.parse(revoked.stdout).scenarios[0]).toMatchObject({ status: 'failed', key_refused: true })
     await server.stop()
   })
 

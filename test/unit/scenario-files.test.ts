@@ -1,10 +1,14 @@
-import { readdirSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
 import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { problemsOf } from '../helpers/scenario-problems.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
 import type { RunReport } from '../../src/scenarios/report-types.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const valid = { name: 'n', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }
 
@@ -136,18 +140,21 @@ describe('JUnit report', () => {
     started_at: '2026-01-02T03:04:05.000Z',
     duration_ms: 1500,
     passed: 1,
-    failed: 1,
+    failed: 2,
     skipped: 1,
-    requests: 3,
+    requests: 7,
     scenarios: [
       { id: 'ok', name: 'Fine <one>', file: 'ok.json', tags: [], status: 'passed', duration_ms: 10, requests: 1, steps: [
-        { index: 0, name: 'get', kind: 'request', method: 'GET', path: '/a', status: 200, error_code: null, duration_ms: 3, ok: true, failures: [] },
+        { index: 0, name: 'get', kind: 'request', method: 'GET', path: '/a', status: 200, error_code: null, duration_ms: 3, ok: true, failures: [], note: '2 attempts' },
       ] },
       { id: 'bad', name: 'Broken & "quoted"', file: 'bad.json', tags: [], status: 'failed', duration_ms: 20, requests: 2, steps: [
         { index: 0, name: 'post', kind: 'request', method: 'POST', path: '/b', status: 409, error_code: 'FLOW_CONFLICT', duration_ms: 4, ok: false,
-          failures: [{ field: 'status', expected: 200, actual: 409, message: 'status: expected 200, got 409' }], sent: { body: { action: 'run_kyt' }, idempotency_key: 'k1' }, received: { error_code: 'FLOW_CONFLICT' } },
+          failures: [{ field: 'status', expected: 200, actual: 409, message: 'status: expected 200, got 409' }], sent: { body: { action: 'run_kyt' }, idempotency_key: 'k1' }, received: { error_code: 'FLOW_CONFLICT' },
+          note: 'sent 4 times in 300 ms; expect never held' },
       ] },
       { id: 'far', name: 'Remote only', file: 'far.json', tags: ['local-only'], status: 'skipped', duration_ms: 0, requests: 0, steps: [], error: 'local-only' },
+      { id: 'gone', name: 'Server went away', file: 'gone.json', tags: [], status: 'failed', duration_ms: 900, requests: 4, steps: [],
+        error: 'cannot reach http://127.0.0.1:1/api/sandbox/config (ECONNREFUSED) after 4 attempts', connection_error: true },
     ],
   }
 
@@ -155,8 +162,9 @@ describe('JUnit report', () => {
     const xml = formatJunitReport(report)
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml)
     const suite = parsed.testsuites.testsuite
-    expect(parsed.testsuites).toMatchObject({ tests: '3', failures: '1', skipped: '1', time: '1.500' })
-    expect(suite.testcase).toHaveLength(3)
+    expect(parsed.testsuites).toMatchObject({ tests: '4', failures: '1', errors: '1', time: '1.500' })
+    expect(suite).toMatchObject({ tests: '4', failures: '1', errors: '1', skipped: '1' })
+    expect(suite.testcase).toHaveLength(4)
     expect(suite.testcase[0]).toMatchObject({ name: 'Fine <one>', classname: 'scenarios.ok' })
     const failure = suite.testcase[1].failure
     expect(failure.message).toBe('step 1 (post): status: expected 200, got 409')
@@ -164,6 +172,73 @@ describe('JUnit report', () => {
     expect(failure['#text']).toContain('- expected 200')
     expect(failure['#text']).toContain('+ received 409')
     expect(suite.testcase[1].name).toBe('Broken & "quoted"')
+    // Step notes (retries, hints) are in the report as in the terminal: on the failure and in the step log.
+    expect(failure['#text']).toContain('note: sent 4 times in 300 ms; expect never held')
+    expect(suite.testcase[1]['system-out']).toContain('FAIL 1. POST /b 409 FLOW_CONFLICT 4ms (post)\n      sent 4 times in 300 ms; expect never held')
+    expect(suite.testcase[0]['system-out']).toBe('ok   1. GET /a 200 3ms (get)\n      2 attempts')
     expect(suite.testcase[2].skipped).toEqual({ message: 'local-only' })
+    // A server that cannot be reached is an error (the scenario could not run), not a failed check.
+    expect(suite.testcase[3].failure).toBeUndefined()
+    expect(suite.testcase[3].error).toMatchObject({ type: 'ConnectionError', message: expect.stringMatching(/^cannot reach .*ECONNREFUSED/) })
+  })
+
+  // What the Jenkins xUnit plugin's junit-10.xsd allows (it refuses a file with anything else):
+  // attributes per element, and the elements each may hold.
+  const JUNIT_10: Record<string, { attributes: string[]; children: string[] }> = {
+    testsuites: { attributes: ['name', 'time', 'tests', 'failures', 'disabled', 'errors'], children: ['testsuite'] },
+    testsuite: {
+      attributes: ['name', 'tests', 'failures', 'errors', 'time', 'disabled', 'skipped', 'skips', 'timestamp', 'hostname', 'id', 'package', 'assertions', 'file', 'skip', 'log', 'url'],
+      children: ['testsuite', 'properties', 'testcase', 'system-out', 'system-err'],
+    },
+    properties: { attributes: [], children: ['property'] },
+    property: { attributes: ['name', 'value'], children: [] },
+    testcase: {
+      attributes: ['name', 'assertions', 'time', 'timestamp', 'classname', 'status', 'class', 'file', 'line', 'log', 'group', 'url'],
+      children: ['skipped', 'error', 'failure', 'rerunFailure', 'rerunError', 'system-out', 'system-err'],
+    },
+    failure: { attributes: ['type', 'message'], children: [] },
+    error: { attributes: ['type', 'message'], children: [] },
+    skipped: { attributes: ['type', 'message'], children: [] },
+    'system-out': { attributes: [], children: [] },
+  }
+
+  /** Every element, attribute and nesting of the report that junit-10.xsd would refuse. */
+  function findSchemaProblems(xml: string): string[] {
+    const tree = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', preserveOrder: true }).parse(xml) as Array<Record<string, unknown>>
+    const problems: string[] = []
+    const visit = (nodes: Array<Record<string, unknown>>, parent: string | undefined) => {
+      for (const node of nodes) {
+        const name = Object.keys(node).find((key) => key !== ':@' && key !== '#text')
+        if (!name || name === '?xml') continue
+        const rule = JUNIT_10[name]
+        if (!rule) problems.push(`unknown element <${name}>`)
+        else if (parent && !JUNIT_10[parent]!.children.includes(name)) problems.push(`<${name}> inside <${parent}>`)
+        for (const attribute of Object.keys((node[':@'] ?? {}) as object)) {
+          if (rule && !rule.attributes.includes(attribute.slice(1))) problems.push(`<${name} ${attribute.slice(1)}>`)
+        }
+        visit(node[name] as Array<Record<string, unknown>>, name)
+      }
+    }
+    visit(tree, undefined)
+    return problems
+  }
+
+  it('keeps to the Jenkins xUnit junit-10.xsd: no skipped on <testsuites>, errors counted apart', () => {
+    const xml = formatJunitReport(report)
+    expect(findSchemaProblems(xml)).toEqual([])
+    // The check itself finds what the plugin refused.
+    expect(findSchemaProblems(xml.replace('<testsuites name="sandbox run"', '<testsuites skipped="1" name="sandbox run"'))).toEqual(['<testsuites skipped>'])
+  })
+
+  const tempDir = useTempDirs('sandbox-junit')
+  // The schema itself is not shipped here; point SANDBOX_JUNIT_XSD at a copy (from
+  // jenkinsci/xunit-plugin, src/main/resources/org/jenkinsci/plugins/xunit/types/model/xsd/junit-10.xsd)
+  // to have xmllint check the report against it too.
+  const xsd = process.env.SANDBOX_JUNIT_XSD
+  const xmllint = (() => { try { execFileSync('xmllint', ['--version'], { stdio: 'ignore' }); return true } catch { return false } })()
+  it.skipIf(!xsd || !existsSync(xsd) || !xmllint)('validates against junit-10.xsd with xmllint (SANDBOX_JUNIT_XSD)', async () => {
+    const file = join(await tempDir(), 'report.xml')
+    await writeFile(file, formatJunitReport(report))
+    expect(() => execFileSync('xmllint', ['--noout', '--schema', xsd!, file], { stdio: 'pipe' })).not.toThrow()
   })
 })

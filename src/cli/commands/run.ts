@@ -15,6 +15,7 @@ interface RunFlags {
   tag: string[]
   dir?: string
   wait?: string
+  timeout?: string
 }
 
 async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
@@ -77,20 +78,23 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     const source = flags.apiKey === undefined ? 'SANDBOX_API_KEY' : '--api-key'
     throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"`)
   }
-  let waitForServerMs: number | undefined
-  if (flags.wait !== undefined) {
-    const { parseDuration } = await import('../../keys/manage-keys.js')
+  const { parseDuration } = await import('../../keys/manage-keys.js')
+  const readDuration = (flag: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined
     try {
-      waitForServerMs = parseDuration(flags.wait)
+      return parseDuration(text)
     } catch (error) {
-      throw new CliError(`--wait: ${(error as Error).message}`)
+      throw new CliError(`${flag}: ${(error as Error).message}`)
     }
   }
+  const waitForServerMs = readDuration('--wait', flags.wait)
+  const timeoutMs = readDuration('--timeout', flags.timeout)
+  if (timeoutMs === 0) throw new CliError('--timeout must be more than 0 s')
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
-  const { runScenarios, formatJunitReport } = await import('../../scenarios/index.js')
-  const { createRunProgress, printRunSummary } = await import('../run-progress.js')
+  const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../../scenarios/index.js')
+  const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
   const report = await runScenarios(scenarios, {
     baseUrl,
@@ -99,12 +103,13 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     waitForServerMs,
     ...progress,
-    // A rate-limit wait can last most of a minute: say so, or the run looks stuck (with --json on
-    // stderr, as stdout holds only the report).
+    // A rate-limit wait can last minutes, and a server that never answers costs a timeout per
+    // attempt: say so before each wait, or the run looks stuck (with --json on stderr, as stdout
+    // holds only the report).
     transport: {
-      onRetryWait: ({ reason, ms, request }) => {
-        if (reason !== 'rate_limited') return
-        const line = `429 rate limited: waiting ${Math.ceil(ms / 1000)} s, then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
+      timeoutMs: timeoutMs ?? RUN_TIMEOUT_MS,
+      onRetryWait: (wait) => {
+        const line = formatRetryWait(wait, timeoutMs ?? RUN_TIMEOUT_MS)
         if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
         else write(out.chalk.yellow(`      ${line}`))
       },
@@ -116,6 +121,9 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
+  // A refused key is setup, like an unreachable server: the scenarios after it were not run.
+  const refused = report.scenarios.find((scenario) => scenario.key_refused)
+  if (refused) throw new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
   if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
 }
 
@@ -134,5 +142,6 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
+    .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s)'))
   addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))
 }
