@@ -39,12 +39,19 @@ interface SchemaIssue {
   code: string
   path: PropertyKey[]
   message: string
+  /** What the key schema said, for an invalid key of a record. */
+  issues?: { message: string }[]
+}
+
+/** A record key's own issue says what a name must be; the record's says only "Invalid key in record". */
+function describeIssue(issue: SchemaIssue): string {
+  return issue.code === 'invalid_key' && issue.issues?.[0] ? issue.issues[0].message : issue.message
 }
 
 const STEP_KEYS = Object.keys(stepKinds) as (keyof typeof stepKinds)[]
 
 function stepIssueProblems(file: string, step: number, issues: SchemaIssue[]): ScenarioProblem[] {
-  return issues.map((issue) => ({ file, step, field: fieldPath(issue.path) || undefined, message: issue.message }))
+  return issues.map((issue) => ({ file, step, field: fieldPath(issue.path) || undefined, message: describeIssue(issue) }))
 }
 
 /**
@@ -60,7 +67,7 @@ function unionStepProblems(file: string, index: number, step: unknown, fallback:
 
 function schemaProblems(file: string, json: unknown, issue: SchemaIssue): ScenarioProblem[] {
   const [first, index, ...rest] = issue.path
-  if (first !== 'steps' || typeof index !== 'number') return [{ file, field: fieldPath(issue.path) || undefined, message: issue.message }]
+  if (first !== 'steps' || typeof index !== 'number') return [{ file, field: fieldPath(issue.path) || undefined, message: describeIssue(issue) }]
   if (issue.code === 'invalid_union' && rest.length === 0) {
     return unionStepProblems(file, index, (json as { steps: unknown[] }).steps[index], issue)
   }

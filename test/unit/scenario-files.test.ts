@@ -58,6 +58,20 @@ describe('scenario files', () => {
     expect(problemsOf('\uFEFF{\n  "name": "n",\n}')).toEqual(['- -: not valid JSON (line 2, column 14): a comma before }; JSON allows no trailing comma'])
   })
 
+  it('says what a capture or key name may hold, and refuses the key names the runner reserves', () => {
+    const get = { method: 'GET', path: '/api/sandbox/config' }
+    expect(problemsOf(JSON.stringify({ ...valid, steps: [{ request: get, capture: { 'loan-id': 'x', '2nd': 'y' } }] }))).toEqual([
+      '1 capture.loan-id: a variable name: letters, digits and _, not starting with a digit',
+      '1 capture.2nd: a variable name: letters, digits and _, not starting with a digit',
+    ])
+    // "main" is the run's key (--api-key) and "none" sends no key: declared, each would become a fresh key.
+    expect(problemsOf(JSON.stringify({ ...valid, keys: ['other', 'main', 'none'], steps: [{ request: { ...get, key: 'none' } }] }))).toEqual([
+      '- keys[1]: "main" is always there: it is the run\'s own key (--api-key, or a fresh one), so list only the other keys',
+      '- keys[2]: "none" means sending no key (a step\'s "key": "none"), so it cannot name one: pick another name',
+    ])
+    expect(problemsOf(JSON.stringify({ ...valid, keys: ['other-key'] }))).toEqual(['- keys[0]: a variable name: letters, digits and _, not starting with a digit'])
+  })
+
   it('reports schema mistakes with step and field', () => {
     const text = JSON.stringify({
       name: 'n',
