@@ -72,6 +72,22 @@ describe('scenario files', () => {
     expect(problemsOf(JSON.stringify({ ...valid, keys: ['other-key'] }))).toEqual(['- keys[0]: a variable name: letters, digits and _, not starting with a digit'])
   })
 
+  it('says a capture is a whole value when a reference reads into one', () => {
+    const text = JSON.stringify({
+      ...valid,
+      steps: [
+        { request: { method: 'GET', path: '/api/sandbox/state' }, capture: { loan: 'activeLoans[0]' } },
+        { request: { method: 'GET', path: '/api/sandbox/loans/{{loan.id}}' }, expect: { body: { 'collateral.btc': '{{loan.collateral.btc}}' } } },
+        { request: { method: 'GET', path: '/api/sandbox/loans/{{other.id}}' } },
+      ],
+    })
+    expect(problemsOf(text).sort()).toEqual([
+      '2 request.path: {{loan.id}} reads a field of the capture "loan", which is not supported (a capture is one whole value): capture the field itself, e.g. "loan_id": "activeLoans[0].id", and use {{loan_id}}',
+      '2 expect.body.collateral.btc: {{loan.collateral.btc}} reads a field of the capture "loan", which is not supported (a capture is one whole value): capture the field itself, e.g. "loan_collateral_btc": "activeLoans[0].collateral.btc", and use {{loan_collateral_btc}}',
+      '3 request.path: {{other.id}} is not captured by an earlier step',
+    ].sort())
+  })
+
   it('reports schema mistakes with step and field', () => {
     const text = JSON.stringify({
       name: 'n',
