@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { CliError, toCliError } from './cli-error.js'
+import { CliError, printCliErrorAsJson, toCliError } from './cli-error.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
   return pkg.version
 }
+
+/** The command whose action ran (or was about to): its errors are reported the way it reports. */
+let activeCommand: Command | undefined
 
 /**
  * Builds the commander program from the registry. With `argv`, only the commands it names are
@@ -26,7 +29,10 @@ export async function createProgram(argv?: string[]): Promise<Command> {
       },
     })
     .exitOverride()
-    .hook('preAction', (_program, action) => refuseEmptyValues(action))
+    .hook('preAction', (_program, action) => {
+      activeCommand = action
+      refuseEmptyValues(action)
+    })
   const add = async (parent: Command, entry: CommandEntry, named: boolean) => {
     if (named) return (await entry.load())(parent)
     stubUsage.set(parent.command(entry.name).description(entry.summary), entry.usage)
@@ -53,12 +59,13 @@ function refuseEmptyValues(command: Command): void {
   }
 }
 
-function fail(error: unknown): never {
+function fail(error: unknown, command: Command | undefined): never {
   const name = (error as Error | undefined)?.name
   if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit(130)
   const known = toCliError(error)
   if (known) {
     process.stderr.write(`sandbox: ${known.message}\n`)
+    if (command) printCliErrorAsJson(command, known)
     process.exit(known.exitCode)
   }
   process.stderr.write(`sandbox: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`)
@@ -74,6 +81,7 @@ function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', exitOnClosedPipe)
+  activeCommand = undefined
   const program = await createProgram(argv)
   try {
     await program.parseAsync(argv)
@@ -82,6 +90,6 @@ export async function runCli(argv: string[]): Promise<void> {
       // Help and version are successes; every other parse error is a usage error.
       process.exit(error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2)
     }
-    fail(error)
+    fail(error, activeCommand)
   }
 }

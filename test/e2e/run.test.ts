@@ -159,6 +159,37 @@ describe('sandbox run', () => {
     expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
   })
 
+  it('--json prints one JSON document on stdout when the run cannot start, so a jq after it reads an error', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'afile'), '')
+    await writeFile(join(dir, 'broken.json'), '{ "name": "n", }')
+    const documentOf = async (args: string[]) => {
+      const { code, stdout, stderr } = await runCli(['run', '--json', ...args])
+      expect(code, args.join(' ')).toBe(2)
+      const document = JSON.parse(stdout)
+      // The same message as on stderr, for a person reading the CI log.
+      expect(stderr.split('\n')[0], args.join(' ')).toMatch(new RegExp(`^(sandbox: |error: )${document.error.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))
+      return document
+    }
+    expect(await documentOf(['--tag', 'nosuch'])).toEqual({ error: { code: 'USAGE', message: 'no scenario has the tag nosuch' } })
+    expect(await documentOf(['--dir', join(dir, 'missing')])).toEqual({ error: { code: 'USAGE', message: `no such file or directory: ${join(dir, 'missing')}` } })
+    expect(await documentOf(['--dir', join(dir, 'afile')])).toEqual({ error: { code: 'USAGE', message: `--dir ${join(dir, 'afile')} is not a directory (give scenario files as arguments, or the directory that holds them)` } })
+    expect(await documentOf(['--dir', dir])).toEqual({ error: { code: 'SCENARIO', message: `${join(dir, 'broken.json')}: not valid JSON (line 1, column 14): a comma before }; JSON allows no trailing comma` } })
+    expect(await documentOf(['no-such-scenario'])).toMatchObject({ error: { code: 'SCENARIO', message: expect.stringMatching(/^unknown scenario no-such-scenario; known: /) } })
+    expect(await documentOf(['--list', '--dir', join(dir, 'missing')])).toMatchObject({ error: { code: 'USAGE' } })
+    // Errors commander finds while parsing, and the empty value refused before the action.
+    expect(await documentOf(['--no-such-flag'])).toEqual({ error: { code: 'USAGE', message: "unknown option '--no-such-flag'" } })
+    expect(await documentOf(['--junit', ''])).toEqual({ error: { code: 'USAGE', message: '--junit needs a value, got an empty string' } })
+    expect(await documentOf(['loan-flow', '--junit', join(dir, 'afile/x.xml')])).toEqual({ error: { code: 'OUTPUT', message: `cannot write the JUnit report to ${join(dir, 'afile/x.xml')}: ${join(dir, 'afile')} is a file, not a directory` } })
+    // Without --json, stdout stays empty; once the report is out, an error adds no second document.
+    expect(await runCli(['run', '--tag', 'nosuch'])).toMatchObject({ code: 2, stdout: '', stderr: 'sandbox: no scenario has the tag nosuch\n' })
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    await server.stop()
+    const unreachable = await runCli(['run', 'loan-flow', '--json', '--base-url', server.url])
+    expect(unreachable.code).toBe(2)
+    expect(JSON.parse(unreachable.stdout)).toMatchObject({ failed: 1, scenarios: [{ id: 'loan-flow', connection_error: true }] })
+  })
+
   it('exits 2 before running any scenario when the --junit path cannot be written', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'afile'), '')

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
-import { CliError } from '../cli-error.js'
+import { CliError, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
 import { addJsonOption } from '../options.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 
@@ -36,7 +36,10 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
     return { all, chosen: lib.selectScenarios(named, [], flags.tag) }
   } catch (error) {
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file or directory: ${(error as NodeJS.ErrnoException).path}`)
+    const { code, path } = error as NodeJS.ErrnoException
+    if (code === 'ENOTDIR' && path === flags.dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`)
+    if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
     throw error
   }
 }
@@ -53,12 +56,15 @@ async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
   return scenarios.filter((scenario) => ids.includes(scenario.id))
 }
 
-async function runRun(args: string[], flags: RunFlags): Promise<void> {
+async function runRun(args: string[], flags: RunFlags, command: Command): Promise<void> {
   const { all, chosen } = await loadChosen(args, flags)
   const out = await import('../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   if (flags.list) {
-    if (flags.json) write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
+    if (flags.json) {
+      write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
+      markJsonPrinted(command)
+    }
     else for (const scenario of chosen) write(`${scenario.id.padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${scenario.name}`)
     return
   }
@@ -110,8 +116,10 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
       },
     },
   })
-  if (flags.json) write(JSON.stringify(report, null, 2))
-  else printRunSummary(write, report)
+  if (flags.json) {
+    write(JSON.stringify(report, null, 2))
+    markJsonPrinted(command)
+  } else printRunSummary(write, report)
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
@@ -134,5 +142,6 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
-  addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))
+  addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')
+  printErrorsAsJson(command).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
 }
