@@ -92,3 +92,20 @@ export function markJsonPrinted(command: Command): void {
 export function printCliErrorAsJson(command: Command, error: CliError): void {
   printJsonError(command, error.code, error.message)
 }
+
+/** Commands whose exit code is their verdict (a test run): a closed stdout must not change it. */
+const verdicts = new WeakSet<Command>()
+
+/**
+ * Marks COMMAND's exit code as its verdict: when its stdout is closed (`| head`), it goes on
+ * without output and ends with the code its result calls for, where other commands just stop.
+ */
+export function keepExitCodeWhenStdoutCloses(command: Command): Command {
+  verdicts.add(command)
+  return command
+}
+
+/** Whether COMMAND goes on to its own exit code after its stdout is closed. */
+export function keepsExitCodeWhenStdoutCloses(command: Command): boolean {
+  return verdicts.has(command)
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { CliError, printCliErrorAsJson, toCliError } from './cli-error.js'
+import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, toCliError } from './cli-error.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
@@ -72,15 +72,21 @@ function fail(error: unknown, command: Command | undefined): never {
   process.exit(1)
 }
 
-/** `sandbox ... | head` closes the pipe early: that is the reader's choice, not a crash. */
-function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
-  if (error.code === 'EPIPE') process.exit(0)
-  throw error
+/**
+ * `sandbox ... | head` closes the pipe early: that is the reader's choice, not a crash, so the
+ * command stops with 0. Not a command whose exit code is its verdict: `sandbox run | head -1`
+ * must still fail a CI step when a scenario fails, so it goes on without output (each later
+ * write fails with EPIPE again, and is ignored here) and ends with its own code.
+ */
+function onStdoutError(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error
+  if (activeCommand && keepsExitCodeWhenStdoutCloses(activeCommand)) return
+  process.exit(0)
 }
 
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
-  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', exitOnClosedPipe)
+  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
   activeCommand = undefined
   const program = await createProgram(argv)
   try {

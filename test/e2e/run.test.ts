@@ -190,6 +190,26 @@ describe('sandbox run', () => {
     expect(JSON.parse(unreachable.stdout)).toMatchObject({ failed: 1, scenarios: [{ id: 'loan-flow', connection_error: true }] })
   })
 
+  it('keeps its exit code when the reader of stdout goes away (| head -1), and other commands stop quietly', async () => {
+    /** Runs `sandbox ARGS`, closing its stdout at the first output, as `head -1` does; resolves with the exit code and stderr. */
+    const runIntoHead = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
+      let stderr = ''
+      child.stderr.on('data', (chunk) => { stderr += chunk })
+      child.stdout.once('data', () => child.stdout.destroy())
+      child.on('close', (code) => resolve({ code, stderr }))
+    })
+    const dir = await tempDir()
+    // The first scenario prints its header at once; the failure comes a second later, to a closed pipe.
+    const slow = { request: { method: 'GET', path: '/api/sandbox/config', until_ms: 1000 }, expect: { status: 418 } }
+    await writeFile(join(dir, 'slow-failure.json'), JSON.stringify({ name: 'Fails after a second', description: 'd', steps: [slow] }))
+    await writeFile(join(dir, 'then-more.json'), JSON.stringify({ name: 'More output', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
+    expect(await runIntoHead(['run', '--dir', dir])).toEqual({ code: 1, stderr: 'sandbox: 1 of 2 scenarios failed\n' })
+    expect(await runIntoHead(['run', '--dir', dir, '--json'])).toMatchObject({ code: 1 })
+    expect(await runIntoHead(['run', 'direct-loan', 'loan-flow'])).toEqual({ code: 0, stderr: '' })
+    expect(await runIntoHead(['openapi'])).toEqual({ code: 0, stderr: '' })
+  })
+
   it('exits 2 before running any scenario when the --junit path cannot be written', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'afile'), '')

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
-import { CliError, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
+import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
 import { addJsonOption } from '../options.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 
@@ -143,5 +143,5 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')
-  printErrorsAsJson(command).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
+  printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
 }
