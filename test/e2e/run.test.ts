@@ -224,6 +224,22 @@ describe('sandbox run', () => {
     expect(stderr).toBe(`sandbox: cannot write the JUnit report to ${dir}: it is a directory\n`)
   })
 
+  it('creates the missing directories of a --junit path, and fails at once on one the system will not create', async () => {
+    const dir = await tempDir()
+    const nested = join(dir, 'a/b/c/junit.xml')
+    expect((await runCli(['run', 'direct-loan', '--junit', nested])).code).toBe(0)
+    expect(await readFile(nested, 'utf8')).toContain('<testsuites')
+    if (process.platform !== 'linux') return
+    // Node's recursive mkdir spins forever on this path: a hang here means it is back.
+    const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))
+    for (const junit of ['/proc/nope/x.xml', '/proc/nope/deeper/x.xml']) {
+      const result = await Promise.race([runCli(['run', 'direct-loan', '--junit', junit]), hung])
+      if (result === 'hung') killAll()
+      expect(result).toMatchObject({ code: 2, stdout: '' })
+      expect((result as { stderr: string }).stderr).toMatch(new RegExp(`^sandbox: cannot write the JUnit report to ${junit}: (cannot create the directory /proc/nope \\(\\w+\\)|permission denied \\(/proc/nope\\))\n$`))
+    }
+  })
+
   it('--list names every scenario with its tags', async () => {
     const { code, stdout } = await runCli(['run', '--list', '--json'])
     expect(code).toBe(0)
