@@ -44,7 +44,7 @@ describe('toCliError', () => {
 })
 
 describe('output', () => {
-  it('turns colour off under NO_COLOR and when stdout is not a terminal', () => {
+  it('turns colour off under a non-empty NO_COLOR and when stdout is not a terminal', () => {
     const level = chalk.level
     try {
       chalk.level = 2
@@ -57,6 +57,11 @@ describe('output', () => {
       vi.stubEnv('NO_COLOR', '1')
       configureColor({ isTTY: true } as NodeJS.WriteStream)
       expect(colorStatus(404)).toBe('404')
+      // no-color.org: present and not empty. An empty NO_COLOR is as if unset.
+      chalk.level = 2
+      vi.stubEnv('NO_COLOR', '')
+      configureColor({ isTTY: true } as NodeJS.WriteStream)
+      expect(colorStatus(404)).not.toBe('404')
     } finally {
       chalk.level = level
     }
