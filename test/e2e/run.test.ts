@@ -95,7 +95,16 @@ describe('sandbox run', () => {
     // An empty variable is no key: each scenario gets a fresh one (in-process server here).
     expect((await runCli(['run', 'loan-flow'], { env: { SANDBOX_API_KEY: '' } })).code).toBe(0)
     const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
-    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and s, m, h, d or w (e.g. 30s or 30d)\n' })
+    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)\n' })
+    // A wait of days is a typo: refused before any request, with the range.
+    const long = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', '30d'])
+    expect(long).toMatchObject({ code: 2, stderr: 'sandbox: --wait: duration "30d" is out of range: from 1ms to 1h\n' })
+    // Short and decimal waits are taken: nothing answers, so the run says so once they are over.
+    for (const wait of ['500ms', '0.5s']) {
+      const short = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', wait])
+      expect(short.code, wait).toBe(2)
+      expect(short.stderr, wait).toMatch(/^sandbox: cannot reach .*is the server running\?/)
+    }
   })
 
   it('says when it waits for the rate limit, so a slow run does not look stuck', async () => {

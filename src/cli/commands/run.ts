@@ -1,8 +1,11 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
-import { addJsonOption } from '../options.js'
+import { addJsonOption, formatDuration, parseDuration } from '../options.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
+
+/** A server started in the background is up in seconds, or minutes in a slow CI: an hour is plenty. */
+const MAX_WAIT_MS = 3_600_000
 
 interface RunFlags {
   baseUrl?: string
@@ -85,9 +88,8 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   }
   let waitForServerMs: number | undefined
   if (flags.wait !== undefined) {
-    const { parseDuration } = await import('../../keys/manage-keys.js')
     try {
-      waitForServerMs = parseDuration(flags.wait)
+      waitForServerMs = parseDuration(flags.wait, MAX_WAIT_MS)
     } catch (error) {
       throw new CliError(`--wait: ${(error as Error).message}`)
     }
@@ -141,7 +143,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
-    .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
+    .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')
   printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
 }
