@@ -20,6 +20,11 @@ export function colorStatus(status: number): string {
   return chalk.green(text)
 }
 
+/** `1 request`, `2 requests`: a count with its noun (regular plurals only). */
+export function formatCount(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
 /** `HH:MM:SS` of an ISO time, for log lines. */
 export function formatClock(iso: string): string {
   return iso.slice(11, 19)

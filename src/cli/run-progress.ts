@@ -1,7 +1,7 @@
 import type { RunReport, ScenarioReport, StepReport } from '../scenarios/report-types.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import { describeFailures } from '../scenarios/check-expectation.js'
-import { chalk, colorStatus } from './output.js'
+import { chalk, colorStatus, formatCount } from './output.js'
 
 type Write = (line: string) => void
 
@@ -49,7 +49,7 @@ export function printRunSummary(write: Write, report: RunReport): void {
     write('')
   }
   const rate = report.duration_ms > 0 ? Math.round((report.requests / report.duration_ms) * 1000) : 0
-  write(chalk.dim(`${report.scenarios.length} scenario${report.scenarios.length === 1 ? '' : 's'}, ${report.requests} requests in ${report.duration_ms} ms (${rate} req/s) against ${report.base_url}${report.started_server ? ' (in-process server)' : ''}`))
+  write(chalk.dim(`${formatCount(report.scenarios.length, 'scenario')}, ${formatCount(report.requests, 'request')} in ${report.duration_ms} ms (${rate} req/s) against ${report.base_url}${report.started_server ? ' (in-process server)' : ''}`))
   const summary = `${report.passed} passed, ${report.failed} failed${report.skipped > 0 ? `, ${report.skipped} skipped` : ''}`
   write(report.failed > 0 ? chalk.red(summary) : chalk.green(summary))
 }

@@ -53,7 +53,9 @@ describe('sandbox run', () => {
     expect(stdout).toContain('      status\n        - expected 200\n        + received 409')
     expect(stdout).toContain('sent {"action":"run_kyt"}')
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed')
-    expect(stderr).toBe('sandbox: 1 of 1 scenarios failed\n')
+    // Counts of one are singular: not "1 requests", not "1 of 1 scenarios".
+    expect(stdout).toMatch(/^1 scenario, 1 request in \d+ ms \(\d+ req\/s\) against http:\/\/127\.0\.0\.1:\d+ \(in-process server\)$/m)
+    expect(stderr).toBe('sandbox: 1 of 1 scenario failed\n')
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
     expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
   })

@@ -126,7 +126,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
-  if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
+  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: 'FAILED' })
 }
 
 /** `sandbox run`: walks scenarios against a base URL (or an in-process server) like a test runner. */
