@@ -69,6 +69,17 @@ describe('sandbox run', () => {
     expect(report.scenarios.map((s: { id: string; status: string }) => `${s.id}:${s.status}`)).toEqual(['wrong:failed', 'direct-loan:passed'])
   })
 
+  it('runs a scenario named twice once, where it was first named, with one JUnit testcase', async () => {
+    const dir = await tempDir()
+    const junit = join(dir, 'junit.xml')
+    const shipped = join(import.meta.dirname, '../../scenarios/direct-loan.json')
+    const { code, stdout } = await runCli(['run', '--json', '--junit', junit, 'direct-loan', 'loan-flow', 'direct-loan', shipped])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).scenarios.map((s: { id: string }) => s.id)).toEqual(['direct-loan', 'loan-flow'])
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    expect(xml.testsuites.testsuite.testcase.map((t: { classname: string }) => t.classname)).toEqual(['scenarios.direct-loan', 'scenarios.loan-flow'])
+  })
+
   it('walks a running serve given by --base-url or SANDBOX_BASE_URL', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory', '--allow-local-webhooks'])
     const viaFlag = await runCli(['run', '--base-url', server.url, '--tag', 'webhooks'])

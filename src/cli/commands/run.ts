@@ -29,14 +29,15 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
     // Named scenarios (ids from the directory, or files anywhere), in the order given.
     const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
     const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
-    // Reports name scenarios by id: two files with one id could not be told apart.
-    const files = new Map<string, string>()
+    // Reports name scenarios by id: two files with one id could not be told apart. One scenario
+    // named twice (by id, or by id and path) runs once, where it was first named.
+    const byIdOnce = new Map<string, Scenario>()
     for (const scenario of named) {
-      const other = files.get(scenario.id)
+      const other = byIdOnce.get(scenario.id)?.file
       if (other !== undefined && resolve(other) !== resolve(scenario.file)) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
-      files.set(scenario.id, scenario.file)
+      if (other === undefined) byIdOnce.set(scenario.id, scenario)
     }
-    return { all, chosen: lib.selectScenarios(named, [], flags.tag) }
+    return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], flags.tag) }
   } catch (error) {
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
     const { code, path } = error as NodeJS.ErrnoException
