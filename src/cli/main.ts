@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
 import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, toCliError } from './cli-error.js'
+import { escapeControls } from './escape-controls.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
@@ -64,7 +65,7 @@ function fail(error: unknown, command: Command | undefined): never {
   if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit(130)
   const known = toCliError(error)
   if (known) {
-    process.stderr.write(`sandbox: ${known.message}\n`)
+    process.stderr.write(`sandbox: ${escapeControls(known.message, { keepNewlines: true })}\n`)
     if (command) printCliErrorAsJson(command, known)
     process.exit(known.exitCode)
   }

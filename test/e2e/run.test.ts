@@ -69,6 +69,25 @@ describe('sandbox run', () => {
     expect(report.scenarios.map((s: { id: string; status: string }) => `${s.id}:${s.status}`)).toEqual(['wrong:failed', 'direct-loan:passed'])
   })
 
+  it('prints control characters of scenario names and steps as escapes, not to the terminal', async () => {
+    const dir = await tempDir()
+    const title = 'Clears \u001b[2J\u001b]0;pwned\u0007 the screen\nfake: 9 passed, 0 failed'
+    await writeFile(join(dir, 'ansi.json'), JSON.stringify({ ...WRONG, name: title, steps: [{ ...WRONG.steps[0], name: 'step \u001b[31mred' }] }))
+    const { code, stdout } = await runCli(['run', '--dir', dir])
+    expect(code).toBe(1)
+    expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/) // NO_COLOR: no escape of our own either
+    expect(stdout).toContain('ansi — Clears \\u001b[2J\\u001b]0;pwned\\u0007 the screen\\nfake: 9 passed, 0 failed\n')
+    expect(stdout).toContain('  step \\u001b[31mred\n')
+    expect((await runCli(['run', '--list', '--dir', dir])).stdout).toContain('Clears \\u001b[2J')
+    // An error names what the file holds: escaped on stderr too, its own lines kept.
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ ...WRONG, '\u001b[31mkey': 1, steps: [{ request: { method: 'GET', path: 'relative' } }] }))
+    const broken = await runCli(['run', '--dir', dir])
+    expect(broken.code).toBe(2)
+    expect(broken.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    expect(broken.stderr.trimEnd().split('\n')).toHaveLength(2)
+    expect(broken.stderr).toContain('\\u001b[31mkey')
+  })
+
   it('runs a scenario named twice once, where it was first named, with one JUnit testcase', async () => {
     const dir = await tempDir()
     const junit = join(dir, 'junit.xml')

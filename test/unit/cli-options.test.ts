@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
 import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
+import { escapeControls } from '../../src/cli/escape-controls.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
 
 afterEach(() => {
@@ -65,6 +66,13 @@ describe('output', () => {
     } finally {
       chalk.level = level
     }
+  })
+
+  it('escapes control characters of text from files and answers, so they cannot act on the terminal', () => {
+    expect(escapeControls('loan \u001b[2J\u001b]0;title\u0007 done')).toBe('loan \\u001b[2J\\u001b]0;title\\u0007 done')
+    expect(escapeControls('a\nb\tc\rd\u007f\u009b')).toBe('a\\nb\\tc\\rd\\u007f\\u009b')
+    expect(escapeControls('line one\nline \u001b two', { keepNewlines: true })).toBe('line one\nline \\u001b two')
+    expect(escapeControls('Prêt — 100 €')).toBe('Prêt — 100 €')
   })
 
   it('shows request times as HH:MM:SS', () => {

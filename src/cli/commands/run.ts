@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
+import { escapeControls } from '../escape-controls.js'
 import { addJsonOption, formatDuration, parseDuration } from '../options.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 
@@ -53,7 +54,7 @@ async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
   const { checkbox } = await import('@inquirer/prompts')
   const ids = await checkbox({
     message: 'Which scenarios to run? (space toggles, a toggles all, enter runs)',
-    choices: scenarios.map((scenario) => ({ name: `${scenario.id.padEnd(28)} ${scenario.name}`, value: scenario.id, checked: true })),
+    choices: scenarios.map((scenario) => ({ name: escapeControls(`${scenario.id.padEnd(28)} ${scenario.name}`), value: scenario.id, checked: true })),
     required: true,
     pageSize: 20,
   })
@@ -69,7 +70,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
       write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
       markJsonPrinted(command)
     }
-    else for (const scenario of chosen) write(`${scenario.id.padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${scenario.name}`)
+    else for (const scenario of chosen) write(`${escapeControls(scenario.id).padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${escapeControls(scenario.name)}`)
     return
   }
   let scenarios = chosen
@@ -113,7 +114,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     transport: {
       onRetryWait: ({ reason, ms, request }) => {
         if (reason !== 'rate_limited') return
-        const line = `429 rate limited: waiting ${Math.ceil(ms / 1000)} s, then ${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
+        const line = `429 rate limited: waiting ${Math.ceil(ms / 1000)} s, then ${request.method} ${escapeControls(request.path)} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
         if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
         else write(out.chalk.yellow(`      ${line}`))
       },
