@@ -1,3 +1,4 @@
+import type { Command } from 'commander'
 import type { ListenError } from '../server/listen-errors.js'
 
 /** Exit codes: 1 a check or scenario failed, 2 usage or setup error. */
@@ -45,4 +46,66 @@ function describeListenError(error: ListenError): string {
     return `cannot listen on --host ${error.host} (${error.reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`
   }
   return error.message
+}
+
+/**
+ * A command whose `--json` promises one JSON document on stdout keeps that promise when it cannot
+ * run at all: `{"error": {"code", "message"}}` instead of an empty stdout that a `jq` after it
+ * would fail on. The message is the one stderr gets, as ever.
+ */
+const commands = new WeakSet<Command>()
+/** Commands that have printed their document already: a later error must not add a second one. */
+const printed = new WeakSet<Command>()
+
+/** The document printed in place of the report. */
+export function formatJsonError(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } }, null, 2)
+}
+
+function printJsonError(command: Command, code: string, message: string): void {
+  if (!commands.has(command) || printed.has(command) || command.getOptionValue('json') !== true) return
+  printed.add(command)
+  process.stdout.write(`${formatJsonError(code, message)}\n`)
+}
+
+/**
+ * Makes COMMAND's `--json` print an error document for its own errors (see printCliErrorAsJson)
+ * and for commander's parse errors (an unknown option, a missing value), as code USAGE.
+ */
+export function printErrorsAsJson(command: Command): Command {
+  commands.add(command)
+  const { outputError } = command.configureOutput()
+  return command.configureOutput({
+    outputError: (text, write) => {
+      outputError ? outputError(text, write) : write(text)
+      printJsonError(command, 'USAGE', text.trim().replace(/^error: /, ''))
+    },
+  })
+}
+
+/** Records that COMMAND printed its JSON document (the report): errors after it print none. */
+export function markJsonPrinted(command: Command): void {
+  printed.add(command)
+}
+
+/** Prints the error document for an error of COMMAND's action, when its `--json` asks for one. */
+export function printCliErrorAsJson(command: Command, error: CliError): void {
+  printJsonError(command, error.code, error.message)
+}
+
+/** Commands whose exit code is their verdict (a test run): a closed stdout must not change it. */
+const verdicts = new WeakSet<Command>()
+
+/**
+ * Marks COMMAND's exit code as its verdict: when its stdout is closed (`| head`), it goes on
+ * without output and ends with the code its result calls for, where other commands just stop.
+ */
+export function keepExitCodeWhenStdoutCloses(command: Command): Command {
+  verdicts.add(command)
+  return command
+}
+
+/** Whether COMMAND goes on to its own exit code after its stdout is closed. */
+export function keepsExitCodeWhenStdoutCloses(command: Command): boolean {
+  return verdicts.has(command)
 }

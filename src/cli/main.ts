@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { CliError, toCliError } from './cli-error.js'
+import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, toCliError } from './cli-error.js'
+import { escapeControls } from './escape-controls.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
   return pkg.version
 }
+
+/** The command whose action ran (or was about to): its errors are reported the way it reports. */
+let activeCommand: Command | undefined
 
 /**
  * Builds the commander program from the registry. With `argv`, only the commands it names are
@@ -26,7 +30,10 @@ export async function createProgram(argv?: string[]): Promise<Command> {
       },
     })
     .exitOverride()
-    .hook('preAction', (_program, action) => refuseEmptyValues(action))
+    .hook('preAction', (_program, action) => {
+      activeCommand = action
+      refuseEmptyValues(action)
+    })
   const add = async (parent: Command, entry: CommandEntry, named: boolean) => {
     if (named) return (await entry.load())(parent)
     stubUsage.set(parent.command(entry.name).description(entry.summary), entry.usage)
@@ -53,27 +60,35 @@ function refuseEmptyValues(command: Command): void {
   }
 }
 
-function fail(error: unknown): never {
+function fail(error: unknown, command: Command | undefined): never {
   const name = (error as Error | undefined)?.name
   if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit(130)
   const known = toCliError(error)
   if (known) {
-    process.stderr.write(`sandbox: ${known.message}\n`)
+    process.stderr.write(`sandbox: ${escapeControls(known.message, { keepNewlines: true })}\n`)
+    if (command) printCliErrorAsJson(command, known)
     process.exit(known.exitCode)
   }
   process.stderr.write(`sandbox: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`)
   process.exit(1)
 }
 
-/** `sandbox ... | head` closes the pipe early: that is the reader's choice, not a crash. */
-function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
-  if (error.code === 'EPIPE') process.exit(0)
-  throw error
+/**
+ * `sandbox ... | head` closes the pipe early: that is the reader's choice, not a crash, so the
+ * command stops with 0. Not a command whose exit code is its verdict: `sandbox run | head -1`
+ * must still fail a CI step when a scenario fails, so it goes on without output (each later
+ * write fails with EPIPE again, and is ignored here) and ends with its own code.
+ */
+function onStdoutError(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error
+  if (activeCommand && keepsExitCodeWhenStdoutCloses(activeCommand)) return
+  process.exit(0)
 }
 
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
-  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', exitOnClosedPipe)
+  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
+  activeCommand = undefined
   const program = await createProgram(argv)
   try {
     await program.parseAsync(argv)
@@ -82,6 +97,6 @@ export async function runCli(argv: string[]): Promise<void> {
       // Help and version are successes; every other parse error is a usage error.
       process.exit(error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2)
     }
-    fail(error)
+    fail(error, activeCommand)
   }
 }

@@ -62,3 +62,27 @@ export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port number from 0 to 65535')
   return port
 }
+
+const DURATION_UNITS = { w: 604_800_000, d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const
+type DurationUnit = keyof typeof DURATION_UNITS
+
+/** A whole number of ms as its largest exact unit: `3600000` is `1h`. */
+export function formatDuration(ms: number): string {
+  const unit = (Object.keys(DURATION_UNITS) as DurationUnit[]).find((name) => ms % DURATION_UNITS[name] === 0) ?? 'ms'
+  return `${ms / DURATION_UNITS[unit]}${unit}`
+}
+
+/** The longest duration any flag takes unless it says otherwise: about ten years. */
+export const MAX_DURATION_MS = 3650 * DURATION_UNITS.d
+
+/**
+ * Parses a duration such as `500ms`, `1.5s`, `90m` or `30d` into whole milliseconds. A flag passes
+ * the longest that makes sense for it: beyond it (or under 1 ms) is a typo, refused with the range.
+ */
+export function parseDuration(text: string, maxMs: number = MAX_DURATION_MS): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|[smhdw])$/i.exec(text.trim())
+  if (!match) throw new Error(`invalid duration "${text}": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)`)
+  const ms = Math.round(Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase() as DurationUnit])
+  if (ms < 1 || ms > maxMs) throw new Error(`duration "${text}" is out of range: from 1ms to ${formatDuration(maxMs)}`)
+  return ms
+}

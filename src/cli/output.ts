@@ -1,8 +1,12 @@
 import chalk from 'chalk'
 
-/** Colour only for a person at a terminal: off under NO_COLOR or when stdout is not a TTY. */
+/**
+ * Colour only for a person at a terminal: off when stdout is not a TTY, or under NO_COLOR set to
+ * anything but the empty string (no-color.org: an empty value is as good as unset, so a CI that
+ * templates `NO_COLOR=$VAR` with nothing in it keeps colour). chalk itself reads only FORCE_COLOR.
+ */
 export function configureColor(stream: NodeJS.WriteStream = process.stdout): void {
-  if (process.env.NO_COLOR !== undefined || !stream.isTTY) chalk.level = 0
+  if (process.env.NO_COLOR || !stream.isTTY) chalk.level = 0
 }
 
 // Commands load this module lazily (chalk is not needed for --help), so it configures itself.
@@ -14,6 +18,11 @@ export function colorStatus(status: number): string {
   if (status >= 500) return chalk.red(text)
   if (status >= 400) return chalk.yellow(text)
   return chalk.green(text)
+}
+
+/** `1 request`, `2 requests`: a count with its noun (regular plurals only). */
+export function formatCount(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
 /** `HH:MM:SS` of an ISO time, for log lines. */

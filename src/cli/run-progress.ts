@@ -3,40 +3,45 @@ import type { Scenario } from '../scenarios/scenario-schema.js'
 import { describeFailures } from '../scenarios/check-expectation.js'
 import { describeNetworkError } from '../client/api-error.js'
 import type { TransportOptions } from '../client/send-request.js'
-import { chalk, colorStatus } from './output.js'
+import { escapeControls as show } from './escape-controls.js'
+import { chalk, colorStatus, formatCount } from './output.js'
 
 type Write = (line: string) => void
+
+// Names, paths, notes and bodies come from scenario files and answers: each goes through show()
+// (escapeControls) before it is coloured, so what it holds cannot act on the terminal.
 
 /** Live, test-runner style progress of `sandbox run`: a header per scenario, a line per step. */
 export function createRunProgress(write: Write) {
   return {
     onScenarioStart(scenario: Scenario): void {
-      write(`${chalk.bold(scenario.id)} ${chalk.dim(`— ${scenario.name}`)}`)
+      write(`${chalk.bold(show(scenario.id))} ${chalk.dim(`— ${show(scenario.name)}`)}`)
     },
     onStep(_scenario: Scenario, step: StepReport): void {
       const mark = step.ok ? chalk.green('✓') : chalk.red('✗')
       const status = step.status === null ? chalk.dim('---') : colorStatus(step.status)
-      const parts = [`  ${mark}`, step.method.padEnd(7), step.path, status, step.error_code ? chalk.yellow(step.error_code) : '', chalk.dim(`${Math.round(step.duration_ms)}ms`)]
-      write(parts.filter(Boolean).join(' ') + (step.name && !step.name.startsWith(`${step.method} `) ? chalk.dim(`  ${step.name}`) : ''))
-      if (step.note) write(chalk.dim(`      ${step.note}`))
+      const parts = [`  ${mark}`, show(step.method).padEnd(7), show(step.path), status, step.error_code ? chalk.yellow(show(step.error_code)) : '', chalk.dim(`${Math.round(step.duration_ms)}ms`)]
+      write(parts.filter(Boolean).join(' ') + (step.name && !step.name.startsWith(`${step.method} `) ? chalk.dim(`  ${show(step.name)}`) : ''))
+      if (step.note) write(chalk.dim(`      ${show(step.note)}`))
       if (!step.ok) printFailure(write, step)
     },
     onScenarioEnd(report: ScenarioReport): void {
-      if (report.status === 'skipped') write(`${chalk.yellow('-')} ${report.id} ${chalk.dim(`skipped: ${report.error}`)}`)
-      else if (report.error) write(chalk.red(`  ✗ ${report.error}`))
+      if (report.status === 'skipped') write(`${chalk.yellow('-')} ${show(report.id)} ${chalk.dim(`skipped: ${show(report.error ?? '')}`)}`)
+      else if (report.error) write(chalk.red(`  ✗ ${show(report.error)}`))
     },
   }
 }
 
 function printFailure(write: Write, step: StepReport): void {
-  if (step.sent?.body !== undefined) write(chalk.dim(`      sent ${JSON.stringify(step.sent.body)}`))
-  if (step.sent?.idempotency_key) write(chalk.dim(`      Idempotency-Key ${step.sent.idempotency_key}`))
-  for (const line of describeFailures(step.failures)) {
+  if (step.sent?.body !== undefined) write(chalk.dim(`      sent ${show(JSON.stringify(step.sent.body) ?? '')}`))
+  if (step.sent?.idempotency_key) write(chalk.dim(`      Idempotency-Key ${show(step.sent.idempotency_key)}`))
+  for (const raw of describeFailures(step.failures)) {
+    const line = show(raw)
     const colored = line.startsWith('  - ') ? chalk.green(line) : line.startsWith('  + ') ? chalk.red(line) : chalk.bold(line)
     write(`      ${colored}`)
   }
   if (step.received !== undefined) {
-    const text = JSON.stringify(step.received)
+    const text = show(JSON.stringify(step.received) ?? '')
     write(chalk.dim(`      received ${text.length > 600 ? `${text.slice(0, 597)}...` : text}`))
   }
 }
@@ -47,11 +52,11 @@ export function printRunSummary(write: Write, report: RunReport): void {
   write('')
   if (failed.length > 0) {
     write(chalk.red('Failed scenarios:'))
-    for (const scenario of failed) write(`  ${chalk.red('✗')} ${scenario.id} ${chalk.dim(scenario.file)}`)
+    for (const scenario of failed) write(`  ${chalk.red('✗')} ${show(scenario.id)} ${chalk.dim(show(scenario.file))}`)
     write('')
   }
   const rate = report.duration_ms > 0 ? Math.round((report.requests / report.duration_ms) * 1000) : 0
-  write(chalk.dim(`${report.scenarios.length} scenario${report.scenarios.length === 1 ? '' : 's'}, ${report.requests} requests in ${report.duration_ms} ms (${rate} req/s) against ${report.base_url}${report.started_server ? ' (in-process server)' : ''}`))
+  write(chalk.dim(`${formatCount(report.scenarios.length, 'scenario')}, ${formatCount(report.requests, 'request')} in ${report.duration_ms} ms (${rate} req/s) against ${show(report.base_url)}${report.started_server ? ' (in-process server)' : ''}`))
   const summary = `${report.passed} passed, ${report.failed} failed${report.skipped > 0 ? `, ${report.skipped} skipped` : ''}`
   write(report.failed > 0 ? chalk.red(summary) : chalk.green(summary))
 }
@@ -66,7 +71,7 @@ const formatWait = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1
  */
 export function formatRetryWait(wait: RetryWait, timeoutMs: number): string {
   const { reason, ms, attempt, maxAttempts, request } = wait
-  const again = `${request.method} ${request.path} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
+  const again = `${request.method} ${show(request.path)} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
   if (reason === 'rate_limited') return `429 rate limited: waiting ${formatWait(ms)}, then ${again}`
   if (reason === 'in_progress') return `409 IDEMPOTENCY_KEY_IN_PROGRESS (the attempt whose answer was lost is still running): waiting ${formatWait(ms)}, then ${again}`
   const why = describeNetworkError(wait.error)

@@ -3,14 +3,6 @@ import {
 } from './keys-file.js'
 import { KeysError } from './keys-error.js'
 
-/** Parses a duration such as `30d`, `12h`, `90m` or `45s` into milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^(\d+)\s*([smhdw])$/i.exec(text.trim())
-  if (!match) throw new Error(`invalid duration "${text}": expected a number and s, m, h, d or w (e.g. 30s or 30d)`)
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2]!.toLowerCase() as 's']
-  return Number(match[1]) * unit
-}
-
 /** Adds a new key to the keys file and returns its record. */
 export async function addKey(path: string, options: { label?: string; expiresAt?: string | null; now?: Date }): Promise<KeyRecord> {
   const file = await readKeysFile(path)

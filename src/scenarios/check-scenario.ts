@@ -41,10 +41,21 @@ function checkBodyPath(text: string, path: Path, report: Report): void {
   }
 }
 
-function describeUnknownVariable(name: string): string {
-  return name.startsWith('$')
-    ? `{{${name}}} is not a built-in variable (${BUILT_IN_VARIABLES.join(', ')})`
-    : `{{${name}}} is not captured by an earlier step`
+/** The variables so far: each capture with its body path (none for the built-ins). */
+type Known = Map<string, string | undefined>
+
+function describeUnknownVariable(name: string, known: Known): string {
+  if (name.startsWith('$')) return `{{${name}}} is not a built-in variable (${BUILT_IN_VARIABLES.join(', ')})`
+  const dot = name.indexOf('.')
+  const base = name.slice(0, dot)
+  if (dot > 0 && known.has(base)) {
+    // {{loan.id}} is looked up as one variable named "loan.id": "not captured" alone would
+    // contradict the capture of "loan" the writer can see.
+    const rest = name.slice(dot + 1)
+    const variable = `${base}_${rest.replace(/\W/g, '_')}`
+    return `{{${name}}} reads a field of the capture "${base}", which is not supported (a capture is one whole value): capture the field itself, e.g. "${variable}": "${known.get(base)}.${rest}", and use {{${variable}}}`
+  }
+  return `{{${name}}} is not captured by an earlier step`
 }
 
 /**
@@ -52,13 +63,13 @@ function describeUnknownVariable(name: string): string {
  * undeclared keys, matchers and their operands, body paths, and a replay with nothing before it.
  */
 export function checkScenario(scenario: ScenarioFile, report: Report): void {
-  const known = new Set<string>(BUILT_IN_VARIABLES)
+  const known: Known = new Map(BUILT_IN_VARIABLES.map((name) => [name, undefined]))
   const keys = new Set(['main', 'none', ...(scenario.keys ?? [])])
   scenario.steps.forEach((step, index) => {
     const at = (...rest: Path): Path => ['steps', index, ...rest]
     const { name: _name, ...rest } = step as Record<string, unknown>
     visitStrings(rest, at(), (text, path) => {
-      for (const name of findReferences(text)) if (!known.has(name)) report(path, describeUnknownVariable(name))
+      for (const name of findReferences(text)) if (!known.has(name)) report(path, describeUnknownVariable(name, known))
     })
     const expect = 'expect' in step ? step.expect : undefined
     for (const part of ['body', 'headers'] as const) {
@@ -75,7 +86,7 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
       report(at('request', 'key'), `key "${step.request.key}" is not declared in "keys"`)
     }
     if ('replay' in step && index === 0) report(at('replay'), 'the first step has no request to replay')
-    for (const variable of Object.keys(capture ?? {})) known.add(variable)
+    for (const [variable, path] of Object.entries(capture ?? {})) known.set(variable, path)
   })
 }
 

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
+import { findJsonErrorOffset, findLineAndColumn } from './find-json-error.js'
 import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 
 /** Where the scenarios shipped with the package live. */
@@ -38,12 +39,19 @@ interface SchemaIssue {
   code: string
   path: PropertyKey[]
   message: string
+  /** What the key schema said, for an invalid key of a record. */
+  issues?: { message: string }[]
+}
+
+/** A record key's own issue says what a name must be; the record's says only "Invalid key in record". */
+function describeIssue(issue: SchemaIssue): string {
+  return issue.code === 'invalid_key' && issue.issues?.[0] ? issue.issues[0].message : issue.message
 }
 
 const STEP_KEYS = Object.keys(stepKinds) as (keyof typeof stepKinds)[]
 
 function stepIssueProblems(file: string, step: number, issues: SchemaIssue[]): ScenarioProblem[] {
-  return issues.map((issue) => ({ file, step, field: fieldPath(issue.path) || undefined, message: issue.message }))
+  return issues.map((issue) => ({ file, step, field: fieldPath(issue.path) || undefined, message: describeIssue(issue) }))
 }
 
 /**
@@ -59,7 +67,7 @@ function unionStepProblems(file: string, index: number, step: unknown, fallback:
 
 function schemaProblems(file: string, json: unknown, issue: SchemaIssue): ScenarioProblem[] {
   const [first, index, ...rest] = issue.path
-  if (first !== 'steps' || typeof index !== 'number') return [{ file, field: fieldPath(issue.path) || undefined, message: issue.message }]
+  if (first !== 'steps' || typeof index !== 'number') return [{ file, field: fieldPath(issue.path) || undefined, message: describeIssue(issue) }]
   if (issue.code === 'invalid_union' && rest.length === 0) {
     return unionStepProblems(file, index, (json as { steps: unknown[] }).steps[index], issue)
   }
@@ -75,13 +83,36 @@ function duplicateKeyProblems(file: string, text: string): ScenarioProblem[] {
   })
 }
 
+/**
+ * `not valid JSON (line 5, column 3): Expected double-quoted property name`: V8's message without
+ * its offset and its copy of the text, plus where that is in an editor, and a hint for the most
+ * common mistake of all.
+ */
+function describeJsonError(text: string, error: Error): string {
+  const given = /(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(error.message)
+  const offset = given ? Number(given[1]) : findJsonErrorOffset(text)
+  const reason = given ? error.message.slice(0, given.index) : error.message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
+  if (offset === undefined) return `not valid JSON: ${reason}`
+  // A comma left before } or ]: point at the comma, which is what has to go.
+  const comma = text.slice(0, offset).trimEnd().length - 1
+  if (text[comma] === ',' && (text[offset] === '}' || text[offset] === ']')) {
+    const { line, column } = findLineAndColumn(text, comma)
+    return `not valid JSON (line ${line}, column ${column}): a comma before ${text[offset]}; JSON allows no trailing comma`
+  }
+  const { line, column } = findLineAndColumn(text, offset)
+  return `not valid JSON (line ${line}, column ${column}): ${reason}`
+}
+
 /** Parses and validates one scenario file's text. */
 export function parseScenario(file: string, text: string): Scenario {
+  // Editors on Windows may start a UTF-8 file with a byte order mark, which JSON.parse refuses.
+  // Dropped before both parsers, so duplicate keys are found in the same text.
+  if (text.startsWith('\uFEFF')) text = text.slice(1)
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
-    throw new ScenarioFileError([{ file, message: `not valid JSON: ${(error as Error).message}` }])
+    throw new ScenarioFileError([{ file, message: describeJsonError(text, error as Error) }])
   }
   // Both at once: the schema checked only the values JSON.parse kept, so its problems stand too.
   const duplicates = duplicateKeyProblems(file, text)

@@ -1,7 +1,20 @@
 import { z } from 'zod'
 import { refineScenario } from './check-scenario.js'
 
-const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _')
+const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _, not starting with a digit')
+
+/**
+ * Key names the runner gives a meaning of its own (run-scenario.ts). Declared in `keys`, either
+ * would quietly become a fresh key: "main" in place of --api-key, "none" as a key that is sent.
+ */
+const RESERVED_KEY_NAMES: Record<string, string> = {
+  main: '"main" is always there: it is the run\'s own key (--api-key, or a fresh one), so list only the other keys',
+  none: '"none" means sending no key (a step\'s "key": "none"), so it cannot name one: pick another name',
+}
+
+const keyName = variableName.superRefine((name, ctx) => {
+  if (Object.hasOwn(RESERVED_KEY_NAMES, name)) ctx.addIssue({ code: 'custom', message: RESERVED_KEY_NAMES[name]! })
+})
 
 /** What a step expects of its answer (or of the webhook event it waited for). */
 export const expectationSchema = z
@@ -98,7 +111,7 @@ const scenarioObject = z
     name: z.string().min(1),
     description: z.string().min(1),
     tags: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lower-case words joined by -')).default([]),
-    keys: z.array(variableName)
+    keys: z.array(keyName)
       .refine((keys) => new Set(keys).size === keys.length, 'names each key once')
       .optional()
       .describe('extra named keys besides "main", each a fresh open-mode key'),

@@ -53,7 +53,9 @@ describe('sandbox run', () => {
     expect(stdout).toContain('      status\n        - expected 200\n        + received 409')
     expect(stdout).toContain('sent {"action":"run_kyt"}')
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed')
-    expect(stderr).toBe('sandbox: 1 of 1 scenarios failed\n')
+    // Counts of one are singular: not "1 requests", not "1 of 1 scenarios".
+    expect(stdout).toMatch(/^1 scenario, 1 request in \d+ ms \(\d+ req\/s\) against http:\/\/127\.0\.0\.1:\d+ \(in-process server\)$/m)
+    expect(stderr).toBe('sandbox: 1 of 1 scenario failed\n')
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
     expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
   })
@@ -90,6 +92,36 @@ describe('sandbox run', () => {
     expect(report.scenarios.map((s: { id: string; status: string }) => `${s.id}:${s.status}`)).toEqual(['wrong:failed', 'direct-loan:passed'])
   })
 
+  it('prints control characters of scenario names and steps as escapes, not to the terminal', async () => {
+    const dir = await tempDir()
+    const title = 'Clears \u001b[2J\u001b]0;pwned\u0007 the screen\nfake: 9 passed, 0 failed'
+    await writeFile(join(dir, 'ansi.json'), JSON.stringify({ ...WRONG, name: title, steps: [{ ...WRONG.steps[0], name: 'step \u001b[31mred' }] }))
+    const { code, stdout } = await runCli(['run', '--dir', dir])
+    expect(code).toBe(1)
+    expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/) // NO_COLOR: no escape of our own either
+    expect(stdout).toContain('ansi — Clears \\u001b[2J\\u001b]0;pwned\\u0007 the screen\\nfake: 9 passed, 0 failed\n')
+    expect(stdout).toContain('  step \\u001b[31mred\n')
+    expect((await runCli(['run', '--list', '--dir', dir])).stdout).toContain('Clears \\u001b[2J')
+    // An error names what the file holds: escaped on stderr too, its own lines kept.
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ ...WRONG, '\u001b[31mkey': 1, steps: [{ request: { method: 'GET', path: 'relative' } }] }))
+    const broken = await runCli(['run', '--dir', dir])
+    expect(broken.code).toBe(2)
+    expect(broken.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    expect(broken.stderr.trimEnd().split('\n')).toHaveLength(2)
+    expect(broken.stderr).toContain('\\u001b[31mkey')
+  })
+
+  it('runs a scenario named twice once, where it was first named, with one JUnit testcase', async () => {
+    const dir = await tempDir()
+    const junit = join(dir, 'junit.xml')
+    const shipped = join(import.meta.dirname, '../../scenarios/direct-loan.json')
+    const { code, stdout } = await runCli(['run', '--json', '--junit', junit, 'direct-loan', 'loan-flow', 'direct-loan', shipped])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).scenarios.map((s: { id: string }) => s.id)).toEqual(['direct-loan', 'loan-flow'])
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
+    expect(xml.testsuites.testsuite.testcase.map((t: { classname: string }) => t.classname)).toEqual(['scenarios.direct-loan', 'scenarios.loan-flow'])
+  })
+
   it('walks a running serve given by --base-url or SANDBOX_BASE_URL', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory', '--allow-local-webhooks'])
     const viaFlag = await runCli(['run', '--base-url', server.url, '--tag', 'webhooks'])
@@ -118,7 +150,16 @@ describe('sandbox run', () => {
     // An empty variable is no key: each scenario gets a fresh one (in-process server here).
     expect((await runCli(['run', 'loan-flow'], { env: { SANDBOX_API_KEY: '' } })).code).toBe(0)
     const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
-    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and s, m, h, d or w (e.g. 30s or 30d)\n' })
+    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)\n' })
+    // A wait of days is a typo: refused before any request, with the range.
+    const long = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', '30d'])
+    expect(long).toMatchObject({ code: 2, stderr: 'sandbox: --wait: duration "30d" is out of range: from 1ms to 1h\n' })
+    // Short and decimal waits are taken: nothing answers, so the run says so once they are over.
+    for (const wait of ['500ms', '0.5s']) {
+      const short = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', wait])
+      expect(short.code, wait).toBe(2)
+      expect(short.stderr, wait).toMatch(/^sandbox: cannot reach .*is the server running\?/)
+    }
   })
 
   it('says when it waits for the rate limit, so a slow run does not look stuck', async () => {
@@ -245,6 +286,57 @@ describe('sandbox run', () => {
     expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
   })
 
+  it('--json prints one JSON document on stdout when the run cannot start, so a jq after it reads an error', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'afile'), '')
+    await writeFile(join(dir, 'broken.json'), '{ "name": "n", }')
+    const documentOf = async (args: string[]) => {
+      const { code, stdout, stderr } = await runCli(['run', '--json', ...args])
+      expect(code, args.join(' ')).toBe(2)
+      const document = JSON.parse(stdout)
+      // The same message as on stderr, for a person reading the CI log.
+      expect(stderr.split('\n')[0], args.join(' ')).toMatch(new RegExp(`^(sandbox: |error: )${document.error.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))
+      return document
+    }
+    expect(await documentOf(['--tag', 'nosuch'])).toEqual({ error: { code: 'USAGE', message: 'no scenario has the tag nosuch' } })
+    expect(await documentOf(['--dir', join(dir, 'missing')])).toEqual({ error: { code: 'USAGE', message: `no such file or directory: ${join(dir, 'missing')}` } })
+    expect(await documentOf(['--dir', join(dir, 'afile')])).toEqual({ error: { code: 'USAGE', message: `--dir ${join(dir, 'afile')} is not a directory (give scenario files as arguments, or the directory that holds them)` } })
+    expect(await documentOf(['--dir', dir])).toEqual({ error: { code: 'SCENARIO', message: `${join(dir, 'broken.json')}: not valid JSON (line 1, column 14): a comma before }; JSON allows no trailing comma` } })
+    expect(await documentOf(['no-such-scenario'])).toMatchObject({ error: { code: 'SCENARIO', message: expect.stringMatching(/^unknown scenario no-such-scenario; known: /) } })
+    expect(await documentOf(['--list', '--dir', join(dir, 'missing')])).toMatchObject({ error: { code: 'USAGE' } })
+    // Errors commander finds while parsing, and the empty value refused before the action.
+    expect(await documentOf(['--no-such-flag'])).toEqual({ error: { code: 'USAGE', message: "unknown option '--no-such-flag'" } })
+    expect(await documentOf(['--junit', ''])).toEqual({ error: { code: 'USAGE', message: '--junit needs a value, got an empty string' } })
+    expect(await documentOf(['loan-flow', '--junit', join(dir, 'afile/x.xml')])).toEqual({ error: { code: 'OUTPUT', message: `cannot write the JUnit report to ${join(dir, 'afile/x.xml')}: ${join(dir, 'afile')} is a file, not a directory` } })
+    // Without --json, stdout stays empty; once the report is out, an error adds no second document.
+    expect(await runCli(['run', '--tag', 'nosuch'])).toMatchObject({ code: 2, stdout: '', stderr: 'sandbox: no scenario has the tag nosuch\n' })
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    await server.stop()
+    const unreachable = await runCli(['run', 'loan-flow', '--json', '--base-url', server.url])
+    expect(unreachable.code).toBe(2)
+    expect(JSON.parse(unreachable.stdout)).toMatchObject({ failed: 1, scenarios: [{ id: 'loan-flow', connection_error: true }] })
+  })
+
+  it('keeps its exit code when the reader of stdout goes away (| head -1), and other commands stop quietly', async () => {
+    /** Runs `sandbox ARGS`, closing its stdout at the first output, as `head -1` does; resolves with the exit code and stderr. */
+    const runIntoHead = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
+      let stderr = ''
+      child.stderr.on('data', (chunk) => { stderr += chunk })
+      child.stdout.once('data', () => child.stdout.destroy())
+      child.on('close', (code) => resolve({ code, stderr }))
+    })
+    const dir = await tempDir()
+    // The first scenario prints its header at once; the failure comes a second later, to a closed pipe.
+    const slow = { request: { method: 'GET', path: '/api/sandbox/config', until_ms: 1000 }, expect: { status: 418 } }
+    await writeFile(join(dir, 'slow-failure.json'), JSON.stringify({ name: 'Fails after a second', description: 'd', steps: [slow] }))
+    await writeFile(join(dir, 'then-more.json'), JSON.stringify({ name: 'More output', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
+    expect(await runIntoHead(['run', '--dir', dir])).toEqual({ code: 1, stderr: 'sandbox: 1 of 2 scenarios failed\n' })
+    expect(await runIntoHead(['run', '--dir', dir, '--json'])).toMatchObject({ code: 1 })
+    expect(await runIntoHead(['run', 'direct-loan', 'loan-flow'])).toEqual({ code: 0, stderr: '' })
+    expect(await runIntoHead(['openapi'])).toEqual({ code: 0, stderr: '' })
+  })
+
   it('exits 2 before running any scenario when the --junit path cannot be written', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'afile'), '')
@@ -257,6 +349,22 @@ describe('sandbox run', () => {
     const { code, stderr } = await runCli(['run', 'loan-flow', '--junit', dir])
     expect(code).toBe(2)
     expect(stderr).toBe(`sandbox: cannot write the JUnit report to ${dir}: it is a directory\n`)
+  })
+
+  it('creates the missing directories of a --junit path, and fails at once on one the system will not create', async () => {
+    const dir = await tempDir()
+    const nested = join(dir, 'a/b/c/junit.xml')
+    expect((await runCli(['run', 'direct-loan', '--junit', nested])).code).toBe(0)
+    expect(await readFile(nested, 'utf8')).toContain('<testsuites')
+    if (process.platform !== 'linux') return
+    // Node's recursive mkdir spins forever on this path: a hang here means it is back.
+    const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))
+    for (const junit of ['/proc/nope/x.xml', '/proc/nope/deeper/x.xml']) {
+      const result = await Promise.race([runCli(['run', 'direct-loan', '--junit', junit]), hung])
+      if (result === 'hung') killAll()
+      expect(result).toMatchObject({ code: 2, stdout: '' })
+      expect((result as { stderr: string }).stderr).toMatch(new RegExp(`^sandbox: cannot write the JUnit report to ${junit}: (cannot create the directory /proc/nope \\(\\w+\\)|permission denied \\(/proc/nope\\))\n$`))
+    }
   })
 
   it('--list names every scenario with its tags', async () => {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
@@ -34,6 +35,16 @@ describe('sandbox webhook verify', () => {
     expect(stdout).toMatch(/✗ tampered body +expected non-2xx got 200/)
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('13 passed, 6 failed')
     expect(stderr).toBe('sandbox: the receiver mishandled 6 of 19 deliveries\n')
+  })
+
+  it('still exits 1 for a mishandling receiver when its stdout is closed early (| head -1)', async () => {
+    const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
+    const child = spawn(process.execPath, [BIN, 'webhook', 'verify', receiver.url, '--secret', SECRET], { env: { ...process.env, NO_COLOR: '1' } })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect({ code, stderr }).toEqual({ code: 1, stderr: 'sandbox: the receiver mishandled 6 of 19 deliveries\n' })
   })
 
   it('fails a receiver that checks the signature but not the timestamp, naming the timestamp cases', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
 import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
+import { escapeControls } from '../../src/cli/escape-controls.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
 
 afterEach(() => {
@@ -44,7 +45,7 @@ describe('toCliError', () => {
 })
 
 describe('output', () => {
-  it('turns colour off under NO_COLOR and when stdout is not a terminal', () => {
+  it('turns colour off under a non-empty NO_COLOR and when stdout is not a terminal', () => {
     const level = chalk.level
     try {
       chalk.level = 2
@@ -57,9 +58,21 @@ describe('output', () => {
       vi.stubEnv('NO_COLOR', '1')
       configureColor({ isTTY: true } as NodeJS.WriteStream)
       expect(colorStatus(404)).toBe('404')
+      // no-color.org: present and not empty. An empty NO_COLOR is as if unset.
+      chalk.level = 2
+      vi.stubEnv('NO_COLOR', '')
+      configureColor({ isTTY: true } as NodeJS.WriteStream)
+      expect(colorStatus(404)).not.toBe('404')
     } finally {
       chalk.level = level
     }
+  })
+
+  it('escapes control characters of text from files and answers, so they cannot act on the terminal', () => {
+    expect(escapeControls('loan \u001b[2J\u001b]0;title\u0007 done')).toBe('loan \\u001b[2J\\u001b]0;title\\u0007 done')
+    expect(escapeControls('a\nb\tc\rd\u007f\u009b')).toBe('a\\nb\\tc\\rd\\u007f\\u009b')
+    expect(escapeControls('line one\nline \u001b two', { keepNewlines: true })).toBe('line one\nline \\u001b two')
+    expect(escapeControls('Prêt — 100 €')).toBe('Prêt — 100 €')
   })
 
   it('shows request times as HH:MM:SS', () => {

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createKeyRecord, maskApiKey, readKeysFile, writeKeysFile } from '../../src/keys/keys-file.js'
-import { addKey, matchKey, parseDuration, resetKeySession, revokeKey } from '../../src/keys/manage-keys.js'
+import { parseDuration } from '../../src/cli/options.js'
+import { addKey, matchKey, resetKeySession, revokeKey } from '../../src/keys/manage-keys.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-keys-manage')
@@ -9,13 +10,26 @@ const tempDir = useTempDirs('sandbox-keys-manage')
 const NOW = new Date('2026-03-01T12:00:00.000Z')
 
 describe('parseDuration', () => {
-  it('reads s, m, h, d and w and rejects anything else', () => {
+  it('reads ms, s, m, h, d and w, with decimals, and rejects anything else', () => {
     expect(parseDuration('45s')).toBe(45_000)
     expect(parseDuration('90m')).toBe(90 * 60_000)
     expect(parseDuration('12h')).toBe(12 * 3_600_000)
     expect(parseDuration('30d')).toBe(30 * 86_400_000)
     expect(parseDuration('2W')).toBe(14 * 86_400_000)
-    for (const bad of ['', '30', 'd', '1.5h', '-1d', 'soon', '3 days']) expect(() => parseDuration(bad), bad).toThrow(/invalid duration/)
+    expect(parseDuration('500ms')).toBe(500)
+    expect(parseDuration('1.5s')).toBe(1_500)
+    expect(parseDuration('1.5h')).toBe(5_400_000)
+    expect(parseDuration('0.25 s')).toBe(250)
+    for (const bad of ['', '30', 'd', '-1d', 'soon', '3 days', '1.s', '.5s', '1e3s', '500 msec']) expect(() => parseDuration(bad), bad).toThrow(/invalid duration/)
+  })
+
+  it('refuses what rounds to nothing and what is longer than the flag takes, saying the range', () => {
+    expect(() => parseDuration('0s')).toThrow('duration "0s" is out of range: from 1ms to 3650d')
+    expect(() => parseDuration('0.4ms')).toThrow('duration "0.4ms" is out of range: from 1ms to 3650d')
+    expect(() => parseDuration('99999999999w')).toThrow('duration "99999999999w" is out of range: from 1ms to 3650d')
+    expect(parseDuration('3650d')).toBe(3650 * 86_400_000)
+    expect(() => parseDuration('2h', 3_600_000)).toThrow('duration "2h" is out of range: from 1ms to 1h')
+    expect(parseDuration('60m', 3_600_000)).toBe(3_600_000)
   })
 })
 

@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
+import { findJsonErrorOffset } from '../../src/scenarios/find-json-error.js'
 import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { problemsOf } from '../helpers/scenario-problems.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
@@ -28,6 +29,67 @@ describe('scenario files', () => {
 
   it('reports a JSON syntax error with the file', () => {
     expect(problemsOf('{ "name": ')[0]).toMatch(/^- -: not valid JSON/)
+  })
+
+  it('says on which line and column a JSON syntax error is, and what to remove for a trailing comma', () => {
+    const lines = ['{', '  "name": "n",', '  "description": "d",', '  "steps": [', '    { "request": { "method": "GET", "path": "/x" } }']
+    // The comma V8 reports at the } of the next line (position 100 or so): the comma is what to fix.
+    expect(problemsOf([...lines, '  ],', '}'].join('\n'))).toEqual(['- -: not valid JSON (line 6, column 4): a comma before }; JSON allows no trailing comma'])
+    expect(problemsOf([...lines.slice(0, -1), `${lines.at(-1)},`, '  ]', '}'].join('\n'))).toEqual(['- -: not valid JSON (line 5, column 53): a comma before ]; JSON allows no trailing comma'])
+    // V8 gives no position for an unexpected token: the loader finds it, and drops V8's copy of the text.
+    expect(problemsOf('{\n  "name": \'n\'\n}')).toEqual([`- -: not valid JSON (line 2, column 11): Unexpected token '''`])
+    expect(problemsOf('{\n  "name": "n",\n  "steps": [ tru ]\n}')).toEqual([`- -: not valid JSON (line 3, column 17): Unexpected token ' '`])
+    expect(problemsOf('{\n  "name": "n" "description": "d"\n}')).toEqual([`- -: not valid JSON (line 2, column 15): Expected ',' or '}' after property value`])
+    expect(problemsOf('{\n  "name": "n",\n')).toEqual(['- -: not valid JSON (line 3, column 1): Expected double-quoted property name'])
+  })
+
+  it('finds where JSON is invalid where V8 does, also when V8 does not say', () => {
+    // Where V8 names the offset, the scanner must agree with it; where not, find one.
+    const broken = ['{"a": 1,}', '{"a": 1', '{"a" 1}', '{"a": "x\n"}', '{"a": 1}}', '{"a": 01}', "{'a': 1}", '[1 2]', '{,}', '{"a":1,,"b":2}', 'falsey', '"abc', '{"a": [1, {"b": 2,}]}']
+    for (const text of broken) {
+      const position = /at position (\d+)/.exec((() => { try { JSON.parse(text) } catch (error) { return (error as Error).message } })() ?? '')?.[1]
+      expect(findJsonErrorOffset(text), text).toBe(Number(position))
+    }
+    expect(['[,1]', '{"a": .5}', '{"a": tru}', '{"a": nul', '', '  '].map(findJsonErrorOffset)).toEqual([1, 6, 9, 9, 0, 2])
+    for (const valid of ['{"a" : [true, false, null, -0.5e+3, "\\u00e9\\n"]}', '[[[]]]', '{}', '1', ' "x" ']) expect(findJsonErrorOffset(valid), valid).toBeUndefined()
+    expect(findJsonErrorOffset(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toBeUndefined() // no recursion to overflow
+  })
+
+  it('reads a file that starts with a byte order mark, and counts lines as without it', () => {
+    expect(parseScenario('dir/bom.json', `\uFEFF${JSON.stringify(valid)}`)).toMatchObject({ id: 'bom', name: 'n' })
+    const twice = '\uFEFF{\n  "name": "n",\n  "name": "m",\n  "description": "d",\n  "steps": [{ "request": { "method": "GET", "path": "/x" } }]\n}'
+    expect(problemsOf(twice)).toEqual(['- name: duplicate key "name" (lines 2 and 3): JSON keeps only the last one, so the first would be ignored'])
+    expect(problemsOf('\uFEFF{\n  "name": "n",\n}')).toEqual(['- -: not valid JSON (line 2, column 14): a comma before }; JSON allows no trailing comma'])
+  })
+
+  it('says what a capture or key name may hold, and refuses the key names the runner reserves', () => {
+    const get = { method: 'GET', path: '/api/sandbox/config' }
+    expect(problemsOf(JSON.stringify({ ...valid, steps: [{ request: get, capture: { 'loan-id': 'x', '2nd': 'y' } }] }))).toEqual([
+      '1 capture.loan-id: a variable name: letters, digits and _, not starting with a digit',
+      '1 capture.2nd: a variable name: letters, digits and _, not starting with a digit',
+    ])
+    // "main" is the run's key (--api-key) and "none" sends no key: declared, each would become a fresh key.
+    expect(problemsOf(JSON.stringify({ ...valid, keys: ['other', 'main', 'none'], steps: [{ request: { ...get, key: 'none' } }] }))).toEqual([
+      '- keys[1]: "main" is always there: it is the run\'s own key (--api-key, or a fresh one), so list only the other keys',
+      '- keys[2]: "none" means sending no key (a step\'s "key": "none"), so it cannot name one: pick another name',
+    ])
+    expect(problemsOf(JSON.stringify({ ...valid, keys: ['other-key'] }))).toEqual(['- keys[0]: a variable name: letters, digits and _, not starting with a digit'])
+  })
+
+  it('says a capture is a whole value when a reference reads into one', () => {
+    const text = JSON.stringify({
+      ...valid,
+      steps: [
+        { request: { method: 'GET', path: '/api/sandbox/state' }, capture: { loan: 'activeLoans[0]' } },
+        { request: { method: 'GET', path: '/api/sandbox/loans/{{loan.id}}' }, expect: { body: { 'collateral.btc': '{{loan.collateral.btc}}' } } },
+        { request: { method: 'GET', path: '/api/sandbox/loans/{{other.id}}' } },
+      ],
+    })
+    expect(problemsOf(text).sort()).toEqual([
+      '2 request.path: {{loan.id}} reads a field of the capture "loan", which is not supported (a capture is one whole value): capture the field itself, e.g. "loan_id": "activeLoans[0].id", and use {{loan_id}}',
+      '2 expect.body.collateral.btc: {{loan.collateral.btc}} reads a field of the capture "loan", which is not supported (a capture is one whole value): capture the field itself, e.g. "loan_collateral_btc": "activeLoans[0].collateral.btc", and use {{loan_collateral_btc}}',
+      '3 request.path: {{other.id}} is not captured by an earlier step',
+    ].sort())
   })
 
   it('reports schema mistakes with step and field', () => {

@@ -1,8 +1,12 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
-import { CliError } from '../cli-error.js'
-import { addJsonOption } from '../options.js'
+import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
+import { escapeControls } from '../escape-controls.js'
+import { addJsonOption, formatDuration, parseDuration } from '../options.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
+
+/** A server started in the background is up in seconds, or minutes in a slow CI: an hour is plenty. */
+const MAX_WAIT_MS = 3_600_000
 
 interface RunFlags {
   baseUrl?: string
@@ -27,17 +31,21 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
     // Named scenarios (ids from the directory, or files anywhere), in the order given.
     const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
     const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
-    // Reports name scenarios by id: two files with one id could not be told apart.
-    const files = new Map<string, string>()
+    // Reports name scenarios by id: two files with one id could not be told apart. One scenario
+    // named twice (by id, or by id and path) runs once, where it was first named.
+    const byIdOnce = new Map<string, Scenario>()
     for (const scenario of named) {
-      const other = files.get(scenario.id)
+      const other = byIdOnce.get(scenario.id)?.file
       if (other !== undefined && resolve(other) !== resolve(scenario.file)) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
-      files.set(scenario.id, scenario.file)
+      if (other === undefined) byIdOnce.set(scenario.id, scenario)
     }
-    return { all, chosen: lib.selectScenarios(named, [], flags.tag) }
+    return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], flags.tag) }
   } catch (error) {
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file or directory: ${(error as NodeJS.ErrnoException).path}`)
+    const { code, path } = error as NodeJS.ErrnoException
+    if (code === 'ENOTDIR' && path === flags.dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`)
+    if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
     throw error
   }
 }
@@ -47,20 +55,23 @@ async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
   const { checkbox } = await import('@inquirer/prompts')
   const ids = await checkbox({
     message: 'Which scenarios to run? (space toggles, a toggles all, enter runs)',
-    choices: scenarios.map((scenario) => ({ name: `${scenario.id.padEnd(28)} ${scenario.name}`, value: scenario.id, checked: true })),
+    choices: scenarios.map((scenario) => ({ name: escapeControls(`${scenario.id.padEnd(28)} ${scenario.name}`), value: scenario.id, checked: true })),
     required: true,
     pageSize: 20,
   })
   return scenarios.filter((scenario) => ids.includes(scenario.id))
 }
 
-async function runRun(args: string[], flags: RunFlags): Promise<void> {
+async function runRun(args: string[], flags: RunFlags, command: Command): Promise<void> {
   const { all, chosen } = await loadChosen(args, flags)
   const out = await import('../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   if (flags.list) {
-    if (flags.json) write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
-    else for (const scenario of chosen) write(`${scenario.id.padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${scenario.name}`)
+    if (flags.json) {
+      write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
+      markJsonPrinted(command)
+    }
+    else for (const scenario of chosen) write(`${escapeControls(scenario.id).padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${escapeControls(scenario.name)}`)
     return
   }
   let scenarios = chosen
@@ -78,11 +89,10 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
     const source = flags.apiKey === undefined ? 'SANDBOX_API_KEY' : '--api-key'
     throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"`)
   }
-  const { parseDuration } = await import('../../keys/manage-keys.js')
   const readDuration = (flag: string, text: string | undefined): number | undefined => {
     if (text === undefined) return undefined
     try {
-      return parseDuration(text)
+      return parseDuration(text, MAX_WAIT_MS)
     } catch (error) {
       throw new CliError(`${flag}: ${(error as Error).message}`)
     }
@@ -115,8 +125,10 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
       },
     },
   })
-  if (flags.json) write(JSON.stringify(report, null, 2))
-  else printRunSummary(write, report)
+  if (flags.json) {
+    write(JSON.stringify(report, null, 2))
+    markJsonPrinted(command)
+  } else printRunSummary(write, report)
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
@@ -124,7 +136,7 @@ async function runRun(args: string[], flags: RunFlags): Promise<void> {
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
   if (refused) throw new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
-  if (report.failed > 0) throw new CliError(`${report.failed} of ${report.scenarios.length} scenarios failed`, { exitCode: 1, code: 'FAILED' })
+  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: 'FAILED' })
 }
 
 /** `sandbox run`: walks scenarios against a base URL (or an in-process server) like a test runner. */
@@ -141,7 +153,8 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
-    .addOption(new Option('--wait <duration>', 'wait up to DURATION (e.g. 30s) for --base-url to answer, for a server started in the background'))
+    .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))
     .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s)'))
-  addJsonOption(command, 'print one JSON report on stdout and nothing else').action((args: string[], flags: RunFlags) => runRun(args, flags))
+  addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')
+  printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander'
 import { CliError } from '../../cli-error.js'
-import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
+import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, parseDuration, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
   keys?: string
@@ -11,7 +11,7 @@ interface CreateFlags {
 }
 
 async function runCreate(flags: CreateFlags): Promise<void> {
-  const { addKey, parseDuration } = await import('../../../keys/manage-keys.js')
+  const { addKey } = await import('../../../keys/manage-keys.js')
   const path = resolveKeysFile(flags.keys)
   let expiresAt: string | null = null
   try {
@@ -45,7 +45,7 @@ export function registerKeysCreate(keys: Command): void {
   const command = keys.command('create').description('register a new sandbox API key')
   addKeysFileOption(command)
     .addOption(new Option('--label <label>', 'a name to recognise the key by'))
-    .addOption(new Option('--expires-in <duration>', 'expire after a duration such as 30d, 12h, 90m'))
+    .addOption(new Option('--expires-in <duration>', `expire after a duration such as 30d, 1.5h or 90m (at most ${formatDuration(MAX_DURATION_MS)})`))
     .addOption(new Option('--expires-at <time>', 'expire at an ISO 8601 time'))
   addJsonOption(command, 'print the new key record as JSON')
     .action((flags: CreateFlags) => runCreate(flags))

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { CliError } from '../../cli-error.js'
+import { CliError, keepExitCodeWhenStdoutCloses } from '../../cli-error.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface VerifyFlags {
@@ -57,6 +57,6 @@ export function registerWebhookVerify(group: Command): void {
     .description('check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones')
     .argument('<receiver-url>', 'the receiver to check, e.g. http://127.0.0.1:3000/webhooks')
     .addOption(new Option('--timeout <ms>', 'how long to wait for each answer').argParser(parseTimeout).default(10_000))
-  addJsonOption(addSecretOption(command, 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else')
+  addJsonOption(addSecretOption(keepExitCodeWhenStdoutCloses(command), 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else')
     .action((receiverUrl: string, flags: VerifyFlags) => runVerify(receiverUrl, flags))
 }
