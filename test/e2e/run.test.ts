@@ -195,7 +195,7 @@ describe('sandbox run', () => {
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).scenarios[0].connection_error).toBe(true)
     expect(json.stderr).toContain(`sandbox: ${line(2, '100 ms')}\nsandbox: ${line(3, '200 ms')}\n`)
-    expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout must be more than 0 s\n')
+    expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout: duration "0s" is out of range: from 1ms to 1h\n')
   })
 
   it('against serve --keys: exits 2 naming the fix for a refused key; with a registered one, skips key-isolation and recovers from a run that left a draft open', async () => {
