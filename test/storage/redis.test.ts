@@ -138,78 +138,65 @@ describe('redis storage', () => {
     await raw.quit()
   })
 
-  it.skipIf(!hasRedis)('stops using the database once another server has taken its lease over', async () => {
+  /** An owning storage that wrote a = "one", on a fresh database, with a client of its own beside it. */
+  async function withOwningStorage(check: (context: { raw: Redis; storage: Awaited<ReturnType<typeof createSandboxStorage>>; messages: string[]; url: string }) => Promise<void>, afterDispose?: (raw: Redis) => Promise<void>) {
     const redis = await testRedis()
     await redis.flush()
     const raw = new Redis(redis.port, '127.0.0.1')
     const messages: string[] = []
     const storage = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true, onStatus: (message) => messages.push(message) })
     await storage.setItem('a', 'one')
+    try {
+      await check({ raw, storage, messages, url: redis.url })
+    } finally {
+      vi.useRealTimers()
+      await storage.dispose()
+    }
+    await afterDispose?.(raw)
+    await raw.quit()
+  }
+  const otherServer = JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' })
+
+  it.skipIf(!hasRedis)('stops using the database once another server has taken its lease over', () => withOwningStorage(async ({ raw, storage, messages, url }) => {
     // What a second server does once this one's lease lapsed during a long pause: it holds it now.
-    await raw.set('sandbox:owner', JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' }))
+    await raw.set('sandbox:owner', otherServer)
     await raw.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes')
     await expect.poll(() => messages.find((message) => message.includes('took this database over')), { timeout: 5_000 }).toBeDefined()
-    expect(messages.at(-1)).toBe(`redis ${redis.url}: another sandbox server (pid 4242 on build-agent-7, since now) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
+    expect(messages.at(-1)).toBe(`redis ${url}: another sandbox server (pid 4242 on build-agent-7, since now) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
     await expect(storage.setItem('a', 'two')).rejects.toThrow('is now used by another sandbox server (pid 4242 on build-agent-7, since now)')
     expect(await raw.get('sandbox:a')).toBe('one')
-    await storage.dispose()
+  }, async (raw) => {
     // Its lease is not its own to delete.
     expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(4242)
-    await raw.quit()
-  })
+  }))
 
-  it.skipIf(!hasRedis)('checks its lease before writing after a pause, and writes nothing once another server took it over meanwhile', async () => {
-    const redis = await testRedis()
-    await redis.flush()
-    const raw = new Redis(redis.port, '127.0.0.1')
-    const messages: string[] = []
-    const storage = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true, onStatus: (message) => messages.push(message) })
-    await storage.setItem('a', 'one')
+  it.skipIf(!hasRedis)('checks its lease before writing after a pause, and writes nothing once another server took it over meanwhile', () => withOwningStorage(async ({ raw, storage, messages }) => {
     // Only the wall clock is faked: it jumps as after a process stopped (Ctrl+Z) or a laptop
     // asleep, while no renewal ran.
     vi.useFakeTimers({ toFake: ['Date'] })
-    try {
-      await raw.pexpire('sandbox:owner', 200)
-      vi.setSystemTime(Date.now() + 12_000)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      // Lapsed but free: taken again before the write.
-      await storage.setItem('b', 'kept')
-      expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(process.pid)
-      vi.setSystemTime(Date.now() + 20_000)
-      await raw.set('sandbox:owner', JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' }))
-      await expect(storage.setItem('a', 'two')).rejects.toThrow('is now used by another sandbox server (pid 4242 on build-agent-7, since now)')
-      expect(await raw.get('sandbox:a')).toBe('one')
-      expect(messages.at(-1)).toContain('took this database over')
-    } finally {
-      vi.useRealTimers()
-    }
-    await storage.dispose()
-    await raw.quit()
-  })
+    await raw.pexpire('sandbox:owner', 200)
+    vi.setSystemTime(Date.now() + 12_000)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Lapsed but free: taken again before the write.
+    await storage.setItem('b', 'kept')
+    expect(JSON.parse((await raw.get('sandbox:owner'))!).pid).toBe(process.pid)
+    vi.setSystemTime(Date.now() + 20_000)
+    await raw.set('sandbox:owner', otherServer)
+    await expect(storage.setItem('a', 'two')).rejects.toThrow('is now used by another sandbox server (pid 4242 on build-agent-7, since now)')
+    expect(await raw.get('sandbox:a')).toBe('one')
+    expect(messages.at(-1)).toContain('took this database over')
+  }))
 
-  it.skipIf(!hasRedis)('does not take its lease back after a pause in which another server held it and stopped', async () => {
-    const redis = await testRedis()
-    await redis.flush()
-    const raw = new Redis(redis.port, '127.0.0.1')
-    const messages: string[] = []
-    const storage = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true, onStatus: (message) => messages.push(message) })
-    await storage.setItem('a', 'one')
+  it.skipIf(!hasRedis)('does not take its lease back after a pause in which another server held it and stopped', () => withOwningStorage(async ({ raw, storage, messages }) => {
     vi.useFakeTimers({ toFake: ['Date'] })
-    try {
-      // Meanwhile: the lease lapsed, another server took it, changed 'a', and stopped.
-      const other = JSON.stringify({ token: 't', pid: 4242, host: 'build-agent-7', started_at: 'now' })
-      await raw.del('sandbox:owner')
-      await raw.set('sandbox:owner:last', other)
-      await raw.set('sandbox:a', 'theirs')
-      vi.setSystemTime(Date.now() + 20_000)
-      await expect(storage.setItem('a', 'mine')).rejects.toThrow('is now used by another sandbox server')
-      expect(await raw.get('sandbox:a')).toBe('theirs')
-      expect(messages.at(-1)).toContain('used this database while this one was paused')
-      expect(await raw.get('sandbox:owner')).toBeNull()
-    } finally {
-      vi.useRealTimers()
-    }
-    await storage.dispose()
-    await raw.quit()
-  })
+    // Meanwhile: the lease lapsed, another server took it, changed 'a', and stopped.
+    await raw.del('sandbox:owner')
+    await raw.set('sandbox:owner:last', otherServer)
+    await raw.set('sandbox:a', 'theirs')
+    vi.setSystemTime(Date.now() + 20_000)
+    await expect(storage.setItem('a', 'mine')).rejects.toThrow('is now used by another sandbox server')
+    expect(await raw.get('sandbox:a')).toBe('theirs')
+    expect(messages.at(-1)).toContain('used this database while this one was paused')
+    expect(await raw.get('sandbox:owner')).toBeNull()
+  }))
 })
