@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError, SandboxRequestError } from './api-error.js'
+import { NOT_IN_HEADER } from './header-value.js'
 
 /** One request as the client sends it. */
 export interface ClientRequest {
@@ -101,12 +102,11 @@ export interface PreparedRequest {
 }
 
 /**
- * HTTP header values are bytes: a character above U+00FF, a line break or NUL cannot be sent.
- * Said here, by name, instead of as fetch's "Cannot convert argument to a ByteString", which the
- * retries would take for a network error.
+ * Refuses a header value HTTP cannot carry, by name, instead of fetch's "Cannot convert argument to
+ * a ByteString", which the retries would take for a network error.
  */
 function checkHeaderValue(name: string, value: string): void {
-  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value)
+  const bad = NOT_IN_HEADER.exec(value)
   if (!bad) return
   const char = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
   throw new SandboxRequestError(`the ${name} header cannot carry ${JSON.stringify(value)}: U+${char} is not a character an HTTP header can hold (Latin-1 text without control characters)`)

@@ -72,6 +72,12 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       current = index
       const stepStarted = performance.now()
       const result: StepReport = { index, name: describeStep(step, index), kind: 'request', method: '', path: '', status: null, error_code: null, duration_ms: 0, ok: true, failures: [] }
+      // A 401 refusing one of the run's keys stops the run: no later scenario can pass with it.
+      const noteKeyRefusal = (answer: ClientAnswer, keyName: string, expected: number | undefined) => {
+        if (!isKeyRefusal(answer, keyName, expected)) return
+        report.key_refused = true
+        result.note = describeKeyRefusal(answer, keyName, keyName === 'main' && context.apiKey !== undefined)
+      }
       let failures: StepFailure[] = []
       let jumpTo: number | undefined
       if ('recover' in step) {
@@ -79,10 +85,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const answer = await send({ method: 'GET', path: '/api/sandbox/state' }, 'main')
         Object.assign(result, { method: 'GET', path: '/api/sandbox/state', status: answer.status, error_code: answer.errorCode })
         failures = checkAnswer(answer, { status: 200 })
-        if (failures.length > 0 && isKeyRefusal(answer, 'main', 200)) {
-          report.key_refused = true
-          result.note = describeKeyRefusal(answer, 'main', context.apiKey !== undefined)
-        }
+        if (failures.length > 0) noteKeyRefusal(answer, 'main', 200)
         if (failures.length === 0) {
           const operationId = step.recover.operation_id === undefined ? undefined : String(interpolate(step.recover.operation_id, variables))
           const plan = planRecovery(scenario, index, step.recover.flow, findNextFlowAction(answer.body, step.recover.flow, operationId))
@@ -137,10 +140,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (keyName === 'main' && answer.status < 300) noteOpened(opened, request, answer)
           if (failures.length > 0 && keyName === 'main' && context.apiKey !== undefined) result.note = describeLeftover(answer, opened) ?? result.note
           if (failures.length > 0 && answer.status === 429) result.note = describeRateLimit(answer, context.transport)
-          if (failures.length > 0 && isKeyRefusal(answer, keyName, expectation?.status)) {
-            report.key_refused = true
-            result.note = describeKeyRefusal(answer, keyName, keyName === 'main' && context.apiKey !== undefined)
-          }
+          if (failures.length > 0) noteKeyRefusal(answer, keyName, expectation?.status)
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
             result.note = "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { canSendInHeader } from '../client/header-value.js'
 import { refineScenario } from './check-scenario.js'
 
 const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _, not starting with a digit')
@@ -37,7 +38,7 @@ const requestSchema = z
     key: z.string().optional().describe('a named key of the scenario; default "main"; "none" sends no key'),
     idempotency_key: z
       .string()
-      .refine((key) => key.includes('{{') || /^[\t\x20-\x7e\x80-\xff]*$/.test(key), {
+      .refine((key) => key.includes('{{') || canSendInHeader(key), {
         message: 'an HTTP header carries Latin-1 text only, without control characters: this key cannot be sent (to see the server refuse a key outside printable ASCII, use a character such as é)',
       })
       .nullable()
