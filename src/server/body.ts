@@ -5,6 +5,13 @@ import { ApiError } from './api-error.js'
 /** Largest request body accepted (decisions.md: above 1 MiB is 413 PAYLOAD_TOO_LARGE). */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * Deepest nesting of arrays and objects a body may have. The API's own bodies are two levels
+ * deep; 1 MiB of `[` parses fine but overflows the stack of every recursive walk after it
+ * (the idempotency fingerprint first), which would answer 500 and print a stack per request.
+ */
+export const MAX_BODY_DEPTH = 64
+
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
 /**
@@ -82,14 +89,39 @@ export async function readRawBody(event: H3Event): Promise<string> {
   }
 }
 
-/** Parses a raw body as JSON; an empty body is `undefined`. */
+/** Parses a raw body as JSON; an empty body is `undefined`. Refuses nesting past MAX_BODY_DEPTH. */
 export function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return undefined
+  let parsed: unknown
   try {
-    return JSON.parse(raw)
+    parsed = JSON.parse(raw)
   } catch (error) {
     throw new ApiError('INVALID_JSON', 'Request body is not valid JSON.', { parse_error: (error as Error).message })
   }
+  if (measureDepth(raw) > MAX_BODY_DEPTH) {
+    throw new ApiError('INVALID_REQUEST', `Request body is nested deeper than ${MAX_BODY_DEPTH} levels.`, { field: 'body', issue: `nested deeper than ${MAX_BODY_DEPTH} levels` })
+  }
+  return parsed
+}
+
+/**
+ * Deepest bracket nesting of JSON text already known to be valid, by one scan of the text: a
+ * walk of the parsed value would itself need a stack as deep as the body.
+ */
+function measureDepth(json: string): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < json.length; i++) {
+    const char = json.charCodeAt(i)
+    if (inString) {
+      if (char === 0x5c) i++ // backslash: the escaped character cannot end the string
+      else if (char === 0x22) inString = false
+    } else if (char === 0x22) inString = true
+    else if (char === 0x5b || char === 0x7b) deepest = Math.max(deepest, ++depth)
+    else if (char === 0x5d || char === 0x7d) depth--
+  }
+  return deepest
 }
 
 function tooLarge(): ApiError {

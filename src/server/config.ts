@@ -21,7 +21,9 @@ function findUnknownKeys(base: unknown, override: unknown, path = ''): string[] 
   if (!isPlainObject(base) || !isPlainObject(override)) return []
   return Object.entries(override).flatMap(([key, value]) => {
     const at = path ? `${path}.${key}` : key
-    return key in base ? findUnknownKeys(base[key], value, at) : [at]
+    // Own keys only: `in` would take `__proto__`, `constructor` or `toString` as config keys and
+    // let them through unreported (and `__proto__` would then swap the merged object's prototype).
+    return Object.hasOwn(base, key) ? findUnknownKeys(base[key], value, at) : [at]
   })
 }
 

@@ -6,7 +6,7 @@ import { createRequestId } from './ids.js'
 import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
 import type { SessionDoc } from './session-doc.js'
-import type { RequestLogEntry } from './request-log.js'
+import { clipLoggedText, type RequestLogEntry } from './request-log.js'
 import type { AnswerParts } from './loan-state-json.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import { StorageError } from '../storage/storage-error.js'
@@ -207,10 +207,10 @@ function logRequest(event: H3Event, services: SandboxServices, known: KnownKey |
     at: new Date().toISOString(),
     key: apiKey ? services.maskKey(apiKey) : null,
     method: event.req.method,
-    path: event.url.pathname,
+    path: clipLoggedText(event.url.pathname),
     status: answered.status,
     error_code: answered.errorCode,
-    idempotency_key: event.req.headers.get('idempotency-key'),
+    idempotency_key: clipLoggedText(event.req.headers.get('idempotency-key')),
     duration_ms: Math.round(answered.durationMs * 100) / 100,
   }
   if (known) services.requestLog.record(known.keyId, entry)

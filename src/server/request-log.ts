@@ -15,6 +15,11 @@ export interface RequestLogEntry {
   duration_ms: number
 }
 
+/** `text` cut to MAX_LOGGED_TEXT characters, marked with `…` where it was cut. */
+export function clipLoggedText<T extends string | null>(text: T): T {
+  return (text !== null && text.length > MAX_LOGGED_TEXT ? `${text.slice(0, MAX_LOGGED_TEXT)}…` : text) as T
+}
+
 /** A stored entry: the entry plus the storage id of its key, for filtering by key. */
 interface StoredEntry extends RequestLogEntry {
   key_id: string
@@ -27,6 +32,12 @@ export const REQUEST_LOG_LIMIT = 100_000
  * (`sandbox logs` needs fs storage), so it keeps less.
  */
 export const MEMORY_REQUEST_LOG_LIMIT = 10_000
+/**
+ * Longest path or Idempotency-Key kept in an entry. Both come from the client, up to Node's 16 KB
+ * header limit, and 404s are not rate limited: unclipped, one key could fill 1.5 GB of disk a
+ * minute before the log rolls over. The API's own paths and valid keys are far shorter.
+ */
+export const MAX_LOGGED_TEXT = 256
 const FLUSH_INTERVAL_MS = 500
 const PREFIX = 'reqlog'
 

@@ -94,6 +94,19 @@ describe('envelope', () => {
     expect(list.body.details).toBeDefined()
   })
 
+  it('answers a body nested past 64 levels with 400 INVALID_REQUEST, not a 500, and takes one at 64', async () => {
+    api = await createTestApi()
+    const arrays = await api.call('POST', '/api/sandbox/loans', { rawBody: `${'['.repeat(100_000)}${']'.repeat(100_000)}` })
+    expect([arrays.status, arrays.body.error_code, arrays.body.details]).toEqual([400, 'INVALID_REQUEST', { field: 'body', issue: 'nested deeper than 64 levels' }])
+    const objects = await api.call('POST', '/api/sandbox/partner', { rawBody: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}` })
+    expect([objects.status, objects.body.error_code]).toEqual([400, 'INVALID_REQUEST'])
+    // Brackets inside strings are text, not nesting.
+    const quoted = await api.call('POST', '/api/sandbox/partner', { rawBody: JSON.stringify({ name: `x${'[{'.repeat(1000)}\\"` }) })
+    expect([quoted.status, quoted.body.error_code, quoted.body.details?.field]).toEqual([400, 'INVALID_REQUEST', 'name'])
+    const deepest = `{"name":"ok","pad":${'['.repeat(63)}${']'.repeat(63)}}`
+    expect((await api.call('POST', '/api/sandbox/partner', { rawBody: deepest })).status).toBe(200)
+  })
+
   it('answers a JSON null body with INVALID_REQUEST on every POST, and takes no body as an empty one', async () => {
     api = await createTestApi()
     const paths = ['/api/sandbox/loans/flow', '/api/sandbox/loans', '/api/sandbox/loans/loan_x/action', '/api/sandbox/loans/loan_x/repayment-flow', '/api/sandbox/partner', '/api/sandbox/webhooks', '/api/sandbox/webhooks/retry']

@@ -31,4 +31,19 @@ describe('request log', () => {
     expect(seen).toHaveLength(5)
     expect(seen).toContain(keyless.body.request_id)
   })
+
+  it('keeps at most 256 characters of a path or Idempotency-Key a client sends, however long', async () => {
+    const printed: string[] = []
+    api = await createTestApi({ onRequest: (entry) => printed.push(entry.path) })
+    const longPath = `/api/sandbox/${'p'.repeat(15_000)}`
+    const longIdem = 'i'.repeat(15_000)
+    await api.get(longPath)
+    await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' }, { idempotencyKey: longIdem })
+    await api.sandbox.flush()
+
+    const [missing, refused] = await readRequestLog(api.sandbox.storage, { apiKey: api.key })
+    expect([missing!.status, missing!.path]).toEqual([404, `${longPath.slice(0, 256)}…`])
+    expect([refused!.status, refused!.error_code, refused!.idempotency_key]).toEqual([400, 'INVALID_REQUEST', `${'i'.repeat(256)}…`])
+    expect(printed[0]).toBe(missing!.path)
+  })
 })

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
@@ -143,6 +144,26 @@ describe('sandbox logs', () => {
     expect(followed.trim().split('\n')).toHaveLength(3)
     expect(followed).toContain('GET    /api/sandbox/loans 200')
     await serve.stop()
+  })
+
+  it('prints the control characters of a logged Idempotency-Key as escapes, not to the terminal', async () => {
+    const dir = await tempDir()
+    const serve = await startServe(['--port', '0', '--quiet', '--data-dir', dir])
+    // Node's HTTP parser lets 0x80-0xff through in a header value: 0x9b is CSI, an escape sequence's start.
+    const idem = Buffer.from('idem\x9b31mRED\tTAB', 'latin1')
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(new URL(serve.url).port), '127.0.0.1')
+      socket.on('error', reject).on('close', () => resolve()).resume()
+      socket.end(Buffer.concat([
+        Buffer.from('POST /api/sandbox/loans/flow HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\nauthorization: Bearer sk_sandbox_logs_escape_0123456789\r\nidempotency-key: '),
+        idem, Buffer.from('\r\ncontent-length: 20\r\n\r\n{"action":"run_kyt"}'),
+      ]))
+    })
+    await wait(700)
+    const shown = await runCli(['logs', '--data-dir', dir])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain('idem=idem\\u009b31mRED\\tTAB')
+    expect(shown.stdout).not.toMatch(/[\u0080-\u009f\t]/)
   })
 
   it('explains that memory storage has no readable log', async () => {

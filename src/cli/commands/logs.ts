@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
+import { escapeControls } from '../escape-controls.js'
 import { addJsonOption, addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
@@ -26,7 +27,8 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
     entry.error_code ?? '-',
     `${Math.round(entry.duration_ms)}ms`,
     entry.request_id,
-    entry.idempotency_key ? `idem=${entry.idempotency_key}` : '',
+    // The client chose it: HTTP lets bytes 0x80-0xff through, C1 controls such as CSI (0x9b) included.
+    entry.idempotency_key ? `idem=${escapeControls(entry.idempotency_key)}` : '',
   ]
   return parts.join(' ').trimEnd()
 }

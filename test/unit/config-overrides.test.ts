@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest'
+import { resolveConfig } from '../../src/server/config.js'
+import { loadFixtures } from '../../src/server/fixtures.js'
+
+describe('config overrides', () => {
+  it('refuses __proto__, constructor and other inherited names as unknown keys, as a --config file holds them', () => {
+    const base = loadFixtures().config
+    for (const text of ['{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"rates":{"toString":1}}']) {
+      const overrides = JSON.parse(text)
+      expect(() => resolveConfig(base, overrides, '--config x.json'), text).toThrow(/--config x\.json is not a valid sandbox config: unknown key (__proto__|constructor|rates\.toString) \(see/)
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+})
