@@ -14,14 +14,36 @@ export interface Refusal {
   at: number
 }
 
+/** Refusals held before the first sweep of stale ones (see `note`). */
+const SWEEP_MIN_SIZE = 64
+
 /** Remembers, per URL, the last attempt that could not connect, for SHARED_REFUSAL_MS. */
 export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
   const byUrl = new Map<string, Refusal>()
+  let sweepAt = SWEEP_MIN_SIZE
+
+  /**
+   * Drops refusals too old to stand for an attempt. A URL nobody sends to again (a key's old
+   * endpoint, a `sandbox run` receiver on a port of its own each run) is never looked up again,
+   * so without this a server running for days kept one entry per such URL. Sweeping whenever the
+   * map doubles keeps the cost per note constant.
+   */
+  function sweep(now: number): void {
+    for (const [url, refusal] of byUrl) if (now - refusal.at > windowMs) byUrl.delete(url)
+    sweepAt = Math.max(SWEEP_MIN_SIZE, byUrl.size * 2)
+  }
+
   return {
     /** Takes note of an attempt's or probe's outcome: a refusal is remembered, a connection forgets it. */
     note(url: string, outcome: Pick<AttemptOutcome, 'error' | 'refused'>, at: number): void {
-      if (outcome.refused && outcome.error !== null) byUrl.set(url, { error: outcome.error, at })
-      else byUrl.delete(url)
+      if (outcome.refused && outcome.error !== null) {
+        byUrl.set(url, { error: outcome.error, at })
+        if (byUrl.size > sweepAt) sweep(at)
+      } else byUrl.delete(url)
+    },
+    /** How many URLs' refusals are held (stale ones included until the next sweep). */
+    get size(): number {
+      return byUrl.size
     },
     /**
      * The URL's refusal if it is recent enough to stand for an attempt made now. A request takes

@@ -36,6 +36,16 @@ describe('createRecentRefusals', () => {
     expect(recent.find(FORWARD.url, NOW + 2)).toBeUndefined()
   })
 
+  it('does not keep the refusals of URLs nobody sends to again: a long run with a new receiver URL each time stays bounded', () => {
+    const recent = createRecentRefusals()
+    // A long-running serve: every minute a new URL (a `sandbox run` receiver on a fresh port)
+    // refuses once and is never asked about again.
+    for (let i = 0; i < 10_000; i++) recent.note(`http://127.0.0.1:${20_000 + i}/hook`, { error: REFUSED, refused: true }, NOW + i * 60_000)
+    expect(recent.size).toBeLessThanOrEqual(128)
+    // The newest refusal still stands.
+    expect(recent.find('http://127.0.0.1:29999/hook', NOW + 9_999 * 60_000)).toEqual({ error: REFUSED, at: NOW + 9_999 * 60_000 })
+  })
+
   it('keeps a refusal noted after the asking request started, and still shares it with the next', () => {
     const recent = createRecentRefusals()
     recent.note(FORWARD.url, { error: REFUSED, refused: true }, NOW)
