@@ -5,7 +5,7 @@ import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
 import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './pipeline.js'
-import { findIdempotencyRecord, sessionSlotOf, type SessionDoc } from './session-doc.js'
+import { sessionSlotOf, type SessionDoc } from './session-doc.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
@@ -77,7 +77,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
     return await services.mutex.run(sessionSlot, async () => {
       const now = Date.now()
       const doc = await services.sessions.load(principal)
-      const record = findIdempotencyRecord(doc, key, now)
+      const record = await services.sessions.findIdempotencyRecord(principal, doc, key, now)
       if (record) {
         if (record.fingerprint !== fingerprint) throw conflict()
         return replay(record.status, await services.sessions.readStoredResponse(principal, record, doc.book))

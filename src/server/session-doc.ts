@@ -25,7 +25,20 @@ export interface IdempotencyRecord {
   response?: string
   /** ... or, for a loan-state answer, its parts (see AnswerParts), inline or moved the same way. */
   parts?: AnswerParts
+  /** Documents of earlier versions only: the batch file holding the answer of this record. */
   batch?: number
+}
+
+/**
+ * A batch file of idempotency records moved out of the document (idempotency-batches.ts).
+ * `keys` indexes the keys it holds; batches of earlier versions have none (their records stay
+ * in the document, each with its `batch`, and the file holds only the answers).
+ */
+export interface ResponseBatch {
+  id: number
+  /** When its newest record was made: the whole batch expires after that plus retention. */
+  newest_at: string
+  keys?: string
 }
 
 /**
@@ -45,7 +58,7 @@ export interface SessionDoc {
   webhook: WebhookState
   event_seq: number
   idempotency: IdempotencyRecord[]
-  response_batches: { id: number; newest_at: string }[]
+  response_batches: ResponseBatch[]
   next_batch: number
 }
 
@@ -63,12 +76,14 @@ export function principalOfSlot(slot: string): Principal {
   return { apiKey: '', keyId, sessionId }
 }
 
-/** Finds the live (unexpired) record of an Idempotency-Key. */
-export function findIdempotencyRecord(doc: SessionDoc, key: string, now: number): IdempotencyRecord | undefined {
-  const cutoff = now - IDEMPOTENCY_RETENTION_MS
+/**
+ * The newest record of an Idempotency-Key that the document itself lists, live or not (see
+ * `find` in idempotency-batches.ts, which also looks in batch files and checks expiry).
+ */
+export function findListedRecord(doc: SessionDoc, key: string): IdempotencyRecord | undefined {
   for (let i = doc.idempotency.length - 1; i >= 0; i--) {
     const record = doc.idempotency[i]!
-    if (record.key === key) return Date.parse(record.created_at) > cutoff ? record : undefined
+    if (record.key === key) return record
   }
   return undefined
 }

@@ -29,13 +29,13 @@ function stringifyIdempotencyRecord(record: IdempotencyRecord): string {
 
 /** The stored text of a session document: equal to JSON.stringify of it, up to key order and answers written as JSON. */
 export function stringifySessionDoc(doc: SessionDoc): string {
-  const { book, idempotency, webhook, ...rest } = doc
-  if (!webhook || !Array.isArray(idempotency) || !book || !Array.isArray(book.loans) || !Array.isArray(book.applications) || !Array.isArray(book.repayments)) {
+  const { book, idempotency, webhook, response_batches, ...rest } = doc
+  if (!webhook || !Array.isArray(idempotency) || !Array.isArray(response_batches) || !book || !Array.isArray(book.loans) || !Array.isArray(book.applications) || !Array.isArray(book.repayments)) {
     return JSON.stringify(doc)
   }
   const { loans, applications, repayments, ...bookRest } = book
   const bookJson = appendJsonFields(JSON.stringify(bookRest), `"loans":${stringifyListOnce(loans)},"applications":${stringifyListOnce(applications)},"repayments":${stringifyListOnce(repayments)}`)
   const { deliveries, ...webhookRest } = webhook
   const webhookJson = appendJsonFields(JSON.stringify(webhookRest), `"deliveries":${stringifyListOnce(deliveries, stringifyDelivery)}`)
-  return appendJsonFields(JSON.stringify(rest), `"book":${bookJson},"webhook":${webhookJson},"idempotency":${stringifyListOnce(idempotency, stringifyIdempotencyRecord)}`)
+  return appendJsonFields(JSON.stringify(rest), `"book":${bookJson},"webhook":${webhookJson},"idempotency":${stringifyListOnce(idempotency, stringifyIdempotencyRecord)},"response_batches":${stringifyListOnce(response_batches)}`)
 }

@@ -3,57 +3,25 @@ import type { Balances, LoanBook, SandboxConfig } from '../domain/types.js'
 import { createLoanBook, revalueActiveLoans } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
 import { guardStorage, StorageError } from '../storage/storage-error.js'
-import { stringifyOnce } from '../storage/json-memo.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import { spillDeliveries } from '../webhooks/delivery-spill.js'
 import type { Delivery } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
-import { joinAnswerParts, type AnswerParts } from './loan-state-json.js'
+import { createIdempotencyBatches } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
-import { IDEMPOTENCY_RETENTION_MS, sessionSlotOf, principalOfSlot, type IdempotencyRecord, type SessionDoc, type SessionPatch } from './session-doc.js'
+import { sessionSlotOf, principalOfSlot, type IdempotencyRecord, type SessionDoc, type SessionPatch } from './session-doc.js'
 
 /**
  * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
  * memory driver already holds every document as text.
  */
 const SESSION_CACHE_SIZE = 200
-/** Stored responses kept inside the session document before they move to a batch file. */
-const INLINE_RESPONSES = 16
-/**
- * ... or fewer when they are large: every save rewrites the document, so a key with many loans
- * (answers of tens of KB) would otherwise rewrite and re-serialize hundreds of KB per request.
- */
-const INLINE_RESPONSE_CHARS = 64 * 1024
-
-function batchKey(keyId: string, sessionId: string, batch: number): string {
-  return `idem:${keyId}:${sessionId}:${batch}`
-}
 
 const SPILL_PREFIX = 'whq'
 
 /** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
 function spillKey(keyId: string, sessionId: string, batch: number): string {
   return `${SPILL_PREFIX}:${keyId}:${sessionId}:${batch}`
-}
-
-/** A stored answer held by a record or a batch file: text, or loan-state parts. */
-type StoredAnswer = string | AnswerParts
-
-function storedAnswerOf(record: IdempotencyRecord): StoredAnswer | undefined {
-  const { answer } = record
-  // Written by JSON.stringify and parsed back, the object gives back the very text it was made from.
-  if (answer !== undefined) return typeof answer === 'string' ? answer : stringifyOnce(answer)
-  return record.response ?? record.parts
-}
-
-function sumLengths(records: IdempotencyRecord[]): number {
-  let total = 0
-  for (const record of records) {
-    const answer = storedAnswerOf(record)
-    if (typeof answer === 'string') total += answer.length
-    else for (const part of answer ?? []) total += typeof part === 'string' ? part.length : 24
-  }
-  return total
 }
 
 /** Valid JSON of another shape (a file replaced by hand) would otherwise fail deep in the domain code. */
@@ -64,12 +32,13 @@ function isSessionDoc(value: unknown): boolean {
 
 /**
  * Loads and saves session documents. Saving prunes idempotency records past retention and moves
- * older stored responses into batch files, so the document a request rewrites stays small
- * however many requests a key has made.
+ * older ones, with their stored answers, into batch files (idempotency-batches.ts), so the
+ * document a request rewrites stays small however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; config: SandboxConfig; cacheSize?: number }) {
   const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc, isDocument: isSessionDoc })
   const files = guardStorage(storage)
+  const batches = createIdempotencyBatches(files)
 
   function createSessionDoc(now: string): SessionDoc {
     return {
@@ -117,22 +86,11 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 
   /** Writes the document atomically after pruning and spilling stored responses. */
   async function save(principal: Principal, doc: SessionDoc, now = Date.now()): Promise<void> {
-    const next = pruneRecords(doc, now, principal)
-    const inline = next.idempotency.filter((record) => storedAnswerOf(record) !== undefined)
-    if (inline.length > INLINE_RESPONSES || (inline.length > 1 && sumLengths(inline) > INLINE_RESPONSE_CHARS)) {
-      const batch = next.next_batch
-      const bodies = Object.fromEntries(inline.map((record) => [record.key, storedAnswerOf(record)]))
-      // The batch file is written before the document that points at it: a crash in between
-      // leaves the responses inline and the batch number reused next time.
-      await files.setItem(batchKey(principal.keyId, principal.sessionId, batch), bodies)
-      next.idempotency = next.idempotency.map((record) =>
-        storedAnswerOf(record) === undefined ? record : { key: record.key, fingerprint: record.fingerprint, status: record.status, created_at: record.created_at, batch })
-      next.response_batches = [...next.response_batches, { id: batch, newest_at: inline[inline.length - 1]!.created_at }]
-      next.next_batch = batch + 1
-    }
+    // A copy of its own: its webhook part may be replaced below.
+    const next = { ...(await batches.spill(principal, batches.prune(principal, doc, now))) }
     const spill = spillDeliveries(next.webhook)
     if (spill.batches.length > 0) {
-      // Written before the document that points at them, like the response batches above.
+      // Written before the document that points at them, like the idempotency batches (spill).
       await Promise.all(spill.batches.map(({ batch, deliveries }) => files.setItem(spillKey(principal.keyId, principal.sessionId, batch), deliveries)))
       next.webhook = spill.state
     }
@@ -229,34 +187,20 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     await save(principal, await load(principal))
   }
 
-  function pruneRecords(doc: SessionDoc, now: number, principal: Principal): SessionDoc {
-    const cutoff = now - IDEMPOTENCY_RETENTION_MS
-    const first = doc.idempotency.findIndex((record) => Date.parse(record.created_at) > cutoff)
-    const idempotency = first === -1 ? [] : first === 0 ? doc.idempotency : doc.idempotency.slice(first)
-    const expired = doc.response_batches.filter((batch) => Date.parse(batch.newest_at) <= cutoff)
-    for (const batch of expired) {
-      files.removeItem(batchKey(principal.keyId, principal.sessionId, batch.id)).catch(() => {})
-    }
-    const response_batches = expired.length ? doc.response_batches.filter((batch) => !expired.includes(batch)) : doc.response_batches
-    return { ...doc, idempotency, response_batches }
+  /** The live record of an Idempotency-Key, from the document or a batch file (idempotency-batches.ts). */
+  function findIdempotencyRecord(principal: Principal, doc: SessionDoc, key: string, now: number): Promise<IdempotencyRecord | undefined> {
+    return batches.find(principal, doc, key, now)
   }
 
   /**
-   * The stored answer body (JSON text) of a record, inline or from its batch file; `book` is the
-   * session's book now, which loan-state parts are read against.
+   * The stored answer body (JSON text) of a record; `book` is the session's book now, which
+   * loan-state parts are read against.
    */
-  async function readStoredResponse(principal: Principal, record: IdempotencyRecord, book: LoanBook): Promise<string> {
-    let answer = storedAnswerOf(record)
-    if (answer === undefined) {
-      const bodies = await files.getItem<Record<string, StoredAnswer>>(batchKey(principal.keyId, principal.sessionId, record.batch ?? 0))
-      answer = bodies?.[record.key]
-    }
-    if (typeof answer === 'string') return answer
-    if (Array.isArray(answer)) return joinAnswerParts(answer, book)
-    throw new StorageError(`stored response of Idempotency-Key ${JSON.stringify(record.key)} is missing from batch ${record.batch}`)
+  function readStoredResponse(principal: Principal, record: IdempotencyRecord, book: LoanBook): Promise<string> {
+    return batches.readAnswer(principal, record, book)
   }
 
-  return { load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
+  return { load, save, stage, patch, remove, listStaged, listPatched, flushStaged, findIdempotencyRecord, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */
