@@ -31,15 +31,19 @@ const STACK_FRAME = /^\s+at .+:\d+:\d+\)?$/m
 
 /** Ctrl+C at a shown prompt: what a clean exit looks like on the terminal. */
 async function expectCleanCtrlC(pty: PtySession): Promise<void> {
-  const before = pty.mark()
   pty.write(KEY.ctrlC)
   expect(await pty.exited()).toBe(130)
   // No `^C` echo: the prompt read the key in raw mode and the CLI chose 130, rather than the
   // terminal turning it into a SIGINT that killed node (which script also reports as 130).
   expect(pty.text()).not.toContain('^C')
-  expect(pty.text(before)).not.toMatch(STACK_FRAME)
-  expect(pty.text(before)).not.toMatch(/ExitPromptError|unexpected error|sandbox: /)
-  expect(leavesCursorHidden(pty.raw()), 'the cursor is left hidden').toBe(false)
+  expectCleanExit(pty, 'Ctrl+C')
+}
+
+/** After a prompt was closed by Ctrl+C or a signal: no stack, no error line, the cursor visible. */
+function expectCleanExit(pty: PtySession, how: string): void {
+  expect(pty.text(), how).not.toMatch(STACK_FRAME)
+  expect(pty.text(), how).not.toMatch(/PromptError|unexpected error|sandbox: /)
+  expect(leavesCursorHidden(pty.raw()), `${how} leaves the cursor hidden`).toBe(false)
 }
 
 describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (skipped: ${PTY_UNAVAILABLE})` : ''}`, () => {
@@ -83,6 +87,17 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       await pty.waitFor('Which scenarios to run?')
       await expectCleanCtrlC(pty)
       expect(pty.text()).not.toMatch(/passed|failed/)
+    })
+
+    it('SIGINT or SIGTERM sent to it at the prompt (kill, timeout) exits 130 or 143 with the cursor shown again', async () => {
+      for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+        const pty = runInPty(['run', '--dir', tinyDir])
+        await pty.waitFor('Which scenarios to run?')
+        pty.signal(signal)
+        expect(await pty.exited(), signal).toBe(code)
+        expectCleanExit(pty, signal)
+        expect(pty.text(), signal).not.toMatch(/passed|failed/)
+      }
     })
 
     it('does not ask when the scenarios are named, tagged or --json (the prompt\'s flags)', async () => {
@@ -141,6 +156,17 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       await pty.waitFor('Which key to reset?')
       await pty.press(KEY.down, /❯ sk_sandbox_\S+ {2}beta/)
       await expectCleanCtrlC(pty)
+      expect(await readFile(keysFile, 'utf8')).toBe(before)
+    })
+
+    it('SIGTERM at the prompt exits 143 with the cursor shown again, and changes nothing', async () => {
+      const keysFile = await twoKeys()
+      const before = await readFile(keysFile, 'utf8')
+      const pty = runInPty(['keys', 'revoke', '--keys', keysFile])
+      await pty.waitFor('Which key to revoke?')
+      pty.signal('SIGTERM')
+      expect(await pty.exited()).toBe(143)
+      expectCleanExit(pty, 'SIGTERM')
       expect(await readFile(keysFile, 'utf8')).toBe(before)
     })
 

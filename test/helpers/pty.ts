@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { stripVTControlCharacters } from 'node:util'
 import { BIN } from './cli.js'
 
@@ -60,6 +61,8 @@ export interface PtySession {
   press(keys: string, until: string | RegExp): Promise<void>
   /** The exit code `script -e` reports (128 + n for a signal), or rejects after `timeoutMs`. */
   exited(timeoutMs?: number): Promise<number | null>
+  /** Sends a signal to the CLI itself (not to script), as `kill` or `timeout` would. */
+  signal(signal: NodeJS.Signals): void
 }
 
 export interface PtyOptions {
@@ -117,11 +120,27 @@ export function runInPty(args: string[], options: PtyOptions = {}): PtySession {
       child.stdin!.write(keys)
       await waitFor(until, { since })
     },
+    signal: (signal) => { process.kill(childOf(child.pid!), signal) },
     exited: (timeoutMs = 15_000) => Promise.race([
       exit,
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms; the terminal shows:\n${text()}`)), timeoutMs).unref()),
     ]),
   }
+}
+
+/** The process script started: the shell, which became the CLI with `exec` (Linux /proc, as script is util-linux). */
+function childOf(parent: number): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // Field 4 is the parent pid; the command name (field 2) may hold spaces, so count from its `)`.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) return Number(entry)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  throw new Error(`no child of script (pid ${parent}) in /proc`)
 }
 
 /** True when the output leaves the cursor hidden: its last hide (`ESC[?25l`) is not followed by a show (`ESC[?25h`). */
