@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { addKey } from '../../src/keys/manage-keys.js'
 import { killAll, runCli, startServe, type ServeProcess } from '../helpers/cli.js'
 import { COLOUR, KEY, PTY_UNAVAILABLE, killPtys, leavesCursorHidden, runInPty, type PtySession } from '../helpers/pty.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -50,7 +51,7 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
   let serve: ServeProcess
   let tinyDir: string
   beforeAll(async () => {
-    serve = await startServe(['--port', '0', '--host', '127.0.0.1'])
+    serve = await startServe(['--port', '0', '--host', '127.0.0.1', '--storage', 'memory'])
     tinyDir = await tempDir()
     for (const [id, scenario] of Object.entries(TINY)) await writeFile(join(tinyDir, `${id}.json`), JSON.stringify(scenario))
   })
@@ -90,8 +91,9 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     })
 
     it('SIGINT or SIGTERM sent to it at the prompt (kill, timeout) exits 130 or 143 with the cursor shown again', async () => {
-      for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-        const pty = runInPty(['run', '--dir', tinyDir])
+      // Started together (as in the tests below): each is a node start-up, and they do not interact.
+      const runs = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, signal === 'SIGINT' ? 130 : 143, runInPty(['run', '--dir', tinyDir])] as const)
+      for (const [signal, code, pty] of runs) {
         await pty.waitFor('Which scenarios to run?')
         pty.signal(signal)
         expect(await pty.exited(), signal).toBe(code)
@@ -101,8 +103,8 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     })
 
     it('does not ask when the scenarios are named, tagged or --json (the prompt\'s flags)', async () => {
-      for (const args of [['tiny-b'], ['--tag', 'tiny'], ['--json']]) {
-        const pty = runInPty(['run', '--dir', tinyDir, '--base-url', serve.url, ...args])
+      const runs = [['tiny-b'], ['--tag', 'tiny'], ['--json']].map((args) => [args, runInPty(['run', '--dir', tinyDir, '--base-url', serve.url, ...args])] as const)
+      for (const [args, pty] of runs) {
         expect(await pty.exited(), args.join(' ')).toBe(0)
         expect(pty.text(), args.join(' ')).not.toContain('Which scenarios')
         expect(pty.text(), args.join(' ')).toMatch(args[0] === 'tiny-b' ? /^1 passed, 0 failed$/m : /2 passed, 0 failed|"passed": 2/)
@@ -112,24 +114,24 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     it('does not ask unless both stdin and stdout are terminals: it runs them all', async () => {
       const args = ['run', '--dir', tinyDir, '--base-url', serve.url]
       // stdin from a file, stdout the terminal; stdin the terminal, stdout a pipe.
-      for (const redirect of ['< /dev/null', '| cat']) {
-        const pty = runInPty(args, { redirect })
+      const runs = ['< /dev/null', '| cat'].map((redirect) => [redirect, runInPty(args, { redirect })] as const)
+      // No terminal at all (a CI step).
+      const piped = runCli(args)
+      for (const [redirect, pty] of runs) {
         expect(await pty.exited(), redirect).toBe(0)
         expect(pty.text(), redirect).not.toContain('Which scenarios')
         expect(pty.text(), redirect).toMatch(/^2 passed, 0 failed$/m)
       }
-      // No terminal at all (a CI step).
-      const piped = await runCli(args)
-      expect(piped).toMatchObject({ code: 0, stderr: '' })
-      expect(piped.stdout).not.toContain('Which scenarios')
-      expect(piped.stdout).toMatch(/^2 passed, 0 failed$/m)
+      expect(await piped).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^2 passed, 0 failed$/m) })
+      expect((await piped).stdout).not.toContain('Which scenarios')
     })
   })
 
   describe('sandbox keys revoke|reset without KEY', () => {
+    /** A keys file with two keys, written in-process (what `sandbox keys create` does), to spare two CLI runs per test. */
     async function twoKeys(): Promise<string> {
       const keysFile = join(await tempDir(), 'keys.json')
-      for (const label of ['alpha', 'beta']) expect((await runCli(['keys', 'create', '--keys', keysFile, '--label', label])).code).toBe(0)
+      for (const label of ['alpha', 'beta']) await addKey(keysFile, { label })
       return keysFile
     }
     const statuses = async (keysFile: string) => JSON.parse((await runCli(['keys', 'list', '--keys', keysFile, '--json'])).stdout).map((row: { label: string; status: string }) => `${row.label} ${row.status}`)
@@ -173,12 +175,10 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     it('without a terminal, exits 2 naming the KEY argument instead of asking', async () => {
       const keysFile = await twoKeys()
       const before = await readFile(keysFile, 'utf8')
-      for (const verb of ['revoke', 'reset']) {
-        const piped = await runCli(['keys', verb, '--keys', keysFile])
-        expect(piped).toEqual({ code: 2, stdout: '', stderr: `sandbox: missing KEY: sandbox keys ${verb} KEY\n` })
-      }
+      const piped = ['revoke', 'reset'].map((verb) => [verb, runCli(['keys', verb, '--keys', keysFile])] as const)
       // stdout on the terminal but stdin not: a prompt could not be answered either.
       const pty = runInPty(['keys', 'revoke', '--keys', keysFile], { redirect: '< /dev/null' })
+      for (const [verb, result] of piped) expect(await result).toEqual({ code: 2, stdout: '', stderr: `sandbox: missing KEY: sandbox keys ${verb} KEY\n` })
       expect(await pty.exited()).toBe(2)
       expect(pty.text()).toBe('sandbox: missing KEY: sandbox keys revoke KEY\n')
       expect(await readFile(keysFile, 'utf8')).toBe(before)
@@ -203,9 +203,9 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       const body = join(dir, 'event.json')
       await writeFile(body, JSON.stringify({ id: 'evt_1', type: 'loan.created', data: {} }))
       const missing = runInPty(['webhook', 'sign'])
+      const signed = runInPty(['webhook', 'sign', '--secret', 'whsec_test'], { redirect: `< '${body}'` })
       expect(await missing.exited()).toBe(2)
       expect(missing.text()).toBe('sandbox: missing --secret (or set SANDBOX_WEBHOOK_SECRET)\n')
-      const signed = runInPty(['webhook', 'sign', '--secret', 'whsec_test'], { redirect: `< '${body}'` })
       expect(await signed.exited()).toBe(0)
       expect(signed.text()).toMatch(/^content-type: application\/json\nx-service-webhook-id: evt_1\n/)
     })
@@ -215,8 +215,8 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     const args = () => ['run', 'tiny-a', '--dir', tinyDir, '--base-url', serve.url]
 
     it('are on at a terminal, also under an empty NO_COLOR', async () => {
-      for (const env of [{}, { NO_COLOR: '' }] as Array<Record<string, string>>) {
-        const pty = runInPty(args(), { env })
+      const runs = ([{}, { NO_COLOR: '' }] as Array<Record<string, string>>).map((env) => [env, runInPty(args(), { env })] as const)
+      for (const [env, pty] of runs) {
         expect(await pty.exited()).toBe(0)
         expect(pty.raw(), JSON.stringify(env)).toMatch(COLOUR)
       }
@@ -224,17 +224,17 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
 
     it('are off under NO_COLOR=1, prompt included, and when piped', async () => {
       const pty = runInPty(args(), { env: { NO_COLOR: '1' } })
+      const prompt = runInPty(['run', '--dir', tinyDir], { env: { NO_COLOR: '1' } })
+      // Piped, without the NO_COLOR runCli adds: the pipe alone turns colour off, even under the
+      // FORCE_COLOR many CI systems set (chalk alone would obey it; the README says no TTY, no colour).
+      const piped = runCli(args(), { env: { NO_COLOR: '', FORCE_COLOR: '1' } })
       expect(await pty.exited()).toBe(0)
       expect(pty.raw()).not.toMatch(COLOUR)
-      const prompt = runInPty(['run', '--dir', tinyDir], { env: { NO_COLOR: '1' } })
       await prompt.waitFor('Which scenarios to run?')
       await expectCleanCtrlC(prompt)
       expect(prompt.raw()).not.toMatch(COLOUR)
-      // Piped, without the NO_COLOR runCli adds: the pipe alone turns colour off, even under the
-      // FORCE_COLOR many CI systems set (chalk alone would obey it; the README says no TTY, no colour).
-      const piped = await runCli(args(), { env: { NO_COLOR: '', FORCE_COLOR: '1' } })
-      expect(piped.code).toBe(0)
-      expect(piped.stdout).not.toMatch(/\u001b\[/)
+      expect((await piped).code).toBe(0)
+      expect((await piped).stdout).not.toMatch(/\u001b\[/)
     })
   })
 })
