@@ -62,7 +62,8 @@ function refuseEmptyValues(command: Command): void {
 
 function fail(error: unknown, command: Command | undefined): never {
   const name = (error as Error | undefined)?.name
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit(130)
+  // A prompt closed by Ctrl+C, or aborted by a signal (prompt-signals.ts): the signal's exit code.
+  if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit((error as Error).cause === 'SIGTERM' ? 143 : 130)
   const known = toCliError(error)
   if (known) {
     process.stderr.write(`sandbox: ${escapeControls(known.message, { keepNewlines: true })}\n`)

@@ -1,4 +1,5 @@
 import { CliError } from './cli-error.js'
+import { withPromptSignals } from './prompt-signals.js'
 
 /**
  * The KEY argument, or on a terminal a choice among the registered keys. Without a TTY a
@@ -12,11 +13,11 @@ export async function resolveKeyArgument(key: string | undefined, path: string, 
   if (file.keys.length === 0) throw new CliError(`no keys in ${path}; create one with "sandbox keys create"`)
   const { select } = await import('@inquirer/prompts')
   const now = new Date()
-  return select({
+  return withPromptSignals((signal) => select({
     message: `Which key to ${verb}?`,
     choices: file.keys.map((record) => ({
       name: `${maskApiKey(record.key)}  ${record.label ?? ''}  (${describeKeyStatus(record, now)})`,
       value: record.key,
     })),
-  })
+  }, { signal }))
 }

@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../escape-controls.js'
 import { addJsonOption, formatDuration, parseDuration } from '../options.js'
+import { withPromptSignals } from '../prompt-signals.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 
 /** A server started in the background is up in seconds, or minutes in a slow CI: an hour is plenty. */
@@ -53,12 +54,12 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
 /** On a terminal, without named scenarios: ask which to run (all checked). */
 async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
   const { checkbox } = await import('@inquirer/prompts')
-  const ids = await checkbox({
+  const ids = await withPromptSignals((signal) => checkbox({
     message: 'Which scenarios to run? (space toggles, a toggles all, enter runs)',
     choices: scenarios.map((scenario) => ({ name: escapeControls(`${scenario.id.padEnd(28)} ${scenario.name}`), value: scenario.id, checked: true })),
     required: true,
     pageSize: 20,
-  })
+  }, { signal }))
   return scenarios.filter((scenario) => ids.includes(scenario.id))
 }
 
