@@ -1,4 +1,5 @@
 import { CliError } from './cli-error.js'
+import { escapeControls } from './escape-controls.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /**
@@ -16,7 +17,8 @@ export async function resolveKeyArgument(key: string | undefined, path: string, 
   return withPromptSignals((signal) => select({
     message: `Which key to ${verb}?`,
     choices: file.keys.map((record) => ({
-      name: `${maskApiKey(record.key)}  ${record.label ?? ''}  (${describeKeyStatus(record, now)})`,
+      // A label is free text in a file that may be shared: printed raw, an escape sequence would run.
+      name: `${maskApiKey(record.key)}  ${escapeControls(record.label ?? '')}  (${describeKeyStatus(record, now)})`,
       value: record.key,
     })),
   }, { signal }))

@@ -68,6 +68,16 @@ describe('sandbox keys', () => {
     await serve.stop()
   })
 
+  it('lists a label with control characters as escapes, not to the terminal', async () => {
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    expect((await runCli(['keys', 'create', '--keys', keysFile, '--label', '\u001b[31mred\u0007'])).code).toBe(0)
+    const table = await runCli(['keys', 'list', '--keys', keysFile])
+    expect(table.code).toBe(0)
+    expect(table.stdout).toContain('\\u001b[31mred\\u0007')
+    expect(table.stdout).not.toMatch(/[\u001b\u0007]/)
+  })
+
   it('exits 2 with a message for an unknown key, a missing KEY without a TTY and a bad duration', async () => {
     const dir = await tempDir()
     const keysFile = join(dir, 'keys.json')

@@ -151,6 +151,15 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       expect(await statuses(keysFile)).toEqual(['alpha active', 'beta revoked'])
     })
 
+    it('shows a label\'s control characters as escapes: a shared keys file cannot retitle the terminal', async () => {
+      const keysFile = join(await tempDir(), 'keys.json')
+      await addKey(keysFile, { label: '\u001b]0;pwned\u0007evil' })
+      const pty = runInPty(['keys', 'revoke', '--keys', keysFile])
+      await pty.waitFor('\\u001b]0;pwned\\u0007evil')
+      expect(pty.raw()).not.toContain('\u001b]0;pwned')
+      await expectCleanCtrlC(pty)
+    })
+
     it('Ctrl+C at the prompt (keys reset) exits 130 cleanly and changes nothing', async () => {
       const keysFile = await twoKeys()
       const before = await readFile(keysFile, 'utf8')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { escapeControls } from '../../escape-controls.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 import type * as Output from '../../output.js'
 
@@ -23,7 +24,7 @@ async function runList(flags: { keys?: string; json?: boolean }): Promise<void> 
     process.stdout.write(`no keys in ${path}; create one with "sandbox keys create"\n`)
     return
   }
-  const table = [['KEY', 'LABEL', 'STATUS', 'CREATED', 'EXPIRES'], ...rows.map((row) => [row.key, row.label ?? '-', row.status, row.created_at.slice(0, 19), row.expires_at?.slice(0, 19) ?? '-'])]
+  const table = [['KEY', 'LABEL', 'STATUS', 'CREATED', 'EXPIRES'], ...rows.map((row) => [row.key, row.label == null ? '-' : escapeControls(row.label), row.status, row.created_at.slice(0, 19), row.expires_at?.slice(0, 19) ?? '-'])]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
   for (const [index, row] of table.entries()) {
     const line = row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()
