@@ -56,6 +56,14 @@ describe('sandbox webhook verify', () => {
     expect(report).toMatchObject({ passed: 17, failed: 2, url: `${receiver.url}/` })
   })
 
+  it('fails a receiver that verifies a re-serialized body (non-ASCII escaped) instead of the raw bytes', async () => {
+    const receiver = await startScript('test/fixtures/receivers/reserialize.mjs')
+    const { code, stdout } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, '--json'])
+    expect(code).toBe(1)
+    const report = JSON.parse(stdout)
+    expect(report.cases.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['signed sandbox.partner.updated'])
+  })
+
   it('exits 2 when the receiver cannot be reached or the secret is missing', async () => {
     const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
     await receiver.stop()
