@@ -41,7 +41,9 @@ export function buildSampleEvents(now: Date = new Date()): SandboxEvent[] {
     const input = action === 'confirm_usdt' ? { action, operation_id: operationId, tx_hash: 'tx_verify_usdt', confirmations: 6 } : { action, operation_id: operationId }
     step(applyRepaymentStep(book, loanId, input, ctx))
   }
-  const { profile } = applyPartnerUpdate(null, { name: 'Example Partner' }, ctx.now, ctx.keySeed)
+  // Non-ASCII, as partner names can be: a receiver that checks a re-serialization of the parsed
+  // body (Python's json.dumps escapes it as \uXXXX) instead of the raw bytes fails here.
+  const { profile } = applyPartnerUpdate(null, { name: 'Exämple Partner — 東京' }, ctx.now, ctx.keySeed)
   events.push(createEvent(ctx, 'sandbox.partner.updated', profile))
   events.push(createEvent(ctx, 'sandbox.webhook.test', createTestEventObject(createId('we'))))
   return events

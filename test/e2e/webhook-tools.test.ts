@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
@@ -12,6 +12,7 @@ const tempDir = useTempDirs('sandbox-webhook-tools')
 const SECRET = 'whsec_e2e_receiver_secret_0123456789'
 const ROOT = join(import.meta.dirname, '../..')
 const READY = /receiver ready: (\S+)/
+const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0
 
 const startScript = (path: string) => startNodeProcess([join(ROOT, path), '0'], READY, { env: { WEBHOOK_SECRET: SECRET } })
 const listen = (args: string[]) => startNodeProcess([BIN, 'webhook', 'listen', '--port', '0', ...args], /webhook listener ready: (\S+)/)
@@ -25,6 +26,13 @@ describe('sandbox webhook verify', () => {
     expect(stdout).toMatch(/✓ stale timestamp +expected non-2xx got 400/)
     expect(stdout).toMatch(/✓ redelivery of an accepted event +expected 2xx +got 200/)
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('19 passed, 0 failed')
+  })
+
+  it.skipIf(!HAS_PYTHON)('passes the Python reference receiver, which accepts either secret while rotating', async () => {
+    const receiver = await startNodeProcess([join(ROOT, 'fixtures/receivers/receiver.py'), '0'], READY, { command: 'python3', env: { WEBHOOK_SECRET: `whsec_old_secret_before_rotation,${SECRET}` } })
+    const { code, stdout } = await runCli(['webhook', 'verify', `${receiver.url}/webhooks`, '--secret', SECRET])
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('19 passed, 0 failed')
+    expect(code).toBe(0)
   })
 
   it('fails a receiver that answers 200 to everything, naming each forged case', async () => {
@@ -54,6 +62,14 @@ describe('sandbox webhook verify', () => {
     const report = JSON.parse(stdout)
     expect(report.cases.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['stale timestamp', 'future timestamp'])
     expect(report).toMatchObject({ passed: 17, failed: 2, url: `${receiver.url}/` })
+  })
+
+  it('fails a receiver that verifies a re-serialized body (non-ASCII escaped) instead of the raw bytes', async () => {
+    const receiver = await startScript('test/fixtures/receivers/reserialize.mjs')
+    const { code, stdout } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, '--json'])
+    expect(code).toBe(1)
+    const report = JSON.parse(stdout)
+    expect(report.cases.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['signed sandbox.partner.updated'])
   })
 
   it('exits 2 when the receiver cannot be reached or the secret is missing', async () => {

@@ -43,8 +43,8 @@ export function startServe(args: string[], options: { env?: Record<string, strin
 }
 
 /** A node process that prints a ready line with its URL (a receiver script, `webhook listen`). */
-export function startNodeProcess(args: string[], ready: RegExp, options: { env?: Record<string, string> } = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...options.env } })
+export function startNodeProcess(args: string[], ready: RegExp, options: { env?: Record<string, string>; command?: string } = {}): Promise<ServeProcess> {
+  const child = spawn(options.command ?? process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...options.env } })
   running.add(child)
   let out = ''
   child.stdout!.on('data', (chunk) => { out += chunk })
