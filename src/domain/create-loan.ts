@@ -2,7 +2,7 @@ import type { CreateLoanInput } from '../schemas/create-loan.js'
 import { debitWallet } from './book-updates.js'
 import { createEvent } from './events.js'
 import { issueLoan } from './issue-loan.js'
-import { assertNewLoanWithinLimits } from './loan-math.js'
+import { assertNewLoanWithinLimits, roundNewLoanRequest } from './loan-math.js'
 import type { DomainContext, DomainResult, LoanBook } from './types.js'
 
 /**
@@ -10,7 +10,7 @@ import type { DomainContext, DomainResult, LoanBook } from './types.js'
  * the loan at once. The flow's draft is left alone.
  */
 export function createLoanDirect(book: LoanBook, input: CreateLoanInput, ctx: DomainContext): DomainResult {
-  const request = { ...input, loan_currency: input.loan_currency ?? 'USDT' }
+  const request = roundNewLoanRequest({ ...input, loan_currency: input.loan_currency ?? 'USDT' })
   assertNewLoanWithinLimits(request, ctx.config)
   const wallet = debitWallet(book.wallet, 'BTC', request.collateral_btc)
   const issued = issueLoan({ ...book, wallet }, request, ctx)

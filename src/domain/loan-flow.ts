@@ -6,7 +6,7 @@ import { createEvent } from './events.js'
 import { readTransfer, requireAmount, requireConfirmations, stepOutOfOrder } from './flow-guards.js'
 import { issueLoan, pickPartnerFields } from './issue-loan.js'
 import { findDraft } from './loan-book.js'
-import { assertNewLoanWithinLimits, computeLoanTerms } from './loan-math.js'
+import { assertNewLoanWithinLimits, computeLoanTerms, roundNewLoanRequest } from './loan-math.js'
 import type { ApplicationStatus, DomainContext, DomainResult, LoanApplication, LoanBook } from './types.js'
 import { createSandboxWallet } from './wallets.js'
 
@@ -61,11 +61,11 @@ function assertTargetIsDraft(book: LoanBook, input: LoanFlowInput): void {
 /** Step 1: checks the requested loan and opens a draft with its wallets and calculated terms. */
 function startCollateralTransfer(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
   const action = 'start_collateral_transfer'
-  const request = {
+  const request = roundNewLoanRequest({
     collateral_btc: requireAmount('collateral_btc', input.collateral_btc, action),
     loan_amount: requireAmount('loan_amount', input.loan_amount, action),
     loan_currency: input.loan_currency ?? 'USDT',
-  }
+  })
   assertNewLoanWithinLimits(request, ctx.config)
   const draft = findDraft(book)
   if (draft) {

@@ -1,5 +1,5 @@
 import { SandboxError } from '../errors/sandbox-error.js'
-import { roundPercent, roundUsd } from './money.js'
+import { roundBtc, roundPercent, roundUsd } from './money.js'
 import type { LoanTerms, SandboxConfig } from './types.js'
 
 /** LTV values within this distance above the maximum still pass, so float noise never rejects a loan sized exactly at the limit. */
@@ -72,6 +72,15 @@ export interface NewLoanRequest {
   collateral_btc: number
   loan_amount: number
   loan_currency: string
+}
+
+/**
+ * `request` with its amounts at their precision. The request schema accepts float noise such as
+ * 0.1 + 0.2 as the amount the client meant (money.ts), so it must be rounded before the loan
+ * stores it or is checked against the limits.
+ */
+export function roundNewLoanRequest<T extends NewLoanRequest>(request: T): T {
+  return { ...request, collateral_btc: roundBtc(request.collateral_btc), loan_amount: roundUsd(request.loan_amount) }
 }
 
 /**

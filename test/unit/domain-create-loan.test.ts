@@ -22,6 +22,16 @@ describe('createLoanDirect', () => {
     expect(result.events).toEqual([expect.objectContaining({ type: 'sandbox.loan.issued', data: { object: loan } })])
   })
 
+  it('stores amounts sent with float noise at their precision (0.7 + 0.1 BTC, 19999.99 + 199.99 USDT)', () => {
+    const ctx = createTestContext()
+    const body = { collateral_btc: 0.7 + 0.1, loan_amount: 19_999.99 + 199.99 }
+    const loan = createLoan(createFixtureBook(), body, ctx).book.loans[0]!
+    expect(loan).toMatchObject({ collateral: 0.8, debt: 20_199.98, principal: 20_199.98 })
+    expect(loan.history.slice(0, 2).map((h) => h.amount)).toEqual([0.8, 20_199.98])
+    const app = flowStep(createFixtureBook(), { action: 'start_collateral_transfer', ...body }, ctx).book.applications[0]!
+    expect(app).toMatchObject({ collateral_btc: 0.8, loan_amount: 20_199.98 })
+  })
+
   it('leaves an open draft alone', () => {
     const ctx = createTestContext()
     const drafted = flowStep(createFixtureBook(), { action: 'start_collateral_transfer', ...STANDARD_LOAN }, ctx).book
