@@ -25,8 +25,9 @@ function fresh(event: SandboxEvent): SandboxEvent {
 
 /**
  * decisions.md's battery: every event type correctly signed, then a wrong signature, a tampered
- * body, a missing signature header, a stale and a future timestamp, a malformed `v1=` value, and
- * last a redelivery of an accepted event (same id, fresh timestamp and signature).
+ * body, a missing signature header, a missing timestamp header (two ways), a stale and a future
+ * timestamp, a malformed `v1=` value, and last a redelivery of an accepted event (same id, fresh
+ * timestamp and signature).
  */
 export function buildVerifyBattery(secret: string, events: SandboxEvent[], nowSeconds = Math.floor(Date.now() / 1000)): VerifyCase[] {
   const cases: VerifyCase[] = events.map((event) => ({
@@ -45,6 +46,27 @@ export function buildVerifyBattery(secret: string, events: SandboxEvent[], nowSe
   const unsigned = signed(secret, fresh(sample), nowSeconds)
   const { 'x-service-webhook-signature': _dropped, ...withoutSignature } = unsigned.headers
   cases.push({ name: 'missing signature header', sent: 'no x-service-webhook-signature header', expect: 'non-2xx', body: unsigned.body, headers: withoutSignature })
+  // The timestamp is half of what is signed and the only defence against replay, so a receiver must
+  // require it. Two ways a lax one gets past its absence: signing an empty timestamp (`"." + body`,
+  // what `${header ?? ''}.${body}` computes) and putting its own clock in its place.
+  const emptyStamp = signed(secret, fresh(sample), nowSeconds)
+  const { 'x-service-webhook-timestamp': _noStamp, ...withoutTimestamp } = emptyStamp.headers
+  cases.push({
+    name: 'missing timestamp header (".body" signed)',
+    sent: 'no x-service-webhook-timestamp header; signature over "." + body, an empty timestamp',
+    expect: 'non-2xx',
+    body: emptyStamp.body,
+    headers: { ...withoutTimestamp, 'x-service-webhook-signature': `v1=${computeSignature(secret, '', emptyStamp.body)}` },
+  })
+  const clockStamp = signed(secret, fresh(sample), nowSeconds)
+  const { 'x-service-webhook-timestamp': _alsoNoStamp, ...clockHeaders } = clockStamp.headers
+  cases.push({
+    name: 'missing timestamp header (send time signed)',
+    sent: 'no x-service-webhook-timestamp header; signature over "<send time>." + body',
+    expect: 'non-2xx',
+    body: clockStamp.body,
+    headers: clockHeaders,
+  })
   cases.push({ name: 'stale timestamp', sent: `correctly signed, timestamp ${SKEW_SECONDS} s in the past`, expect: 'non-2xx', ...signed(secret, fresh(sample), nowSeconds - SKEW_SECONDS) })
   cases.push({ name: 'future timestamp', sent: `correctly signed, timestamp ${SKEW_SECONDS} s ahead`, expect: 'non-2xx', ...signed(secret, fresh(sample), nowSeconds + SKEW_SECONDS) })
   const malformed = signed(secret, fresh(sample), nowSeconds)

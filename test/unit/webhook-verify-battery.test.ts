@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
+import { computeSignature, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import { buildSampleEvents } from '../../src/webhook-tools/sample-events.js'
 import { buildVerifyBattery } from '../../src/webhook-tools/verify-battery.js'
@@ -33,6 +33,12 @@ describe('webhook verify battery', () => {
     expect(verdict(byName['wrong signature']!)).toBe('signature_mismatch')
     expect(verdict(byName['tampered body']!)).toBe('signature_mismatch')
     expect(verdict(byName['missing signature header']!)).toBe('missing_header')
+    for (const [name, signedTimestamp] of [['missing timestamp header (".body" signed)', ''], ['missing timestamp header (send time signed)', NOW]] as const) {
+      const item = byName[name]!
+      expect(verdict(item), name).toBe('missing_header')
+      expect(item.headers, name).not.toHaveProperty('x-service-webhook-timestamp')
+      expect(item.headers['x-service-webhook-signature'], name).toBe(`v1=${computeSignature(SECRET, signedTimestamp, item.body)}`)
+    }
     expect(verdict(byName['stale timestamp']!)).toBe('timestamp_too_old')
     expect(verdict(byName['future timestamp']!)).toBe('timestamp_too_new')
     expect(verdict(byName['malformed v1= value']!)).toBe('malformed_signature')
@@ -47,7 +53,8 @@ describe('webhook verify battery', () => {
     const accepted = new Set(events.map((event) => event.id))
     for (const item of battery.filter((item) => item.expect === 'non-2xx')) expect(accepted.has(JSON.parse(item.body).id)).toBe(false)
     expect(battery.filter((item) => item.expect === 'non-2xx').map((item) => item.name)).toEqual([
-      'wrong signature', 'tampered body', 'missing signature header', 'stale timestamp', 'future timestamp', 'malformed v1= value',
+      'wrong signature', 'tampered body', 'missing signature header',
+      'missing timestamp header (".body" signed)', 'missing timestamp header (send time signed)', 'stale timestamp', 'future timestamp', 'malformed v1= value',
     ])
   })
 })
