@@ -24,5 +24,5 @@ export { runScenarios, loadScenarios, loadScenarioFile, parseScenario, selectSce
 export type { RunScenariosOptions, RunReport, ScenarioReport, StepReport, StepFailure, Scenario, ScenarioFile, ScenarioStep, ScenarioProblem } from './scenarios/index.js'
 export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode, type HeaderSource } from './webhooks/signature.js'
 export { verifyReceiver, startWebhookListener, buildVerifyBattery, buildSampleEvents, ReceiverUnreachableError } from './webhook-tools/index.js'
-export type { VerifyReport, VerifyCaseResult, VerifyReceiverOptions, VerifyCase, ReceivedWebhook, WebhookListenerOptions } from './webhook-tools/index.js'
+export type { VerifyReport, VerifyCaseResult, VerifyReceiverOptions, VerifyCase, SignedDelivery, ReceivedWebhook, WebhookListenerOptions } from './webhook-tools/index.js'
 export { buildOpenApiDocument } from './openapi/build-document.js'

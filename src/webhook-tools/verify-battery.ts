@@ -2,19 +2,28 @@ import type { SandboxEvent } from '../domain/types.js'
 import { createId } from '../server/ids.js'
 import { computeSignature, DEFAULT_TOLERANCE_SECONDS, signWebhook } from '../webhooks/signature.js'
 
+/** The bytes and headers of one delivery, as sent. */
+export interface SignedDelivery {
+  body: string
+  headers: Record<string, string>
+}
+
 /** One delivery of the battery and the answer a safe receiver gives it. */
 export interface VerifyCase {
   name: string
   /** What was sent, in a few words, for the report. */
   sent: string
   expect: '2xx' | 'non-2xx'
-  body: string
-  headers: Record<string, string>
+  /**
+   * Signs the delivery as sent at `nowSeconds` (unix seconds). Called just before sending: a case
+   * signed when the battery was built would reach a slow receiver stale, and be refused for that.
+   */
+  sign(nowSeconds: number): SignedDelivery
 }
 
 const SKEW_SECONDS = DEFAULT_TOLERANCE_SECONDS + 300
 
-function signed(secret: string, event: SandboxEvent, timestamp: number, body = JSON.stringify(event)) {
+function signed(secret: string, event: SandboxEvent, timestamp: number, body = JSON.stringify(event)): SignedDelivery {
   return { body, headers: signWebhook({ secret, body, eventId: event.id, eventType: event.type, timestamp }).headers }
 }
 
@@ -23,40 +32,58 @@ function fresh(event: SandboxEvent): SandboxEvent {
   return { ...event, id: createId('evt') }
 }
 
+function withoutHeader(delivery: SignedDelivery, name: string): SignedDelivery {
+  const { [name]: _dropped, ...headers } = delivery.headers
+  return { body: delivery.body, headers }
+}
+
+/** The forged and broken cases, each on a fresh copy of `sample`. */
+function buildBadCases(secret: string, sample: SandboxEvent): VerifyCase[] {
+  const bad = (name: string, sent: string, sign: (now: number) => SignedDelivery): VerifyCase => ({ name, sent, expect: 'non-2xx', sign })
+  const [wrongSecret, tampered, unsigned, emptyStamp, clockStamp, stale, future, malformed] = Array.from({ length: 8 }, () => fresh(sample))
+  const changed = JSON.stringify({ ...tampered!, data: { object: { ...(tampered!.data.object as object), debt: 1 } } })
+  return [
+    bad('wrong signature', 'signed with another secret', (now) => signed(`${secret}_not`, wrongSecret!, now)),
+    bad('tampered body', 'the body changed after signing (debt set to 1)', (now) => ({ body: changed, headers: signed(secret, tampered!, now).headers })),
+    bad('missing signature header', 'no x-service-webhook-signature header', (now) => withoutHeader(signed(secret, unsigned!, now), 'x-service-webhook-signature')),
+    // The timestamp is half of what is signed and the only defence against replay, so a receiver
+    // must require it. Two ways a lax one gets past its absence: signing an empty timestamp
+    // (`"." + body`, what `${header ?? ''}.${body}` computes) and putting its own clock in its place.
+    bad('missing timestamp header (".body" signed)', 'no x-service-webhook-timestamp header; signature over "." + body, an empty timestamp', (now) => {
+      const delivery = withoutHeader(signed(secret, emptyStamp!, now), 'x-service-webhook-timestamp')
+      return { body: delivery.body, headers: { ...delivery.headers, 'x-service-webhook-signature': `v1=${computeSignature(secret, '', delivery.body)}` } }
+    }),
+    bad('missing timestamp header (send time signed)', 'no x-service-webhook-timestamp header; signature over "<send time>." + body', (now) => withoutHeader(signed(secret, clockStamp!, now), 'x-service-webhook-timestamp')),
+    // Offsets from the send time, not from when the battery was built: what the receiver sees is then
+    // exactly this far off its clock however long the earlier cases took.
+    bad('stale timestamp', `correctly signed, timestamp ${SKEW_SECONDS} s in the past`, (now) => signed(secret, stale!, now - SKEW_SECONDS)),
+    bad('future timestamp', `correctly signed, timestamp ${SKEW_SECONDS} s ahead`, (now) => signed(secret, future!, now + SKEW_SECONDS)),
+    bad('malformed v1= value', 'x-service-webhook-signature: v1=<the right hex, truncated and upper-cased>', (now) => {
+      const delivery = signed(secret, malformed!, now)
+      const hex = computeSignature(secret, now, delivery.body)
+      return { body: delivery.body, headers: { ...delivery.headers, 'x-service-webhook-signature': `v1=${hex.slice(0, 40).toUpperCase()}` } }
+    }),
+  ]
+}
+
 /**
  * decisions.md's battery: every event type correctly signed, then a wrong signature, a tampered
- * body, a missing signature header, a stale and a future timestamp, a malformed `v1=` value, and
- * last a redelivery of an accepted event (same id, fresh timestamp and signature).
+ * body, a missing signature header, a missing timestamp header (two ways), a stale and a future
+ * timestamp, a malformed `v1=` value, and last a redelivery of an accepted event (same id, fresh
+ * timestamp and signature). Bodies and ids are fixed here; each case is signed by its `sign`.
  */
-export function buildVerifyBattery(secret: string, events: SandboxEvent[], nowSeconds = Math.floor(Date.now() / 1000)): VerifyCase[] {
+export function buildVerifyBattery(secret: string, events: SandboxEvent[]): VerifyCase[] {
   const cases: VerifyCase[] = events.map((event) => ({
     name: `signed ${event.type}`,
     sent: `a correctly signed ${event.type} (${event.id})`,
     expect: '2xx',
-    ...signed(secret, event, nowSeconds),
+    sign: (now) => signed(secret, event, now),
   }))
   const sample = events.find((event) => event.type === 'sandbox.loan.issued') ?? events[0]!
-  const wrongSecret = fresh(sample)
-  cases.push({ name: 'wrong signature', sent: 'signed with another secret', expect: 'non-2xx', ...signed(`${secret}_not`, wrongSecret, nowSeconds) })
-  const tampered = fresh(sample)
-  const original = signed(secret, tampered, nowSeconds)
-  const changed = JSON.stringify({ ...tampered, data: { object: { ...(tampered.data.object as object), debt: 1 } } })
-  cases.push({ name: 'tampered body', sent: 'the body changed after signing (debt set to 1)', expect: 'non-2xx', body: changed, headers: original.headers })
-  const unsigned = signed(secret, fresh(sample), nowSeconds)
-  const { 'x-service-webhook-signature': _dropped, ...withoutSignature } = unsigned.headers
-  cases.push({ name: 'missing signature header', sent: 'no x-service-webhook-signature header', expect: 'non-2xx', body: unsigned.body, headers: withoutSignature })
-  cases.push({ name: 'stale timestamp', sent: `correctly signed, timestamp ${SKEW_SECONDS} s in the past`, expect: 'non-2xx', ...signed(secret, fresh(sample), nowSeconds - SKEW_SECONDS) })
-  cases.push({ name: 'future timestamp', sent: `correctly signed, timestamp ${SKEW_SECONDS} s ahead`, expect: 'non-2xx', ...signed(secret, fresh(sample), nowSeconds + SKEW_SECONDS) })
-  const malformed = signed(secret, fresh(sample), nowSeconds)
-  const hex = computeSignature(secret, nowSeconds, malformed.body)
-  cases.push({
-    name: 'malformed v1= value',
-    sent: 'x-service-webhook-signature: v1=<the right hex, truncated and upper-cased>',
-    expect: 'non-2xx',
-    body: malformed.body,
-    headers: { ...malformed.headers, 'x-service-webhook-signature': `v1=${hex.slice(0, 40).toUpperCase()}` },
-  })
+  cases.push(...buildBadCases(secret, sample))
   const first = events[0]!
-  cases.push({ name: 'redelivery of an accepted event', sent: `${first.id} again, fresh timestamp and signature`, expect: '2xx', ...signed(secret, first, nowSeconds + 1) })
+  // One second ahead, so its timestamp and signature differ from the first delivery's even when the
+  // whole battery is sent within one second.
+  cases.push({ name: 'redelivery of an accepted event', sent: `${first.id} again, fresh timestamp and signature`, expect: '2xx', sign: (now) => signed(secret, first, now + 1) })
   return cases
 }

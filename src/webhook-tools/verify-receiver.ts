@@ -33,21 +33,27 @@ export interface VerifyReceiverOptions {
   /** Per delivery; default 10 s like the server's deliveries. */
   timeoutMs?: number
   onCase?: (result: VerifyCaseResult) => void
+  /** The clock each case is signed by, in ms like Date.now (tests pass a fake one). */
+  now?: () => number
 }
 
 const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET)\b/
 
 /**
- * Sends the battery to a receiver one case at a time and judges each answer: 2xx for good
- * deliveries and the redelivery, non-2xx for every forged, stale or malformed one.
+ * Sends the battery to a receiver one case at a time, each signed as it is sent, and judges each
+ * answer: 2xx for good deliveries and the redelivery, non-2xx for every forged, stale or malformed one.
  */
 export async function verifyReceiver(options: VerifyReceiverOptions): Promise<VerifyReport> {
   const url = new URL(options.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`receiver URL must be http or https, got ${url.protocol}`)
   const battery = buildVerifyBattery(options.secret, buildSampleEvents())
   const cases: VerifyCaseResult[] = []
+  const now = options.now ?? Date.now
   for (const item of battery) {
-    const outcome = await sendWebhook(url.href, item.body, item.headers, { timeoutMs: options.timeoutMs ?? 10_000 })
+    // Signed now, not when the battery was built: after slow answers (up to --timeout each), a
+    // timestamp taken at the start would be stale and a correct receiver would refuse it.
+    const delivery = item.sign(Math.floor(now() / 1000))
+    const outcome = await sendWebhook(url.href, delivery.body, delivery.headers, { timeoutMs: options.timeoutMs ?? 10_000 })
     if (cases.length === 0 && outcome.statusCode === null && outcome.error && UNREACHABLE.test(outcome.error)) {
       throw new ReceiverUnreachableError(`cannot reach the receiver at ${url.href} (${outcome.error})`)
     }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
+import { computeSignature, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import { buildSampleEvents } from '../../src/webhook-tools/sample-events.js'
-import { buildVerifyBattery } from '../../src/webhook-tools/verify-battery.js'
+import { buildVerifyBattery, type SignedDelivery } from '../../src/webhook-tools/verify-battery.js'
 
 const SECRET = 'whsec_battery_test_secret'
 const NOW = 1_800_000_000
 
-function verdict(item: { body: string; headers: Record<string, string> }): string {
+function verdict(item: SignedDelivery, now = NOW): string {
   try {
-    verifyWebhook({ secret: SECRET, body: item.body, headers: item.headers, now: NOW })
+    verifyWebhook({ secret: SECRET, body: item.body, headers: item.headers, now })
     return 'valid'
   } catch (error) {
     return (error as WebhookVerificationError).code
@@ -18,7 +18,8 @@ function verdict(item: { body: string; headers: Record<string, string> }): strin
 
 describe('webhook verify battery', () => {
   const events = buildSampleEvents(new Date(NOW * 1000))
-  const battery = buildVerifyBattery(SECRET, events, NOW)
+  const battery = buildVerifyBattery(SECRET, events)
+  const byName = Object.fromEntries(battery.map((item) => [item.name, item]))
 
   it('uses real events of every type, built by the server domain', () => {
     expect(new Set(events.map((event) => event.type))).toEqual(new Set(EVENT_TYPES))
@@ -28,26 +29,52 @@ describe('webhook verify battery', () => {
   })
 
   it('signs the good cases correctly and breaks each bad case in exactly the named way', () => {
-    const byName = Object.fromEntries(battery.map((item) => [item.name, item]))
-    for (const item of battery.filter((item) => item.expect === '2xx')) expect(verdict(item), item.name).toBe('valid')
-    expect(verdict(byName['wrong signature']!)).toBe('signature_mismatch')
-    expect(verdict(byName['tampered body']!)).toBe('signature_mismatch')
-    expect(verdict(byName['missing signature header']!)).toBe('missing_header')
-    expect(verdict(byName['stale timestamp']!)).toBe('timestamp_too_old')
-    expect(verdict(byName['future timestamp']!)).toBe('timestamp_too_new')
-    expect(verdict(byName['malformed v1= value']!)).toBe('malformed_signature')
+    for (const item of battery.filter((item) => item.expect === '2xx')) expect(verdict(item.sign(NOW)), item.name).toBe('valid')
+    expect(verdict(byName['wrong signature']!.sign(NOW))).toBe('signature_mismatch')
+    expect(verdict(byName['tampered body']!.sign(NOW))).toBe('signature_mismatch')
+    expect(verdict(byName['missing signature header']!.sign(NOW))).toBe('missing_header')
+    for (const [name, signedTimestamp] of [['missing timestamp header (".body" signed)', ''], ['missing timestamp header (send time signed)', NOW]] as const) {
+      const item = byName[name]!.sign(NOW)
+      expect(verdict(item), name).toBe('missing_header')
+      expect(item.headers, name).not.toHaveProperty('x-service-webhook-timestamp')
+      expect(item.headers['x-service-webhook-signature'], name).toBe(`v1=${computeSignature(SECRET, signedTimestamp, item.body)}`)
+    }
+    expect(verdict(byName['stale timestamp']!.sign(NOW))).toBe('timestamp_too_old')
+    expect(verdict(byName['future timestamp']!.sign(NOW))).toBe('timestamp_too_new')
+    expect(verdict(byName['malformed v1= value']!.sign(NOW))).toBe('malformed_signature')
+  })
+
+  it('takes each timestamp when the case is signed; stale and future keep their offset from that time', () => {
+    // An hour after the battery was built: every good case must still be fresh then.
+    const later = NOW + 3600
+    for (const item of battery.filter((item) => item.expect === '2xx')) {
+      const delivery = item.sign(later)
+      expect(verdict(delivery, later), item.name).toBe('valid')
+      expect(Number(delivery.headers['x-service-webhook-timestamp']) - later, item.name).toBe(item.name.startsWith('redelivery') ? 1 : 0)
+    }
+    expect(byName['stale timestamp']!.sign(later).headers['x-service-webhook-timestamp']).toBe(String(later - 600))
+    expect(byName['future timestamp']!.sign(later).headers['x-service-webhook-timestamp']).toBe(String(later + 600))
+    expect(byName['missing timestamp header (send time signed)']!.sign(later).headers['x-service-webhook-signature']).toBe(
+      `v1=${computeSignature(SECRET, later, byName['missing timestamp header (send time signed)']!.sign(later).body)}`,
+    )
+    // Same bytes and ids whenever signed: only the timestamp and signature move.
+    expect(battery.map((item) => item.sign(later).body)).toEqual(battery.map((item) => item.sign(NOW).body))
   })
 
   it('ends with a redelivery of the first event, and bad cases never reuse an accepted id', () => {
     const redelivery = battery.at(-1)!
     expect(redelivery).toMatchObject({ name: 'redelivery of an accepted event', expect: '2xx' })
-    expect(redelivery.headers['x-service-webhook-id']).toBe(events[0]!.id)
-    expect(redelivery.body).toBe(battery[0]!.body)
-    expect(redelivery.headers['x-service-webhook-timestamp']).not.toBe(battery[0]!.headers['x-service-webhook-timestamp'])
+    const again = redelivery.sign(NOW)
+    const first = battery[0]!.sign(NOW)
+    expect(again.headers['x-service-webhook-id']).toBe(events[0]!.id)
+    expect(again.body).toBe(first.body)
+    expect(again.headers['x-service-webhook-timestamp']).not.toBe(first.headers['x-service-webhook-timestamp'])
     const accepted = new Set(events.map((event) => event.id))
-    for (const item of battery.filter((item) => item.expect === 'non-2xx')) expect(accepted.has(JSON.parse(item.body).id)).toBe(false)
+    for (const item of battery.filter((item) => item.expect === 'non-2xx')) expect(accepted.has(JSON.parse(item.sign(NOW).body).id)).toBe(false)
     expect(battery.filter((item) => item.expect === 'non-2xx').map((item) => item.name)).toEqual([
-      'wrong signature', 'tampered body', 'missing signature header', 'stale timestamp', 'future timestamp', 'malformed v1= value',
+      'wrong signature', 'tampered body', 'missing signature header',
+      'missing timestamp header (".body" signed)', 'missing timestamp header (send time signed)', 'stale timestamp',
+      'future timestamp', 'malformed v1= value',
     ])
   })
 })

@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+import { verifyReceiver } from '../../src/webhook-tools/verify-receiver.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+const SECRET = 'whsec_verify_receiver_fake_clock'
+const SLOW_ANSWER_S = 250
+
+let receiver: TestReceiver | undefined
+afterEach(async () => {
+  await receiver?.close()
+  receiver = undefined
+})
+
+describe('verifyReceiver', () => {
+  it('signs each case when it is sent: a correct receiver answering slowly passes the whole battery', async () => {
+    // One clock for sender and receiver, and every answer "takes" 250 s on it: over 21 cases that
+    // is 87 minutes, far past the 300 s tolerance, in milliseconds of real time.
+    // Starts at the real time, so a battery signed by the real clock at build time (the old way) is
+    // fresh for the first case and then goes stale on this clock: the failure is staleness alone.
+    let clockMs = Date.now()
+    const arrivals: number[] = []
+    receiver = await startReceiver()
+    receiver.respond = ({ body, headers }) => {
+      const now = Math.floor(clockMs / 1000)
+      arrivals.push(now)
+      clockMs += SLOW_ANSWER_S * 1000
+      try {
+        verifyWebhook({ secret: SECRET, body, headers, now })
+        return 200
+      } catch {
+        return 400
+      }
+    }
+    const report = await verifyReceiver({ url: receiver.url, secret: SECRET, now: () => clockMs })
+    expect(report.cases.filter((result) => !result.ok)).toEqual([])
+    expect(report).toMatchObject({ passed: 21, failed: 0 })
+    // Stale and future are still exactly 600 s off the receiver's clock when they arrive.
+    const stamps = receiver.received.map((entry, index) => Number(entry.headers['x-service-webhook-timestamp']) - arrivals[index]!)
+    const at = (name: string) => stamps[report.cases.findIndex((result) => result.name === name)]
+    expect([at('signed sandbox.loan.issued'), at('stale timestamp'), at('future timestamp'), at('redelivery of an accepted event')]).toEqual([0, -600, 600, 1])
+  })
+})
