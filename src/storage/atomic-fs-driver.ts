@@ -109,7 +109,18 @@ export const atomicFsDriver = defineDriver((options: AtomicFsOptions) => {
     hasItem: (key) => fsp.access(path(key)).then(() => true, ignoreMissing(false)),
     getItem: (key) => fsp.readFile(path(key), 'utf8').catch(ignoreMissing(null)),
     setItem: (key, value) => writeFileAtomically(path(key), value, knownDirs),
-    removeItem: (key) => fsp.unlink(path(key)).catch(ignoreMissing(undefined)),
+    async removeItem(key) {
+      await fsp.unlink(path(key)).catch(ignoreMissing(undefined))
+      // Tools (keys reset) may run on a data dir no serve of this version has moved to the flat
+      // layout yet: getKeys lists its nested files, so remove them too, or the next serve moves
+      // them back into place (a reset session returned and its waiting webhooks were sent).
+      const nested = join(base, ...key.split(':'))
+      if (nested === path(key)) return
+      await fsp.unlink(nested).catch((error: NodeJS.ErrnoException) => {
+        // ENOTDIR: a segment of the nested path is a file of the flat layout.
+        if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error
+      })
+    },
     async getKeys(prefix) {
       // Only the namespace directory the prefix names, when it names one; unstorage filters the rest.
       const namespace = prefix ? prefix.split(':')[0]! : ''
