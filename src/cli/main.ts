@@ -60,7 +60,26 @@ function refuseEmptyValues(command: Command): void {
   }
 }
 
-function fail(error: unknown, command: Command | undefined): never {
+/**
+ * Resolves once what was written to stdout and stderr has been handed to the OS. process.exit
+ * drops what a pipe has not taken yet: a failed `sandbox run --json | jq` lost its report after
+ * 65,536 bytes (the pipe's buffer).
+ */
+function drainOutput(): Promise<void> {
+  const drain = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => {
+    if (!stream.writable || stream.writableLength === 0) return resolve()
+    // Writes complete in order: this one's callback runs once every earlier one is out.
+    stream.write('', () => resolve())
+  })
+  return Promise.all([drain(process.stdout), drain(process.stderr)]).then(() => undefined)
+}
+
+async function exitAfterOutput(code: number): Promise<never> {
+  await drainOutput()
+  process.exit(code)
+}
+
+async function fail(error: unknown, command: Command | undefined): Promise<never> {
   const name = (error as Error | undefined)?.name
   // A prompt closed by Ctrl+C, or aborted by a signal (prompt-signals.ts): the signal's exit code.
   if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit((error as Error).cause === 'SIGTERM' ? 143 : 130)
@@ -68,10 +87,10 @@ function fail(error: unknown, command: Command | undefined): never {
   if (known) {
     process.stderr.write(`sandbox: ${escapeControls(known.message, { keepNewlines: true })}\n`)
     if (command) printCliErrorAsJson(command, known)
-    process.exit(known.exitCode)
+    return exitAfterOutput(known.exitCode)
   }
   process.stderr.write(`sandbox: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`)
-  process.exit(1)
+  return exitAfterOutput(1)
 }
 
 /**
@@ -98,6 +117,6 @@ export async function runCli(argv: string[]): Promise<void> {
       // Help and version are successes; every other parse error is a usage error.
       process.exit(error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2)
     }
-    fail(error, activeCommand)
+    await fail(error, activeCommand)
   }
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -58,6 +58,19 @@ describe('sandbox run', () => {
     expect(stderr).toBe('sandbox: 1 of 1 scenario failed\n')
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(junit, 'utf8'))
     expect(xml.testsuites.testsuite.testcase.failure.message).toBe('step 1 (kyt first): status: expected 200, got 409')
+  })
+
+  it('a failed --json run prints its whole report into a pipe, past the pipe\'s 64 KB', async () => {
+    const dir = await tempDir()
+    // Each failed step reports the answer it got (~2 KB of config): 40 make a report of ~80 KB.
+    const failing = (i: number) => ({ name: `config ${i}`, description: 'reads the config', steps: [{ name: 'get config', request: { method: 'GET', path: '/api/sandbox/config' }, expect: { status: 201 } }] })
+    await Promise.all(Array.from({ length: 40 }, (_, i) => writeFile(join(dir, `config-${i}.json`), JSON.stringify(failing(i)))))
+    // Through a shell pipe, as `| jq` gets it (node's own stdio pipes are sockets with a larger
+    // buffer), whose reader starts late: the pipe is full when the run ends, as with a busy reader.
+    const piped = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" run --dir "${dir}" --json | (sleep 0.5; cat); exit \${PIPESTATUS[0]}`], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    expect(piped.status).toBe(1)
+    expect(piped.stdout.length).toBeGreaterThan(65_536)
+    expect(JSON.parse(piped.stdout)).toMatchObject({ passed: 0, failed: 40 })
   })
 
   it('--bail names the scenarios it did not run, and JUnit carries the step notes', async () => {
