@@ -105,6 +105,21 @@ describe('sandbox run scenarios', () => {
     }
   })
 
+  it('every shipped scenario passes on a key that already holds a loan of its own, and leaves that loan as it was', async () => {
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const own = await api.post('/api/sandbox/loans', { collateral_btc: 0.05, loan_amount: 2000 }, { idempotencyKey: 'partners-own-loan' })
+    expect(own.status).toBe(200)
+    const ownLoan = own.body.activeLoans.at(-1)
+    const report = await runScenarios(await loadScenarios(SHIPPED_SCENARIOS_DIR), { baseUrl: listener.url, apiKey: api.key, includeLocalOnly: true })
+    const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `${s.id}: ${s.error ?? JSON.stringify(s.steps.find((step) => !step.ok))}`)
+    expect(failures).toEqual([])
+    const after = (await api.get('/api/sandbox/loans')).body
+    expect(after.activeLoans).toEqual([ownLoan])
+    expect(after.wallet.BTC).toBe(own.body.wallet.BTC)
+  })
+
   it('refuses at load time an Idempotency-Key an HTTP header cannot carry, and fails the step (not the connection) when a variable makes one', async () => {
     expect(() => parseScenario('scenarios/bad.json', JSON.stringify({ name: 'n', description: 'd', steps: [
       { request: { method: 'POST', path: '/api/sandbox/loans', body: {}, idempotency_key: 'ключ-1' } },
