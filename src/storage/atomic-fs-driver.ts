@@ -34,30 +34,46 @@ function keyOfPath(base: string, path: string): string {
 }
 
 /**
- * Readies a data dir in one walk of it: deletes the temp files a crash left behind (they never
- * hold committed data), and moves files of the nested layout of earlier versions
- * (`session/k1/default`) to their flat names (`session/k1~default`), removing the emptied
- * directories. Returns how many files it deleted and moved.
+ * Readies a data dir for the server that owns it: deletes the temp files a crash left behind
+ * (they never hold committed data), and moves files of the nested layout of earlier versions
+ * (`session/k1/default`) to their flat names (`session/k1~default`, flattenNestedLayout).
+ * Returns how many files it deleted and moved.
  */
 export async function tidyDataDir(base: string): Promise<{ removed: number; moved: number }> {
   let removed = 0
-  let moved = 0
-  const nestedDirs = new Set<string>()
   for (const entry of await fsp.readdir(base, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name)
-    const depth = relative(base, path).split(sep).length
-    if (entry.isDirectory()) {
-      if (depth === 2) nestedDirs.add(path)
-    } else if (entry.isFile() && entry.name.endsWith(TEMP_SUFFIX)) {
-      await fsp.unlink(path).catch(() => {})
-      removed++
-    } else if (entry.isFile() && depth > 2) {
-      await fsp.rename(path, resolveStoragePath(base, keyOfPath(base, path)))
-      moved++
+    if (!entry.isFile() || !entry.name.endsWith(TEMP_SUFFIX)) continue
+    await fsp.unlink(join(entry.parentPath, entry.name)).catch(() => {})
+    removed++
+  }
+  return { removed, moved: await flattenNestedLayout(base) }
+}
+
+/**
+ * Moves the files of the nested layout of earlier versions to their flat names, without touching
+ * anything else: what tools (`keys reset`, `logs`) do on a data dir they do not own, where deleting
+ * temp files could hit a running server's writes. Nested files mean no server of this version has
+ * opened the dir yet (it would have moved them), so no server of this version can be writing them.
+ * Without it a tool listed such files (getKeys walks every level) but read and removed flat names:
+ * `keys reset` deleted nothing, and the next serve brought the session and its webhooks back.
+ */
+export async function flattenNestedLayout(base: string): Promise<number> {
+  let moved = 0
+  for (const namespace of await fsp.readdir(base, { withFileTypes: true })) {
+    if (!namespace.isDirectory()) continue
+    for (const entry of await fsp.readdir(join(base, namespace.name), { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue
+      const dir = join(base, namespace.name, entry.name)
+      for (const file of await fsp.readdir(dir, { recursive: true, withFileTypes: true })) {
+        if (!file.isFile() || file.name.endsWith(TEMP_SUFFIX)) continue
+        const path = join(file.parentPath, file.name)
+        // Another tool moving the same dir at the same moment got there first: nothing lost.
+        await fsp.rename(path, resolveStoragePath(base, keyOfPath(base, path))).then(() => moved++, ignoreMissing(undefined))
+      }
+      await fsp.rm(dir, { recursive: true, force: true })
     }
   }
-  for (const dir of nestedDirs) await fsp.rm(dir, { recursive: true })
-  return { removed, moved }
+  return moved
 }
 
 /**
@@ -109,18 +125,7 @@ export const atomicFsDriver = defineDriver((options: AtomicFsOptions) => {
     hasItem: (key) => fsp.access(path(key)).then(() => true, ignoreMissing(false)),
     getItem: (key) => fsp.readFile(path(key), 'utf8').catch(ignoreMissing(null)),
     setItem: (key, value) => writeFileAtomically(path(key), value, knownDirs),
-    async removeItem(key) {
-      await fsp.unlink(path(key)).catch(ignoreMissing(undefined))
-      // Tools (keys reset) may run on a data dir no serve of this version has moved to the flat
-      // layout yet: getKeys lists its nested files, so remove them too, or the next serve moves
-      // them back into place (a reset session returned and its waiting webhooks were sent).
-      const nested = join(base, ...key.split(':'))
-      if (nested === path(key)) return
-      await fsp.unlink(nested).catch((error: NodeJS.ErrnoException) => {
-        // ENOTDIR: a segment of the nested path is a file of the flat layout.
-        if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error
-      })
-    },
+    removeItem: (key) => fsp.unlink(path(key)).catch(ignoreMissing(undefined)),
     async getKeys(prefix) {
       // Only the namespace directory the prefix names, when it names one; unstorage filters the rest.
       const namespace = prefix ? prefix.split(':')[0]! : ''

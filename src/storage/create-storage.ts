@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { createCompactMemoryDriver } from './memory-driver.js'
-import { atomicFsDriver, tidyDataDir } from './atomic-fs-driver.js'
+import { atomicFsDriver, flattenNestedLayout, tidyDataDir } from './atomic-fs-driver.js'
 import { journaledFsDriver } from './journaled-fs-driver.js'
 import { recoverJournals } from './journal-files.js'
 import { lockDataDir } from './data-dir-lock.js'
@@ -108,5 +108,9 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
     return createRedisStorage(options.url, { onStatus: options.onStatus, owner: options.owner })
   }
   const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false)
-  return options.owner ? openOwnedDataDir(base) : createStorage({ driver: atomicFsDriver({ base }) })
+  if (options.owner) return openOwnedDataDir(base)
+  await flattenNestedLayout(base).catch((error: Error) => {
+    throw new StorageError(`could not move the files of an earlier layout in ${base}: ${error.message}`, { cause: error })
+  })
+  return createStorage({ driver: atomicFsDriver({ base }) })
 }

@@ -20,6 +20,10 @@ describe('sandbox keys reset on a data dir of the nested layout', () => {
 
     // What the CLI's reset does with no server running: storage it does not own.
     const tool = await createSandboxStorage({ kind: 'fs', dataDir: join(dir, 'data') })
+    // What it lists it can read (`sandbox logs` before the first serve of this version).
+    const listed = await tool.getKeys('session')
+    expect(listed).toHaveLength(2)
+    for (const key of listed) expect(await tool.getItemRaw(key)).not.toBeNull()
     await deleteSessionData(tool, reset.key, reset.session_id)
     await tool.dispose()
 
