@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage'
-import type { Balances, LoanBook, SandboxConfig } from '../domain/types.js'
+import type { Balances, SandboxConfig } from '../domain/types.js'
 import { createLoanBook, revalueActiveLoans } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
 import { guardStorage, StorageError } from '../storage/storage-error.js'
@@ -9,7 +9,7 @@ import type { Delivery } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
 import { createIdempotencyBatches } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
-import { sessionSlotOf, principalOfSlot, type IdempotencyRecord, type SessionDoc, type SessionPatch } from './session-doc.js'
+import { sessionSlotOf, principalOfSlot, type SessionDoc, type SessionPatch } from './session-doc.js'
 
 /**
  * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
@@ -187,20 +187,13 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     await save(principal, await load(principal))
   }
 
-  /** The live record of an Idempotency-Key, from the document or a batch file (idempotency-batches.ts). */
-  function findIdempotencyRecord(principal: Principal, doc: SessionDoc, key: string, now: number): Promise<IdempotencyRecord | undefined> {
-    return batches.find(principal, doc, key, now)
+  return {
+    load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc,
+    /** The live record of an Idempotency-Key, from the document or a batch file (idempotency-batches.ts). */
+    findIdempotencyRecord: batches.find,
+    /** The stored answer body (JSON text) of a record; `book` is the session's book now, which loan-state parts are read against. */
+    readStoredResponse: batches.readAnswer,
   }
-
-  /**
-   * The stored answer body (JSON text) of a record; `book` is the session's book now, which
-   * loan-state parts are read against.
-   */
-  function readStoredResponse(principal: Principal, record: IdempotencyRecord, book: LoanBook): Promise<string> {
-    return batches.readAnswer(principal, record, book)
-  }
-
-  return { load, save, stage, patch, remove, listStaged, listPatched, flushStaged, findIdempotencyRecord, readStoredResponse, readSpilled, listSpilled, removeSpilled, createSessionDoc }
 }
 
 /** A store made by createSessionStore. */
