@@ -246,7 +246,11 @@ async function scenarioRun() {
   }
 }
 
-const ratio = (a, b) => Math.round((a / b) * 100) / 100
+// Exact: targets are checked on this, and only the printed figure is rounded (0.899 is not 0.9x).
+const ratio = (a, b) => a / b
+
+/** A figure as printed: numbers to three decimals at most. */
+const showFigure = (value) => (typeof value === 'number' ? Math.round(value * 1000) / 1000 : value)
 
 /** Figures of several turns of one load as one: requests over time, the worst p99. */
 function combineTurns(name, turns) {
@@ -434,7 +438,7 @@ async function main() {
   const targets = [
     ['GET config vs raw node:http', ratio(r.memory_config.requests_per_s, r.raw_config.requests_per_s), '>= 0.5x', (v) => v >= 0.5],
     ['fs loan-flow POSTs, req/s at saturation', r.fs_flows.requests_per_s, '>= 1500', (v) => v >= 1500],
-    ['fs loan-flow POSTs paced at 1500/s: achieved req/s', r.fs_flows_1500.requests_per_s, '>= 1500', (v) => v >= 1470],
+    ['fs loan-flow POSTs paced at 1500/s: achieved req/s', r.fs_flows_1500.requests_per_s, '>= 1470 (98% of the 1500 offered)', (v) => v >= 1470],
     ['fs loan-flow POSTs paced at 1500/s: p99 ms', r.fs_flows_1500.p99_ms, '< 30', (v) => v < 30],
     ['server RSS 10 s after the runs, MB (memory storage)', results.memory_rss_settled_mb, '< 150', (v) => v < 150],
     ['server RSS 10 s after the runs, MB (fs storage)', results.fs_rss_settled_mb, '< 150', (v) => v < 150],
@@ -452,7 +456,7 @@ async function main() {
     ['sandbox --help vs node -e 0', ratio(results.startup.help_ms, results.startup.node_ms), '< 1.6x', (v) => v < 1.6],
     ['non-2xx answers in all runs', Object.values(r).reduce((sum, run) => sum + run.non_2xx + run.errors, 0), '0', (v) => v === 0],
   ]
-  results.targets = targets.map(([name, value, target, pass]) => ({ name, value, target, pass: pass(value) }))
+  results.targets = targets.map(([name, value, target, pass]) => ({ name, value: showFigure(value), target, pass: pass(value) }))
   console.log('\n| measure | value | target | |\n|---|---|---|---|')
   for (const row of results.targets) console.log(`| ${row.name} | ${row.value} | ${row.target} | ${row.pass ? 'ok' : 'MISSED'} |`)
   console.log(`\nmemory: GET config ${r.memory_config.requests_per_s}/s, GET loans ${r.memory_loans.requests_per_s}/s, flow POSTs ${r.memory_flows.requests_per_s}/s (p99 ${r.memory_flows.p99_ms} ms)`)
