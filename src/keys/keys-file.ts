@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import { dirname } from 'node:path'
+import { decodeJsonBytes, describeReadError, parseJsonText } from '../json-text/read-json-text.js'
 import { KeysError } from './keys-error.js'
 
 /** One registered sandbox API key. */
@@ -119,20 +120,24 @@ function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
   }
 }
 
-/** Reads a keys file; a missing file is an empty one. Throws an Error naming the file otherwise. */
+/**
+ * Reads a keys file; a missing file is an empty one. Throws a KeysError naming the file otherwise
+ * (a UTF-8 byte order mark and CRLF line ends, from editors on Windows, are read as any other).
+ */
 export async function readKeysFile(path: string): Promise<KeysFile> {
-  let text: string
+  let bytes: Buffer
   try {
-    text = await fsp.readFile(path, 'utf8')
+    bytes = await fsp.readFile(path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, keys: [] }
-    throw new KeysError(`cannot read keys file ${path}: ${(error as Error).message}`, { cause: error })
+    throw new KeysError(`cannot read keys file ${path}: ${describeReadError(error)}`, { cause: error })
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    parsed = parseJsonText(decodeJsonBytes(bytes))
   } catch (error) {
-    throw new KeysError(`keys file ${path} is not valid JSON: ${(error as Error).message}`)
+    const empty = bytes.length === 0 ? '; delete it ("sandbox keys create" makes a new one) or write {"version": 1, "keys": []} into it' : ''
+    throw new KeysError(`keys file ${path}: ${(error as Error).message}${empty}`, { cause: error })
   }
   return normalizeKeysFile(path, parsed)
 }

@@ -26,18 +26,22 @@ function parsePort(text: string): number {
   return port
 }
 
+/** The `--config` file's JSON: a byte order mark and CRLF are fine, a syntax error says its line. */
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  let text: string
+  const { decodeJsonBytes, describeReadError, parseJsonText } = await import('../../json-text/read-json-text.js')
+  let bytes: Buffer
   try {
-    text = await readFile(path, 'utf8')
+    bytes = await readFile(path)
   } catch (error) {
-    throw new CliError(`cannot read --config ${path}: ${(error as Error).message}`)
+    throw new CliError(`cannot read --config ${path}: ${describeReadError(error)}`, { cause: error })
   }
+  let text: string
   let config: Record<string, unknown>
   try {
-    config = JSON.parse(text) as Record<string, unknown>
+    text = decodeJsonBytes(bytes)
+    config = parseJsonText(text) as Record<string, unknown>
   } catch (error) {
-    throw new CliError(`--config ${path} is not valid JSON: ${(error as Error).message}`)
+    throw new CliError(`--config ${path}: ${(error as Error).message}`, { cause: error })
   }
   // A figure set twice would start the server on the last one without a word: refuse, as for scenarios.
   const { describeDuplicateKey, findDuplicateKeys } = await import('../../scenarios/find-duplicate-keys.js')

@@ -1,0 +1,59 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runCli, killAll, startServe } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+afterEach(() => killAll())
+const tempDir = useTempDirs('sandbox-inputs')
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf])
+/** What Notepad on Windows saves: a byte order mark, CRLF line ends. */
+const asWindows = (text: string) => Buffer.concat([BOM, Buffer.from(text.replaceAll('\n', '\r\n'))])
+/** A folder name partners have: spaces, URL-special characters and non-ASCII. */
+const AWKWARD = 'Partner Projects #1 %41 ?q é 日本'
+
+describe('input files written on other machines, in awkward folders', () => {
+  it('serve reads a --config and --keys saved by a Windows editor, in a folder with spaces, #, %, é and 日本', async () => {
+    const dir = join(await tempDir(), AWKWARD)
+    await mkdir(dir)
+    const keys = join(dir, 'keys.json')
+    const created = await runCli(['keys', 'create', '--keys', keys, '--label', 'ci'])
+    expect(created.code).toBe(0)
+    const key = /sk_sandbox_\w+/.exec(created.stdout)![0]
+    await writeFile(keys, asWindows(await readFile(keys, 'utf8')))
+    const config = join(dir, 'config.json')
+    await writeFile(config, asWindows('{\n\t"rates": {\n\t\t"btc_usd": 61234\n\t}\n}\n'))
+    const serve = await startServe(['--port', '0', '--quiet', '--config', config, '--keys', keys, '--data-dir', join(dir, 'data')])
+    const answer = await fetch(`${serve.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })
+    expect(answer.status).toBe(200)
+    expect(JSON.stringify(await answer.json())).toContain('61234')
+    expect(await serve.stop()).toBe(0)
+    // sandbox keys reads (and rewrites) the same file.
+    expect((await runCli(['keys', 'list', '--keys', keys])).stdout).toContain(' ci ')
+  })
+
+  it('serve names the --config file and the line and column of a mistake in it, CRLF and BOM or not', async () => {
+    const dir = await tempDir()
+    const write = async (name: string, bytes: Buffer) => {
+      await writeFile(join(dir, name), bytes)
+      return join(dir, name)
+    }
+    const cases: Array<[string, string]> = [
+      [await write('comma.json', asWindows('{\n  "rates": {\n    "btc_usd": 60000,\n  }\n}\n')), ': not valid JSON (line 3, column 21): a comma before }; JSON allows no trailing comma'],
+      [await write('utf16.json', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"rates": {}}', 'utf16le')])), ': is UTF-16, not UTF-8; save it as UTF-8 (in most editors: "Save with encoding" or the encoding in the status bar)'],
+      [await write('empty.json', Buffer.alloc(0)), ': is empty'],
+    ]
+    for (const [file, message] of cases) {
+      expect(await runCli(['serve', '--port', '0', '--storage', 'memory', '--config', file])).toMatchObject({ code: 2, stdout: '', stderr: `sandbox: --config ${file}${message}\n` })
+    }
+    expect(await runCli(['serve', '--port', '0', '--storage', 'memory', '--config', dir])).toMatchObject({ code: 2, stderr: `sandbox: cannot read --config ${dir}: it is a directory, not a file\n` })
+  })
+
+  it('run refuses a directory given as a scenario file with exit 2 and what to do, not a stack', async () => {
+    const dir = join(await tempDir(), 'folder.json')
+    await mkdir(dir)
+    const { code, stdout, stderr } = await runCli(['run', dir])
+    expect({ code, stdout, stderr }).toEqual({ code: 2, stdout: '', stderr: `sandbox: ${dir}: it is a directory, not a file (a directory of scenarios goes to --dir)\n` })
+  })
+})
