@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, killAll, startServe } from '../helpers/cli.js'
@@ -48,6 +48,23 @@ describe('input files written on other machines, in awkward folders', () => {
       expect(await runCli(['serve', '--port', '0', '--storage', 'memory', '--config', file])).toMatchObject({ code: 2, stdout: '', stderr: `sandbox: --config ${file}${message}\n` })
     }
     expect(await runCli(['serve', '--port', '0', '--storage', 'memory', '--config', dir])).toMatchObject({ code: 2, stderr: `sandbox: cannot read --config ${dir}: it is a directory, not a file\n` })
+  })
+
+  it('puts --flag=~/path (which no shell expands) in the home directory, not in a folder named ~', async () => {
+    const home = join(await tempDir(), 'home é')
+    const cwd = await tempDir()
+    await mkdir(home)
+    const env = { HOME: home, USERPROFILE: home }
+    const created = await runCli(['keys', 'create', '--keys=~/keys.json'], { env, cwd })
+    expect(created).toMatchObject({ code: 0, stderr: expect.stringContaining(`added to ${join(home, 'keys.json')}; use it with: sandbox serve --keys ${join(home, 'keys.json')}`) })
+    expect(await readdir(cwd)).toEqual([])
+    expect((await runCli(['keys', 'list'], { env: { ...env, SANDBOX_KEYS_FILE: '~/keys.json' }, cwd })).stdout).toMatch(/^sk_sandbox_/m)
+    const serve = await startServe(['--port', '0', '--quiet', '--keys=~/keys.json', '--data-dir=~/data'], { env })
+    expect(serve.output()).toContain(`(storage fs ${join(home, 'data')}, keys ${join(home, 'keys.json')}, `)
+    expect(await serve.stop()).toBe(0)
+    expect((await runCli(['openapi', '--output=~/api/openapi.json'], { env, cwd })).code).toBe(0)
+    expect((await readdir(home)).sort()).toEqual(['api', 'data', 'keys.json'])
+    expect(await readdir(cwd)).toEqual([])
   })
 
   it('run refuses a directory given as a scenario file with exit 2 and what to do, not a stack', async () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
+import { expandHome } from '../expand-home.js'
 import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
@@ -104,7 +105,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const host = flags.host ?? process.env.SANDBOX_HOST ?? '127.0.0.1'
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)
-  const keysFile = flags.keys ?? process.env.SANDBOX_KEYS_FILE
+  const envKeysFile = process.env.SANDBOX_KEYS_FILE
+  const keysFile = flags.keys ?? (envKeysFile === undefined ? undefined : expandHome(envKeysFile))
   let rateLimit: ReturnType<typeof parseRateLimit>
   try {
     rateLimit = parseRateLimit(flags.rateLimit ?? process.env.SANDBOX_RATE_LIMIT ?? '120/60')
