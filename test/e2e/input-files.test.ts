@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -65,6 +66,26 @@ describe('input files written on other machines, in awkward folders', () => {
     expect((await runCli(['openapi', '--output=~/api/openapi.json'], { env, cwd })).code).toBe(0)
     expect((await readdir(home)).sort()).toEqual(['api', 'data', 'keys.json'])
     expect(await readdir(cwd)).toEqual([])
+  })
+
+  it('webhook sign signs the exact bytes of a UTF-8 body, and refuses one curl would send differently from what it signed', async () => {
+    const secret = 'whsec_inputs_test'
+    const event = '{"id": "evt_1", "type": "partner.updated",\r\n "data": {"name": "Café 日本"}}\r\n'
+    const signed = await runCli(['webhook', 'sign', '--secret', secret, '--timestamp', '1700000000', '--json'], { input: Buffer.from(event) })
+    expect(signed.code).toBe(0)
+    const hmac = createHmac('sha256', secret).update(Buffer.concat([Buffer.from('1700000000.'), Buffer.from(event)])).digest('hex')
+    expect(JSON.parse(signed.stdout)['x-service-webhook-signature']).toBe(`v1=${hmac}`)
+    const refused: Array<[Buffer, string]> = [
+      // "Café" saved as Windows-1252: it was read as U+FFFD and signed so, and no receiver could match.
+      [Buffer.from(event, 'latin1'), 'the body on standard input is not valid UTF-8 (line 2, column 23: a character of another code page, such as Windows-1252?); save it as UTF-8'],
+      [Buffer.concat([BOM, Buffer.from(event)]), 'the body on standard input starts with a UTF-8 byte order mark (Notepad adds one): curl would send it and a receiver\'s JSON parser refuses it; save the file as UTF-8 without a BOM\n'],
+      [Buffer.from('{"id": "evt_1",\r\n "type": x}'), 'the body on standard input is not valid JSON (line 2, column 10): Unexpected token \'x\'; sign the exact event body you will send\n'],
+    ]
+    for (const [input, message] of refused) {
+      const { code, stdout, stderr } = await runCli(['webhook', 'sign', '--secret', secret], { input })
+      expect({ code, stdout }).toEqual({ code: 2, stdout: '' })
+      expect(stderr).toContain(`sandbox: ${message}`)
+    }
   })
 
   it('run refuses a directory given as a scenario file with exit 2 and what to do, not a stack', async () => {
