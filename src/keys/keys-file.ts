@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { decodeJsonBytes, describeReadError, parseJsonText } from '../json-text/read-json-text.js'
 import { KeysError } from './keys-error.js'
 
@@ -142,11 +142,28 @@ export async function readKeysFile(path: string): Promise<KeysFile> {
   return normalizeKeysFile(path, parsed)
 }
 
+/**
+ * The file a write to PATH must replace: PATH, or the file its symbolic links lead to. Renamed
+ * over the link itself, the new keys went into a plain file beside the link, and the file a
+ * `serve --keys` on the target reads never got them. A link to a missing file leads there too.
+ */
+async function resolveLinks(path: string): Promise<string> {
+  let target = path
+  for (let hops = 0; hops < 40; hops++) {
+    const info = await fsp.lstat(target).catch(() => undefined)
+    if (!info?.isSymbolicLink()) return target
+    target = resolve(dirname(target), await fsp.readlink(target))
+  }
+  throw Object.assign(new Error(`too many symbolic links from ${path}`), { code: 'ELOOP' })
+}
+
 /** Writes a keys file atomically (temp file, fsync, rename), so a running server never reads half of it. */
 export async function writeKeysFile(path: string, file: KeysFile): Promise<void> {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  let temp: string | undefined
   try {
-    await fsp.mkdir(dirname(path), { recursive: true })
+    const target = await resolveLinks(path)
+    temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+    await fsp.mkdir(dirname(target), { recursive: true })
     const handle = await fsp.open(temp, 'w', 0o600)
     try {
       await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)
@@ -154,9 +171,9 @@ export async function writeKeysFile(path: string, file: KeysFile): Promise<void>
     } finally {
       await handle.close()
     }
-    await fsp.rename(temp, path)
+    await fsp.rename(temp, target)
   } catch (error) {
-    await fsp.rm(temp, { force: true }).catch(() => {})
+    if (temp) await fsp.rm(temp, { force: true }).catch(() => {})
     throw new KeysError(`cannot write keys file ${path}: ${(error as Error).message}`, { cause: error })
   }
 }

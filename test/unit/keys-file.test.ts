@@ -1,4 +1,4 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -89,6 +89,26 @@ describe('readKeysFile and writeKeysFile', () => {
       await expect(readKeysFile(path)).rejects.toThrow(`keys file ${path}${message}`)
     }
     await expect(readKeysFile(dir)).rejects.toThrow(`cannot read keys file ${dir}: it is a directory, not a file`)
+  })
+
+  it('writes through a symbolic link to the file it leads to, and leaves the link a link', async () => {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'dotfiles'))
+    const target = join(dir, 'dotfiles', 'keys.json')
+    await writeKeysFile(target, { version: 1, keys: [recordWith({ label: 'first' })] })
+    const link = join(dir, 'keys link.json')
+    await symlink('dotfiles/keys.json', link)
+    const file = await readKeysFile(link)
+    await writeKeysFile(link, { version: 1, keys: [...file.keys, recordWith({ label: 'second' })] })
+    expect((await lstat(link)).isSymbolicLink()).toBe(true)
+    expect((await readKeysFile(target)).keys.map((record) => record.label)).toEqual(['first', 'second'])
+    // A link to a file not made yet makes that file.
+    const dangling = join(dir, 'later.json')
+    await symlink(join(dir, 'dotfiles', 'later-target.json'), dangling)
+    await writeKeysFile(dangling, { version: 1, keys: [recordWith({ label: 'third' })] })
+    expect((await lstat(dangling)).isSymbolicLink()).toBe(true)
+    expect((await readKeysFile(join(dir, 'dotfiles', 'later-target.json'))).keys[0]!.label).toBe('third')
+    expect((await readdir(join(dir, 'dotfiles'))).sort()).toEqual(['keys.json', 'later-target.json'])
   })
 
   it('rejects malformed files with an error naming the file and the problem', async () => {
