@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, readlink } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
@@ -156,9 +156,11 @@ async function readScenarioText(file: string): Promise<string> {
     return decodeJsonBytes(await readFile(resolve(file)))
   } catch (error) {
     if (error instanceof JsonTextError) throw new ScenarioFileError([{ file, message: error.message }])
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
-      throw new ScenarioFileError([{ file, message: `${describeReadError(error)} (a directory of scenarios goes to --dir)` }])
-    }
+    const { code } = error as NodeJS.ErrnoException
+    if (code === 'EISDIR') throw new ScenarioFileError([{ file, message: `${describeReadError(error)} (a directory of scenarios goes to --dir)` }])
+    if (code === 'ELOOP') throw new ScenarioFileError([{ file, message: `cannot be read: ${describeReadError(error)}` }])
+    const link = code === 'ENOENT' ? await readlink(file).catch(() => undefined) : undefined
+    if (link !== undefined) throw new ScenarioFileError([{ file, message: `is a symbolic link to ${link}, which does not exist` }])
     throw error
   }
 }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, killAll, startServe } from '../helpers/cli.js'
@@ -88,10 +88,13 @@ describe('input files written on other machines, in awkward folders', () => {
     }
   })
 
-  it('run refuses a directory given as a scenario file with exit 2 and what to do, not a stack', async () => {
+  it('run refuses a directory or a link loop given as a scenario file with exit 2 and what to do, not a stack', async () => {
     const dir = join(await tempDir(), 'folder.json')
     await mkdir(dir)
     const { code, stdout, stderr } = await runCli(['run', dir])
     expect({ code, stdout, stderr }).toEqual({ code: 2, stdout: '', stderr: `sandbox: ${dir}: it is a directory, not a file (a directory of scenarios goes to --dir)\n` })
+    const loop = join(dir, 'loop.json')
+    await symlink('loop.json', loop)
+    expect(await runCli(['run', loop])).toEqual({ code: 2, stdout: '', stderr: `sandbox: ${loop}: cannot be read: a symbolic link loop\n` })
   })
 })

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
 import { findJsonErrorOffset } from '../../src/json-text/find-json-error.js'
-import { loadScenarioFile, loadScenarios, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { formatProblem, loadScenarioFile, loadScenarios, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { problemsOf } from '../helpers/scenario-problems.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
 import type { RunReport } from '../../src/scenarios/report-types.js'
@@ -81,6 +81,21 @@ describe('scenario files', () => {
     // From a directory, every file's problem at once, in name order.
     const problems = await loadScenarios(dir).catch((error: ScenarioFileError) => error.problems.map((problem) => problem.message))
     expect(problems).toEqual([1, 3, 2, 0].map((index) => expect.stringContaining(files[index]![2])))
+  })
+
+  it('names a dangling symbolic link and a link loop among the files of a directory, with the others\' problems', async () => {
+    const dir = await scenarioDir()
+    await writeFile(join(dir, 'fine.json'), JSON.stringify(valid))
+    await writeFile(join(dir, 'empty.json'), '')
+    await symlink('gone.json', join(dir, 'broken.json'))
+    await symlink('loop.json', join(dir, 'loop.json'))
+    const problems = await loadScenarios(dir).catch((error: ScenarioFileError) => error.problems.map(formatProblem))
+    expect(problems).toEqual([
+      `${join(dir, 'broken.json')}: is a symbolic link to gone.json, which does not exist`,
+      `${join(dir, 'empty.json')}: is empty`,
+      `${join(dir, 'loop.json')}: cannot be read: a symbolic link loop`,
+    ])
+    await expect(loadScenarioFile(join(dir, 'loop.json'))).rejects.toThrow(ScenarioFileError)
   })
 
   it('reads a scenario saved with CRLF, tabs and a byte order mark from a path with spaces, # and %', async () => {
