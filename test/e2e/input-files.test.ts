@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, killAll, startServe } from '../helpers/cli.js'
@@ -12,6 +13,7 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 /** What Notepad on Windows saves: a byte order mark, CRLF line ends. */
 const asWindows = (text: string) => Buffer.concat([BOM, Buffer.from(text.replaceAll('\n', '\r\n'))])
 /** A folder name partners have: spaces, URL-special characters and non-ASCII. */
+const REPO = join(import.meta.dirname, '../..')
 const AWKWARD = 'Partner Projects #1 %41 ?q é 日本'
 
 describe('input files written on other machines, in awkward folders', () => {
@@ -86,6 +88,20 @@ describe('input files written on other machines, in awkward folders', () => {
       expect({ code, stdout }).toEqual({ code: 2, stdout: '' })
       expect(stderr).toContain(`sandbox: ${message}`)
     }
+  })
+
+  it('runs from an install folder with spaces, #, %, ? and non-ASCII (file URLs of its own files stay right)', async () => {
+    // The package finds fixtures, scenarios and package.json from import.meta.url: a path taken
+    // from a URL without fileURLToPath would keep %23 for # and %25 for %, and find nothing.
+    const root = join(await tempDir(), 'tools #1 %41 ?q é 日本', 'partner-sandbox')
+    await mkdir(root, { recursive: true })
+    for (const part of ['bin', 'dist', 'fixtures', 'scenarios', 'package.json']) await cp(join(REPO, part), join(root, part), { recursive: true })
+    await symlink(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir')
+    const bin = join(root, 'bin', 'sandbox.js')
+    const version = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' })
+    expect(version.stdout).toBe(`${JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version}\n`)
+    const run = spawnSync(process.execPath, [bin, 'run', 'direct-loan'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    expect([run.status, run.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, '1 passed, 0 failed'])
   })
 
   it('run refuses a directory or a link loop given as a scenario file with exit 2 and what to do, not a stack', async () => {
