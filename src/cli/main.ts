@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
 import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, toCliError } from './cli-error.js'
 import { escapeControls } from './escape-controls.js'
+import { expandHomeInPathOptions } from './expand-home.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
@@ -33,6 +34,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
     .hook('preAction', (_program, action) => {
       activeCommand = action
       refuseEmptyValues(action)
+      expandHomeInPathOptions(action)
     })
   const add = async (parent: Command, entry: CommandEntry, named: boolean) => {
     if (named) return (await entry.load())(parent)

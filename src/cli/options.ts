@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
+import { expandHome } from './expand-home.js'
 
 /**
  * Option sets shared by several commands, defined once. Defaults are applied by the commands
@@ -37,13 +38,13 @@ export function resolveStorageFlags(flags: StorageFlags): { storage: string; dat
   return {
     // Trimmed once here: the value is also a redis URL, passed on as it is.
     storage: (flags.storage ?? process.env.SANDBOX_STORAGE ?? 'fs').trim(),
-    dataDir: flags.dataDir ?? process.env.SANDBOX_DATA_DIR ?? DEFAULT_DATA_DIR,
+    dataDir: flags.dataDir ?? expandHome(process.env.SANDBOX_DATA_DIR ?? DEFAULT_DATA_DIR),
   }
 }
 
 /** Resolves the keys file path for `sandbox keys`. */
 export function resolveKeysFile(flag: string | undefined): string {
-  return flag ?? process.env.SANDBOX_KEYS_FILE ?? DEFAULT_KEYS_FILE
+  return flag ?? expandHome(process.env.SANDBOX_KEYS_FILE ?? DEFAULT_KEYS_FILE)
 }
 
 /** `--secret`: the webhook signing secret (env SANDBOX_WEBHOOK_SECRET). */

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
+import { decodeJsonBytes, describeReadError, parseJsonText } from '../json-text/read-json-text.js'
 import { KeysError } from './keys-error.js'
 
 /** One registered sandbox API key. */
@@ -119,29 +120,50 @@ function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
   }
 }
 
-/** Reads a keys file; a missing file is an empty one. Throws an Error naming the file otherwise. */
+/**
+ * Reads a keys file; a missing file is an empty one. Throws a KeysError naming the file otherwise
+ * (a UTF-8 byte order mark and CRLF line ends, from editors on Windows, are read as any other).
+ */
 export async function readKeysFile(path: string): Promise<KeysFile> {
-  let text: string
+  let bytes: Buffer
   try {
-    text = await fsp.readFile(path, 'utf8')
+    bytes = await fsp.readFile(path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, keys: [] }
-    throw new KeysError(`cannot read keys file ${path}: ${(error as Error).message}`, { cause: error })
+    throw new KeysError(`cannot read keys file ${path}: ${describeReadError(error)}`, { cause: error })
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    parsed = parseJsonText(decodeJsonBytes(bytes))
   } catch (error) {
-    throw new KeysError(`keys file ${path} is not valid JSON: ${(error as Error).message}`)
+    const empty = bytes.length === 0 ? '; delete it ("sandbox keys create" makes a new one) or write {"version": 1, "keys": []} into it' : ''
+    throw new KeysError(`keys file ${path}: ${(error as Error).message}${empty}`, { cause: error })
   }
   return normalizeKeysFile(path, parsed)
 }
 
+/**
+ * The file a write to PATH must replace: PATH, or the file its symbolic links lead to. Renamed
+ * over the link itself, the new keys went into a plain file beside the link, and the file a
+ * `serve --keys` on the target reads never got them. A link to a missing file leads there too.
+ */
+async function resolveLinks(path: string): Promise<string> {
+  let target = path
+  for (let hops = 0; hops < 40; hops++) {
+    const info = await fsp.lstat(target).catch(() => undefined)
+    if (!info?.isSymbolicLink()) return target
+    target = resolve(dirname(target), await fsp.readlink(target))
+  }
+  throw Object.assign(new Error(`too many symbolic links from ${path}`), { code: 'ELOOP' })
+}
+
 /** Writes a keys file atomically (temp file, fsync, rename), so a running server never reads half of it. */
 export async function writeKeysFile(path: string, file: KeysFile): Promise<void> {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  let temp: string | undefined
   try {
-    await fsp.mkdir(dirname(path), { recursive: true })
+    const target = await resolveLinks(path)
+    temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+    await fsp.mkdir(dirname(target), { recursive: true })
     const handle = await fsp.open(temp, 'w', 0o600)
     try {
       await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)
@@ -149,9 +171,9 @@ export async function writeKeysFile(path: string, file: KeysFile): Promise<void>
     } finally {
       await handle.close()
     }
-    await fsp.rename(temp, path)
+    await fsp.rename(temp, target)
   } catch (error) {
-    await fsp.rm(temp, { force: true }).catch(() => {})
+    if (temp) await fsp.rm(temp, { force: true }).catch(() => {})
     throw new KeysError(`cannot write keys file ${path}: ${(error as Error).message}`, { cause: error })
   }
 }

@@ -1,8 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, readlink } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
-import { findJsonErrorOffset, findLineAndColumn } from './find-json-error.js'
+import { decodeJsonBytes, describeReadError, JsonTextError, parseJsonText } from '../json-text/read-json-text.js'
 import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 
 /** Where the scenarios shipped with the package live. */
@@ -83,26 +83,6 @@ function duplicateKeyProblems(file: string, text: string): ScenarioProblem[] {
   })
 }
 
-/**
- * `not valid JSON (line 5, column 3): Expected double-quoted property name`: V8's message without
- * its offset and its copy of the text, plus where that is in an editor, and a hint for the most
- * common mistake of all.
- */
-function describeJsonError(text: string, error: Error): string {
-  const given = /(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(error.message)
-  const offset = given ? Number(given[1]) : findJsonErrorOffset(text)
-  const reason = given ? error.message.slice(0, given.index) : error.message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
-  if (offset === undefined) return `not valid JSON: ${reason}`
-  // A comma left before } or ]: point at the comma, which is what has to go.
-  const comma = text.slice(0, offset).trimEnd().length - 1
-  if (text[comma] === ',' && (text[offset] === '}' || text[offset] === ']')) {
-    const { line, column } = findLineAndColumn(text, comma)
-    return `not valid JSON (line ${line}, column ${column}): a comma before ${text[offset]}; JSON allows no trailing comma`
-  }
-  const { line, column } = findLineAndColumn(text, offset)
-  return `not valid JSON (line ${line}, column ${column}): ${reason}`
-}
-
 /** Parses and validates one scenario file's text. */
 export function parseScenario(file: string, text: string): Scenario {
   // Editors on Windows may start a UTF-8 file with a byte order mark, which JSON.parse refuses.
@@ -110,9 +90,9 @@ export function parseScenario(file: string, text: string): Scenario {
   if (text.startsWith('\uFEFF')) text = text.slice(1)
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = parseJsonText(text)
   } catch (error) {
-    throw new ScenarioFileError([{ file, message: describeJsonError(text, error as Error) }])
+    throw new ScenarioFileError([{ file, message: (error as Error).message }])
   }
   // Both at once: the schema checked only the values JSON.parse kept, so its problems stand too.
   const duplicates = duplicateKeyProblems(file, text)
@@ -151,7 +131,7 @@ export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promis
   for (const name of names) {
     const file = join(dir, name)
     try {
-      scenarios.push(parseScenario(file, await readFile(file, 'utf8')))
+      scenarios.push(parseScenario(file, await readScenarioText(file)))
     } catch (error) {
       if (error instanceof ScenarioFileError) problems.push(...error.problems)
       else throw error
@@ -164,5 +144,23 @@ export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promis
 /** Loads a scenario given as a file path. */
 export async function loadScenarioFile(path: string): Promise<Scenario> {
   if (YAML_FILE.test(path)) throw new ScenarioFileError([{ file: path, message: YAML_REFUSED }])
-  return parseScenario(path, await readFile(resolve(path), 'utf8'))
+  return parseScenario(path, await readScenarioText(path))
+}
+
+/**
+ * A scenario file's text. Its encoding or a directory in its place is a mistake in that file,
+ * told with the others; a missing or unreadable file goes up as the system error, with its path.
+ */
+async function readScenarioText(file: string): Promise<string> {
+  try {
+    return decodeJsonBytes(await readFile(resolve(file)))
+  } catch (error) {
+    if (error instanceof JsonTextError) throw new ScenarioFileError([{ file, message: error.message }])
+    const { code } = error as NodeJS.ErrnoException
+    if (code === 'EISDIR') throw new ScenarioFileError([{ file, message: `${describeReadError(error)} (a directory of scenarios goes to --dir)` }])
+    if (code === 'ELOOP') throw new ScenarioFileError([{ file, message: `cannot be read: ${describeReadError(error)}` }])
+    const link = code === 'ENOENT' ? await readlink(file).catch(() => undefined) : undefined
+    if (link !== undefined) throw new ScenarioFileError([{ file, message: `is a symbolic link to ${link}, which does not exist` }])
+    throw error
+  }
 }

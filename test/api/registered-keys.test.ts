@@ -107,7 +107,7 @@ describe('registered keys (--keys FILE)', () => {
       await pause()
       expect(await status(key)).toEqual([200, null])
     }
-    expect(problems).toEqual([expect.stringMatching(new RegExp(`^SetupError: keys file ${keysFile} is not valid JSON: .+; the server keeps the 1 keys it read before$`))])
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^SetupError: keys file ${keysFile}: not valid JSON \\(line 1, column 2\\): .+; the server keeps the 1 keys it read before$`))])
     await writeKeys([{ key }])
     await pause()
     expect(await status(key)).toEqual([200, null])

@@ -183,7 +183,7 @@ describe('sandbox webhook sign', () => {
 
   it('refuses a body that is not an event, and a missing secret, with exit 2', async () => {
     const notJson = await runCli(['webhook', 'sign', '--secret', SECRET], { input: 'hello' })
-    expect(notJson).toMatchObject({ code: 2, stderr: expect.stringContaining('not JSON') })
+    expect(notJson).toMatchObject({ code: 2, stderr: expect.stringContaining('is not valid JSON (line 1, column 1)') })
     const empty = await runCli(['webhook', 'sign', '--secret', SECRET], { input: '' })
     expect(empty).toMatchObject({ code: 2, stderr: expect.stringContaining('standard input is empty') })
     const noSecret = await runCli(['webhook', 'sign'], { input: '{}', env: { SANDBOX_WEBHOOK_SECRET: '' } })

@@ -12,7 +12,7 @@ export function killAll(): void {
 }
 
 /** Runs `sandbox ARGS` to completion. */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
     running.add(child)

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
 import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
 import { escapeControls } from '../../src/cli/escape-controls.js'
+import { expandHome } from '../../src/cli/expand-home.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
 
 afterEach(() => {
@@ -22,6 +23,17 @@ describe('shared option resolution', () => {
     expect(resolveKeysFile(undefined)).toBe('/tmp/env-keys.json')
     expect(resolveStorageFlags({ storage: 'fs', dataDir: 'flag-dir' })).toEqual({ storage: 'fs', dataDir: 'flag-dir' })
     expect(resolveKeysFile('flag.json')).toBe('flag.json')
+  })
+
+  it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {
+    expect(expandHome('~', '/home/ana')).toBe('/home/ana')
+    expect(expandHome('~/proj é/keys.json', '/home/ana')).toBe('/home/ana/proj é/keys.json')
+    for (const path of ['~ana/keys.json', 'a/~/b', './~', '~~/x', '-~/x', 'C:/x']) expect(expandHome(path, '/home/ana')).toBe(path)
+    vi.stubEnv('HOME', '/home/ana')
+    vi.stubEnv('SANDBOX_DATA_DIR', '~/data')
+    vi.stubEnv('SANDBOX_KEYS_FILE', '~/keys.json')
+    expect(resolveStorageFlags({}).dataDir).toBe('/home/ana/data')
+    expect(resolveKeysFile(undefined)).toBe('/home/ana/keys.json')
   })
 })
 

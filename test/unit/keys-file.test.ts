@@ -1,4 +1,4 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -64,6 +64,51 @@ describe('readKeysFile and writeKeysFile', () => {
     const path = join(await tempDir(), 'keys.json')
     await writeKeysFile(path, { version: 1, keys: [recordWith({ session_id: null })] })
     expect((await readKeysFile(path)).keys[0]!.session_id).toBeNull()
+  })
+
+  it('reads a file saved by a Windows editor (byte order mark, CRLF, tabs) as the same keys', async () => {
+    const dir = await tempDir()
+    const path = join(dir, 'keys.json')
+    await writeKeysFile(path, { version: 1, keys: [recordWith({ label: 'café' })] })
+    const written = await readFile(path, 'utf8')
+    const windows = join(dir, 'keys windows #1 é.json')
+    await writeFile(windows, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(written.replaceAll('  ', '\t').replaceAll('\n', '\r\n'))]))
+    expect(await readKeysFile(windows)).toEqual(await readKeysFile(path))
+  })
+
+  it('says where a syntax error is, and what to do with an empty or UTF-16 file, naming the file', async () => {
+    const dir = await tempDir()
+    const cases: Array<[Buffer, string]> = [
+      [Buffer.from('\uFEFF{\r\n  "version": 1\r\n  "keys": []\r\n}\r\n'), ": not valid JSON (line 3, column 3): Expected ',' or '}' after property value"],
+      [Buffer.alloc(0), ': is empty; delete it ("sandbox keys create" makes a new one) or write {"version": 1, "keys": []} into it'],
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"version": 1, "keys": []}', 'utf16le')]), ': is UTF-16, not UTF-8; save it as UTF-8'],
+    ]
+    for (const [index, [bytes, message]] of cases.entries()) {
+      const path = join(dir, `bad-${index}.json`)
+      await writeFile(path, bytes)
+      await expect(readKeysFile(path)).rejects.toThrow(`keys file ${path}${message}`)
+    }
+    await expect(readKeysFile(dir)).rejects.toThrow(`cannot read keys file ${dir}: it is a directory, not a file`)
+  })
+
+  it('writes through a symbolic link to the file it leads to, and leaves the link a link', async () => {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'dotfiles'))
+    const target = join(dir, 'dotfiles', 'keys.json')
+    await writeKeysFile(target, { version: 1, keys: [recordWith({ label: 'first' })] })
+    const link = join(dir, 'keys link.json')
+    await symlink('dotfiles/keys.json', link)
+    const file = await readKeysFile(link)
+    await writeKeysFile(link, { version: 1, keys: [...file.keys, recordWith({ label: 'second' })] })
+    expect((await lstat(link)).isSymbolicLink()).toBe(true)
+    expect((await readKeysFile(target)).keys.map((record) => record.label)).toEqual(['first', 'second'])
+    // A link to a file not made yet makes that file.
+    const dangling = join(dir, 'later.json')
+    await symlink(join(dir, 'dotfiles', 'later-target.json'), dangling)
+    await writeKeysFile(dangling, { version: 1, keys: [recordWith({ label: 'third' })] })
+    expect((await lstat(dangling)).isSymbolicLink()).toBe(true)
+    expect((await readKeysFile(join(dir, 'dotfiles', 'later-target.json'))).keys[0]!.label).toBe('third')
+    expect((await readdir(join(dir, 'dotfiles'))).sort()).toEqual(['keys.json', 'later-target.json'])
   })
 
   it('rejects malformed files with an error naming the file and the problem', async () => {

@@ -1,17 +1,18 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
-import { findJsonErrorOffset } from '../../src/scenarios/find-json-error.js'
-import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
+import { findJsonErrorOffset } from '../../src/json-text/find-json-error.js'
+import { formatProblem, loadScenarioFile, loadScenarios, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { problemsOf } from '../helpers/scenario-problems.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
 import type { RunReport } from '../../src/scenarios/report-types.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const valid = { name: 'n', description: 'd', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }
+const scenarioDir = useTempDirs('sandbox-scenario-files')
 
 describe('scenario files', () => {
   it('every shipped scenario is valid, and the ones the issue asks for are there', async () => {
@@ -60,6 +61,50 @@ describe('scenario files', () => {
     const twice = '\uFEFF{\n  "name": "n",\n  "name": "m",\n  "description": "d",\n  "steps": [{ "request": { "method": "GET", "path": "/x" } }]\n}'
     expect(problemsOf(twice)).toEqual(['- name: duplicate key "name" (lines 2 and 3): JSON keeps only the last one, so the first would be ignored'])
     expect(problemsOf('\uFEFF{\n  "name": "n",\n}')).toEqual(['- -: not valid JSON (line 2, column 14): a comma before }; JSON allows no trailing comma'])
+  })
+
+  it('refuses a UTF-16, empty or non-UTF-8 file, or a directory named .json, with the file and what to do', async () => {
+    const dir = await scenarioDir()
+    const files: Array<[string, Buffer | undefined, string]> = [
+      ['utf16.json', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(valid), 'utf16le')]), 'is UTF-16, not UTF-8; save it as UTF-8'],
+      ['empty.json', Buffer.alloc(0), 'is empty'],
+      ['latin1.json', Buffer.from('{\r\n  "name": "Caf\xe9"', 'latin1'), 'is not valid UTF-8 (line 2, column 15'],
+      ['folder.json', undefined, 'it is a directory, not a file (a directory of scenarios goes to --dir)'],
+    ]
+    for (const [name, bytes] of files) {
+      if (bytes) await writeFile(join(dir, name), bytes)
+      else await mkdir(join(dir, name))
+    }
+    for (const [name, , message] of files) {
+      await expect(loadScenarioFile(join(dir, name))).rejects.toThrow(`${join(dir, name)}: ${message}`)
+    }
+    // From a directory, every file's problem at once, in name order.
+    const problems = await loadScenarios(dir).catch((error: ScenarioFileError) => error.problems.map((problem) => problem.message))
+    expect(problems).toEqual([1, 3, 2, 0].map((index) => expect.stringContaining(files[index]![2])))
+  })
+
+  it('names a dangling symbolic link and a link loop among the files of a directory, with the others\' problems', async () => {
+    const dir = await scenarioDir()
+    await writeFile(join(dir, 'fine.json'), JSON.stringify(valid))
+    await writeFile(join(dir, 'empty.json'), '')
+    await symlink('gone.json', join(dir, 'broken.json'))
+    await symlink('loop.json', join(dir, 'loop.json'))
+    const problems = await loadScenarios(dir).catch((error: ScenarioFileError) => error.problems.map(formatProblem))
+    expect(problems).toEqual([
+      `${join(dir, 'broken.json')}: is a symbolic link to gone.json, which does not exist`,
+      `${join(dir, 'empty.json')}: is empty`,
+      `${join(dir, 'loop.json')}: cannot be read: a symbolic link loop`,
+    ])
+    await expect(loadScenarioFile(join(dir, 'loop.json'))).rejects.toThrow(ScenarioFileError)
+  })
+
+  it('reads a scenario saved with CRLF, tabs and a byte order mark from a path with spaces, # and %', async () => {
+    const dir = join(await scenarioDir(), 'my scenarios #1 %41 é 日本')
+    await mkdir(dir)
+    const text = JSON.stringify(valid, null, '\t').replaceAll('\n', '\r\n')
+    await writeFile(join(dir, 'windows.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]))
+    await expect(loadScenarioFile(join(dir, 'windows.json'))).resolves.toMatchObject({ id: 'windows', name: 'n' })
+    await expect(loadScenarios(dir)).resolves.toMatchObject([{ id: 'windows', name: 'n' }])
   })
 
   it('says what a capture or key name may hold, and refuses the key names the runner reserves', () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
+import { expandHome } from '../expand-home.js'
 import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
@@ -26,18 +27,22 @@ function parsePort(text: string): number {
   return port
 }
 
+/** The `--config` file's JSON: a byte order mark and CRLF are fine, a syntax error says its line. */
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  let text: string
+  const { decodeJsonBytes, describeReadError, parseJsonText } = await import('../../json-text/read-json-text.js')
+  let bytes: Buffer
   try {
-    text = await readFile(path, 'utf8')
+    bytes = await readFile(path)
   } catch (error) {
-    throw new CliError(`cannot read --config ${path}: ${(error as Error).message}`)
+    throw new CliError(`cannot read --config ${path}: ${describeReadError(error)}`, { cause: error })
   }
+  let text: string
   let config: Record<string, unknown>
   try {
-    config = JSON.parse(text) as Record<string, unknown>
+    text = decodeJsonBytes(bytes)
+    config = parseJsonText(text) as Record<string, unknown>
   } catch (error) {
-    throw new CliError(`--config ${path} is not valid JSON: ${(error as Error).message}`)
+    throw new CliError(`--config ${path}: ${(error as Error).message}`, { cause: error })
   }
   // A figure set twice would start the server on the last one without a word: refuse, as for scenarios.
   const { describeDuplicateKey, findDuplicateKeys } = await import('../../scenarios/find-duplicate-keys.js')
@@ -100,7 +105,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const host = flags.host ?? process.env.SANDBOX_HOST ?? '127.0.0.1'
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)
-  const keysFile = flags.keys ?? process.env.SANDBOX_KEYS_FILE
+  const envKeysFile = process.env.SANDBOX_KEYS_FILE
+  const keysFile = flags.keys ?? (envKeysFile === undefined ? undefined : expandHome(envKeysFile))
   let rateLimit: ReturnType<typeof parseRateLimit>
   try {
     rateLimit = parseRateLimit(flags.rateLimit ?? process.env.SANDBOX_RATE_LIMIT ?? '120/60')

@@ -8,12 +8,31 @@ interface SignFlags {
   json?: boolean
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) throw new CliError('pipe the body to sign on standard input: sandbox webhook sign --secret S < body.json')
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   if (chunks.length === 0) throw new CliError('standard input is empty; pipe the body to sign: sandbox webhook sign --secret S < body.json')
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
+}
+
+/**
+ * The body as text whose UTF-8 bytes are exactly the bytes read, as the signature must cover
+ * what curl --data-binary sends. Bytes that are not UTF-8 were read as U+FFFD and signed as
+ * such: a signature no receiver could match. A byte order mark is refused, not dropped: curl
+ * would send it, and a receiver's JSON parser refuses it.
+ */
+async function readBody(bytes: Buffer): Promise<{ body: string; event: { id?: unknown; type?: unknown } }> {
+  const { decodeJsonBytes, parseJsonText } = await import('../../../json-text/read-json-text.js')
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw new CliError('the body on standard input starts with a UTF-8 byte order mark (Notepad adds one): curl would send it and a receiver\'s JSON parser refuses it; save the file as UTF-8 without a BOM')
+  }
+  try {
+    const body = decodeJsonBytes(bytes)
+    return { body, event: parseJsonText(body) as { id?: unknown; type?: unknown } }
+  } catch (error) {
+    throw new CliError(`the body on standard input ${(error as Error).message.replace(/^not valid JSON/, 'is not valid JSON')}; sign the exact event body you will send`)
+  }
 }
 
 async function runSign(flags: SignFlags): Promise<void> {
@@ -21,13 +40,7 @@ async function runSign(flags: SignFlags): Promise<void> {
   if (!secret) throw new CliError('missing --secret (or set SANDBOX_WEBHOOK_SECRET)')
   if (flags.timestamp !== undefined && !/^\d{1,12}$/.test(flags.timestamp)) throw new CliError(`--timestamp must be unix seconds, got "${flags.timestamp}"`)
   // Signed byte for byte as read: a trailing newline from an editor is part of the body.
-  const body = await readStdin()
-  let event: { id?: unknown; type?: unknown }
-  try {
-    event = JSON.parse(body) as typeof event
-  } catch {
-    throw new CliError('the body on standard input is not JSON; sign the exact event body you will send')
-  }
+  const { body, event } = await readBody(await readStdin())
   if (typeof event.id !== 'string' || typeof event.type !== 'string') throw new CliError('the event body needs string "id" and "type" fields (they go into the x-service-webhook-id and -event headers)')
   const { signWebhook } = await import('../../../webhooks/signature.js')
   const { headers } = signWebhook({ secret, body, eventId: event.id, eventType: event.type, timestamp: flags.timestamp === undefined ? undefined : Number(flags.timestamp) })
