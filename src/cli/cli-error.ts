@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { CliErrorCodes } from '../errors/codes.js'
 import type { ListenError } from '../server/listen-errors.js'
 
 /** Exit codes: 1 a check or scenario failed, 2 usage or setup error. */
@@ -16,7 +17,7 @@ export class CliError extends Error {
     super(message, { cause: options.cause })
     this.name = 'CliError'
     this.exitCode = options.exitCode ?? 2
-    this.code = options.code ?? 'USAGE'
+    this.code = options.code ?? CliErrorCodes.USAGE
   }
 }
 
@@ -62,8 +63,26 @@ export function formatJsonError(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } }, null, 2)
 }
 
+/**
+ * Whether `--json` is on the command line of COMMAND. Commander stops at the first bad value, so
+ * in `--timeout abc --json` the flag is not parsed yet when the error is reported: the words are.
+ */
+function asksForJson(command: Command): boolean {
+  if (command.getOptionValue('json') === true) return true
+  let root = command
+  while (root.parent) root = root.parent
+  const words = (root as Command & { rawArgs?: string[] }).rawArgs ?? []
+  const end = words.indexOf('--')
+  return (end === -1 ? words : words.slice(0, end)).includes('--json')
+}
+
+/** Whether an error of COMMAND is reported as a JSON document on stdout (and none was printed yet). */
+export function printsErrorsAsJson(command: Command): boolean {
+  return commands.has(command) && !printed.has(command) && asksForJson(command)
+}
+
 function printJsonError(command: Command, code: string, message: string): void {
-  if (!commands.has(command) || printed.has(command) || command.getOptionValue('json') !== true) return
+  if (!printsErrorsAsJson(command)) return
   printed.add(command)
   process.stdout.write(`${formatJsonError(code, message)}\n`)
 }
@@ -78,7 +97,7 @@ export function printErrorsAsJson(command: Command): Command {
   return command.configureOutput({
     outputError: (text, write) => {
       outputError ? outputError(text, write) : write(text)
-      printJsonError(command, 'USAGE', text.trim().replace(/^error: /, ''))
+      printJsonError(command, CliErrorCodes.USAGE, text.trim().replace(/^error: /, ''))
     },
   })
 }

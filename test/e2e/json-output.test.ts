@@ -1,0 +1,56 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli } from '../helpers/cli.js'
+import { findClosedPort } from '../helpers/receiver.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+// The contract of every command that prints one JSON document with --json: whatever happens,
+// stdout holds exactly one document (the report, or {"error": {"code", "message"}}), stderr the
+// text for a person, and the exit code is the documented one.
+
+const tempDir = useTempDirs('sandbox-json-output')
+const EVENT = JSON.stringify({ id: 'evt_json_1', type: 'sandbox.webhook.test', data: { object: {} } })
+
+afterEach(() => killAll())
+
+/** Parses stdout as exactly one JSON document, and checks stderr carries the same message. */
+function parseErrorDocument({ stdout, stderr }: { stdout: string; stderr: string }): { code: string; message: string } {
+  const document = JSON.parse(stdout) as { error: { code: string; message: string } }
+  expect(Object.keys(document)).toEqual(['error'])
+  expect(stderr).toContain(document.error.message)
+  return document.error
+}
+
+describe('--json error documents', () => {
+  it('every one-document command prints {"error": {code, message}} for usage and setup errors, exit 2', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'broken-keys.json'), '{ "keys": [')
+    const closed = `http://127.0.0.1:${await findClosedPort()}/webhooks`
+    const cases: Array<[string[], string, string | RegExp, string?]> = [
+      [['webhook', 'verify', closed, '--json'], 'USAGE', /^missing --secret/],
+      [['webhook', 'verify', closed, '--json', '--secret', 'whsec_x'], 'UNREACHABLE', /^cannot reach the receiver at .*; is it running\?$/],
+      [['webhook', 'verify', closed, '--json', '--timeout', 'abc'], 'USAGE', /^option '--timeout <ms>' argument 'abc' is invalid/],
+      // Commander stops at the bad value before it reads the --json after it.
+      [['webhook', 'verify', closed, '--timeout', 'abc', '--json'], 'USAGE', /^option '--timeout <ms>' argument 'abc' is invalid/],
+      [['webhook', 'sign', '--json'], 'USAGE', 'missing --secret (or set SANDBOX_WEBHOOK_SECRET)', EVENT],
+      [['webhook', 'sign', '--json', '--secret', 's'], 'USAGE', 'the body on standard input is not JSON; sign the exact event body you will send', 'not json'],
+      [['webhook', 'sign', '--json', '--bogus'], 'USAGE', "unknown option '--bogus'", EVENT],
+      [['keys', 'create', '--json', '--keys', join(dir, 'keys.json'), '--expires-in', '5x'], 'USAGE', /^invalid duration "5x"/],
+      [['keys', 'list', '--json', '--keys', join(dir, 'broken-keys.json')], 'KEYS', /^keys file .* is not valid JSON/],
+      [['run', '--json', '--wait', 'soon'], 'USAGE', /^--wait: invalid duration "soon"/],
+    ]
+    for (const [args, code, message, input] of cases) {
+      // FORCE_COLOR asks for colour: a JSON stdout never gets any.
+      const result = await runCli(args, { input, env: { FORCE_COLOR: '3' } })
+      expect(result.code, args.join(' ')).toBe(2)
+      const error = parseErrorDocument(result)
+      expect(error.code, args.join(' ')).toBe(code)
+      expect(error.message, args.join(' ')).toMatch(typeof message === 'string' ? new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : message)
+      expect(result.stdout, args.join(' ')).not.toContain('\u001b')
+    }
+    // Without --json the error is text on stderr only.
+    expect(await runCli(['webhook', 'verify', closed])).toMatchObject({ code: 2, stdout: '' })
+  })
+
+})
