@@ -112,6 +112,14 @@ export function printCliErrorAsJson(command: Command, error: CliError): void {
   printJsonError(command, error.code, error.message)
 }
 
+/**
+ * Prints the document for an error nobody anticipated (a bug): code INTERNAL_ERROR and the
+ * error's message, so a `| jq` still reads why; the stack is for stderr.
+ */
+export function printUnexpectedErrorAsJson(command: Command, error: unknown): void {
+  printJsonError(command, CliErrorCodes.INTERNAL_ERROR, error instanceof Error ? error.message : String(error))
+}
+
 /** Commands whose exit code is their verdict (a test run): a closed stdout must not change it. */
 const verdicts = new WeakSet<Command>()
 

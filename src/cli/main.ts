@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, toCliError } from './cli-error.js'
+import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
 import { escapeControls } from './escape-controls.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
@@ -79,7 +79,12 @@ async function exitAfterOutput(code: number): Promise<never> {
   process.exit(code)
 }
 
+/** Set once an error is being reported: a second one (a write failing meanwhile) exits at once. */
+let failing = false
+
 async function fail(error: unknown, command: Command | undefined): Promise<never> {
+  if (failing) process.exit(1)
+  failing = true
   const name = (error as Error | undefined)?.name
   // A prompt closed by Ctrl+C, or aborted by a signal (prompt-signals.ts): the signal's exit code.
   if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit((error as Error).cause === 'SIGTERM' ? 143 : 130)
@@ -90,6 +95,7 @@ async function fail(error: unknown, command: Command | undefined): Promise<never
     return exitAfterOutput(known.exitCode)
   }
   process.stderr.write(`sandbox: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`)
+  if (command) printUnexpectedErrorAsJson(command, error)
   return exitAfterOutput(1)
 }
 
@@ -108,7 +114,11 @@ function onStdoutError(error: NodeJS.ErrnoException): void {
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
+  // A throw outside the action's promise chain (an event handler, a timer) is a bug like any other.
+  if (process.listenerCount('uncaughtException') === 0) process.on('uncaughtException', (error) => void fail(error, activeCommand))
+  if (process.listenerCount('unhandledRejection') === 0) process.on('unhandledRejection', (error) => void fail(error, activeCommand))
   activeCommand = undefined
+  failing = false
   const program = await createProgram(argv)
   try {
     await program.parseAsync(argv)

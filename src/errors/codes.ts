@@ -71,6 +71,8 @@ export const CliErrorCodes = {
   KEY_REFUSED: 'KEY_REFUSED',
   /** Checks ran and some failed (exit 1). */
   FAILED: 'FAILED',
+  /** A bug: an error nobody anticipated (exit 1; the stack goes to stderr). */
+  INTERNAL_ERROR: 'INTERNAL_ERROR',
 } as const
 
 /** A CLI error `code` (listen failures also carry the system's: EADDRINUSE, EACCES, EADDRNOTAVAIL). */

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli } from '../helpers/cli.js'
@@ -10,9 +11,24 @@ import { useTempDirs } from '../helpers/temp-dirs.js'
 // text for a person, and the exit code is the documented one.
 
 const tempDir = useTempDirs('sandbox-json-output')
+const FAULT = join(import.meta.dirname, '../helpers/inject-fault.mjs')
 const EVENT = JSON.stringify({ id: 'evt_json_1', type: 'sandbox.webhook.test', data: { object: {} } })
+let hanging: Server | undefined
+const sockets = new Set<Socket>()
 
-afterEach(() => killAll())
+afterEach(async () => {
+  killAll()
+  for (const socket of sockets) socket.destroy()
+  await new Promise((resolve) => (hanging ? hanging.close(resolve) : resolve(undefined)))
+  hanging = undefined
+})
+
+/** A loopback server that takes connections and never answers: a run against it is mid-way for seconds. */
+async function startHangingServer(): Promise<string> {
+  hanging = createServer((socket) => sockets.add(socket))
+  await new Promise<void>((resolve) => hanging!.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+}
 
 /** Parses stdout as exactly one JSON document, and checks stderr carries the same message. */
 function parseErrorDocument({ stdout, stderr }: { stdout: string; stderr: string }): { code: string; message: string } {
@@ -51,6 +67,29 @@ describe('--json error documents', () => {
     }
     // Without --json the error is text on stderr only.
     expect(await runCli(['webhook', 'verify', closed])).toMatchObject({ code: 2, stdout: '' })
+  })
+
+  it('an unexpected error (a bug) prints INTERNAL_ERROR with its message, the stack on stderr, exit 1', async () => {
+    const dir = await tempDir()
+    const hang = await startHangingServer()
+    const cases: Array<[string, string[], string?]> = [
+      ['fs/promises:readdir', ['run', '--json']],
+      ['crypto:randomBytes', ['keys', 'create', '--json', '--keys', join(dir, 'keys.json')]],
+      ['crypto:createHmac', ['webhook', 'sign', '--json', '--secret', 's'], EVENT],
+      ['crypto:createHmac', ['webhook', 'verify', `${hang}/webhooks`, '--json', '--secret', 's']],
+      // Thrown outside the action's promise chain, mid-run (the server never answers).
+      ['uncaught:300', ['run', '--json', '--base-url', hang, 'loan-flow']],
+      ['rejection:300', ['run', '--json', '--base-url', hang, 'loan-flow']],
+    ]
+    for (const [fault, args, input] of cases) {
+      const result = await runCli(args, { input, env: { INJECT_FAULT: fault }, nodeArgs: ['--import', FAULT] })
+      expect(result.code, fault).toBe(1)
+      expect(parseErrorDocument(result), fault).toEqual({ code: 'INTERNAL_ERROR', message: `injected fault (${fault})` })
+      expect(result.stderr, fault).toMatch(/^sandbox: unexpected error\nTypeError: injected fault .*\n {4}at /)
+    }
+    // Without --json: the stack, and nothing on stdout.
+    const text = await runCli(['keys', 'create', '--keys', join(dir, 'keys.json')], { env: { INJECT_FAULT: 'crypto:randomBytes' }, nodeArgs: ['--import', FAULT] })
+    expect(text).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^sandbox: unexpected error\nTypeError/) })
   })
 
 })
