@@ -120,6 +120,11 @@ export function printUnexpectedErrorAsJson(command: Command, error: unknown): vo
   printJsonError(command, CliErrorCodes.INTERNAL_ERROR, error instanceof Error ? error.message : String(error))
 }
 
+/** Prints the document for a run that a signal stopped before its report. */
+export function printInterruptedAsJson(command: Command, message: string): void {
+  printJsonError(command, CliErrorCodes.INTERRUPTED, message)
+}
+
 /** Commands whose exit code is their verdict (a test run): a closed stdout must not change it. */
 const verdicts = new WeakSet<Command>()
 

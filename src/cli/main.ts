@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
+import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErrorsAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
+import { drainOutput } from './drain-output.js'
 import { escapeControls } from './escape-controls.js'
+import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
@@ -32,6 +34,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
     .exitOverride()
     .hook('preAction', (_program, action) => {
       activeCommand = action
+      if (printsErrorsAsJson(action)) printDocumentOnSignals(action)
       refuseEmptyValues(action)
     })
   const add = async (parent: Command, entry: CommandEntry, named: boolean) => {
@@ -58,20 +61,6 @@ function refuseEmptyValues(command: Command): void {
       throw new CliError(`${option.long} needs a value, got an empty string`)
     }
   }
-}
-
-/**
- * Resolves once what was written to stdout and stderr has been handed to the OS. process.exit
- * drops what a pipe has not taken yet: a failed `sandbox run --json | jq` lost its report after
- * 65,536 bytes (the pipe's buffer).
- */
-function drainOutput(): Promise<void> {
-  const drain = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => {
-    if (!stream.writable || stream.writableLength === 0) return resolve()
-    // Writes complete in order: this one's callback runs once every earlier one is out.
-    stream.write('', () => resolve())
-  })
-  return Promise.all([drain(process.stdout), drain(process.stderr)]).then(() => undefined)
 }
 
 async function exitAfterOutput(code: number): Promise<never> {

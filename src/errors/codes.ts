@@ -73,6 +73,8 @@ export const CliErrorCodes = {
   FAILED: 'FAILED',
   /** A bug: an error nobody anticipated (exit 1; the stack goes to stderr). */
   INTERNAL_ERROR: 'INTERNAL_ERROR',
+  /** SIGINT or SIGTERM stopped the command before its report (the signal's exit status). */
+  INTERRUPTED: 'INTERRUPTED',
 } as const
 
 /** A CLI error `code` (listen failures also carry the system's: EADDRINUSE, EACCES, EADDRNOTAVAIL). */

@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { killAll, runCli } from '../helpers/cli.js'
+import { BIN, killAll, runCli, waitUntil } from '../helpers/cli.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -19,6 +20,7 @@ const sockets = new Set<Socket>()
 afterEach(async () => {
   killAll()
   for (const socket of sockets) socket.destroy()
+  sockets.clear()
   await new Promise((resolve) => (hanging ? hanging.close(resolve) : resolve(undefined)))
   hanging = undefined
 })
@@ -92,4 +94,22 @@ describe('--json error documents', () => {
     expect(text).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^sandbox: unexpected error\nTypeError/) })
   })
 
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s mid-run prints INTERRUPTED and ends the process by that signal', async (signal) => {
+    const hang = await startHangingServer()
+    for (const args of [['run', '--json', '--base-url', hang, 'loan-flow'], ['webhook', 'verify', `${hang}/webhooks`, '--json', '--secret', 's']]) {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk) => { stdout += chunk })
+      child.stderr.on('data', (chunk) => { stderr += chunk })
+      const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, by) => resolve(by)))
+      // Mid-run: the first request is out and waiting for an answer that never comes.
+      await waitUntil(() => sockets.size > 0, 10_000, 'the first request')
+      child.kill(signal)
+      expect(await ended, args[0]).toBe(signal)
+      expect(parseErrorDocument({ stdout, stderr }), args[0]).toEqual({ code: 'INTERRUPTED', message: `stopped by ${signal} before the report was complete` })
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+    }
+  })
 })
