@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { CliErrorCodes } from '../errors/codes.js'
+import { formatJson } from './json-text.js'
 import type { ListenError } from '../server/listen-errors.js'
 
 /** Exit codes: 1 a check or scenario failed, 2 usage or setup error. */
@@ -60,7 +61,7 @@ const printed = new WeakSet<Command>()
 
 /** The document printed in place of the report. */
 export function formatJsonError(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } }, null, 2)
+  return formatJson({ error: { code, message } }, 2)
 }
 
 /**

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -111,5 +111,32 @@ describe('--json error documents', () => {
       for (const socket of sockets) socket.destroy()
       sockets.clear()
     }
+  })
+})
+
+describe('JSON output and control characters', () => {
+  it('writes C1 controls from a client as \\u escapes in logs --json and serve --json-logs', async () => {
+    const dir = await tempDir()
+    const server = await startServe(['--port', '0', '--data-dir', dir, '--json-logs'])
+    // Byte 0x9b in a header, as a client may send it (HTTP allows 0x80-0xff): read as U+009B, CSI.
+    const { port } = new URL(server.url)
+    const head = 'POST /api/sandbox/loans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_c1_escape_000000000\r\nIdempotency-Key: ab'
+    const tail = '31mcd\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.on('data', () => {}).on('error', () => {})
+    socket.end(Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from([0x9b]), Buffer.from(tail, 'latin1')]))
+    await waitUntil(() => server.output().includes('"event":"request"'), 5000, 'the request line')
+    // The log reaches storage with the request's commit, a moment after the answer.
+    let logs = ''
+    for (const deadline = Date.now() + 5000; !logs.includes('idempotency_key') && Date.now() < deadline;) {
+      logs = (await runCli(['logs', '--json', '--data-dir', dir])).stdout
+    }
+    for (const [what, text] of [['serve --json-logs', server.output()], ['logs --json', logs]] as const) {
+      expect(text, what).not.toMatch(/[\u007f-\u009f]/)
+      const line = text.split('\n').find((entry) => entry.includes('"idempotency_key"'))!
+      expect(line, what).toContain('"idempotency_key":"ab\\u009b31mcd"')
+      expect(JSON.parse(line).idempotency_key, what).toBe('ab\u009b31mcd')
+    }
+    await server.stop()
   })
 })

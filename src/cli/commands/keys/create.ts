@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
 import { CliError, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, parseDuration, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
@@ -27,7 +28,7 @@ async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   }
   const record = await addKey(path, { label: flags.label, expiresAt })
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(record, null, 2)}\n`)
+    process.stdout.write(`${formatJson(record, 2)}\n`)
     markJsonPrinted(command)
     return
   }

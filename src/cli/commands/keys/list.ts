@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
 import { escapeControls } from '../../escape-controls.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 import type * as Output from '../../output.js'
 
@@ -18,7 +19,7 @@ async function runList(flags: { keys?: string; json?: boolean }, command: Comman
     expires_at: record.expires_at,
   }))
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+    process.stdout.write(`${formatJson(rows, 2)}\n`)
     markJsonPrinted(command)
     return
   }

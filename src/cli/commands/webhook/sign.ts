@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
 import { CliError, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface SignFlags {
@@ -33,7 +34,7 @@ async function runSign(flags: SignFlags, command: Command): Promise<void> {
   const { headers } = signWebhook({ secret, body, eventId: event.id, eventType: event.type, timestamp: flags.timestamp === undefined ? undefined : Number(flags.timestamp) })
   const all = { 'content-type': 'application/json', ...headers }
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(all)}\n`)
+    process.stdout.write(`${formatJson(all)}\n`)
     markJsonPrinted(command)
   } else process.stdout.write(Object.entries(all).map(([name, value]) => `${name}: ${value}\n`).join(''))
 }

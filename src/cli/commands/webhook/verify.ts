@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface VerifyFlags {
@@ -41,7 +42,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
     throw error
   }
   if (flags.json) {
-    write(JSON.stringify(report, null, 2))
+    write(formatJson(report, 2))
     markJsonPrinted(command)
   } else {
     const wrong = report.cases.filter((result) => !result.ok)
