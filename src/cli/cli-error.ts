@@ -1,4 +1,6 @@
 import type { Command } from 'commander'
+import { CliErrorCodes } from '../errors/codes.js'
+import { formatJson } from './json-text.js'
 import type { ListenError } from '../server/listen-errors.js'
 
 /** Exit codes: 1 a check or scenario failed, 2 usage or setup error. */
@@ -16,7 +18,7 @@ export class CliError extends Error {
     super(message, { cause: options.cause })
     this.name = 'CliError'
     this.exitCode = options.exitCode ?? 2
-    this.code = options.code ?? 'USAGE'
+    this.code = options.code ?? CliErrorCodes.USAGE
   }
 }
 
@@ -59,11 +61,29 @@ const printed = new WeakSet<Command>()
 
 /** The document printed in place of the report. */
 export function formatJsonError(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } }, null, 2)
+  return formatJson({ error: { code, message } }, 2)
+}
+
+/**
+ * Whether `--json` is on the command line of COMMAND. Commander stops at the first bad value, so
+ * in `--timeout abc --json` the flag is not parsed yet when the error is reported: the words are.
+ */
+function asksForJson(command: Command): boolean {
+  if (command.getOptionValue('json') === true) return true
+  let root = command
+  while (root.parent) root = root.parent
+  const words = (root as Command & { rawArgs?: string[] }).rawArgs ?? []
+  const end = words.indexOf('--')
+  return (end === -1 ? words : words.slice(0, end)).includes('--json')
+}
+
+/** Whether an error of COMMAND is reported as a JSON document on stdout (and none was printed yet). */
+export function printsErrorsAsJson(command: Command): boolean {
+  return commands.has(command) && !printed.has(command) && asksForJson(command)
 }
 
 function printJsonError(command: Command, code: string, message: string): void {
-  if (!commands.has(command) || printed.has(command) || command.getOptionValue('json') !== true) return
+  if (!printsErrorsAsJson(command)) return
   printed.add(command)
   process.stdout.write(`${formatJsonError(code, message)}\n`)
 }
@@ -78,7 +98,7 @@ export function printErrorsAsJson(command: Command): Command {
   return command.configureOutput({
     outputError: (text, write) => {
       outputError ? outputError(text, write) : write(text)
-      printJsonError(command, 'USAGE', text.trim().replace(/^error: /, ''))
+      printJsonError(command, CliErrorCodes.USAGE, text.trim().replace(/^error: /, ''))
     },
   })
 }
@@ -91,6 +111,19 @@ export function markJsonPrinted(command: Command): void {
 /** Prints the error document for an error of COMMAND's action, when its `--json` asks for one. */
 export function printCliErrorAsJson(command: Command, error: CliError): void {
   printJsonError(command, error.code, error.message)
+}
+
+/**
+ * Prints the document for an error nobody anticipated (a bug): code INTERNAL_ERROR and the
+ * error's message, so a `| jq` still reads why; the stack is for stderr.
+ */
+export function printUnexpectedErrorAsJson(command: Command, error: unknown): void {
+  printJsonError(command, CliErrorCodes.INTERNAL_ERROR, error instanceof Error ? error.message : String(error))
+}
+
+/** Prints the document for a run that a signal stopped before its report. */
+export function printInterruptedAsJson(command: Command, message: string): void {
+  printJsonError(command, CliErrorCodes.INTERRUPTED, message)
 }
 
 /** Commands whose exit code is their verdict (a test run): a closed stdout must not change it. */

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
-import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, toCliError } from './cli-error.js'
+import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErrorsAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
+import { drainOutput } from './drain-output.js'
 import { escapeControls } from './escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
+import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
 function readVersion(): string {
@@ -33,6 +35,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
     .exitOverride()
     .hook('preAction', (_program, action) => {
       activeCommand = action
+      if (printsErrorsAsJson(action)) printDocumentOnSignals(action)
       refuseEmptyValues(action)
       expandHomeInPathOptions(action)
     })
@@ -62,26 +65,17 @@ function refuseEmptyValues(command: Command): void {
   }
 }
 
-/**
- * Resolves once what was written to stdout and stderr has been handed to the OS. process.exit
- * drops what a pipe has not taken yet: a failed `sandbox run --json | jq` lost its report after
- * 65,536 bytes (the pipe's buffer).
- */
-function drainOutput(): Promise<void> {
-  const drain = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => {
-    if (!stream.writable || stream.writableLength === 0) return resolve()
-    // Writes complete in order: this one's callback runs once every earlier one is out.
-    stream.write('', () => resolve())
-  })
-  return Promise.all([drain(process.stdout), drain(process.stderr)]).then(() => undefined)
-}
-
 async function exitAfterOutput(code: number): Promise<never> {
   await drainOutput()
   process.exit(code)
 }
 
+/** Set once an error is being reported: a second one (a write failing meanwhile) exits at once. */
+let failing = false
+
 async function fail(error: unknown, command: Command | undefined): Promise<never> {
+  if (failing) process.exit(1)
+  failing = true
   const name = (error as Error | undefined)?.name
   // A prompt closed by Ctrl+C, or aborted by a signal (prompt-signals.ts): the signal's exit code.
   if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit((error as Error).cause === 'SIGTERM' ? 143 : 130)
@@ -92,6 +86,7 @@ async function fail(error: unknown, command: Command | undefined): Promise<never
     return exitAfterOutput(known.exitCode)
   }
   process.stderr.write(`sandbox: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`)
+  if (command) printUnexpectedErrorAsJson(command, error)
   return exitAfterOutput(1)
 }
 
@@ -110,7 +105,11 @@ function onStdoutError(error: NodeJS.ErrnoException): void {
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
+  // A throw outside the action's promise chain (an event handler, a timer) is a bug like any other.
+  if (process.listenerCount('uncaughtException') === 0) process.on('uncaughtException', (error) => void fail(error, activeCommand))
+  if (process.listenerCount('unhandledRejection') === 0) process.on('unhandledRejection', (error) => void fail(error, activeCommand))
   activeCommand = undefined
+  failing = false
   const program = await createProgram(argv)
   try {
     await program.parseAsync(argv)

@@ -48,3 +48,34 @@ export const ConflictReasons = {
 
 /** A `details.reason` of a FLOW_CONFLICT. */
 export type ConflictReason = keyof typeof ConflictReasons
+
+/**
+ * `code` values of the CLI's errors: in `{"error": {"code", "message"}}`, the document a `--json`
+ * command prints instead of its report when it cannot give one. Separate from the API's codes:
+ * these never appear in an HTTP answer.
+ */
+export const CliErrorCodes = {
+  /** A bad flag, argument or environment value (exit 2). */
+  USAGE: 'USAGE',
+  /** A scenario file that cannot be loaded, or an unknown scenario id (exit 2). */
+  SCENARIO: 'SCENARIO',
+  /** An output file (`--junit`, `--output`) that cannot be written (exit 2). */
+  OUTPUT: 'OUTPUT',
+  /** Setup the library refused: config, keys file, storage (exit 2). */
+  SETUP: 'SETUP',
+  KEYS: 'KEYS',
+  STORAGE: 'STORAGE',
+  /** The server or receiver under test could not be reached (exit 2). */
+  UNREACHABLE: 'UNREACHABLE',
+  /** The server refused the run's key (exit 2). */
+  KEY_REFUSED: 'KEY_REFUSED',
+  /** Checks ran and some failed (exit 1). */
+  FAILED: 'FAILED',
+  /** A bug: an error nobody anticipated (exit 1; the stack goes to stderr). */
+  INTERNAL_ERROR: 'INTERNAL_ERROR',
+  /** SIGINT or SIGTERM stopped the command before its report (the signal's exit status). */
+  INTERRUPTED: 'INTERRUPTED',
+} as const
+
+/** A CLI error `code` (listen failures also carry the system's: EADDRINUSE, EACCES, EADDRNOTAVAIL). */
+export type CliErrorCode = keyof typeof CliErrorCodes

@@ -11,10 +11,10 @@ export function killAll(): void {
   running.clear()
 }
 
-/** Runs `sandbox ARGS` to completion. */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `sandbox ARGS` to completion (`nodeArgs` go to node, e.g. `--import` of a test hook). */
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string; nodeArgs?: string[] } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
     running.add(child)
     let stdout = ''
     let stderr = ''

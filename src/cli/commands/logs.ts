@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { escapeControls } from '../escape-controls.js'
+import { formatJson } from '../json-text.js'
 import { addJsonOption, addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
@@ -71,7 +72,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const seen = new Set<string>()
   const printNew = async () => {
     const entries = await readRequestLogSince(store, { ...filter, seen })
-    for (const entry of entries) process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatEntry(out, entry)}\n`)
+    for (const entry of entries) process.stdout.write(`${flags.json ? formatJson(entry) : formatEntry(out, entry)}\n`)
   }
   if (!flags.follow) {
     try {

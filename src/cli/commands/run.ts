@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../escape-controls.js'
+import { formatJson } from '../json-text.js'
 import { addJsonOption, formatDuration, parseDuration } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
@@ -69,7 +70,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const write = (line: string) => process.stdout.write(`${line}\n`)
   if (flags.list) {
     if (flags.json) {
-      write(JSON.stringify(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
+      write(formatJson(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
       markJsonPrinted(command)
     }
     else for (const scenario of chosen) write(`${escapeControls(scenario.id).padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${escapeControls(scenario.name)}`)
@@ -126,7 +127,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     },
   })
   if (flags.json) {
-    write(JSON.stringify(report, null, 2))
+    write(formatJson(report, 2))
     markJsonPrinted(command)
   } else printRunSummary(write, report)
   // After the summary: should the path break during the run, the results are still shown.

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
+import { formatJson } from '../json-text.js'
 import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
@@ -56,7 +57,7 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
 function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean): void {
   const { chalk, colorStatus, formatClock } = out
   if (json) {
-    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'request', ...entry })}\n`)
+    process.stdout.write(`${formatJson({ level: 'info', event: 'request', ...entry })}\n`)
     return
   }
   const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
@@ -65,7 +66,7 @@ function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean)
 
 function printDelivery(out: typeof Output, report: DeliveryReport, json: boolean): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify({ level: report.status === 'failed' ? 'warn' : 'info', event: 'webhook', ...report })}\n`)
+    process.stdout.write(`${formatJson({ level: report.status === 'failed' ? 'warn' : 'info', event: 'webhook', ...report })}\n`)
     return
   }
   const { chalk } = out
@@ -82,7 +83,7 @@ function printError(error: unknown, json: boolean): void {
   // A setup problem while running (a broken keys file) is the operator's to fix, not a crash.
   if ((error as Error | undefined)?.name === 'SetupError') {
     const message = (error as Error).message
-    if (json) process.stdout.write(`${JSON.stringify({ level: 'warn', event: 'setup_warning', message })}\n`)
+    if (json) process.stdout.write(`${formatJson({ level: 'warn', event: 'setup_warning', message })}\n`)
     else process.stderr.write(`warning: ${message}\n`)
     return
   }
@@ -90,7 +91,7 @@ function printError(error: unknown, json: boolean): void {
   const message = error instanceof Error ? error.message : String(error)
   if (json) {
     const stack = !storage && error instanceof Error ? error.stack : undefined
-    process.stdout.write(`${JSON.stringify({ level: 'error', event: storage ? 'storage_error' : 'error', message, ...(stack ? { stack } : {}) })}\n`)
+    process.stdout.write(`${formatJson({ level: 'error', event: storage ? 'storage_error' : 'error', message, ...(stack ? { stack } : {}) })}\n`)
   } else if (storage) process.stderr.write(`storage error: ${message}\n`)
   else console.error(error)
 }
@@ -134,7 +135,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     dataDir,
     logError: (error) => printError(error, json),
     onStorageStatus: (message, up) => {
-      if (json) process.stdout.write(`${JSON.stringify({ level: up ? 'info' : 'warn', event: 'storage', message })}\n`)
+      if (json) process.stdout.write(`${formatJson({ level: up ? 'info' : 'warn', event: 'storage', message })}\n`)
       else process.stderr.write(`${up ? out.chalk.green('storage') : out.chalk.yellow('storage')} ${message}\n`)
     },
     config,
@@ -177,7 +178,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     await listener.close()
     await sandbox.close()
     clearTimeout(slow)
-    process.stdout.write(json ? `${JSON.stringify({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
+    process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
     process.exit(0)
   }
   process.on('SIGINT', () => void stop('SIGINT'))
@@ -188,7 +189,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
   if (json) {
-    process.stdout.write(`${JSON.stringify({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
+    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
     if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${sandbox.forwardSecret}\n`)
@@ -202,14 +203,14 @@ const STOPPING_NOTICE_MS = 1000
 
 function writeStopping(json: boolean): void {
   process.stdout.write(json
-    ? `${JSON.stringify({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
+    ? `${formatJson({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
     : 'stopping: waiting for requests and webhook deliveries in flight (up to 10 s); press Ctrl+C again to stop now\n')
 }
 
 /** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */
 function forceStop(signal: NodeJS.Signals, json: boolean): never {
   const message = 'stopped without waiting: a request in flight may not have been answered, and a webhook delivery in flight may be sent again after a restart'
-  process.stderr.write(json ? `${JSON.stringify({ level: 'warn', event: 'forced_stop', signal, message })}\n` : `sandbox ${message} (${signal})\n`)
+  process.stderr.write(json ? `${formatJson({ level: 'warn', event: 'forced_stop', signal, message })}\n` : `sandbox ${message} (${signal})\n`)
   process.exit(signal === 'SIGINT' ? 130 : 143)
 }
 

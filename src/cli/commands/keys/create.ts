@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
-import { CliError } from '../../cli-error.js'
+import { CliError, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, parseDuration, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
@@ -10,7 +11,7 @@ interface CreateFlags {
   json?: boolean
 }
 
-async function runCreate(flags: CreateFlags): Promise<void> {
+async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   const { addKey } = await import('../../../keys/manage-keys.js')
   const path = resolveKeysFile(flags.keys)
   let expiresAt: string | null = null
@@ -27,7 +28,8 @@ async function runCreate(flags: CreateFlags): Promise<void> {
   }
   const record = await addKey(path, { label: flags.label, expiresAt })
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(record, null, 2)}\n`)
+    process.stdout.write(`${formatJson(record, 2)}\n`)
+    markJsonPrinted(command)
     return
   }
   // The key alone on stdout, so KEY=$(sandbox keys create) works; the rest is for the reader.
@@ -47,6 +49,6 @@ export function registerKeysCreate(keys: Command): void {
     .addOption(new Option('--label <label>', 'a name to recognise the key by'))
     .addOption(new Option('--expires-in <duration>', `expire after a duration such as 30d, 1.5h or 90m (at most ${formatDuration(MAX_DURATION_MS)})`))
     .addOption(new Option('--expires-at <time>', 'expire at an ISO 8601 time'))
-  addJsonOption(command, 'print the new key record as JSON')
-    .action((flags: CreateFlags) => runCreate(flags))
+  addJsonOption(printErrorsAsJson(command), 'print the new key record as JSON (an error: {"error": {"code", "message"}})')
+    .action((flags: CreateFlags) => runCreate(flags, command))
 }

@@ -1,9 +1,11 @@
 import type { Command } from 'commander'
+import { markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
 import { escapeControls } from '../../escape-controls.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 import type * as Output from '../../output.js'
 
-async function runList(flags: { keys?: string; json?: boolean }): Promise<void> {
+async function runList(flags: { keys?: string; json?: boolean }, command: Command): Promise<void> {
   const { readKeysFile, describeKeyStatus, maskApiKey } = await import('../../../keys/keys-file.js')
   const { chalk } = await import('../../output.js')
   const path = resolveKeysFile(flags.keys)
@@ -17,7 +19,8 @@ async function runList(flags: { keys?: string; json?: boolean }): Promise<void> 
     expires_at: record.expires_at,
   }))
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+    process.stdout.write(`${formatJson(rows, 2)}\n`)
+    markJsonPrinted(command)
     return
   }
   if (rows.length === 0) {
@@ -35,5 +38,6 @@ async function runList(flags: { keys?: string; json?: boolean }): Promise<void> 
 /** `sandbox keys list`. */
 export function registerKeysList(keys: Command): void {
   const command = keys.command('list').description('list registered keys (masked) with their status')
-  addJsonOption(addKeysFileOption(command)).action((flags: { keys?: string; json?: boolean }) => runList(flags))
+  addJsonOption(addKeysFileOption(printErrorsAsJson(command)), 'print JSON instead of text (an error: {"error": {"code", "message"}})')
+    .action((flags: { keys?: string; json?: boolean }) => runList(flags, command))
 }

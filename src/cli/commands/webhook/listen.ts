@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
 import { CliError } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addSecretOption, parsePort, resolveSecret } from '../../options.js'
 import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
 
@@ -27,7 +28,7 @@ async function runListen(flags: ListenFlags): Promise<void> {
   if (flags.forwardTo && !/^https?:\/\/[^/]/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const print = (delivery: ReceivedWebhook) => {
-    if (flags.json) return write(JSON.stringify({ ...delivery, headers: undefined, body: flags.printBody ? delivery.body : undefined }))
+    if (flags.json) return write(formatJson({ ...delivery, headers: undefined, body: flags.printBody ? delivery.body : undefined }))
     const signature = delivery.signature === 'valid' ? chalk.green('signature valid') : delivery.signature === 'unchecked' ? chalk.dim('signature unchecked (no --secret)') : chalk.red(`signature ${delivery.signature}`)
     const forward = delivery.forwarded ? `  → ${flags.forwardTo} ${delivery.forwarded.status ?? delivery.forwarded.error}` : ''
     write(`${formatClock(delivery.at)} ${delivery.event_type ?? '(no event header)'} ${delivery.event_id ?? '-'} ${signature} → ${colorStatus(delivery.status)}${forward}`)
@@ -47,11 +48,11 @@ async function runListen(flags: ListenFlags): Promise<void> {
     process.once('SIGTERM', () => resolve('SIGTERM'))
   })
   // With --json every stdout line is JSON, the ready line included (as with serve --json-logs).
-  if (flags.json) write(JSON.stringify({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
+  if (flags.json) write(formatJson({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
   else write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
   const signal = await stopped
   await listener.close()
-  write(flags.json ? JSON.stringify({ event: 'stopped', signal }) : `webhook listener stopped (${signal})`)
+  write(flags.json ? formatJson({ event: 'stopped', signal }) : `webhook listener stopped (${signal})`)
 }
 
 /** `sandbox webhook listen`: a local receiver that prints and checks each delivery. */

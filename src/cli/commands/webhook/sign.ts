@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
-import { CliError } from '../../cli-error.js'
+import { CliError, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface SignFlags {
@@ -35,7 +36,7 @@ async function readBody(bytes: Buffer): Promise<{ body: string; event: { id?: un
   }
 }
 
-async function runSign(flags: SignFlags): Promise<void> {
+async function runSign(flags: SignFlags, command: Command): Promise<void> {
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret (or set SANDBOX_WEBHOOK_SECRET)')
   if (flags.timestamp !== undefined && !/^\d{1,12}$/.test(flags.timestamp)) throw new CliError(`--timestamp must be unix seconds, got "${flags.timestamp}"`)
@@ -45,8 +46,10 @@ async function runSign(flags: SignFlags): Promise<void> {
   const { signWebhook } = await import('../../../webhooks/signature.js')
   const { headers } = signWebhook({ secret, body, eventId: event.id, eventType: event.type, timestamp: flags.timestamp === undefined ? undefined : Number(flags.timestamp) })
   const all = { 'content-type': 'application/json', ...headers }
-  if (flags.json) process.stdout.write(`${JSON.stringify(all)}\n`)
-  else process.stdout.write(Object.entries(all).map(([name, value]) => `${name}: ${value}\n`).join(''))
+  if (flags.json) {
+    process.stdout.write(`${formatJson(all)}\n`)
+    markJsonPrinted(command)
+  } else process.stdout.write(Object.entries(all).map(([name, value]) => `${name}: ${value}\n`).join(''))
 }
 
 /** `sandbox webhook sign`: the headers for a hand-made delivery (read from stdin). */
@@ -55,5 +58,6 @@ export function registerWebhookSign(group: Command): void {
     .command('sign')
     .description('print the headers that sign a webhook body read from standard input, for curl -H')
     .addOption(new Option('--timestamp <unix-seconds>', 'timestamp to sign with (default: now)'))
-  addJsonOption(addSecretOption(command, 'signing secret'), 'print the headers as one JSON object').action((flags: SignFlags) => runSign(flags))
+  addJsonOption(addSecretOption(printErrorsAsJson(command), 'signing secret'), 'print the headers as one JSON object (an error: {"error": {"code", "message"}})')
+    .action((flags: SignFlags) => runSign(flags, command))
 }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { CliError, keepExitCodeWhenStdoutCloses } from '../../cli-error.js'
+import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { formatJson } from '../../json-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface VerifyFlags {
@@ -15,7 +16,7 @@ function parseTimeout(value: string): number {
   return ms
 }
 
-async function runVerify(receiverUrl: string, flags: VerifyFlags): Promise<void> {
+async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Command): Promise<void> {
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret: the signing secret your receiver verifies with (or set SANDBOX_WEBHOOK_SECRET)')
   if (!/^https?:\/\/[^/]/.test(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${receiverUrl}"`)
@@ -40,8 +41,10 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags): Promise<void>
     if (error instanceof ReceiverUnreachableError) throw new CliError(`${error.message}; is it running?`, { code: 'UNREACHABLE' })
     throw error
   }
-  if (flags.json) write(JSON.stringify(report, null, 2))
-  else {
+  if (flags.json) {
+    write(formatJson(report, 2))
+    markJsonPrinted(command)
+  } else {
     const wrong = report.cases.filter((result) => !result.ok)
     write('')
     if (wrong.length > 0) write(chalk.red(`mishandled: ${wrong.map((result) => result.name).join(', ')}`))
@@ -57,6 +60,6 @@ export function registerWebhookVerify(group: Command): void {
     .description('check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones')
     .argument('<receiver-url>', 'the receiver to check, e.g. http://127.0.0.1:3000/webhooks')
     .addOption(new Option('--timeout <ms>', 'how long to wait for each answer').argParser(parseTimeout).default(10_000))
-  addJsonOption(addSecretOption(keepExitCodeWhenStdoutCloses(command), 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else')
-    .action((receiverUrl: string, flags: VerifyFlags) => runVerify(receiverUrl, flags))
+  addJsonOption(addSecretOption(printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)), 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else (an error that stops it: {"error": {"code", "message"}})')
+    .action((receiverUrl: string, flags: VerifyFlags) => runVerify(receiverUrl, flags, command))
 }

@@ -1,0 +1,21 @@
+import type { Command } from 'commander'
+import { printInterruptedAsJson } from './cli-error.js'
+import { drainOutput } from './drain-output.js'
+
+/**
+ * With `--json`, SIGINT or SIGTERM (Ctrl+C, a cancelled CI job, `timeout`) stopping COMMAND
+ * before its report still leaves one JSON document on stdout: the INTERRUPTED error. Then the
+ * signal is raised again, so the process ends killed by it as without `--json` (a shell sees 130
+ * or 143 and stops its script; an exit(130) would let the script go on).
+ */
+export function printDocumentOnSignals(command: Command): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second signal while the document drains kills at once.
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+    const message = `stopped by ${signal} before the report was complete`
+    process.stderr.write(`sandbox: ${message}\n`)
+    printInterruptedAsJson(command, message)
+    void drainOutput().then(() => process.kill(process.pid, signal))
+  }
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+}
