@@ -16,6 +16,7 @@ import type { eventTypeSchema } from '../schemas/responses/webhook-views.js'
 /** Sandbox configuration, as GET /api/sandbox/config answers it (without request_id). */
 export type SandboxConfig = z.infer<typeof sandboxConfigSchema>
 
+/** The two assets a key's wallet holds: BTC collateral and USDT loans. */
 export type Asset = 'BTC' | 'USDT'
 
 /** The simulated borrower's balances. */
@@ -27,18 +28,27 @@ export type SandboxWallet = z.infer<typeof sandboxWalletSchema>
 /** Figures calculated for a new loan: what spec 3.1 step 1 calls "loan parameters calculated". */
 export type LoanTerms = z.infer<typeof loanTermsSchema>
 
+/** A loan application: the draft of the 4-step loan flow until its payout (decisions.md "Loan state"). */
 export type LoanApplication = z.infer<typeof loanApplicationSchema>
+/** `awaiting_collateral` -> `collateral_confirmed` -> `kyt_completed` -> `completed`. */
 export type ApplicationStatus = LoanApplication['status']
 
+/** One entry of a loan's `history`: `{ type, at, amount?, asset?, operation_id? }`. */
 export type LoanHistoryEntry = z.infer<typeof loanHistoryEntrySchema>
 
+/** A loan as the loan state shows it in `activeLoans` and `loanHistory`. */
 export type Loan = z.infer<typeof loanSchema>
+/** `active`, `closed` (repaid, collateral returned) or `liquidated` (reserved). */
 export type LoanStatus = Loan['status']
 
+/** A repayment operation of the 5-step repayment flow, named by its `operation_id`. */
 export type RepaymentOperation = z.infer<typeof repaymentOperationSchema>
+/** `interest`, `partial_principal` or `full_principal`. */
 export type RepaymentKind = RepaymentOperation['repayment_kind']
+/** `awaiting_payment` -> `payment_confirmed` -> `kyt_completed` -> `settled` -> `collateral_returned` (full repayment only). */
 export type RepaymentStatus = RepaymentOperation['status']
 
+/** A webhook event type, such as `sandbox.loan.issued` (spec 6.2). */
 export type EventType = z.infer<typeof eventTypeSchema>
 
 /** A webhook event body exactly as it will be delivered (decisions.md "Webhooks"). */

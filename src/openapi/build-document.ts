@@ -8,9 +8,12 @@ type Json = Record<string, unknown>
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` })
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema })
 
-/** Codes any authenticated call can answer; POSTs add the body and idempotency ones. */
+/** Codes any authenticated call can answer; writes add the body ones, POSTs the idempotency ones. */
 const COMMON_ERRORS: ErrorCode[] = ['SANDBOX_API_KEY_REQUIRED', 'SANDBOX_API_KEY_INVALID', 'SANDBOX_SESSION_REQUIRED', 'SANDBOX_RATE_LIMIT_EXCEEDED', 'SANDBOX_API_KEY_DATABASE_REQUIRED', 'INTERNAL_ERROR']
-const POST_ERRORS: ErrorCode[] = ['INVALID_JSON', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_CONFLICT', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'PAYLOAD_TOO_LARGE']
+/** POST and DELETE read the body before anything else: broken, too deep (INVALID_REQUEST) or too large. */
+const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE']
+/** A malformed Idempotency-Key is INVALID_REQUEST too, on every POST (already in BODY_ERRORS). */
+const POST_ERRORS: ErrorCode[] = ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_CONFLICT', 'IDEMPOTENCY_KEY_IN_PROGRESS']
 
 const REQUEST_ID_HEADER = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
 const RESPONSE_HEADERS = {
@@ -25,7 +28,7 @@ const REPLAYABLE_STATUSES = new Set([200, 404, 409])
 
 /** The error codes of an operation, grouped by their HTTP status. */
 export function errorCodesByStatus(op: Operation): Map<number, ErrorCode[]> {
-  const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(op.method === 'post' ? POST_ERRORS : []), ...op.errors])
+  const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(op.method === 'get' ? [] : BODY_ERRORS), ...(op.method === 'post' ? POST_ERRORS : []), ...op.errors])
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) byStatus.set(ErrorCodes[code], [...(byStatus.get(ErrorCodes[code]) ?? []), code])
   return new Map([...byStatus].sort(([a], [b]) => a - b))

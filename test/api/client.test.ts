@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandboxClient, SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../../src/client/index.js'
 import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
@@ -153,6 +155,17 @@ describe('client retries', () => {
     const error = await createSandboxClient({ baseUrl: other.url }).createLoan({ collateral_btc: 1, loan_amount: 100 }).catch((e: unknown) => e)
     expect(error).toMatchObject({ status: 409, errorCode: 'IDEMPOTENCY_KEY_IN_PROGRESS' })
     expect(other.seen).toHaveLength(1)
+  })
+
+  it('waits 500 ms, then 1 s, before retrying its own attempt still IN_PROGRESS, as the README says', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8').replace(/\s+/g, ' ')
+    expect(readme.includes('so it is retried too, after 500 ms, then 1 s and so on (at most 2 s)'), 'README "Retries" states these waits').toBe(true)
+    const inProgress = json(409, { request_id: 'req_2', error_code: 'IDEMPOTENCY_KEY_IN_PROGRESS' })
+    const { url } = await startScripted([() => {}, inProgress, inProgress, json(200, { request_id: 'req_4', idempotency_replayed: true })])
+    const waits: Array<[string, number]> = []
+    const client = createSandboxClient({ baseUrl: url, timeoutMs: 200, onRetryWait: ({ reason, ms }) => waits.push([reason, ms]) })
+    await client.createLoan({ collateral_btc: 1, loan_amount: 100 }, { idempotencyKey: 'slow-2' })
+    expect(waits).toEqual([['network_error', 100], ['in_progress', 500], ['in_progress', 1000]])
   })
 
   it('gives up with a connection error naming the cause when nothing answers', async () => {

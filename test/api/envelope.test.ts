@@ -117,6 +117,23 @@ describe('envelope', () => {
     const empty = await api.call('POST', '/api/sandbox/loans/flow', { rawBody: '' })
     expect([empty.status, empty.body.error_code]).toEqual([400, 'INVALID_ACTION'])
   })
+
+  // Every answer here is checked against the OpenAPI document (test/helpers/api.ts): these codes
+  // were answered but missing from the test event's and DELETE's responses there.
+  it('answers the webhook test event and DELETE /webhooks with the body and Idempotency-Key errors every write has', async () => {
+    api = await createTestApi()
+    const test = '/api/sandbox/webhooks/test'
+    const notObject = await api.call('POST', test, { rawBody: '[1]' })
+    expect([notObject.status, notObject.body.error_code, notObject.body.details]).toEqual([400, 'INVALID_REQUEST', { field: 'body', issue: 'must be a JSON object' }])
+    const badKey = await api.call('POST', test, { idempotencyKey: 'x'.repeat(256) })
+    expect([badKey.status, badKey.body.error_code, badKey.body.details?.field]).toEqual([400, 'INVALID_REQUEST', 'Idempotency-Key'])
+    const broken = await api.call('DELETE', '/api/sandbox/webhooks', { rawBody: '{"a":' })
+    expect([broken.status, broken.body.error_code]).toEqual([400, 'INVALID_JSON'])
+    const deep = await api.call('DELETE', '/api/sandbox/webhooks', { rawBody: `${'['.repeat(100)}${']'.repeat(100)}` })
+    expect([deep.status, deep.body.error_code]).toEqual([400, 'INVALID_REQUEST'])
+    const big = await api.call('DELETE', '/api/sandbox/webhooks', { rawBody: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) })
+    expect([big.status, big.body.error_code]).toEqual([413, 'PAYLOAD_TOO_LARGE'])
+  })
 })
 
 describe('authentication (open mode)', () => {
