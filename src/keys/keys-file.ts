@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { createDirectory } from '../files/create-directory.js'
 import { decodeJsonBytes, describeReadError, parseJsonText } from '../json-text/read-json-text.js'
 import { KeysError } from './keys-error.js'
 
@@ -163,7 +164,7 @@ export async function writeKeysFile(path: string, file: KeysFile): Promise<void>
   try {
     const target = await resolveLinks(path)
     temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    await fsp.mkdir(dirname(target), { recursive: true })
+    await createDirectory(dirname(target))
     const handle = await fsp.open(temp, 'w', 0o600)
     try {
       await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)

@@ -9,6 +9,7 @@ import { recoverJournals } from './journal-files.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
+import { createDirectory } from '../files/create-directory.js'
 
 /** The storage backends this version offers. */
 export type StorageKind = 'fs' | 'memory' | 'redis'
@@ -53,7 +54,7 @@ async function prepareDataDir(dataDir: string, create: boolean): Promise<string>
     throw new StorageError(`no sandbox data dir at ${dir}: pass the --data-dir that sandbox serve uses (default .sandbox in the directory it was started in)`)
   }
   try {
-    await fsp.mkdir(dir, { recursive: true })
+    await createDirectory(dir)
     // Unique per call: two storages opened at once in one process must not delete each other's.
     const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`)
     await fsp.writeFile(probe, 'ok')

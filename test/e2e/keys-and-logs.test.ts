@@ -99,6 +99,13 @@ describe('sandbox keys', () => {
     const later = await runCli(['keys', 'create', '--keys', keysFile, '--expires-in', '1h'])
     expect(later.stderr).not.toContain('note:')
   })
+
+  // Node's recursive mkdir loops for good under /proc; keys create spun at full CPU.
+  it.skipIf(!existsSync('/proc/self'))('refuses a keys file under a directory the system will not create, at once', async () => {
+    const result = await runCli(['keys', 'create', '--keys', '/proc/sandbox-none/keys.json'])
+    expect(result).toMatchObject({ code: 2, stdout: '' })
+    expect(result.stderr).toMatch(/^sandbox: cannot write keys file \/proc\/sandbox-none\/keys\.json: ENOENT/)
+  })
 })
 
 describe('sandbox logs', () => {
