@@ -1,4 +1,5 @@
 import { createServer } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
@@ -78,7 +79,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     throw createPortInUseError(port, host)
   }
   applyServerTimeouts(listener.server, timeouts)
-  listener.server.on('clientError', answerClientError)
+  listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
   return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
 }

@@ -48,6 +48,16 @@ async function openRaw(): Promise<RawClient> {
   }
 }
 
+/** Checks a raw answer is the 408 in the JSON envelope, naming the limits the client ran into. */
+function expectRequestTimeout(raw: string): void {
+  expect(raw).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+  const [head, body] = raw.split('\r\n\r\n')
+  const json = JSON.parse(body!)
+  expect(json).toMatchObject({ error_code: 'INVALID_REQUEST', request_id: expect.stringMatching(/^req_/) })
+  expect(json.error).toBe('The request did not arrive in time: this server waits 400 ms for the headers and 800 ms for the whole request.')
+  expect(head).toContain('connection: close')
+}
+
 /** Writes `piece()` every `everyMs` until the connection closes. */
 function trickle(client: RawClient, everyMs: number, piece: () => string): void {
   const timer = setInterval(() => {
@@ -87,6 +97,7 @@ describe('slow and stalled clients on a real port', () => {
     expect(closedAfter).not.toBeNull()
     expect(closedAfter!).toBeGreaterThanOrEqual(TIMEOUTS.headersMs - 50)
     expect(closedAfter!).toBeLessThan(TIMEOUTS.headersMs + 600)
+    expectRequestTimeout(slow.received())
     expect(statuses.length).toBeGreaterThan(1)
     expect(new Set(statuses)).toEqual(new Set([200]))
     expect(slowestMs).toBeLessThan(500)
@@ -108,6 +119,7 @@ describe('slow and stalled clients on a real port', () => {
     expect(closedAfter).not.toBeNull()
     expect(closedAfter!).toBeGreaterThanOrEqual(TIMEOUTS.requestMs - 50)
     expect(closedAfter!).toBeLessThan(TIMEOUTS.requestMs + 600)
+    expectRequestTimeout(slow.received())
     expect(new Set(statuses)).toEqual(new Set([200]))
     expect(slowestMs).toBeLessThan(500)
   })
