@@ -3,6 +3,9 @@ import type { Duplex } from 'node:stream'
 import { createRequestId } from './ids.js'
 import type { ServerTimeouts } from './server-timeouts.js'
 
+/** How long a client answered here has to read the answer and close its side. */
+const CLOSE_GRACE_MS = 1000
+
 /**
  * What a request gets when Node cannot parse it, before h3 sees it: the decided envelope (JSON with
  * `request_id`, `error_code`, `error`) instead of Node's bare status line, so a client's error
@@ -22,6 +25,12 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   )
+  // Only our side is closed, so the client can still read the answer (tearing the socket down
+  // with its input unread would reset the connection and could lose it). A client that ignores
+  // the close and keeps sending would then hold the socket for good: it gets a moment, no more.
+  const linger = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS)
+  linger.unref()
+  socket.once('close', () => clearTimeout(linger))
 }
 
 function describeClientError(code: string | undefined, timeouts: Pick<ServerTimeouts, 'headersMs' | 'requestMs'>): [number, string] {

@@ -28,9 +28,9 @@ interface RawClient {
   closedWithin(waitMs: number): Promise<number | null>
 }
 
-async function openRaw(): Promise<RawClient> {
+async function openRaw(allowHalfOpen = false): Promise<RawClient> {
   const { port } = new URL(listener.url)
-  const socket = connect(Number(port), '127.0.0.1')
+  const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen })
   await new Promise((resolve) => socket.once('connect', resolve))
   const openedAt = Date.now()
   let text = ''
@@ -122,6 +122,18 @@ describe('slow and stalled clients on a real port', () => {
     expectRequestTimeout(slow.received())
     expect(new Set(statuses)).toEqual(new Set([200]))
     expect(slowestMs).toBeLessThan(500)
+  })
+
+  it('closes the connection of a timed-out client that ignores the 408 and keeps sending, a second later', async () => {
+    // allowHalfOpen: the client keeps its side open after the server's close, as a careless one may.
+    const slow = await openRaw(true)
+    slow.socket.write(`POST /api/sandbox/loans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n`
+      + 'Content-Type: application/json\r\nIdempotency-Key: trickle-2\r\nContent-Length: 100000\r\n\r\n')
+    trickle(slow, 50, () => ' ')
+    const closedAfter = await slow.closedWithin(TIMEOUTS.requestMs + 2500)
+    expectRequestTimeout(slow.received())
+    expect(closedAfter).not.toBeNull()
+    expect(closedAfter!).toBeGreaterThanOrEqual(TIMEOUTS.requestMs + 900)
   })
 
   it('closes an idle keep-alive connection after keepAliveMs (plus Node\'s 1 s margin)', async () => {
