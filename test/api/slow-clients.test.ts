@@ -4,7 +4,7 @@ import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
 import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
 import { newKey } from '../helpers/api.js'
 
-// Short limits so a cut shows within a second; serve's own are 15 s / 30 s / 5 s / 60 s.
+// Short limits so a cut shows within a second; serve's own are 15 s / 30 s / 5 s / 30 s.
 const TIMEOUTS = { headersMs: 400, requestMs: 800, keepAliveMs: 200, idleSocketMs: 500, checkIntervalMs: 50 }
 
 let sandbox: Sandbox
@@ -152,7 +152,8 @@ describe('slow and stalled clients on a real port', () => {
     stalled.socket.pause()
     // 60 pipelined requests ask for ~60 x 260 KB, far more than loopback buffers take unread.
     stalled.socket.write('GET /api/sandbox/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(60))
-    await new Promise((resolve) => setTimeout(resolve, TIMEOUTS.idleSocketMs + 1000))
+    // Node gives a write still moving at the first expiry one more period: wait out two.
+    await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUTS.idleSocketMs + 500))
     // Reading now drains what reached the kernel, then the end the server sent when it gave up.
     stalled.socket.resume()
     const closedAfter = await stalled.closedWithin(2000)

@@ -4,7 +4,7 @@ import { DEFAULT_SERVER_TIMEOUTS, resolveServerTimeouts } from '../../src/server
 describe('resolveServerTimeouts', () => {
   it('keeps serve\'s defaults for what is not overridden', () => {
     expect(resolveServerTimeouts({ headersMs: 500 })).toEqual({ ...DEFAULT_SERVER_TIMEOUTS, headersMs: 500 })
-    expect(DEFAULT_SERVER_TIMEOUTS).toMatchObject({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 5_000, idleSocketMs: 60_000 })
+    expect(DEFAULT_SERVER_TIMEOUTS).toMatchObject({ headersMs: 15_000, requestMs: 30_000, keepAliveMs: 5_000, idleSocketMs: 30_000 })
   })
 
   it('refuses values Node would misread instead of passing them on', () => {
