@@ -1,32 +1,49 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { createRequestId } from './ids.js'
+import type { ServerTimeouts } from './server-timeouts.js'
+
+/** How long a client answered here has to read the answer and close its side. */
+const CLOSE_GRACE_MS = 1000
 
 /**
  * What a request gets when Node cannot parse it, before h3 sees it: the decided envelope (JSON with
  * `request_id`, `error_code`, `error`) instead of Node's bare status line, so a client's error
  * handling reads it like any other answer. The status stays HTTP's own (431 for oversized headers,
- * 408 for headers that never finished), with error_code INVALID_REQUEST.
+ * 408 for a request that did not arrive within `timeouts`), with error_code INVALID_REQUEST.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, timeouts: Pick<ServerTimeouts, 'headersMs' | 'requestMs'>): void {
   // A client that hung up, or a socket already answered, can take nothing more.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
   }
-  const [status, message] = describeClientError(error.code)
+  const [status, message] = describeClientError(error.code, timeouts)
   const requestId = createRequestId()
   const body = JSON.stringify({ request_id: requestId, error_code: 'INVALID_REQUEST', error: message })
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   )
+  // Only our side is closed, so the client can still read the answer (tearing the socket down
+  // with its input unread would reset the connection and could lose it). A client that ignores
+  // the close and keeps sending would then hold the socket for good: it gets a moment, no more.
+  const linger = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS)
+  linger.unref()
+  socket.once('close', () => clearTimeout(linger))
 }
 
-function describeClientError(code: string | undefined): [number, string] {
+function describeClientError(code: string | undefined, timeouts: Pick<ServerTimeouts, 'headersMs' | 'requestMs'>): [number, string] {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return [431, `The request line and headers are larger than this server's limit of ${maxHeaderSize} bytes. Send long values in the JSON body.`]
   }
-  if (code === 'HPE_REQUEST_TIMEOUT') return [408, 'The request headers did not arrive in time.']
+  // Node's code for both the headers and the whole-request limit (there is no HPE_ one for them).
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return [408, `The request did not arrive in time: this server waits ${formatMs(timeouts.headersMs)} for the headers and ${formatMs(timeouts.requestMs)} for the whole request.`]
+  }
   return [400, `The request is not valid HTTP/1.1 (${code ?? 'parse error'}).`]
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }

@@ -1,9 +1,11 @@
 import { createServer } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
 import { answerClientError } from './client-errors.js'
 import { createPortInUseError, toListenError } from './listen-errors.js'
+import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -41,6 +43,8 @@ export interface ListenOptions {
   host?: string
   /** How long close() waits for in-flight requests before cutting their connections (10 s). */
   closeTimeoutMs?: number
+  /** Limits on slow or stalled clients; unset ones keep `serve`'s defaults (DEFAULT_SERVER_TIMEOUTS). */
+  timeouts?: Partial<ServerTimeouts>
 }
 
 /**
@@ -50,6 +54,7 @@ export interface ListenOptions {
  */
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
+  const timeouts = resolveServerTimeouts(options.timeouts)
   let listener: Awaited<ReturnType<typeof listen>>
   await checkHostUsable(host, port)
   try {
@@ -73,7 +78,8 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     await listener.close()
     throw createPortInUseError(port, host)
   }
-  listener.server.on('clientError', answerClientError)
+  applyServerTimeouts(listener.server, timeouts)
+  listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
   return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
 }

@@ -1,0 +1,157 @@
+import { connect, type Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
+import { newKey } from '../helpers/api.js'
+
+// Short limits so a cut shows within a second; serve's own are 15 s / 30 s / 5 s / 30 s. A cut
+// inside the wait windows (seconds) can only be these limits (Node's own are 60 s / 300 s), so
+// the tests bound it by the window, not by a tighter time a busy CI machine could miss.
+const TIMEOUTS = { headersMs: 400, requestMs: 800, keepAliveMs: 200, idleSocketMs: 500, checkIntervalMs: 50 }
+
+let sandbox: Sandbox
+let listener: SandboxListener
+const key = newKey('slow')
+
+beforeAll(async () => {
+  sandbox = await createSandbox({ storage: 'memory', rateLimit: false })
+  listener = await listenSandbox(sandbox, { timeouts: TIMEOUTS })
+})
+afterAll(async () => {
+  await listener.close()
+  await sandbox.close()
+})
+
+/** A raw connection that records what the server sent and when it closed the connection. */
+interface RawClient {
+  socket: Socket
+  received(): string
+  /** Milliseconds from connecting to the server's close, or null if still open after `waitMs`. */
+  closedWithin(waitMs: number): Promise<number | null>
+}
+
+async function openRaw(allowHalfOpen = false): Promise<RawClient> {
+  const { port } = new URL(listener.url)
+  const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen })
+  await new Promise((resolve) => socket.once('connect', resolve))
+  const openedAt = Date.now()
+  let text = ''
+  let closedAfter: number | null = null
+  const closed = new Promise<void>((resolve) => socket.once('close', () => { closedAfter = Date.now() - openedAt; resolve() }))
+  socket.on('data', (chunk: Buffer) => { text += chunk.toString('latin1') })
+  socket.on('error', () => {})
+  return {
+    socket,
+    received: () => text,
+    closedWithin: async (waitMs) => {
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, waitMs))])
+      return closedAfter
+    },
+  }
+}
+
+/** Checks a raw answer is the 408 in the JSON envelope, naming the limits the client ran into. */
+function expectRequestTimeout(raw: string): void {
+  expect(raw).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+  const [head, body] = raw.split('\r\n\r\n')
+  const json = JSON.parse(body!)
+  expect(json).toMatchObject({ error_code: 'INVALID_REQUEST', request_id: expect.stringMatching(/^req_/) })
+  expect(json.error).toBe('The request did not arrive in time: this server waits 400 ms for the headers and 800 ms for the whole request.')
+  expect(head).toContain('connection: close')
+}
+
+/** Writes `piece()` every `everyMs` until the connection closes. */
+function trickle(client: RawClient, everyMs: number, piece: () => string): void {
+  const timer = setInterval(() => {
+    if (client.socket.destroyed || !client.socket.writable) clearInterval(timer)
+    else client.socket.write(piece())
+  }, everyMs)
+  client.socket.once('close', () => clearInterval(timer))
+}
+
+/** Ordinary requests every 100 ms while `whileOpen` runs: their statuses. */
+async function pollAlongside<T>(whileOpen: Promise<T>): Promise<{ result: T; statuses: number[] }> {
+  const statuses: number[] = []
+  let done = false
+  const polling = (async () => {
+    while (!done) {
+      const response = await fetch(`${listener.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })
+      await response.text()
+      statuses.push(response.status)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  })()
+  const result = await whileOpen
+  done = true
+  await polling
+  return { result, statuses }
+}
+
+describe('slow and stalled clients on a real port', () => {
+  it('cuts a client trickling its headers after headersMs, while other clients keep being answered', async () => {
+    const slow = await openRaw()
+    slow.socket.write('GET /api/sandbox/config HTTP/1.1\r\nHost: 127.0.0.1\r\n')
+    trickle(slow, 50, () => 'X-Trickle: 1\r\n')
+    const { result: closedAfter, statuses } = await pollAlongside(slow.closedWithin(3000))
+    expect(closedAfter).not.toBeNull()
+    expect(closedAfter!).toBeGreaterThanOrEqual(TIMEOUTS.headersMs - 50)
+    expectRequestTimeout(slow.received())
+    expect(statuses.length).toBeGreaterThan(1)
+    expect(new Set(statuses)).toEqual(new Set([200]))
+  })
+
+  it('cuts a connection that never sends a byte after headersMs', async () => {
+    const silent = await openRaw()
+    const closedAfter = await silent.closedWithin(3000)
+    expect(closedAfter).not.toBeNull()
+  })
+
+  it('cuts a client trickling its body after requestMs, while other clients keep being answered', async () => {
+    const slow = await openRaw()
+    slow.socket.write(`POST /api/sandbox/loans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n`
+      + 'Content-Type: application/json\r\nIdempotency-Key: trickle-1\r\nContent-Length: 100000\r\n\r\n')
+    trickle(slow, 50, () => ' ')
+    const { result: closedAfter, statuses } = await pollAlongside(slow.closedWithin(3000))
+    expect(closedAfter).not.toBeNull()
+    expect(closedAfter!).toBeGreaterThanOrEqual(TIMEOUTS.requestMs - 50)
+    expectRequestTimeout(slow.received())
+    expect(new Set(statuses)).toEqual(new Set([200]))
+  })
+
+  it('closes the connection of a timed-out client that ignores the 408 and keeps sending, a second later', async () => {
+    // allowHalfOpen: the client keeps its side open after the server's close, as a careless one may.
+    const slow = await openRaw(true)
+    slow.socket.write(`POST /api/sandbox/loans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n`
+      + 'Content-Type: application/json\r\nIdempotency-Key: trickle-2\r\nContent-Length: 100000\r\n\r\n')
+    trickle(slow, 50, () => ' ')
+    const closedAfter = await slow.closedWithin(TIMEOUTS.requestMs + 2500)
+    expectRequestTimeout(slow.received())
+    expect(closedAfter).not.toBeNull()
+    expect(closedAfter!).toBeGreaterThanOrEqual(TIMEOUTS.requestMs + 900)
+  })
+
+  it('closes an idle keep-alive connection after keepAliveMs (plus Node\'s 1 s margin)', async () => {
+    const idle = await openRaw()
+    idle.socket.write('GET /api/sandbox/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    const closedAfter = await idle.closedWithin(3000)
+    expect(idle.received()).toMatch(/^HTTP\/1\.1 200 /)
+    expect(closedAfter).not.toBeNull()
+  })
+
+  it('drops a client that asks for more than the socket buffers hold and never reads it, after idleSocketMs', async () => {
+    const answer = await fetch(`${listener.url}/api/sandbox/openapi.json`)
+    const answerBytes = (await answer.arrayBuffer()).byteLength
+    const stalled = await openRaw()
+    stalled.socket.pause()
+    // 60 pipelined requests ask for ~60 x 260 KB, far more than loopback buffers take unread.
+    stalled.socket.write('GET /api/sandbox/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(60))
+    // Node gives a write still moving at the first expiry one more period: wait out two.
+    await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUTS.idleSocketMs + 500))
+    // Reading now drains what reached the kernel, then the end the server sent when it gave up.
+    stalled.socket.resume()
+    const closedAfter = await stalled.closedWithin(2000)
+    expect(closedAfter).not.toBeNull()
+    expect(stalled.received().length).toBeLessThan(answerBytes * 60)
+    expect((await fetch(`${listener.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+  })
+})
