@@ -3,6 +3,13 @@ import type { AddressInfo } from 'node:net'
 import { verifyWebhook } from '../webhooks/signature.js'
 import { sendWebhook } from '../webhooks/sender.js'
 import { toListenError } from '../server/listen-errors.js'
+import { resolveServerTimeouts, type ServerTimeouts } from '../server/server-timeouts.js'
+
+/**
+ * Largest delivery body the listener takes (413 above it). The sandbox's events are a few KB; a
+ * bound keeps a stray client on a `--host 0.0.0.0` listener from filling its memory.
+ */
+export const LISTENER_BODY_LIMIT_BYTES = 10 * 1024 * 1024
 
 /** One delivery the listener received. */
 export interface ReceivedWebhook {
@@ -31,15 +38,22 @@ export interface WebhookListenerOptions {
   /** Pass each delivery on, same body bytes and webhook headers. */
   forwardTo?: string
   onDelivery?: (delivery: ReceivedWebhook) => void
+  /** Limits on slow or stalled clients, as `listenSandbox` takes them; unset ones keep serve's defaults. */
+  timeouts?: Partial<ServerTimeouts>
 }
 
 const FORWARDED_HEADERS = ['x-service-webhook-id', 'x-service-webhook-event', 'x-service-webhook-timestamp', 'x-service-webhook-signature']
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The body, or null once it passes LISTENER_BODY_LIMIT_BYTES (the rest is not kept). */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => resolve(Buffer.concat(chunks)))
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= LISTENER_BODY_LIMIT_BYTES) chunks.push(chunk)
+    })
+    req.on('end', () => resolve(size > LISTENER_BODY_LIMIT_BYTES ? null : Buffer.concat(chunks)))
     req.on('error', reject)
   })
 }
@@ -59,8 +73,15 @@ function checkSignature(secret: string | undefined, body: string, headers: Incom
  * 200 (or `respondStatus`, or the forward target's status) and optionally passes it on unchanged.
  */
 export async function startWebhookListener(options: WebhookListenerOptions): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(async (req, res) => {
+  const timeouts = resolveServerTimeouts(options.timeouts)
+  // The same limits as serve's (server-timeouts.ts): Node's own let a trickling client hold a socket for minutes.
+  const limits = { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs, connectionsCheckingInterval: timeouts.checkIntervalMs }
+  const server = createServer(limits, async (req, res) => {
     const raw = await readBody(req).catch(() => Buffer.alloc(0))
+    if (raw === null) {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ received: false, error: `body over ${LISTENER_BODY_LIMIT_BYTES} bytes` }))
+      return
+    }
     const body = raw.toString('utf8')
     const header = (name: string) => {
       const value = req.headers[name]
@@ -87,6 +108,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       ...(forwarded ? { forwarded } : {}),
     })
   })
+  server.timeout = timeouts.idleSocketMs
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(toListenError(error, options.port, options.host ?? '127.0.0.1')))
     server.listen(options.port, options.host ?? '127.0.0.1', () => {
