@@ -91,6 +91,9 @@ describe.each(storages)('kill -9 during writes on %s', (_name, chooseStorage) =>
             }
           }
         }))
+        // Counted from this cycle's first answer, not from the start: on a busy machine none had come by then.
+        const before = acknowledged.size
+        for (let waited = 0; acknowledged.size === before && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5))
         await new Promise((resolve) => setTimeout(resolve, delay))
         child.kill('SIGKILL')
         await exited

@@ -146,7 +146,8 @@ describe('sandbox run', () => {
     await server.stop()
   })
 
-  it('--wait gives a server started in the background time to come up', async () => {
+  // Seven CLI runs one after another: 7-14 s on an idle machine, over 20 s on a busy one.
+  it('--wait gives a server started in the background time to come up', { timeout: 60_000 }, async () => {
     const { createServer } = await import('node:net')
     const port = await new Promise<number>((resolve) => { const probe = createServer().listen(0, '127.0.0.1', () => { const { port: free } = probe.address() as { port: number }; probe.close(() => resolve(free)) }) })
     const run = runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', '20s'])
