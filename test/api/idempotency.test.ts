@@ -23,6 +23,10 @@ describe('idempotency', () => {
     expect(long.body.error_code).toBe('INVALID_REQUEST')
     const fine = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'k'.repeat(255) })
     expect(fine.status).toBe(200)
+    // Printable ASCII is 0x20 (space) to 0x7e: a space inside is fine, DEL (0x7f) is not.
+    expect((await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'order 42 ~' })).status).toBe(200)
+    const control = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'order\x7f42' })
+    expect([control.status, control.body.error_code]).toEqual([400, 'INVALID_REQUEST'])
   })
 
   it('replays a retried POST without applying it twice', async () => {
@@ -105,6 +109,38 @@ describe('idempotency', () => {
     expect(body.activeLoans).toHaveLength(1)
     const after = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'race' })
     expect(after.body.idempotency_replayed).toBe(true)
+  })
+
+  it('while a key\'s first request runs, answers another body with CONFLICT and another API key as its own', async () => {
+    // The first write waits on a gate, so the first request is still running when the others arrive.
+    const memory = memoryDriver()
+    let release!: () => void
+    let started!: () => void
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const firstWrite = new Promise<void>((resolve) => { started = resolve })
+    let writes = 0
+    const gated = defineDriver(() => ({
+      ...memory,
+      name: 'gated-memory',
+      async setItem(key: string, value: string) {
+        if (writes++ === 0) {
+          started()
+          await gate
+        }
+        return memory.setItem!(key, value, {})
+      },
+    }))
+    api = await createTestApi({ storage: createStorage({ driver: gated(undefined) }) })
+    const first = api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'held' })
+    await firstWrite
+    const otherBody = await api.post('/api/sandbox/loans', { ...LOAN, loan_amount: 1000 }, { idempotencyKey: 'held' })
+    const sameBody = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'held' })
+    const otherKey = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'held', key: newKey('other') })
+    release()
+    expect((await first).status).toBe(200)
+    expect([otherBody.status, otherBody.body.error_code]).toEqual([409, 'IDEMPOTENCY_KEY_CONFLICT'])
+    expect([sameBody.status, sameBody.body.error_code]).toEqual([409, 'IDEMPOTENCY_KEY_IN_PROGRESS'])
+    expect([otherKey.status, otherKey.body.idempotency_replayed]).toEqual([200, false])
   })
 
   it('serializes different keys of one session: concurrent flows never lose an update', async () => {

@@ -37,6 +37,11 @@ describe('a restart with another BTC price', () => {
         const remove = await send(second, key, 'POST', `/api/sandbox/loans/${open.body.activeLoans[0].id}/action`, { action: 'remove_collateral', amount: 0.01 }, 'remove')
         expect(remove.status).toBe(409)
         expect(remove.body.details.reason).toBe('LTV_LIMIT')
+        // Already above the maximum: nothing can be removed or borrowed, shown as 0, not a negative figure.
+        expect(remove.body.details.max_removable_btc).toBe(0)
+        const increase = await send(second, key, 'POST', `/api/sandbox/loans/${open.body.activeLoans[0].id}/action`, { action: 'increase_loan', amount: 100 }, 'increase')
+        expect(increase.status).toBe(409)
+        expect(increase.body.details).toMatchObject({ reason: 'LTV_LIMIT', max_increase: 0 })
       } finally {
         await second.close()
       }

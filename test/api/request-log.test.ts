@@ -11,6 +11,7 @@ describe('request log', () => {
     api = await createTestApi({ onRequest: (entry) => seen.push(entry.request_id) })
     const ok = await api.get('/api/sandbox/config')
     const refused = await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' }, { idempotencyKey: 'idem-log-1' })
+    const replayed = await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' }, { idempotencyKey: 'idem-log-1' })
     await api.get('/api/sandbox/config', newKey('other'))
     const keyless = await api.call('GET', '/api/sandbox/config', { key: null })
     const nowhere = await api.get('/api/sandbox/nowhere')
@@ -20,15 +21,17 @@ describe('request log', () => {
     expect(mine.map((entry) => [entry.request_id, entry.method, entry.path, entry.status, entry.error_code, entry.idempotency_key])).toEqual([
       [ok.body.request_id, 'GET', '/api/sandbox/config', 200, null, null],
       [refused.body.request_id, 'POST', '/api/sandbox/loans/flow', 409, 'FLOW_CONFLICT', 'idem-log-1'],
+      // A replayed refusal is logged with its error code too.
+      [replayed.body.request_id, 'POST', '/api/sandbox/loans/flow', 409, 'FLOW_CONFLICT', 'idem-log-1'],
       [nowhere.body.request_id, 'GET', '/api/sandbox/nowhere', 404, 'NOT_FOUND', null],
     ])
     expect(mine[0]!.key).not.toContain(api.key.slice(12))
     expect(mine[0]!.duration_ms).toBeGreaterThanOrEqual(0)
     // A request with no key is printed (onRequest) but not stored: nobody's log to fill.
     const all = await readRequestLog(api.sandbox.storage)
-    expect(all).toHaveLength(4)
+    expect(all).toHaveLength(5)
     expect(all.map((entry) => entry.request_id)).not.toContain(keyless.body.request_id)
-    expect(seen).toHaveLength(5)
+    expect(seen).toHaveLength(6)
     expect(seen).toContain(keyless.body.request_id)
   })
 

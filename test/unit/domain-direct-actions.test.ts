@@ -82,6 +82,15 @@ describe('direct actions', () => {
     expectRejectedUnchanged(book, (b) => act(b, 'remove_collateral', 0.5), 'INVALID_AMOUNT')
   })
 
+  it('max_removable_btc is exact when the collateral needed is a whole number of satoshis', () => {
+    // 3325 USDT needs 0.07 BTC at 95000 and 50%, so 0.63 of 0.7 BTC can go; floats make it 62999999.99... sats.
+    const ctx = createTestContext()
+    const { book, loan } = issueLoanThroughFlow(ctx, undefined, { collateral_btc: 0.7, loan_amount: 3325 })
+    const error = expectRejectedUnchanged(book, (b) => directAction(b, loan.id, { action: 'remove_collateral', amount: 0.65 }, ctx), 'FLOW_CONFLICT', 'LTV_LIMIT')
+    expect(error.details).toMatchObject({ max_removable_btc: 0.63 })
+    expect(loanIn(directAction(book, loan.id, { action: 'remove_collateral', amount: 0.63 }, ctx).book, loan.id)).toMatchObject({ collateral: 0.07, ltv: 50 })
+  })
+
   it('increase_loan adds debt and pays it out minus the origination fee', () => {
     const { book, loanId, act } = setup()
     const result = act(book, 'increase_loan', 3000)
@@ -97,6 +106,7 @@ describe('direct actions', () => {
     const capped = setup({ ...fixtureConfig, limits: { ...fixtureConfig.limits, loan_amount: { min: 100, max: 21000 } } })
     const limit = expectRejectedUnchanged(capped.book, (b) => capped.act(b, 'increase_loan', 1500), 'INVALID_AMOUNT')
     expect(limit.details).toMatchObject({ limit: 'limits.loan_amount.max', value: 21500, allowed: 21000 })
+    expect(loanIn(capped.act(capped.book, 'increase_loan', 1000).book, capped.loanId).debt).toBe(21000)
   })
 
   it.each([

@@ -104,6 +104,7 @@ describe('loan flow: every out-of-order step is 409 and changes nothing', () => 
         const error = expectRejectedUnchanged(state, (b) => flowStep(b, { action, ...FULL_BODY }, ctx), 'FLOW_CONFLICT', reason)
         expect(error.status).toBe(409)
         expect(error.details).toMatchObject({ expected_action: valid, current_status: draftOpen ? state.applications[0]!.status : null })
+        if (reason === 'STEP_OUT_OF_ORDER') expect(error.message).toContain(`The next valid action is ${valid}.`)
       })
     }
   }

@@ -27,6 +27,10 @@ describe('loan math', () => {
   it('finds the largest loan the collateral carries', () => {
     expect(computeMaxDebt(0.5, config)).toBe(23750)
     expect(computeMaxDebt(0.3, config)).toBe(14250)
+    // 586.419325 is rounded down: 586.42 would be above the maximum LTV.
+    expect(computeMaxDebt(0.01234567, config)).toBe(586.41)
+    // 0.002168 × 95000 × 50% is 102.98 exactly, which floats compute as 102.97999999999998.
+    expect(computeMaxDebt(0.002168, config)).toBe(102.98)
   })
 })
 
@@ -36,6 +40,13 @@ describe('assertNewLoanWithinLimits', () => {
   it('accepts a loan exactly at the maximum LTV', () => {
     expect(() => assertNewLoanWithinLimits({ ...ok, loan_amount: 23750 }, config)).not.toThrow()
     expect(() => assertNewLoanWithinLimits({ collateral_btc: 0.3, loan_amount: 14250, loan_currency: 'USDT' }, config)).not.toThrow()
+    // The largest loan an LTV error names must itself pass, though floats put this one at 50.000000000000014%.
+    expect(() => assertNewLoanWithinLimits({ collateral_btc: 0.002168, loan_amount: 102.98, loan_currency: 'USDT' }, config)).not.toThrow()
+  })
+
+  it('accepts amounts and collateral exactly at their limits', () => {
+    expect(() => assertNewLoanWithinLimits({ ...ok, loan_amount: 100 }, config)).not.toThrow()
+    expect(() => assertNewLoanWithinLimits({ collateral_btc: 100, loan_amount: 1000000, loan_currency: 'USDT' }, config)).not.toThrow()
   })
 
   it('rejects an LTV above the maximum, naming the limit and the largest loan allowed', () => {

@@ -28,6 +28,14 @@ describe('partner profile updates', () => {
     expect(updated.created).toBe(false)
     expect(updated.profile).toMatchObject({ name: 'Acme', email: null, website: 'https://acme.example', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z' })
     expect(updated.profile.referral_code).toBe(profile.referral_code)
+    const renamed = applyPartnerUpdate(updated.profile, { name: 'Acme Ltd' }, '2026-01-03T00:00:00.000Z', 'seed')
+    expect(renamed.profile).toMatchObject({ name: 'Acme Ltd', email: null, website: 'https://acme.example' })
+  })
+
+  it('keeps the referral code the default view showed once the profile is created', () => {
+    const shown = viewPartner({ profile: null, defaults, levels, book: book([]), keySeed: 'seed' }).links[0]!.code
+    const { profile } = applyPartnerUpdate(null, { name: 'Acme' }, '2026-01-01T00:00:00.000Z', 'seed')
+    expect(profile.referral_code).toBe(shown)
   })
 })
 
@@ -57,6 +65,14 @@ describe('partner view', () => {
     expect(view.levels.volume_usd).toBe(120000)
     expect(view.levels.current.level).toBe('silver')
     expect(view.levels.next).toMatchObject({ level: 'gold', remaining_usd: 380000 })
+  })
+
+  it('reaches a level at exactly its min_volume_usd', () => {
+    const loans = [loan('loan_a', 60000, '2026-01-01T00:00:00.000Z'), loan('loan_b', 40000, '2026-01-02T00:00:00.000Z')]
+    const view = viewPartner({ profile: null, defaults, levels, book: book(loans), keySeed: 'seed' })
+    expect(view.levels.volume_usd).toBe(100000)
+    expect(view.levels.current.level).toBe('silver')
+    expect(view.levels.next).toEqual({ level: 'gold', min_volume_usd: 500000, remaining_usd: 400000 })
   })
 
   it('accrues each issue and increase once, at its own time: a later increase changes no earlier entry', () => {

@@ -20,6 +20,16 @@ describe('createRateLimiter', () => {
     expect(limiter.check('other', 10000).remaining).toBe(2)
   })
 
+  it('rounds the reset up to whole seconds, and peeks at the window without counting', () => {
+    const limiter = createRateLimiter({ limit: 3, windowSeconds: 10 })
+    limiter.check('k', 0)
+    // 5.5 s until the request at 0 leaves the window: RateLimit-Reset says 6, never too early.
+    expect(limiter.check('k', 4500)).toMatchObject({ remaining: 1, resetSeconds: 6 })
+    expect(limiter.peek('k', 4600)).toMatchObject({ remaining: 1, resetSeconds: 6 })
+    expect(limiter.peek('k', 10000)).toMatchObject({ remaining: 2, resetSeconds: 5 })
+    expect(limiter.peek('k', 14500)).toMatchObject({ remaining: 3, resetSeconds: 10 })
+  })
+
   it('forgets idle keys on sweep', () => {
     const limiter = createRateLimiter({ limit: 3, windowSeconds: 1 })
     limiter.check('a', 0)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
-import { createWebhookState, enqueueEvents, FINISHED_KEPT, needsDispatch, recordAttempt, requeueDeliveries, showDelivery, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { createWebhookState, DEFAULT_RETRY_SCHEDULE_MS, enqueueEvents, FINISHED_KEPT, needsDispatch, parseRetrySchedule, recordAttempt, requeueDeliveries, showDelivery, viewDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
 import type { WebhookState } from '../../src/webhooks/types.js'
 
 const NOW = '2026-11-22T10:00:00.000Z'
@@ -81,5 +81,55 @@ describe('the retry endpoint\'s requeue', () => {
     expect(state.deliveries[0]).toMatchObject({ status: 'retrying', attempts: 5, next_attempt_at: new Date(at + 2_000).toISOString() })
     fail(at)
     expect(state.deliveries[0]).toMatchObject({ status: 'failed', attempts: 6, next_attempt_at: null })
+  })
+})
+
+describe('the retry schedule', () => {
+  it('retries after 5 s, 30 s, 2 min and 10 min by default, then fails (decisions.md: 5 attempts)', () => {
+    let state = enqueue(createWebhookState())
+    const id = state.deliveries[0]!.id
+    const at = Date.parse(NOW)
+    const waits: Array<number | null> = []
+    for (let i = 0; i < 5; i++) {
+      state = recordAttempt(state, id, { statusCode: 503, error: null, durationMs: 1 }, DEFAULT_RETRY_SCHEDULE_MS, at)
+      const next = state.deliveries[0]!.next_attempt_at
+      waits.push(next === null ? null : Date.parse(next) - at)
+    }
+    expect(waits).toEqual([5_000, 30_000, 120_000, 600_000, null])
+    expect(state.deliveries[0]).toMatchObject({ status: 'failed', attempts: 5, last_error: 'receiver answered 503' })
+  })
+
+  it('parses --webhook-retry-schedule: ms, s, m and h, 1 to 20 delays, nothing else', () => {
+    expect(parseRetrySchedule('500ms, 5s,2m ,1h')).toEqual([500, 5_000, 120_000, 3_600_000])
+    expect(parseRetrySchedule(Array(20).fill('1s').join(','))).toHaveLength(20)
+    for (const bad of ['', 'x5s', '5s,', '5', '1d', '-5s', '1.5s', Array(21).fill('1s').join(',')]) {
+      expect(() => parseRetrySchedule(bad), bad).toThrow(/invalid retry schedule/)
+    }
+  })
+})
+
+describe('an attempt', () => {
+  it('delivers on a 2xx answer only: a redirect (not followed) or any other status retries', () => {
+    const at = Date.parse(NOW)
+    const statusAfter = (statusCode: number) => {
+      const state = enqueue(createWebhookState())
+      return recordAttempt(state, state.deliveries[0]!.id, { statusCode, error: null, durationMs: 1 }, [1_000], at).deliveries[0]!.status
+    }
+    expect([200, 204, 299].map(statusAfter)).toEqual(['delivered', 'delivered', 'delivered'])
+    expect([199, 300, 302, 400, 500].map(statusAfter)).toEqual(['retrying', 'retrying', 'retrying', 'retrying', 'retrying'])
+  })
+
+  it('records the URL the attempt went to when it differs from the queued one', () => {
+    const state = enqueue(createWebhookState())
+    const next = recordAttempt(state, state.deliveries[0]!.id, { statusCode: 200, error: null, durationMs: 1, url: 'http://127.0.0.1:4000/new' }, [], Date.parse(NOW))
+    expect(showDelivery(next.deliveries[0]!).url).toBe('http://127.0.0.1:4000/new')
+  })
+})
+
+describe('the delivery log as the API shows it', () => {
+  it('is the most recent 50, newest first', () => {
+    const state = enqueue(createWebhookState(), 60)
+    const ids = state.deliveries.map((delivery) => delivery.id)
+    expect(viewDeliveries(state).map((delivery) => delivery.id)).toEqual(ids.slice(10).reverse())
   })
 })

@@ -52,6 +52,40 @@ describe('webhook signatures', () => {
     expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: { ...headersFor(vector), 'x-service-webhook-timestamp': 'yesterday' }, now }))).toBe('malformed_timestamp')
   })
 
+  it('refuses a delivery lacking any of the four headers, or sending one empty', () => {
+    const vector = vectors[0]!
+    for (const name of Object.keys(headersFor(vector))) {
+      const { [name]: _dropped, ...without } = headersFor(vector)
+      expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: without, now: vector.timestamp })), name).toBe('missing_header')
+      expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: { ...headersFor(vector), [name]: '' }, now: vector.timestamp })), name).toBe('missing_header')
+    }
+  })
+
+  it('takes unix seconds as decimal digits only, and signs the header text exactly as received', () => {
+    const vector = vectors[0]!
+    const withStamp = (stamp: string) => ({ ...headersFor(vector, `v1=${computeSignature(vector.secret, stamp, vector.body)}`), 'x-service-webhook-timestamp': stamp })
+    // Correctly signed over these texts, so only the format check can refuse them.
+    for (const stamp of [`${vector.timestamp}000`, `${vector.timestamp}.0`, ` ${vector.timestamp}`, `${vector.timestamp}e0`]) {
+      expect(codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: withStamp(stamp), now: vector.timestamp })), stamp).toBe('malformed_timestamp')
+    }
+    expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers: withStamp(`0${vector.timestamp}`), now: vector.timestamp }).timestamp).toBe(vector.timestamp)
+  })
+
+  it('takes only v1= values of 64 lowercase hex digits', () => {
+    const vector = vectors[0]!
+    const verify = (signature: string) => codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector, signature), now: vector.timestamp }))
+    for (const signature of [`v0=${vector.signature}`, `V1=${vector.signature}`, `v1=${vector.signature.toUpperCase()}`, `v1=${vector.signature.slice(0, 40)}`, `v1=${vector.signature}00`]) {
+      expect(verify(signature), signature).toBe('malformed_signature')
+    }
+    expect(verify(`v1=${'0'.repeat(64)}  v1=${vector.signature}`)).toBeUndefined()
+  })
+
+  it('reads the first value of a repeated header given as an array', () => {
+    const vector = vectors[0]!
+    const headers = { ...headersFor(vector), 'x-service-webhook-signature': [`v1=${vector.signature}`, 'v1=other'] }
+    expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers, now: vector.timestamp }).eventId).toBe('evt_1')
+  })
+
   it('accepts timestamps within 5 minutes either way and refuses one second beyond', () => {
     const vector = vectors[0]!
     const verify = (now: number) => codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now }))
@@ -59,6 +93,10 @@ describe('webhook signatures', () => {
     expect(verify(vector.timestamp - 300)).toBeUndefined()
     expect(verify(vector.timestamp + 301)).toBe('timestamp_too_old')
     expect(verify(vector.timestamp - 301)).toBe('timestamp_too_new')
+    const strict = (now: number) => codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now, toleranceSeconds: 10 }))
+    expect(strict(vector.timestamp + 10)).toBeUndefined()
+    expect(strict(vector.timestamp + 11)).toBe('timestamp_too_old')
+    expect(strict(vector.timestamp - 11)).toBe('timestamp_too_new')
   })
 
   it('accepts any matching v1 value among several, and headers in any case or as Headers', () => {

@@ -13,6 +13,8 @@ const DNS: Record<string, string[]> = {
   'mapped.example': ['::ffff:192.168.1.1'],
   'ula.example': ['fd00::1'],
   'empty.example': [],
+  'local.partner.example': ['93.184.216.34'],
+  'internal-hooks.partner.example': ['93.184.216.34'],
 }
 const resolve = async (host: string) => {
   const addresses = DNS[host]
@@ -130,10 +132,24 @@ describe('webhook URL policy', () => {
   it('answers WEBHOOK_URL_REQUIRED for a missing or empty url, and not_a_url for other types', async () => {
     for (const url of [undefined, null, '', '   ']) expect(await refusal(url)).toEqual(['WEBHOOK_URL_REQUIRED', undefined])
     for (const url of [42, {}, ['https://hooks.partner.example']]) expect(await refusal(url)).toEqual(['WEBHOOK_URL_INVALID', 'not_a_url'])
+    await expect(checkWebhookUrl({}, { allowLocal: false, resolve })).rejects.toThrow('url must be a string.')
+  })
+
+  it('takes a URL of up to 2048 characters', async () => {
+    const base = 'https://hooks.partner.example/'
+    expect(await refusal(base + 'a'.repeat(2048 - base.length))).toBe('accepted')
+    expect(await refusal(base + 'a'.repeat(2049 - base.length))).toEqual(['WEBHOOK_URL_INVALID', 'too_long'])
+  })
+
+  it('names the forbidden address a host resolves to', async () => {
+    const addressOf = (url: string) => checkWebhookUrl(url, { allowLocal: false, resolve }).then(() => 'accepted', (error: SandboxError) => error.details?.address)
+    expect(await addressOf('https://rebind.example/x')).toBe('127.0.0.1')
+    expect(await addressOf('https://mixed.example/x')).toBe('10.0.0.1')
   })
 
   it('accepts public https URLs, by name or public address', async () => {
-    for (const url of ['https://hooks.partner.example/x', 'https://hooks.partner.example:8443/a/b?c=d', 'https://v6.partner.example/', 'https://93.184.216.34/hook', 'https://[2606:2800:220:1:248:1893:25c8:1946]/hook']) {
+    // Names that only start like a local one are public.
+    for (const url of ['https://hooks.partner.example/x', 'https://hooks.partner.example:8443/a/b?c=d', 'https://v6.partner.example/', 'https://93.184.216.34/hook', 'https://[2606:2800:220:1:248:1893:25c8:1946]/hook', 'https://local.partner.example/x', 'https://internal-hooks.partner.example/x']) {
       expect(await refusal(url), url).toBe('accepted')
     }
   })
@@ -159,5 +175,9 @@ describe('webhook URL policy', () => {
   it('classifies addresses for the delivery-time check', () => {
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.1.2.3', 'fe80::1%eth0', 'not-an-ip']) expect(isForbiddenAddress(address), address).toBe(true)
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) expect(isForbiddenAddress(address), address).toBe(false)
+    // IPv4 inside IPv6 (mapped, NAT64, IPv4-translated, 6to4) is judged by its IPv4 part, both ways;
+    // 192.0.2.1 is documentation space, 192.0.1.2 (its last two bytes swapped) is public.
+    for (const address of ['::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b::c000:102', '::ffff:0:808:808', '2002:808:808::1']) expect(isForbiddenAddress(address), address).toBe(false)
+    for (const address of ['64:ff9b::c000:201', '::ffff:0:c000:201', '::ffff:0:7f00:1', '2002:c000:201::1']) expect(isForbiddenAddress(address), address).toBe(true)
   })
 })

@@ -44,6 +44,15 @@ describe('webhook verify battery', () => {
     expect(verdict(byName['malformed v1= value']!.sign(NOW))).toBe('malformed_signature')
   })
 
+  it('sends each bad case as its report line says', () => {
+    // "v1=<the right hex, truncated and upper-cased>"
+    const malformed = byName['malformed v1= value']!.sign(NOW)
+    expect(malformed.headers['x-service-webhook-signature']).toBe(`v1=${computeSignature(SECRET, NOW, malformed.body).slice(0, 40).toUpperCase()}`)
+    // "the body changed after signing (debt set to 1)": a loan event, so there is a debt to change.
+    const tampered = JSON.parse(byName['tampered body']!.sign(NOW).body)
+    expect(tampered).toMatchObject({ type: 'sandbox.loan.issued', data: { object: { debt: 1 } } })
+  })
+
   it('takes each timestamp when the case is signed; stale and future keep their offset from that time', () => {
     // An hour after the battery was built: every good case must still be fresh then.
     const later = NOW + 3600
