@@ -16,8 +16,9 @@ function refuse(reason: UrlRefusal, message: string, extra: Record<string, unkno
 /**
  * Whether an address must never receive a delivery: everything that is not plain public unicast
  * (loopback, private, link-local, CGNAT, multicast, unspecified, broadcast, reserved,
- * documentation, unique-local, IPv6 outside 2000::/3...), with IPv4 embedded in IPv6 (mapped, NAT64, 6to4, Teredo)
- * judged by its IPv4 part.
+ * documentation, unique-local, IPv6 outside 2000::/3...), with IPv4 embedded in IPv6 (mapped, NAT64,
+ * 6to4) judged by its IPv4 part. Teredo (2001::/32) is refused whatever it embeds: a tunnel to
+ * an address the URL does not show is no partner's webhook endpoint.
  */
 export function isForbiddenAddress(address: string): boolean {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6

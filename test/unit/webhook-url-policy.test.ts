@@ -179,5 +179,7 @@ describe('webhook URL policy', () => {
     // 192.0.2.1 is documentation space, 192.0.1.2 (its last two bytes swapped) is public.
     for (const address of ['::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b::c000:102', '::ffff:0:808:808', '2002:808:808::1']) expect(isForbiddenAddress(address), address).toBe(false)
     for (const address of ['64:ff9b::c000:201', '::ffff:0:c000:201', '::ffff:0:7f00:1', '2002:c000:201::1']) expect(isForbiddenAddress(address), address).toBe(true)
+    // Teredo is refused whatever it embeds: this one's client is 192.0.2.45 behind public server 65.54.227.120.
+    expect(isForbiddenAddress('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toBe(true)
   })
 })
