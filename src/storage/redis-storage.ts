@@ -72,21 +72,18 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     // The client selects the URL's database while connecting, and when the server refuses that
     // number it goes on in database 0: selected again here, a refusal fails the start.
     if (db > 0) await client.select(db)
-    await client.ping()
+    // A read of a sandbox key rather than a PING: a redis user whose ACL leaves out sandbox:*
+    // keys is refused here, at start, instead of on every request.
+    await client.exists(`${REDIS_KEY_PREFIX}:owner`)
+    if (options.owner) lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
   } catch (error) {
     state = 'closing'
     client.disconnect()
-    const reason = (error as Error).message.startsWith('ERR ') ? (error as Error).message : lastError ?? (error as Error).message
+    if (error instanceof StorageError) throw error
+    // What redis answered, or else the connection's own failure (the rejection only says closed).
+    const message = (error as Error).message
+    const reason = (error as Error).name === 'ReplyError' ? message : lastError ?? message
     throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'))}`, { cause: error })
-  }
-  if (options.owner) {
-    try {
-      lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
-    } catch (error) {
-      state = 'closing'
-      client.disconnect()
-      throw error
-    }
   }
   state = 'up'
   const dispose = driver.dispose!.bind(driver)

@@ -117,6 +117,15 @@ describe('sandbox serve on redis storage', () => {
     expect(wrong.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${redis.port}/0 (WRONGPASS`)
     expect(wrong.stderr).toContain('check the user and password in the URL')
     expect(wrong.stderr).not.toContain('nope')
+    // An ACL user whose keys are not sandbox:* ones: a setup error, not a crash with a stack.
+    const admin = new Redis(redis.port, '127.0.0.1', { password: 'pw-123' })
+    await admin.call('ACL', 'SETUSER', 'cache-only', 'on', '>cache-pw', '~cache:*', '+@all')
+    await admin.quit()
+    const denied = await runCli(['serve', '--port', '0', '--storage', `redis://cache-only:cache-pw@127.0.0.1:${redis.port}/0`])
+    expect(denied.code).toBe(2)
+    expect(denied.stderr).toContain(`cannot use redis at redis://cache-only:***@127.0.0.1:${redis.port}/0 (NOPERM`)
+    expect(denied.stderr).toContain('grant it ACL SETUSER USER ~sandbox:*')
+    expect(denied.stderr).not.toMatch(/\n\s+at |cache-pw/)
   })
 
   it.skipIf(!hasRedis)('serves on a TLS redis (rediss://) whose CA it is told to trust, and says how otherwise', async () => {

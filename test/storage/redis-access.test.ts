@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { createSandboxStorage, StorageError } from '../../src/storage/index.js'
+import { REDIS_ACL_RULE } from '../../src/storage/redis-advice.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 
 // A team's shared redis: a password for the default user, and ACL users beside it.
@@ -48,6 +49,37 @@ describe.skipIf(!hasRedis)('redis storage on a shared redis with passwords and A
     await storage.dispose()
     await admin.select(2)
     expect(await admin.get('sandbox:session:k:default')).toBe('{"v":1}')
+  }))
+
+  it('fails at start, with the ACL rule to grant, for a user that may not use sandbox:* keys or EVAL; serves with that rule', () => withAdmin(async (admin, port) => {
+    await admin.call('ACL', 'SETUSER', 'elsewhere', 'on', '>pw-1', '~cache:*', '+@all')
+    await admin.call('ACL', 'SETUSER', 'noscripts', 'on', '>pw-2', '~sandbox:*', '+@all', '-@scripting')
+    await admin.call('ACL', 'SETUSER', 'sandbox', 'on', '>pw-3', ...REDIS_ACL_RULE.split(' '))
+    const advice = `; the URL's redis user may not do all that the sandbox needs: grant it ACL SETUSER USER ${REDIS_ACL_RULE}`
+    for (const owner of [true, false]) {
+      const refused = await startFailure(`redis://elsewhere:pw-1@127.0.0.1:${port}/3`, owner)
+      // Redis versions word the refusal differently.
+      expect(refused).toMatch(new RegExp(`^cannot use redis at redis://elsewhere:\\*\\*\\*@127\\.0\\.0\\.1:${port}/3 \\(NOPERM [^)]*key[^)]*\\)`))
+      expect(refused.endsWith(advice)).toBe(true)
+    }
+    // Without EVAL the lease could never be renewed: a second server would start beside this one.
+    const noEval = await startFailure(`redis://noscripts:pw-2@127.0.0.1:${port}/3`)
+    expect(noEval).toMatch(/ \(NOPERM [^)]*'eval' command\); /)
+    expect(noEval.endsWith(advice)).toBe(true)
+    await admin.select(3)
+    expect(await admin.exists('sandbox:owner')).toBe(0)
+
+    const url = `redis://sandbox:pw-3@127.0.0.1:${port}/3`
+    const server = await createSandboxStorage({ kind: 'redis', url, owner: true })
+    await expect(createSandboxStorage({ kind: 'redis', url, owner: true })).rejects.toThrow('is in use by another sandbox server')
+    const tool = await createSandboxStorage({ kind: 'redis', url })
+    await server.setItem('session:k:default', { v: 1 })
+    expect(await tool.getKeys('session')).toEqual(['session:k:default'])
+    expect(await tool.getItem('session:k:default')).toEqual({ v: 1 })
+    await tool.removeItem('session:k:default')
+    expect(await server.hasItem('session:k:default')).toBe(false)
+    await Promise.all([server.dispose(), tool.dispose()])
+    expect(await admin.exists('sandbox:owner')).toBe(0)
   }))
 
   it('says to switch between redis:// and rediss:// when the port speaks the other, within the connect timeout', async () => {
