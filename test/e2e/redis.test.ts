@@ -117,6 +117,13 @@ describe('sandbox serve on redis storage', () => {
     expect(wrong.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${redis.port}/0 (WRONGPASS`)
     expect(wrong.stderr).toContain('check the user and password in the URL')
     expect(wrong.stderr).not.toContain('nope')
+    // The redis client also reads a password from the query: hidden there too, in both log formats.
+    const queried = await startServe(['--port', '0', '--json-logs', '--storage', `redis://127.0.0.1:${redis.port}/1?password=pw-123`])
+    expect(JSON.parse(queried.output().split('\n')[0]!)).toMatchObject({ event: 'ready', redis_url: `redis://127.0.0.1:${redis.port}/1?password=***` })
+    expect(await queried.stop()).toBe(0)
+    const wrongQuery = await runCli(['serve', '--port', '0', '--storage', `redis://127.0.0.1:${redis.port}/1?password=nope-456`])
+    expect(wrongQuery.stderr).toContain(`cannot use redis at redis://127.0.0.1:${redis.port}/1?password=*** (WRONGPASS`)
+    expect(queried.output() + wrongQuery.stderr + wrongQuery.stdout).not.toMatch(/pw-123|nope-456/)
     // An ACL user whose keys are not sandbox:* ones: a setup error, not a crash with a stack.
     const admin = new Redis(redis.port, '127.0.0.1', { password: 'pw-123' })
     await admin.call('ACL', 'SETUSER', 'cache-only', 'on', '>cache-pw', '~cache:*', '+@all')
