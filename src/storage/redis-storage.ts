@@ -6,6 +6,7 @@ import { maskUrlPassword } from '../server/url-password.js'
 import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 import { adviseOn, pickStartReason } from './redis-advice.js'
+import { describeEvictionRisk } from './redis-eviction.js'
 
 /** The prefix of every key the sandbox writes, so that it can share a redis database. */
 export const REDIS_KEY_PREFIX = 'sandbox'
@@ -86,6 +87,9 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'))}`, { cause: error })
   }
   state = 'up'
+  // Told by the server only: a tool's short run would repeat it to no purpose.
+  const risk = options.owner ? await describeEvictionRisk(client, shown) : undefined
+  if (risk) onStatus(risk, false)
   const dispose = driver.dispose!.bind(driver)
   // While the connection is down, say so instead of the client's "Stream isn't writeable".
   const whenConnected = <A extends unknown[], R>(call: (...args: A) => R) => (...args: A): R => {

@@ -135,6 +135,25 @@ describe('sandbox serve on redis storage', () => {
     expect(denied.stderr).not.toMatch(/\n\s+at |cache-pw/)
   })
 
+  it.skipIf(!hasRedis)('warns at start, in its log, that a redis with maxmemory and an allkeys-* policy may delete the sandbox\'s state', async () => {
+    const redis = await testRedis()
+    const admin = new Redis(redis.port, '127.0.0.1')
+    await admin.config('SET', 'maxmemory', '50mb')
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru')
+    try {
+      const serve = await startServe(['--port', '0', '--storage', redis.url, '--json-logs'])
+      const [warning, ready] = serve.output().trim().split('\n').map((line) => JSON.parse(line))
+      expect(warning).toMatchObject({ level: 'warn', event: 'storage' })
+      expect(warning.message).toContain('has maxmemory 52428800 bytes with maxmemory-policy allkeys-lru: once full it deletes keys of any kind')
+      expect(ready).toMatchObject({ event: 'ready' })
+      expect(await serve.stop()).toBe(0)
+    } finally {
+      await admin.config('SET', 'maxmemory', '0')
+      await admin.config('SET', 'maxmemory-policy', 'noeviction')
+      await admin.quit()
+    }
+  })
+
   it.skipIf(!hasRedis)('serves on a TLS redis (rediss://) whose CA it is told to trust, and says how otherwise', async () => {
     const redis = await tlsRedis()
     expect(redis.url).toMatch(/^rediss:\/\//)

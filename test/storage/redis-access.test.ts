@@ -82,6 +82,33 @@ describe.skipIf(!hasRedis)('redis storage on a shared redis with passwords and A
     expect(await admin.exists('sandbox:owner')).toBe(0)
   }))
 
+  it('warns at a server\'s start when redis may evict its keys (allkeys-* with maxmemory), and says nothing when it cannot tell', () => withAdmin(async (admin, port) => {
+    await admin.call('ACL', 'SETUSER', 'sandbox', 'on', '>pw-3', ...REDIS_ACL_RULE.split(' '))
+    const messagesOf = async (url: string, owner = true) => {
+      const messages: string[] = []
+      const storage = await createSandboxStorage({ kind: 'redis', url, owner, onStatus: (message, up) => messages.push(`${up}: ${message}`) })
+      await storage.dispose()
+      return messages
+    }
+    const url = `redis://:${PASSWORD}@127.0.0.1:${port}/5`
+    try {
+      await admin.config('SET', 'maxmemory', '100mb')
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru')
+      expect(await messagesOf(url)).toEqual([`false: redis redis://:***@127.0.0.1:${port}/5 has maxmemory 104857600 bytes with maxmemory-policy allkeys-lru: once full it deletes keys of any kind, the sandbox's too, and a key whose state was deleted starts again empty (loans gone, Idempotency-Keys applied again). Give the sandbox a redis whose policy is noeviction (or volatile-*: its keys have no TTL), or one without maxmemory`])
+      // A tool's short run, and a user that may not read the config (as on managed redis): silent.
+      expect(await messagesOf(url, false)).toEqual([])
+      expect(await messagesOf(`redis://sandbox:pw-3@127.0.0.1:${port}/5`)).toEqual([])
+      await admin.config('SET', 'maxmemory-policy', 'volatile-lru')
+      expect(await messagesOf(url)).toEqual([])
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lfu')
+      await admin.config('SET', 'maxmemory', '0')
+      expect(await messagesOf(url)).toEqual([])
+    } finally {
+      await admin.config('SET', 'maxmemory', '0')
+      await admin.config('SET', 'maxmemory-policy', 'noeviction')
+    }
+  }))
+
   it('says to switch between redis:// and rediss:// when the port speaks the other, within the connect timeout', async () => {
     const plain = await sharedRedis()
     const started = Date.now()
