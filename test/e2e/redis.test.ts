@@ -1,4 +1,5 @@
 import { createServer } from 'node:net'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -29,14 +30,19 @@ async function sessionKeys(port: number): Promise<string[]> {
   return keys
 }
 
+/** A loopback port nobody listens on. */
+function findDeadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 describe('sandbox serve on redis storage', () => {
   it('exits 2 with the URL (password hidden) and the reason when redis cannot be reached', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number }
-        probe.close(() => resolve(free))
-      })
-    })
+    const port = await findDeadPort()
     const result = await runCli(['serve', '--port', '0', '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or use another storage (--storage fs or memory)`)
@@ -45,6 +51,19 @@ describe('sandbox serve on redis storage', () => {
     const typo = await runCli(['serve', '--port', '0', '--storage', 'redis://127.0.0.1:6379/sessions'])
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain('the path must be a database number')
+  })
+
+  it('keys reset leaves the keys file as it was when the redis holding the old session cannot be used', async () => {
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const before = await readFile(keysFile, 'utf8')
+    const port = await findDeadPort()
+    const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
+    expect(reset.code).toBe(2)
+    expect(reset.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED)`)
+    // Otherwise the key would have a new session and its old one's data would stay in redis for good.
+    expect(await readFile(keysFile, 'utf8')).toBe(before)
   })
 
   it.skipIf(!hasRedis)('keeps state across a restart; logs and keys reset work on it', async () => {
