@@ -40,6 +40,10 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
   const value = JSON.stringify(owner)
   let taken = false
   let holder: ReturnType<typeof parseOwner>
+  // Renewed once (a no-op: nobody holds this value) before anything is taken: a redis user that
+  // may not EVAL would hold a lease it can never renew, and a second server would take the
+  // database over beside it once the lease lapsed.
+  await client.eval(RENEW, 1, key, value, LEASE_MS)
   for (let attempt = 0; attempt < 3 && !taken; attempt++) {
     taken = (await client.set(key, value, 'PX', LEASE_MS, 'NX')) !== null
     if (taken) break

@@ -5,6 +5,8 @@ import { takeRedisLease, type RedisLease } from './redis-lease.js'
 import { maskUrlPassword } from '../server/url-password.js'
 import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
+import { adviseOn, pickStartReason } from './redis-advice.js'
+import { describeEvictionRisk } from './redis-eviction.js'
 
 /** The prefix of every key the sandbox writes, so that it can share a redis database. */
 export const REDIS_KEY_PREFIX = 'sandbox'
@@ -19,15 +21,6 @@ export interface RedisStorageOptions {
   onStatus?: (message: string, up: boolean) => void
   /** The server's storage: it holds the database's lease (redis-lease.ts) while it runs. */
   owner?: boolean
-}
-
-/** What to do about a failed start, by the reason redis or the TLS layer gave. */
-function adviseOn(reason: string): string {
-  if (/^NOAUTH/.test(reason)) return 'it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB'
-  if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
-  if (/DB index is out of range/.test(reason)) return 'give a database number the server has (0-15 unless redis.conf sets `databases`)'
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
-  return 'start it, or use another storage (--storage fs or memory)'
 }
 
 /**
@@ -61,7 +54,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
   // Only changes after a successful start are told: a failed start is the StorageError below.
   let state: 'starting' | 'up' | 'lost' | 'closing' = 'starting'
   client.on('error', (error: Error & { code?: string }) => {
-    lastError = error.code ?? error.message
+    lastError = pickStartReason(lastError, error.code ?? error.message)
   })
   client.on('close', () => {
     if (state !== 'up') return
@@ -80,23 +73,23 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     // The client selects the URL's database while connecting, and when the server refuses that
     // number it goes on in database 0: selected again here, a refusal fails the start.
     if (db > 0) await client.select(db)
-    await client.ping()
+    // A read of a sandbox key rather than a PING: a redis user whose ACL leaves out sandbox:*
+    // keys is refused here, at start, instead of on every request.
+    await client.exists(`${REDIS_KEY_PREFIX}:owner`)
+    if (options.owner) lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
   } catch (error) {
     state = 'closing'
     client.disconnect()
-    const reason = (error as Error).message.startsWith('ERR ') ? (error as Error).message : lastError ?? (error as Error).message
-    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason)}`, { cause: error })
-  }
-  if (options.owner) {
-    try {
-      lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
-    } catch (error) {
-      state = 'closing'
-      client.disconnect()
-      throw error
-    }
+    if (error instanceof StorageError) throw error
+    // What redis answered, or else the connection's own failure (the rejection only says closed).
+    const message = (error as Error).message
+    const reason = (error as Error).name === 'ReplyError' ? message : lastError ?? message
+    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'))}`, { cause: error })
   }
   state = 'up'
+  // Told by the server only: a tool's short run would repeat it to no purpose.
+  const risk = options.owner ? await describeEvictionRisk(client, shown) : undefined
+  if (risk) onStatus(risk, false)
   const dispose = driver.dispose!.bind(driver)
   // While the connection is down, say so instead of the client's "Stream isn't writeable".
   const whenConnected = <A extends unknown[], R>(call: (...args: A) => R) => (...args: A): R => {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -29,14 +30,19 @@ async function sessionKeys(port: number): Promise<string[]> {
   return keys
 }
 
+/** A loopback port nobody listens on. */
+function findDeadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 describe('sandbox serve on redis storage', () => {
   it('exits 2 with the URL (password hidden) and the reason when redis cannot be reached', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number }
-        probe.close(() => resolve(free))
-      })
-    })
+    const port = await findDeadPort()
     const result = await runCli(['serve', '--port', '0', '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or use another storage (--storage fs or memory)`)
@@ -45,6 +51,19 @@ describe('sandbox serve on redis storage', () => {
     const typo = await runCli(['serve', '--port', '0', '--storage', 'redis://127.0.0.1:6379/sessions'])
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain('the path must be a database number')
+  })
+
+  it('keys reset leaves the keys file as it was when the redis holding the old session cannot be used', async () => {
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const before = await readFile(keysFile, 'utf8')
+    const port = await findDeadPort()
+    const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', `redis://:s3cret@127.0.0.1:${port}/0`])
+    expect(reset.code).toBe(2)
+    expect(reset.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED)`)
+    // Otherwise the key would have a new session and its old one's data would stay in redis for good.
+    expect(await readFile(keysFile, 'utf8')).toBe(before)
   })
 
   it.skipIf(!hasRedis)('keeps state across a restart; logs and keys reset work on it', async () => {
@@ -117,6 +136,41 @@ describe('sandbox serve on redis storage', () => {
     expect(wrong.stderr).toContain(`cannot use redis at redis://:***@127.0.0.1:${redis.port}/0 (WRONGPASS`)
     expect(wrong.stderr).toContain('check the user and password in the URL')
     expect(wrong.stderr).not.toContain('nope')
+    // The redis client also reads a password from the query: hidden there too, in both log formats.
+    const queried = await startServe(['--port', '0', '--json-logs', '--storage', `redis://127.0.0.1:${redis.port}/1?password=pw-123`])
+    expect(JSON.parse(queried.output().split('\n')[0]!)).toMatchObject({ event: 'ready', redis_url: `redis://127.0.0.1:${redis.port}/1?password=***` })
+    expect(await queried.stop()).toBe(0)
+    const wrongQuery = await runCli(['serve', '--port', '0', '--storage', `redis://127.0.0.1:${redis.port}/1?password=nope-456`])
+    expect(wrongQuery.stderr).toContain(`cannot use redis at redis://127.0.0.1:${redis.port}/1?password=*** (WRONGPASS`)
+    expect(queried.output() + wrongQuery.stderr + wrongQuery.stdout).not.toMatch(/pw-123|nope-456/)
+    // An ACL user whose keys are not sandbox:* ones: a setup error, not a crash with a stack.
+    const admin = new Redis(redis.port, '127.0.0.1', { password: 'pw-123' })
+    await admin.call('ACL', 'SETUSER', 'cache-only', 'on', '>cache-pw', '~cache:*', '+@all')
+    await admin.quit()
+    const denied = await runCli(['serve', '--port', '0', '--storage', `redis://cache-only:cache-pw@127.0.0.1:${redis.port}/0`])
+    expect(denied.code).toBe(2)
+    expect(denied.stderr).toContain(`cannot use redis at redis://cache-only:***@127.0.0.1:${redis.port}/0 (NOPERM`)
+    expect(denied.stderr).toContain('grant it ACL SETUSER USER ~sandbox:*')
+    expect(denied.stderr).not.toMatch(/\n\s+at |cache-pw/)
+  })
+
+  it.skipIf(!hasRedis)('warns at start, in its log, that a redis with maxmemory and an allkeys-* policy may delete the sandbox\'s state', async () => {
+    const redis = await testRedis()
+    const admin = new Redis(redis.port, '127.0.0.1')
+    await admin.config('SET', 'maxmemory', '50mb')
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru')
+    try {
+      const serve = await startServe(['--port', '0', '--storage', redis.url, '--json-logs'])
+      const [warning, ready] = serve.output().trim().split('\n').map((line) => JSON.parse(line))
+      expect(warning).toMatchObject({ level: 'warn', event: 'storage' })
+      expect(warning.message).toContain('has maxmemory 52428800 bytes with maxmemory-policy allkeys-lru: once full it deletes keys of any kind')
+      expect(ready).toMatchObject({ event: 'ready' })
+      expect(await serve.stop()).toBe(0)
+    } finally {
+      await admin.config('SET', 'maxmemory', '0')
+      await admin.config('SET', 'maxmemory-policy', 'noeviction')
+      await admin.quit()
+    }
   })
 
   it.skipIf(!hasRedis)('serves on a TLS redis (rediss://) whose CA it is told to trust, and says how otherwise', async () => {

@@ -24,6 +24,9 @@ describe('redis URLs in messages', () => {
     expect(maskUrlPassword('redis://:s3cret@127.0.0.1:6379/2')).toBe('redis://:***@127.0.0.1:6379/2')
     expect(maskUrlPassword('rediss://user:s3cret@cache.example:6380')).toBe('rediss://user:***@cache.example:6380')
     expect(maskUrlPassword('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379')
+    // The redis client also takes the password from the query.
+    expect(maskUrlPassword('redis://127.0.0.1:6379/2?password=s3cret')).toBe('redis://127.0.0.1:6379/2?password=***')
+    expect(maskUrlPassword('redis://127.0.0.1:6379?family=6&password=s3cret&db=1')).toBe('redis://127.0.0.1:6379?family=6&password=***&db=1')
   })
 })
 
@@ -62,6 +65,21 @@ describe('redis storage', () => {
     const raw = new Redis(redis.port, '127.0.0.1')
     expect(await raw.keys('*')).toEqual([])
     await raw.quit()
+  })
+
+  it.skipIf(!hasRedis)('uses and checks the database of ?db= as the redis client reads it, and refuses a URL that names two', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const base = redis.url.replace(/\/0$/, '')
+    const storage = await createSandboxStorage({ kind: 'redis', url: `${base}?db=4`, owner: true })
+    await storage.setItem('a', 'one')
+    const raw = new Redis(redis.port, '127.0.0.1', { db: 4 })
+    expect(await raw.get('sandbox:a')).toBe('one')
+    await storage.dispose()
+    await raw.quit()
+    await expect(createSandboxStorage({ kind: 'redis', url: `${base}?db=99`, owner: true })).rejects.toThrow(`cannot use redis at ${base}?db=99 (ERR DB index is out of range)`)
+    await expect(createSandboxStorage({ kind: 'redis', url: `${base}/5?db=3` })).rejects.toThrow(`${base}/5?db=3 names database 5 in its path and 3 in ?db=: give one`)
+    await expect(createSandboxStorage({ kind: 'redis', url: `${base}?db=two` })).rejects.toThrow('?db= must be a database number such as 0, not two')
   })
 
   it.skipIf(!hasRedis)('lists every key of a prefix across many scan pages, and none of another', async () => {

@@ -18,13 +18,20 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)
   const query = await resolveKeyArgument(key, path, 'reset')
-  const { before, after } = await resetKeySession(path, query, { drop: flags.drop })
   // The server switches to the new session on its own; the old session's data is deleted here
-  // (a data dir that does not exist holds none).
-  if (kind !== 'memory' && before.session_id && (kind === 'redis' || existsSync(resolve(dataDir)))) {
-    const store = await createSandboxStorage({ kind, dataDir, url: storage })
-    await deleteSessionData(store, before.key, before.session_id)
-    await store.dispose()
+  // (a data dir that does not exist holds none). The storage is opened before the keys file is
+  // changed: a redis that cannot be used (down, a wrong password) must fail the reset, not leave
+  // the old session's data behind under a key that has moved on.
+  const store = kind !== 'memory' && (kind === 'redis' || existsSync(resolve(dataDir)))
+    ? await createSandboxStorage({ kind, dataDir, url: storage })
+    : undefined
+  let after: Awaited<ReturnType<typeof resetKeySession>>['after']
+  try {
+    const reset = await resetKeySession(path, query, { drop: flags.drop })
+    after = reset.after
+    if (store && reset.before.session_id) await deleteSessionData(store, reset.before.key, reset.before.session_id)
+  } finally {
+    await store?.dispose()
   }
   const outcome = after.session_id
     ? 'now starts from an empty sandbox state'

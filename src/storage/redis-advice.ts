@@ -1,0 +1,26 @@
+/**
+ * The ACL rule a redis user needs for the sandbox: its keys, and the commands it sends (reads,
+ * writes, SCAN, the lease's EVAL, PING/SELECT, and INFO for the client's ready check).
+ */
+export const REDIS_ACL_RULE = '~sandbox:* +@read +@write +@keyspace +@scripting +@connection +info'
+
+/** The first error a failed start saw that says more than those after it, which follow from it. */
+export function pickStartReason(previous: string | undefined, next: string): string {
+  // A refused AUTH is followed by the NOAUTH of the SELECT the client sends next (a database
+  // other than 0): the refusal is what there is to fix.
+  if (previous && /^WRONGPASS/.test(previous) && /^NOAUTH/.test(next)) return previous
+  return next
+}
+
+/** What to do about a failed start, by the reason redis or the network gave. */
+export function adviseOn(reason: string, tls: boolean): string {
+  if (/^NOAUTH/.test(reason)) return 'it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB (redis://USER:PASSWORD@HOST:PORT/DB for an ACL user)'
+  if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
+  if (/^NOPERM/.test(reason)) return `the URL's redis user may not do all that the sandbox needs: grant it ACL SETUSER USER ${REDIS_ACL_RULE}`
+  if (/DB index is out of range/.test(reason)) return 'give a database number the server has (0-15 unless redis.conf sets `databases`)'
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
+  // A plain port never answers a TLS hello, and a TLS port drops a plain client at once.
+  if (tls && reason === 'ETIMEDOUT') return 'no TLS answer: if that port serves plain redis, use redis:// instead of rediss://; otherwise check the host and port'
+  if (!tls && reason === 'ECONNRESET') return 'it closed the connection at once: if that port speaks TLS, use rediss:// instead of redis://'
+  return 'start it, or use another storage (--storage fs or memory)'
+}
