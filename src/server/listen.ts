@@ -6,6 +6,7 @@ import type { Sandbox } from './create-sandbox.js'
 import { answerClientError } from './client-errors.js'
 import { createPortInUseError, toListenError } from './listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
+import { limitIdleToClients } from './idle-cut.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -79,6 +80,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     throw createPortInUseError(port, host)
   }
   applyServerTimeouts(listener.server, timeouts)
+  limitIdleToClients(listener.server)
   listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
   return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }

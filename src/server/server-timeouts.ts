@@ -10,8 +10,9 @@ export interface ServerTimeouts {
   keepAliveMs: number
   /**
    * How long a connection with a request open may move no bytes either way, such as a client
-   * that never reads a large answer; the socket is closed after it. Node lets a write that was
-   * still moving at the first expiry have one more period, so a stuck answer goes within twice this.
+   * that never reads a large answer, while the server is not preparing its answer; the socket is
+   * closed after it. Node lets a write that was still moving at the first expiry have one more
+   * period, so a stuck answer goes within twice this.
    */
   idleSocketMs: number
   /** How often the headers and request limits are checked, so a cut comes at most this late. */
@@ -21,8 +22,8 @@ export interface ServerTimeouts {
 /**
  * What `serve` uses. A local client sends its headers and a body of at most 1 MiB in well under
  * a second, so these only ever cut a client that stalls; Node's own 60 s / 300 s let a few
- * hundred trickling connections sit for minutes. No handler takes 30 s (storage commands give up
- * after 5 s), so the idle limit never cuts an answer being prepared. Keep-alive stays Node's 5 s.
+ * hundred trickling connections sit for minutes. The idle limit never cuts an answer still being
+ * prepared, however long its key's queue (idle-cut.ts). Keep-alive stays Node's 5 s.
  */
 export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
   headersMs: 15_000,

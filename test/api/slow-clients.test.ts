@@ -1,4 +1,6 @@
 import { connect, type Socket } from 'node:net'
+import { createStorage, type Driver } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
 import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
@@ -153,5 +155,44 @@ describe('slow and stalled clients on a real port', () => {
     expect(closedAfter).not.toBeNull()
     expect(stalled.received().length).toBeLessThan(answerBytes * 60)
     expect((await fetch(`${listener.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+  })
+})
+
+describe('an answer that takes longer to prepare than the idle limit', () => {
+  // Writes of session documents wait 3 idle periods, as a request does behind its key's queue
+  // (one key with 20,000 loans: ~0.3 s a POST) or on a slow storage.
+  const WRITE_DELAY_MS = 3 * TIMEOUTS.idleSocketMs
+  let slow: Sandbox
+  let slowListener: SandboxListener
+
+  beforeAll(async () => {
+    const memory = memoryDriver()
+    const delayed: Driver = {
+      ...memory,
+      async setItem(itemKey, value, options) {
+        if (itemKey.startsWith('session:')) await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS))
+        return memory.setItem!(itemKey, value, options)
+      },
+    }
+    slow = await createSandbox({ storage: createStorage({ driver: delayed }), rateLimit: false })
+    slowListener = await listenSandbox(slow, { timeouts: TIMEOUTS })
+  })
+  afterAll(async () => {
+    await slowListener.close()
+    await slow.close()
+  })
+
+  it('is answered, not cut with the request carried out and its answer lost', async () => {
+    const post = (idempotencyKey: string) => fetch(`${slowListener.url}/api/sandbox/loans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ collateral_btc: 0.05, loan_amount: 1000 }),
+    })
+    // Two at once on one key: the second waits for the first's write, then makes its own.
+    const answers = await Promise.all([post('slow-1'), post('slow-2')])
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200])
+    const bodies = await Promise.all(answers.map((answer) => answer.json()))
+    expect(bodies.map((body) => body.idempotency_replayed)).toEqual([false, false])
+    expect(Math.max(...bodies.map((body) => body.activeLoans.length))).toBe(2)
   })
 })

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
+import { createRequestLog } from '../../src/server/request-log.js'
+import { createSandboxStorage } from '../../src/storage/create-storage.js'
 
 afterEach(() => killAll())
 
@@ -181,6 +183,30 @@ describe('sandbox logs', () => {
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain('idem=idem\\u009b31mRED\\tTAB')
     expect(shown.stdout).not.toMatch(/[\u0080-\u009f\t]/)
+  })
+
+  it('prints a log of more buckets than it may open files at once', async () => {
+    // A key paced by the rate limit makes about one request per 500 ms flush: one bucket each.
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    const log = createRequestLog(storage)
+    const buckets = 600
+    try {
+      for (let i = 0; i < buckets; i++) {
+        log.record('k1', { request_id: `req_${i}`, at: new Date().toISOString(), key: 'sk_sandbox_paced…0001', method: 'GET', path: '/api/sandbox/loans', status: 200, error_code: null, idempotency_key: null, duration_ms: 1 })
+        await log.flush()
+      }
+    } finally {
+      await log.close()
+      await storage.dispose()
+    }
+    // 256 open files at most (soft and hard limit, so node cannot raise it), fewer than the buckets.
+    const { code, stdout, stderr } = await runCli(['logs', '--data-dir', dir, '--json'], { shell: 'ulimit -n 256 &&' })
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const lines = stdout.trim().split('\n')
+    expect(lines).toHaveLength(buckets)
+    expect(JSON.parse(lines.at(-1)!).request_id).toBe(`req_${buckets - 1}`)
   })
 
   it('explains that memory storage has no readable log', async () => {

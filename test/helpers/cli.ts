@@ -11,10 +11,15 @@ export function killAll(): void {
   running.clear()
 }
 
-/** Runs `sandbox ARGS` to completion (`nodeArgs` go to node, e.g. `--import` of a test hook). */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string; nodeArgs?: string[] } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs `sandbox ARGS` to completion (`nodeArgs` go to node, e.g. `--import` of a test hook;
+ * `shell`, sh commands run first in the process that then becomes node, e.g. `ulimit -n 256 &&`).
+ */
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string; nodeArgs?: string[]; shell?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
+    const command = [process.execPath, ...(options.nodeArgs ?? []), BIN, ...args]
+    const [file, argv] = options.shell === undefined ? [command[0]!, command.slice(1)] : ['sh', ['-c', `${options.shell} exec "$0" "$@"`, ...command]]
+    const child = spawn(file, argv, { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
     running.add(child)
     let stdout = ''
     let stderr = ''
