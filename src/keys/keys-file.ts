@@ -147,13 +147,15 @@ export async function readKeysFile(path: string): Promise<KeysFile> {
  * The file a write to PATH must replace: PATH, or the file its symbolic links lead to. Renamed
  * over the link itself, the new keys went into a plain file beside the link, and the file a
  * `serve --keys` on the target reads never got them. A link to a missing file leads there too.
+ * A relative link is read from the real directory that holds it, as the system does: taken from
+ * the path as written, `../keys.json` in a directory reached through a linked one led elsewhere.
  */
 async function resolveLinks(path: string): Promise<string> {
   let target = path
   for (let hops = 0; hops < 40; hops++) {
     const info = await fsp.lstat(target).catch(() => undefined)
     if (!info?.isSymbolicLink()) return target
-    target = resolve(dirname(target), await fsp.readlink(target))
+    target = resolve(await fsp.realpath(dirname(target)), await fsp.readlink(target))
   }
   throw Object.assign(new Error(`too many symbolic links from ${path}`), { code: 'ELOOP' })
 }

@@ -14,3 +14,15 @@ export function maskUrlPassword(url: string): string {
   }
   return shown.replace(/([?&]password=)[^&#]*/gi, '$1***')
 }
+
+/**
+ * TEXT given where a URL was expected but not one that is taken (`valkey://`, `redis:/`, a typo),
+ * fit for the error that echoes it: what stands before its last `@` may be a password, and the
+ * parser cannot say where it ends, so all of it after the scheme is shown as `***`.
+ */
+export function maskCredentials(text: string): string {
+  const at = text.lastIndexOf('@')
+  if (at === -1) return maskUrlPassword(text)
+  const scheme = /^[a-z][a-z0-9+.-]*:\/*/i.exec(text.slice(0, at))?.[0] ?? ''
+  return maskUrlPassword(`${scheme}***${text.slice(at)}`)
+}

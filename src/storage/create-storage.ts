@@ -8,6 +8,7 @@ import { journaledFsDriver } from './journaled-fs-driver.js'
 import { recoverJournals } from './journal-files.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { checkRedisUrl } from './redis-url.js'
+import { maskCredentials } from '../server/url-password.js'
 import { StorageError } from './storage-error.js'
 import { createDirectory } from '../files/create-directory.js'
 
@@ -41,7 +42,8 @@ export function parseStorageKind(text: string): StorageKind {
     checkRedisUrl(text.trim())
     return 'redis'
   }
-  throw new StorageError(`unknown storage "${text}": use fs, memory or a redis:// URL`)
+  // Echoed without what may be a password: `valkey://:PASSWORD@...` or `redis:/:PASSWORD@...`.
+  throw new StorageError(`unknown storage "${maskCredentials(text)}": use fs, memory or a redis:// URL`)
 }
 
 /**

@@ -77,7 +77,10 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   // The same limits as serve's (server-timeouts.ts): Node's own let a trickling client hold a socket for minutes.
   const limits = { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs, connectionsCheckingInterval: timeouts.checkIntervalMs }
   const server = createServer(limits, async (req, res) => {
-    const raw = await readBody(req).catch(() => Buffer.alloc(0))
+    // A client that hung up, or was cut with a 408, before its body was whole sent no delivery:
+    // read as an empty body, it was reported (and forwarded) as one with a bad signature.
+    const raw = await readBody(req).catch(() => undefined)
+    if (raw === undefined) return
     if (raw === null) {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ received: false, error: `body over ${LISTENER_BODY_LIMIT_BYTES} bytes` }))
       return

@@ -36,6 +36,36 @@ describe('sandbox webhook listen, against misbehaving clients', () => {
     expect(received.map((delivery) => delivery.body)).toEqual(['{"id":"evt_1","type":"sandbox.webhook.test"}'])
   })
 
+  it('neither reports nor forwards a delivery whose body never arrived whole (cut with 408, or the client hung up)', async () => {
+    const forwarded: ReceivedWebhook[] = []
+    const target = await startWebhookListener({ port: 0, onDelivery: (delivery) => forwarded.push(delivery) })
+    const received: ReceivedWebhook[] = []
+    const listener = await startWebhookListener({ port: 0, forwardTo: `${target.url}/in`, onDelivery: (delivery) => received.push(delivery), timeouts: { headersMs: 300, requestMs: 600, checkIntervalMs: 50 } })
+    close = async () => {
+      await listener.close()
+      await target.close()
+    }
+    const port = Number(new URL(listener.url).port)
+    const answers: string[] = []
+    for (const hangUp of [false, true]) {
+      const socket = connect({ port, host: '127.0.0.1' })
+      let answer = ''
+      socket.on('data', (chunk: Buffer) => { answer += chunk.toString('latin1') })
+      socket.on('error', () => {})
+      socket.write('POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60\r\n'
+        + 'x-service-webhook-id: evt_cut\r\nx-service-webhook-event: loan.created\r\n\r\n{"id":"evt_cut"')
+      if (hangUp) setTimeout(() => socket.destroy(), 100)
+      await new Promise((resolve) => socket.once('close', resolve))
+      answers.push(answer.split('\r\n')[0]!)
+    }
+    expect(answers).toEqual(['HTTP/1.1 408 Request Timeout', ''])
+    // A whole delivery after them is reported and forwarded: the listener had time to act on the cut ones.
+    const response = await fetch(`${listener.url}/webhooks`, { method: 'POST', body: '{"id":"evt_2","type":"loan.created"}' })
+    expect(response.status).toBe(200)
+    expect(received.map((delivery) => delivery.body)).toEqual(['{"id":"evt_2","type":"loan.created"}'])
+    expect(forwarded.map((delivery) => delivery.body)).toEqual(['{"id":"evt_2","type":"loan.created"}'])
+  })
+
   it('answers 413 to a body over its limit without keeping it or reporting a delivery', async () => {
     const received: ReceivedWebhook[] = []
     const url = await startListener(received)

@@ -78,6 +78,16 @@ describe('usage errors', () => {
     }
   })
 
+  it('a --storage that is not taken is echoed without the password it may hold', async () => {
+    for (const value of ['valkey://:hunter2@127.0.0.1:6379/0', 'redis:/:hunter2@127.0.0.1:6379/0', 'redis//user:hunter2@127.0.0.1:6379']) {
+      stderr = ''
+      expect(await run('serve', '--storage', value), value).toBe(2)
+      expect(stderr, value).toContain('unknown storage "')
+      expect(stderr, value).toContain('***@127.0.0.1')
+      expect(stderr, value).not.toContain('hunter2')
+    }
+  })
+
   it('exit 0 for --help and --version', async () => {
     expect(await run('--help')).toBe(0)
     for (const command of ['serve', 'logs', 'keys']) expect(stdout).toContain(command)

@@ -111,6 +111,23 @@ describe('readKeysFile and writeKeysFile', () => {
     expect((await readdir(join(dir, 'dotfiles'))).sort()).toEqual(['keys.json', 'later-target.json'])
   })
 
+  it('follows a relative link from the directory it really is in, when reached through a linked directory', async () => {
+    const dir = await tempDir()
+    // real/keys.json is the file; real/sub/keys.json links to it as ../keys.json; work/linked is real/sub.
+    await mkdir(join(dir, 'real', 'sub'), { recursive: true })
+    await mkdir(join(dir, 'work'))
+    const target = join(dir, 'real', 'keys.json')
+    await writeKeysFile(target, { version: 1, keys: [recordWith({ label: 'first' })] })
+    await symlink('../keys.json', join(dir, 'real', 'sub', 'keys.json'))
+    await symlink('../real/sub', join(dir, 'work', 'linked'))
+    const link = join(dir, 'work', 'linked', 'keys.json')
+    const file = await readKeysFile(link)
+    await writeKeysFile(link, { version: 1, keys: [...file.keys, recordWith({ label: 'second' })] })
+    expect((await readKeysFile(target)).keys.map((record) => record.label)).toEqual(['first', 'second'])
+    expect((await lstat(join(dir, 'real', 'sub', 'keys.json'))).isSymbolicLink()).toBe(true)
+    expect(await readdir(join(dir, 'work'))).toEqual(['linked'])
+  })
+
   it('rejects malformed files with an error naming the file and the problem', async () => {
     const dir = await tempDir()
     const key = 'sk_sandbox_handwritten_0123456789'
