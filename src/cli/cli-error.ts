@@ -103,8 +103,12 @@ export function printErrorsAsJson(command: Command): Command {
   })
 }
 
-/** Records that COMMAND printed its JSON document (the report): errors after it print none. */
-export function markJsonPrinted(command: Command): void {
+/**
+ * Prints VALUE as COMMAND's one JSON document on stdout (`space` as JSON.stringify's), after which
+ * no error document follows it.
+ */
+export function printJsonDocument(command: Command, value: unknown, space?: number): void {
+  process.stdout.write(`${formatJson(value, space)}\n`)
   printed.add(command)
 }
 

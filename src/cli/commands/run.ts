@@ -1,8 +1,7 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
-import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../cli-error.js'
+import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../escape-controls.js'
-import { formatJson } from '../json-text.js'
 import { addJsonOption, formatDuration, parseDuration } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
@@ -70,8 +69,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const write = (line: string) => process.stdout.write(`${line}\n`)
   if (flags.list) {
     if (flags.json) {
-      write(formatJson(chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file }))))
-      markJsonPrinted(command)
+      printJsonDocument(command, chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file })))
     }
     else for (const scenario of chosen) write(`${escapeControls(scenario.id).padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${escapeControls(scenario.name)}`)
     return
@@ -127,8 +125,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     },
   })
   if (flags.json) {
-    write(formatJson(report, 2))
-    markJsonPrinted(command)
+    printJsonDocument(command, report, 2)
   } else printRunSummary(write, report)
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')

@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander'
-import { CliError, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
-import { formatJson } from '../../json-text.js'
+import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, parseDuration, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
@@ -28,8 +27,7 @@ async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   }
   const record = await addKey(path, { label: flags.label, expiresAt })
   if (flags.json) {
-    process.stdout.write(`${formatJson(record, 2)}\n`)
-    markJsonPrinted(command)
+    printJsonDocument(command, record, 2)
     return
   }
   // The key alone on stdout, so KEY=$(sandbox keys create) works; the rest is for the reader.

@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
-import { markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
+import { printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { escapeControls } from '../../escape-controls.js'
-import { formatJson } from '../../json-text.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 import type * as Output from '../../output.js'
 
@@ -19,8 +18,7 @@ async function runList(flags: { keys?: string; json?: boolean }, command: Comman
     expires_at: record.expires_at,
   }))
   if (flags.json) {
-    process.stdout.write(`${formatJson(rows, 2)}\n`)
-    markJsonPrinted(command)
+    printJsonDocument(command, rows, 2)
     return
   }
   if (rows.length === 0) {

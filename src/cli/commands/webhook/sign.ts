@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander'
-import { CliError, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
-import { formatJson } from '../../json-text.js'
+import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface SignFlags {
@@ -47,8 +46,7 @@ async function runSign(flags: SignFlags, command: Command): Promise<void> {
   const { headers } = signWebhook({ secret, body, eventId: event.id, eventType: event.type, timestamp: flags.timestamp === undefined ? undefined : Number(flags.timestamp) })
   const all = { 'content-type': 'application/json', ...headers }
   if (flags.json) {
-    process.stdout.write(`${formatJson(all)}\n`)
-    markJsonPrinted(command)
+    printJsonDocument(command, all)
   } else process.stdout.write(Object.entries(all).map(([name, value]) => `${name}: ${value}\n`).join(''))
 }
 

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { CliError, keepExitCodeWhenStdoutCloses, markJsonPrinted, printErrorsAsJson } from '../../cli-error.js'
-import { formatJson } from '../../json-text.js'
+import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface VerifyFlags {
@@ -42,8 +41,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
     throw error
   }
   if (flags.json) {
-    write(formatJson(report, 2))
-    markJsonPrinted(command)
+    printJsonDocument(command, report, 2)
   } else {
     const wrong = report.cases.filter((result) => !result.ok)
     write('')
