@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { verifyWebhook } from '../webhooks/signature.js'
 import { sendWebhook } from '../webhooks/sender.js'
 import { toListenError } from '../server/listen-errors.js'
-import { resolveServerTimeouts, type ServerTimeouts } from '../server/server-timeouts.js'
+import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from '../server/server-timeouts.js'
 
 /**
  * Largest delivery body the listener takes (413 above it). The sandbox's events are a few KB; a
@@ -74,9 +74,7 @@ function checkSignature(secret: string | undefined, body: string, headers: Incom
  */
 export async function startWebhookListener(options: WebhookListenerOptions): Promise<{ url: string; close(): Promise<void> }> {
   const timeouts = resolveServerTimeouts(options.timeouts)
-  // The same limits as serve's (server-timeouts.ts): Node's own let a trickling client hold a socket for minutes.
-  const limits = { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs, connectionsCheckingInterval: timeouts.checkIntervalMs }
-  const server = createServer(limits, async (req, res) => {
+  const server = createServer(async (req, res) => {
     // A client that hung up, or was cut with a 408, before its body was whole sent no delivery:
     // read as an empty body, it was reported (and forwarded) as one with a bad signature.
     const raw = await readBody(req).catch(() => undefined)
@@ -111,7 +109,6 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       ...(forwarded ? { forwarded } : {}),
     })
   })
-  server.timeout = timeouts.idleSocketMs
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(toListenError(error, options.port, options.host ?? '127.0.0.1')))
     server.listen(options.port, options.host ?? '127.0.0.1', () => {
@@ -119,6 +116,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       resolve()
     })
   })
+  // The same limits as serve's, set the same way: Node's own let a trickling client hold a socket for minutes.
+  applyServerTimeouts(server, timeouts)
   const { port } = server.address() as AddressInfo
   const host = options.host ?? '127.0.0.1'
   return {
