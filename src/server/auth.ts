@@ -89,12 +89,18 @@ export async function createAuthenticator(options: {
         : (error as Error).message
       throw new SetupError(message, { cause: error })
     }
-    checkedAt = Date.now()
+    checkedAt = performance.now()
   }
 
-  async function refresh(now: number): Promise<void> {
-    if (now - checkedAt < KEYS_FILE_RECHECK_MS) return
-    checkedAt = now
+  /**
+   * Reads the keys file again if it changed, at most every KEYS_FILE_RECHECK_MS. Timed by the
+   * monotonic clock: on the wall clock, one set back an hour left every change (a revoked key,
+   * a new one) unseen for that hour.
+   */
+  async function refresh(): Promise<void> {
+    const at = performance.now()
+    if (at - checkedAt < KEYS_FILE_RECHECK_MS) return
+    checkedAt = at
     // A half-written or briefly missing file keeps the last good copy rather than locking everyone
     // out; the operator is told once, or a broken edit would go unnoticed while keys stop changing.
     reloading ??= reload()
@@ -128,7 +134,7 @@ export async function createAuthenticator(options: {
       throw invalidKey('not a sandbox key (expected sk_sandbox_ followed by at least 16 letters, digits or _)')
     }
     if (!path) return { apiKey, keyId: keyIdOf(apiKey), sessionId: OPEN_SESSION_ID }
-    await refresh(now)
+    await refresh()
     const record = keys && findKeyRecord(keys, apiKey)
     if (!record) throw invalidKey('not registered on this sandbox')
     const status = describeKeyStatus(record, new Date(now))

@@ -42,6 +42,10 @@ export function createRateLimiter(rule: RateLimit) {
   const hits = new Map<string, number[]>()
 
   function prune(times: number[], now: number): void {
+    // Times later than now are from before the clock was set back (NTP, a resumed VM): counted
+    // as now, they keep the key's count and let it in again within one window. Left as they
+    // were, they kept the key out until the clock came round again, an hour for an hour back.
+    for (let i = times.length - 1; i >= 0 && times[i]! > now; i--) times[i] = now
     let drop = 0
     while (drop < times.length && times[drop]! <= now - windowMs) drop++
     if (drop > 0) times.splice(0, drop)

@@ -56,6 +56,11 @@ function bucketKey(time: number, sequence: number, count: number): string {
   return `${PREFIX}:${String(time).padStart(15, '0')}-${String(sequence).padStart(6, '0')}-${count}`
 }
 
+/** The time in a bucket's name. */
+function bucketTime(key: string): number {
+  return Number(key.slice(PREFIX.length + 1, PREFIX.length + 16)) || 0
+}
+
 function bucketCount(key: string): number {
   return Number(key.slice(key.lastIndexOf('-') + 1)) || 0
 }
@@ -102,14 +107,18 @@ export function createRequestLog(storage: Storage, options: { limit?: number } =
     if (buffer.length === 0) return
     const entries = buffer
     buffer = []
-    const key = bucketKey(Date.now(), sequence++, entries.length)
+    buckets ??= await listBuckets(storage).catch(() => [])
+    // Named no earlier than the newest bucket, this process's or an earlier one's: with a clock
+    // set back, later requests sorted first, so `sandbox logs` showed them before older ones and
+    // retention, counting from the oldest name, deleted the newest requests.
+    const newest = buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
+    const key = bucketKey(Math.max(Date.now(), newest + 1), sequence++, entries.length)
     try {
       await storage.setItem(key, entries)
     } catch {
       buffer = [...entries, ...buffer] // kept for the next flush
       return
     }
-    buckets ??= await listBuckets(storage).catch(() => [key])
     if (!buckets.includes(key)) buckets.push(key)
     let total = buckets.reduce((sum, bucket) => sum + bucketCount(bucket), 0)
     while (total > limit && buckets.length > 1) {

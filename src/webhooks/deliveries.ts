@@ -164,6 +164,22 @@ export function requeueDeliveries(state: WebhookState, ids: readonly string[], n
   }
 }
 
+/**
+ * Whether an attempt due at `next` (ms) is due at `now`, for a delivery last changed at
+ * `changedAt`. A clock that reads earlier than that change was set back (NTP, a resumed VM):
+ * waiting for `next` would add the whole step back to the wait, an hour for a clock set back an
+ * hour, so the attempt is due at once instead. Any other step back costs less than one schedule
+ * step.
+ */
+export function isDueAt(next: number, changedAt: number, now: number): boolean {
+  return next <= now || changedAt > now
+}
+
+/** Whether a waiting delivery's next attempt is due at `now` (see {@link isDueAt}). */
+export function isDue(delivery: Delivery, now: number): boolean {
+  return isDueAt(Date.parse(delivery.next_attempt_at ?? ''), Date.parse(delivery.updated_at), now)
+}
+
 /** Whether a delivery is still to be sent (pending, or retrying on the schedule). */
 export function isWaiting(delivery: Delivery): boolean {
   return delivery.status === 'pending' || delivery.status === 'retrying'

@@ -5,7 +5,7 @@ import type { SessionStore } from '../server/session-store.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
 import { createId } from '../server/ids.js'
 import { createActiveMarkers } from './active-markers.js'
-import { enqueueEvents, findHead, hasUndelivered, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
+import { enqueueEvents, findHead, hasUndelivered, isDue, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
 import { reportAttempt, reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createParkedHeads, toParkedHead, type ParkedHead } from './parked-heads.js'
@@ -161,7 +161,7 @@ export function createDispatcher(options: DispatcherOptions) {
         return
       }
       await markers.mark(slot, true)
-      const due = heads.filter((delivery) => Date.parse(delivery.next_attempt_at ?? '') <= now)
+      const due = heads.filter((delivery) => isDue(delivery, now))
       if (due.length === 0) {
         sleepUntilDue(slot, doc, heads, now)
         return

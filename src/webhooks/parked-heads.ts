@@ -1,5 +1,5 @@
 import type { SessionPatch } from '../server/session-doc.js'
-import { findRetryDelay, recordAttempt } from './deliveries.js'
+import { findRetryDelay, isDueAt, recordAttempt } from './deliveries.js'
 import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createDueQueue } from './due-queue.js'
 import type { Delivery, DeliveryTarget, WebhookState } from './types.js'
@@ -86,6 +86,19 @@ const BATCH_MS = 20
 const HEADS_PER_TURN = 500
 
 /**
+ * The longest the turn timer sleeps. Timers run on a clock that stops while the machine sleeps
+ * (a laptop's lid closed, a paused VM): a timer set for a 10 min retry fired 10 min after the
+ * wake-up, however long ago the retry fell due. A turn at least this often also notices a wall
+ * clock set back (see `catchUp`).
+ */
+const MAX_SLEEP_MS = 1000
+
+/** When a head's delivery last changed: its last held attempt, or the document's version of it. */
+function changedAt(head: ParkedHead): number {
+  return head.held > 0 ? head.lastAt : Date.parse(head.baseUpdatedAt)
+}
+
+/**
  * Heads of sleeping sessions, retried by URL instead of by session: when a head is due, its URL is
  * probed once for every head due with it, and while the URL takes no connection the attempt is
  * only counted (one object per head, no timer, no document change). A dead receiver used to cost
@@ -99,21 +112,46 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
   let timerAt = Infinity
   let turning = false
   let stopped = false
+  /** The latest wall time seen: a clock reading earlier was set back since. */
+  let latest = Date.now()
 
   function arm(): void {
     const next = queue.peekNext()
     if (next === undefined || stopped || turning) return
+    const now = Date.now()
+    latest = Math.max(latest, now)
     // Heads left over from a full turn are due already: their turn follows at once.
-    const at = next + BATCH_MS <= Date.now() ? Date.now() : next + BATCH_MS
+    const at = Math.min(next + BATCH_MS <= now ? now : next + BATCH_MS, now + MAX_SLEEP_MS)
     if (timer && timerAt <= at) return
     clearTimeout(timer)
     timerAt = at
     timer = setTimeout(() => {
       timer = undefined
       timerAt = Infinity
-      void turn()
-    }, Math.max(0, at - Date.now()))
+      tick()
+    }, Math.max(0, at - now))
     timer.unref()
+  }
+
+  /** A turn when the first heads' batch is due; otherwise (a wake-up of MAX_SLEEP_MS) the timer set again. */
+  function tick(): void {
+    const now = Date.now()
+    if (now < latest) catchUp(now)
+    latest = now
+    const next = queue.peekNext()
+    if (next !== undefined && next + BATCH_MS <= now) void turn()
+    else arm()
+  }
+
+  /**
+   * After the wall clock was set back: heads last changed after what it reads now are due at once
+   * (isDueAt), rather than when the clock reaches their old due time again.
+   */
+  function catchUp(now: number): void {
+    for (const head of queue.popDue(Infinity)) {
+      if (isDueAt(head.next, changedAt(head), now)) head.next = Math.min(head.next, now)
+      queue.push(head)
+    }
   }
 
   /** Retries every head due now: one probe per URL; refused ones count an attempt, the rest wake their session. */

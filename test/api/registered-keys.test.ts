@@ -11,6 +11,7 @@ import { deleteSessionData } from '../../src/server/session-store.js'
 import { resetKeySession } from '../../src/keys/manage-keys.js'
 import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { startReceiver } from '../helpers/receiver.js'
+import { installWallClock } from '../helpers/wall-clock.js'
 
 let api: TestApi | undefined
 let dir: string
@@ -184,6 +185,26 @@ describe('sandbox keys reset on a running server', () => {
       expect(await storedKeysOf(api.sandbox.storage, key, 'ses_1')).toEqual([])
     } finally {
       await receiver.close()
+    }
+  })
+})
+
+describe('registered keys when the wall clock is set back', () => {
+  it('still picks up keys file changes within a second', async () => {
+    const key = newKey('clock')
+    await writeKeys([{ key }])
+    api = await createTestApi({ keysFile })
+    expect(await status(key)).toEqual([200, null])
+    const clock = installWallClock()
+    try {
+      clock.jump(-3_600_000)
+      const added = newKey('added')
+      await writeKeys([{ key, revoked_at: new Date().toISOString() }, { key: added }])
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      expect(await status(added)).toEqual([200, null])
+      expect(await status(key)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
+    } finally {
+      clock.restore()
     }
   })
 })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { readRequestLog } from '../../src/server/request-log.js'
 import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
+import { installWallClock } from '../helpers/wall-clock.js'
 
 let api: TestApi
 afterEach(async () => api?.sandbox.close())
@@ -48,5 +49,26 @@ describe('request log', () => {
     expect([missing!.status, missing!.path]).toEqual([404, `${longPath.slice(0, 256)}…`])
     expect([refused!.status, refused!.error_code, refused!.idempotency_key]).toEqual([400, 'INVALID_REQUEST', `${'i'.repeat(256)}…`])
     expect(printed[0]).toBe(missing!.path)
+  })
+
+  it('keeps requests in the order they were made when the clock is set back between them', async () => {
+    api = await createTestApi()
+    const first = await api.get('/api/sandbox/config')
+    await api.sandbox.flush()
+    const clock = installWallClock()
+    try {
+      clock.jump(-3_600_000)
+      const second = await api.get('/api/sandbox/config')
+      await api.sandbox.flush()
+      const third = await api.get('/api/sandbox/nowhere')
+      await api.sandbox.flush()
+      const log = await readRequestLog(api.sandbox.storage, { apiKey: api.key })
+      expect(log.map((entry) => entry.request_id)).toEqual([first.body.request_id, second.body.request_id, third.body.request_id])
+      // Each entry keeps the time its request was made, as the clock read it.
+      expect(Date.parse(log[1]!.at)).toBeLessThan(Date.parse(log[0]!.at))
+      expect(await readRequestLog(api.sandbox.storage, { limit: 1 })).toMatchObject([{ request_id: third.body.request_id }])
+    } finally {
+      clock.restore()
+    }
   })
 })

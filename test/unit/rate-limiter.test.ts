@@ -37,4 +37,14 @@ describe('createRateLimiter', () => {
     limiter.sweep(1500)
     expect(limiter.trackedKeys).toBe(1)
   })
+
+  it('keeps counting, and locks a key out no longer than one window, when the clock is set back', () => {
+    const limiter = createRateLimiter({ limit: 3, windowSeconds: 10 })
+    for (const at of [100_000, 101_000, 102_000]) expect(limiter.check('k', at).allowed).toBe(true)
+    // The clock goes back an hour: the three requests still count, and free up within 10 s.
+    const back = 102_000 - 3_600_000
+    expect(limiter.check('k', back)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 10 })
+    expect(limiter.peek('k', back + 9_999).allowed).toBe(false)
+    expect(limiter.check('k', back + 10_000)).toMatchObject({ allowed: true, remaining: 2 })
+  })
 })
