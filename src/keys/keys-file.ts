@@ -198,9 +198,13 @@ export function findKeyRecord(file: KeysFile, key: string): KeyRecord | undefine
   return file.keys.find((record) => record.key === key)
 }
 
-/** Whether a record may be used at `now`. */
+/**
+ * Whether a record may be used at `now`. A revocation holds whatever its time: `keys revoke`
+ * writes the clock's time, and a clock set back after it (NTP, a resumed VM) would otherwise
+ * bring the key back until the clock passed that time again.
+ */
 export function describeKeyStatus(record: KeyRecord, now: Date): KeyStatus {
-  if (record.revoked_at && Date.parse(record.revoked_at) <= now.getTime()) return 'revoked'
+  if (record.revoked_at) return 'revoked'
   if (record.expires_at && Date.parse(record.expires_at) <= now.getTime()) return 'expired'
   if (!record.session_id) return 'session_dropped'
   return 'active'

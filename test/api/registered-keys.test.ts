@@ -46,15 +46,19 @@ describe('registered keys (--keys FILE)', () => {
     const good = newKey('good')
     const revoked = newKey('revoked')
     const expired = newKey('expired')
+    // Revoked at a time the clock has not reached: the clock was set back after `keys revoke`.
+    const revokedLater = newKey('revoked_later')
     await writeKeys([
       { key: good },
       { key: revoked, revoked_at: new Date(Date.now() - 1000).toISOString() },
+      { key: revokedLater, revoked_at: new Date(Date.now() + 3_600_000).toISOString() },
       { key: expired, expires_at: new Date(Date.now() - 1000).toISOString() },
     ])
     api = await createTestApi({ keysFile })
     expect(await status(good)).toEqual([200, null])
     expect(await status(newKey('stranger'))).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     expect(await status(revoked)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
+    expect(await status(revokedLater)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     expect(await status(expired)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     // A registered key's refused requests are logged under it, so its owner can see why; a key the
     // file does not have is not stored, so strangers cannot roll the log over.
@@ -64,7 +68,7 @@ describe('registered keys (--keys FILE)', () => {
     expect(logged[0]!.key).toMatch(/^sk_sandbox_/)
     expect(logged[0]!.key).not.toBe(revoked)
     expect(await readRequestLog(api.sandbox.storage, { apiKey: expired })).toHaveLength(1)
-    expect(await readRequestLog(api.sandbox.storage)).toHaveLength(3)
+    expect(await readRequestLog(api.sandbox.storage)).toHaveLength(4)
 
     // With the rate limit on, a refused registered key still shows its window; a stranger's has none.
     await api.sandbox.close()

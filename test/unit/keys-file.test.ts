@@ -172,7 +172,7 @@ describe('createKeyRecord, findKeyRecord and describeKeyStatus', () => {
     expect(findKeyRecord(file, record.key.slice(0, -1))).toBeUndefined()
   })
 
-  it('reports revoked before expired before a dropped session, each from its time on', () => {
+  it('reports revoked before expired before a dropped session; expiry from its time on, a revocation whatever its time', () => {
     const before = '2026-03-01T11:59:59.000Z'
     const after = '2026-03-01T12:00:01.000Z'
     expect(describeKeyStatus(recordWith({ revoked_at: before, expires_at: before, session_id: null }), NOW)).toBe('revoked')
@@ -180,6 +180,7 @@ describe('createKeyRecord, findKeyRecord and describeKeyStatus', () => {
     expect(describeKeyStatus(recordWith({ session_id: null }), NOW)).toBe('session_dropped')
     expect(describeKeyStatus(recordWith({ expires_at: after }), NOW)).toBe('active')
     expect(describeKeyStatus(recordWith({ expires_at: NOW.toISOString() }), NOW)).toBe('expired')
-    expect(describeKeyStatus(recordWith({ revoked_at: after }), NOW)).toBe('active')
+    // A revocation stamped later than the clock reads: the clock was set back after `keys revoke`.
+    expect(describeKeyStatus(recordWith({ revoked_at: after }), NOW)).toBe('revoked')
   })
 })
