@@ -30,22 +30,23 @@ export function pickCollection(round: number, v8Major: number): CollectionKind {
  * `idleMs`, then waits for the next activity. V8 otherwise keeps the heap a burst of requests grew
  * for a long time, and a sandbox sits idle on a developer machine or CI runner most of its life.
  * `v8Version` (default this process's) picks the kind of each collection ({@link pickCollection}).
+ * The server calls `noteActivity()` for each request. Idle time is measured on the monotonic
+ * clock: on the wall clock, one set back an hour put off the collections by that hour.
  */
 export function startIdleGc(options: {
   idleMs: number
-  lastActivity: () => number
   intervalMs?: number
   v8Version?: string
   onCollect?: (kind: CollectionKind) => void
-}): { stop(): void } {
+}): { noteActivity(): void; stop(): void } {
   setFlagsFromString('--expose-gc')
   const gc = runInNewContext('gc') as (options?: object) => void
   const v8Major = Number.parseInt(options.v8Version ?? process.versions.v8, 10)
+  let last = performance.now()
   let collectedFor = -1
   let rounds = 0
   const timer = setInterval(() => {
-    const last = options.lastActivity()
-    if (Date.now() - last < options.idleMs) return
+    if (performance.now() - last < options.idleMs) return
     if (last !== collectedFor) {
       collectedFor = last
       rounds = 0
@@ -59,5 +60,8 @@ export function startIdleGc(options: {
     options.onCollect?.(kind)
   }, options.intervalMs ?? 1000)
   timer.unref()
-  return { stop: () => clearInterval(timer) }
+  return {
+    noteActivity: () => { last = performance.now() },
+    stop: () => clearInterval(timer),
+  }
 }

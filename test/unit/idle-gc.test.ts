@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { capYoungGeneration } from '../../src/server/young-generation-cap.js'
 import { type CollectionKind, FIRST_V8_WITH_MEMORY_REDUCING_GC, pickCollection, startIdleGc } from '../../src/server/idle-gc.js'
+import { installWallClock } from '../helpers/wall-clock.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const MB = 1024 * 1024
@@ -12,28 +13,44 @@ const readRssBesideYoungGeneration = (): number => process.memoryUsage.rss() - (
 
 describe('idle garbage collection', () => {
   it('collects a few times once idle, not while busy, and again after new activity', async () => {
-    let last = Date.now()
     const collectedAt: number[] = []
     // Polled rather than slept for: on a busy machine timers fire late, and each full collection takes longer.
     const waitForCollections = async (count: number) => {
       for (const until = Date.now() + 10_000; collectedAt.length < count && Date.now() < until;) await sleep(10)
     }
-    const idle = startIdleGc({ idleMs: 300, intervalMs: 20, lastActivity: () => last, onCollect: () => collectedAt.push(Date.now()) })
+    const idle = startIdleGc({ idleMs: 300, intervalMs: 20, onCollect: () => collectedAt.push(performance.now()) })
     try {
-      const firstActivity = last
+      const firstActivity = performance.now()
+      idle.noteActivity()
       await waitForCollections(5)
       expect(collectedAt).toHaveLength(5)
       expect(collectedAt[0]! - firstActivity).toBeGreaterThanOrEqual(300) // not before idleMs without activity
       await sleep(200)
       expect(collectedAt).toHaveLength(5) // the rounds of one idle period, then it waits for activity
-      last = Date.now()
+      const lastActivity = performance.now()
+      idle.noteActivity()
       await waitForCollections(10)
       expect(collectedAt).toHaveLength(10)
-      expect(collectedAt[5]! - last).toBeGreaterThanOrEqual(300)
+      expect(collectedAt[5]! - lastActivity).toBeGreaterThanOrEqual(300)
       await sleep(200)
       expect(collectedAt).toHaveLength(10)
     } finally {
       idle.stop()
+    }
+  })
+
+  it('still collects once idle when the wall clock is set back an hour', async () => {
+    let collections = 0
+    const clock = installWallClock()
+    const idle = startIdleGc({ idleMs: 100, intervalMs: 20, onCollect: () => collections++ })
+    try {
+      idle.noteActivity()
+      clock.jump(-3_600_000)
+      for (const until = performance.now() + 10_000; collections < 5 && performance.now() < until;) await sleep(10)
+      expect(collections).toBe(5)
+    } finally {
+      idle.stop()
+      clock.restore()
     }
   })
 
@@ -47,7 +64,7 @@ describe('idle garbage collection', () => {
 
   it('passes the V8 version it is given to the choice of each round', async () => {
     const kinds: Record<string, CollectionKind[]> = { '11.3.244.8-node.33': [], '13.6.233.17-node.53': [] }
-    const idles = Object.entries(kinds).map(([v8Version, seen]) => startIdleGc({ idleMs: 0, intervalMs: 10, v8Version, lastActivity: () => 0, onCollect: (kind) => seen.push(kind) }))
+    const idles = Object.entries(kinds).map(([v8Version, seen]) => startIdleGc({ idleMs: 0, intervalMs: 10, v8Version, onCollect: (kind) => seen.push(kind) }))
     try {
       for (const until = Date.now() + 10_000; Object.values(kinds).some((seen) => seen.length < 5) && Date.now() < until;) await sleep(10)
     } finally {
@@ -77,7 +94,7 @@ describe('idle garbage collection', () => {
     await burst()
     const grown = readRssBesideYoungGeneration() - before
     let collections = 0
-    const idle = startIdleGc({ idleMs: 0, intervalMs: 20, lastActivity: () => 0, onCollect: () => collections++ })
+    const idle = startIdleGc({ idleMs: 0, intervalMs: 20, onCollect: () => collections++ })
     try {
       for (const until = Date.now() + 10_000; collections < 5 && Date.now() < until;) await sleep(10)
       // V8 11 unmaps freed pages on a background thread: given a few seconds on a busy machine.

@@ -129,7 +129,9 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const { createSandbox } = await import('../../server/create-sandbox.js')
   const { maskUrlPassword } = await import('../../server/url-password.js')
   const { listenSandbox } = await import('../../server/listen.js')
-  let lastActivity = Date.now()
+  const { startIdleGc } = await import('../../server/idle-gc.js')
+  // Its timer is unref'd: a start that fails below does not wait for it.
+  const idleGc = startIdleGc({ idleMs: IDLE_GC_MS })
   const sandbox = await createSandbox({
     storage: kind === 'redis' ? storage as RedisUrl : kind,
     dataDir,
@@ -143,7 +145,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     keysFile,
     rateLimit,
     onRequest: (entry) => {
-      lastActivity = Date.now()
+      idleGc.noteActivity()
       if (!flags.quiet) printRequest(out, entry, json)
     },
     allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
@@ -156,12 +158,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
   try {
     listener = await listenSandbox(sandbox, { port, host })
   } catch (error) {
+    idleGc.stop()
     await sandbox.close()
     throw error
   }
 
-  const { startIdleGc } = await import('../../server/idle-gc.js')
-  const idleGc = startIdleGc({ idleMs: IDLE_GC_MS, lastActivity: () => lastActivity })
   const { capYoungGeneration } = await import('../../server/young-generation-cap.js')
   const youngCap = capYoungGeneration()
 
