@@ -31,11 +31,12 @@ export async function startWebhookInbox(): Promise<WebhookInbox> {
   return {
     url: listener.url,
     async next(path, timeoutMs) {
-      const deadline = Date.now() + timeoutMs
+      // The monotonic clock: a wall clock stepped meanwhile would stretch or cut the wait.
+      const deadline = performance.now() + timeoutMs
       for (;;) {
         const queue = queues.get(path)
         if (queue && queue.length > 0) return queue.shift()!
-        const left = deadline - Date.now()
+        const left = deadline - performance.now()
         if (left <= 0) return null
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left)
