@@ -23,13 +23,21 @@ export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
   let sweepAt = SWEEP_MIN_SIZE
 
   /**
+   * Too far from `now` to stand for an attempt made now, either way: one noted more than the
+   * window later than `now` was noted before the wall clock was set back (NTP, a resumed VM), and
+   * would otherwise stand for every attempt, a receiver back up never tried, until the clock
+   * caught up with it, an hour for an hour back.
+   */
+  const isStale = (refusal: Refusal, now: number): boolean => Math.abs(now - refusal.at) > windowMs
+
+  /**
    * Drops refusals too old to stand for an attempt. A URL nobody sends to again (a key's old
    * endpoint, a `sandbox run` receiver on a port of its own each run) is never looked up again,
    * so without this a server running for days kept one entry per such URL. Sweeping whenever the
    * map doubles keeps the cost per note constant.
    */
   function sweep(now: number): void {
-    for (const [url, refusal] of byUrl) if (now - refusal.at > windowMs) byUrl.delete(url)
+    for (const [url, refusal] of byUrl) if (isStale(refusal, now)) byUrl.delete(url)
     sweepAt = Math.max(SWEEP_MIN_SIZE, byUrl.size * 2)
   }
 
@@ -52,7 +60,7 @@ export function createRecentRefusals(windowMs = SHARED_REFUSAL_MS) {
      */
     find(url: string, now: number): Refusal | undefined {
       const refusal = byUrl.get(url)
-      if (refusal && now - refusal.at > windowMs) {
+      if (refusal && isStale(refusal, now)) {
         byUrl.delete(url)
         return undefined
       }

@@ -71,6 +71,24 @@ describe('webhook retries when the wall clock jumps', () => {
     expect(receiver.received.map((item) => JSON.parse(item.body).id)).toEqual(eventIds(log))
   })
 
+  it('a receiver that comes back up after the clock was set back is tried for real, not answered by the refusal before the step', async () => {
+    const port = await findClosedPort()
+    const reports: DeliveryReport[] = []
+    api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: Array(12).fill(300), onDelivery: (report) => reports.push(report) })
+    await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
+    await makeTwoEvents(api)
+    await waitUntil(() => reports.length >= 1, 'the first attempt')
+    clock = installWallClock()
+    clock.jump(-HOUR)
+    await waitUntil(() => reports.length >= 3, 'two retries after the clock went back')
+    receiver = await startReceiver('/hook', port)
+    // The next 300 ms step tries it. Without the fix, the refusal noted before the step stood for
+    // every try (~3 s here, until something else connected; an hour by the clock).
+    await receiver.waitFor(2, 1500)
+    const log = (await api.get('/api/sandbox/webhooks')).body.deliveries.reverse()
+    expect(receiver.received.map((item) => JSON.parse(item.body).id)).toEqual(eventIds(log))
+  })
+
   it('a retry that fell due while the machine slept goes out on waking, not a whole step later', async () => {
     receiver = await startReceiver()
     receiver.respond = () => 503
