@@ -1,0 +1,102 @@
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
+import { Redis } from 'ioredis'
+import { createStorage } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
+import { describe, expect, it } from 'vitest'
+import { createSandboxStorage, recoverJournals, StorageError } from '../../src/storage/index.js'
+import { STORAGE_FORMAT } from '../../src/storage/storage-format.js'
+import { createRequestLog, readRequestLog } from '../../src/server/request-log.js'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+// Data as a newer sandbox would leave it, opened by this one: refused with a message that says
+// so, and left exactly as it was (nothing replayed, moved, tidied or overwritten).
+
+const tempDir = useTempDirs('sandbox-newer-format')
+const testRedis = useTestRedis()
+
+/** Every file under `dir` with its content, to compare before and after. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {}
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files[relative(dir, join(entry.parentPath, entry.name))] = await readFile(join(entry.parentPath, entry.name), 'utf8')
+  }
+  return files
+}
+
+/** A data dir a newer version wrote: its marker, a journal, a crash's temp file, a nested dir. */
+async function makeNewerDataDir(marker: string): Promise<string> {
+  const dir = await tempDir()
+  await writeFile(join(dir, 'storage-format'), marker)
+  await writeFile(join(dir, 'journal-4242-000001.log'), 'sandbox-journal v3\nrecords of its own\n')
+  await mkdir(join(dir, 'session', 'k1'), { recursive: true })
+  await writeFile(join(dir, 'session', 'k1', 'default'), '{"version":2}')
+  await writeFile(join(dir, 'session', 'k2~default.123.abc.tmp'), 'half')
+  return dir
+}
+
+describe('a data dir marked with a newer storage format', () => {
+  it('is refused by serve and by the tools, naming both versions, and left untouched', async () => {
+    const dir = await makeNewerDataDir('{"format":2,"written_by":"partner-sandbox 0.4.0"}')
+    const before = await snapshot(dir)
+    for (const owner of [true, false]) {
+      const error = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(StorageError)
+      expect((error as Error).message).toMatch(new RegExp(`^data dir .+ was written by a newer sandbox \\(storage format 2, by partner-sandbox 0\\.4\\.0\\); this is partner-sandbox \\S+, which reads format ${STORAGE_FORMAT}\\. Nothing was read or changed: use that newer version again, or give this one another data dir \\(--data-dir\\)$`))
+    }
+    // No lock taken, no temp file deleted, no nested dir flattened, no journal replayed.
+    expect(await snapshot(dir)).toEqual(before)
+  })
+
+  it('is refused when its marker cannot be read, rather than taken for format 1', async () => {
+    const dir = await makeNewerDataDir('format=2')
+    const before = await snapshot(dir)
+    const error = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true }).catch((caught: unknown) => caught)
+    expect((error as Error).message).toContain('has a storage-format marker this version cannot read ("format=2")')
+    expect((error as Error).message).toContain('delete the marker (storage-format)')
+    expect(await snapshot(dir)).toEqual(before)
+  })
+
+  it('is marked with this format by the server when it has no marker (a dir of an earlier version), not by a tool', async () => {
+    const dir = await tempDir()
+    const tool = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    await tool.dispose()
+    expect(await readdir(dir)).toEqual([])
+    const owned = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    await owned.dispose()
+    expect(JSON.parse(await readFile(join(dir, 'storage-format'), 'utf8'))).toEqual({ format: STORAGE_FORMAT, written_by: expect.stringMatching(/^partner-sandbox \S+$/) })
+    // ... and opens again as its own.
+    await (await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).dispose()
+  })
+})
+
+describe('a redis database marked with a newer storage format', () => {
+  it.skipIf(!hasRedis)('is refused by the server and the tools and left untouched; an unmarked one is marked by the server only', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    try {
+      const tool = await createSandboxStorage({ kind: 'redis', url: redis.url })
+      await tool.dispose()
+      expect(await raw.keys('*')).toEqual([])
+      const owned = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true })
+      await owned.dispose()
+      expect(JSON.parse((await raw.get('sandbox:storage-format'))!)).toMatchObject({ format: STORAGE_FORMAT })
+
+      await raw.set('sandbox:storage-format', '{"format":3}')
+      await raw.set('sandbox:session:k1:default', '{"version":3}')
+      const before = (await raw.keys('*')).sort()
+      for (const owner of [true, false]) {
+        const error = await createSandboxStorage({ kind: 'redis', url: redis.url, owner }).catch((caught: unknown) => caught)
+        expect(error).toBeInstanceOf(StorageError)
+        expect((error as Error).message).toMatch(/^redis database redis:\/\/127\.0\.0\.1:\d+\/0 was written by a newer sandbox \(storage format 3\); .+ another database \(--storage redis:\/\/HOST:PORT\/DB\)$/)
+      }
+      // No lease taken: nothing written.
+      expect((await raw.keys('*')).sort()).toEqual(before)
+      expect(await raw.get('sandbox:storage-format')).toBe('{"format":3}')
+    } finally {
+      await raw.quit()
+    }
+  })
+})
