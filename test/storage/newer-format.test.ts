@@ -71,6 +71,25 @@ describe('a data dir marked with a newer storage format', () => {
   })
 })
 
+describe('a journal in a newer format', () => {
+  it('stops the replay with a message that says so, and is kept', async () => {
+    const dir = await tempDir()
+    const journal = join(dir, 'journal-4242-000001.log')
+    await writeFile(journal, 'sandbox-journal v3\nrecords of its own\n')
+    const error = await recoverJournals(dir).catch((caught: unknown) => caught)
+    expect((error as Error).message).toMatch(/^journal-4242-000001\.log is a journal in a newer sandbox's format \("sandbox-journal v3"\); this is partner-sandbox \S+, which reads "sandbox-journal v2" and the format before it\. Nothing was replayed and the journal is kept/)
+    expect((error as Error).message).not.toContain('damaged')
+    expect(await readFile(journal, 'utf8')).toBe('sandbox-journal v3\nrecords of its own\n')
+  })
+
+  it('is not confused with a format line of this version cut short by a crash', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'journal-4242-000001.log'), 'sandbox-journal v')
+    expect(await recoverJournals(dir)).toBe(0)
+    expect(await readdir(dir)).toEqual([])
+  })
+})
+
 describe('a redis database marked with a newer storage format', () => {
   it.skipIf(!hasRedis)('is refused by the server and the tools and left untouched; an unmarked one is marked by the server only', async () => {
     const redis = await testRedis()
