@@ -36,3 +36,19 @@ describe('a session document of a newer version', () => {
     expect(await readFile(path, 'utf8')).toBe(newer)
   })
 })
+
+describe('a forward secret of a newer version', () => {
+  it('fails the start instead of being replaced, and the data dir is free again', async () => {
+    const dataDir = await tempDir()
+    await (await createSandbox({ storage: 'fs', dataDir })).close()
+    const stored = '{"secret":"whsec_c2VjcmV0IG9mIGEgbmV3ZXIgdmVyc2lvbg","rotated_at":"2027-01-01T00:00:00Z"}'
+    await mkdir(join(dataDir, 'webhooks'), { recursive: true })
+    await writeFile(join(dataDir, 'webhooks', 'forward-secret'), stored)
+    const error = await createSandbox({ storage: 'fs', dataDir, webhookForwardTo: 'http://127.0.0.1:9/hook' }).catch((caught: unknown) => caught)
+    expect((error as Error).name).toBe('StorageError')
+    expect((error as Error).message).toContain('the stored --webhook-forward-to secret is not one this version reads')
+    expect(await readFile(join(dataDir, 'webhooks', 'forward-secret'), 'utf8')).toBe(stored)
+    // Its lock was given back: a server without --webhook-forward-to starts on the same dir.
+    await (await createSandbox({ storage: 'fs', dataDir })).close()
+  })
+})
