@@ -90,6 +90,16 @@ describe('a journal in a newer format', () => {
   })
 })
 
+describe('a directory of a namespace this version does not know', () => {
+  it('is left where it is, not moved to the flat layout', async () => {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'blobs', 'k1'), { recursive: true })
+    await writeFile(join(dir, 'blobs', 'k1', 'a'), 'newer')
+    await (await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).dispose()
+    expect(await readFile(join(dir, 'blobs', 'k1', 'a'), 'utf8')).toBe('newer')
+  })
+})
+
 describe('a redis database marked with a newer storage format', () => {
   it.skipIf(!hasRedis)('is refused by the server and the tools and left untouched; an unmarked one is marked by the server only', async () => {
     const redis = await testRedis()
