@@ -100,6 +100,22 @@ describe('a directory of a namespace this version does not know', () => {
   })
 })
 
+describe('request log keys of another version', () => {
+  it('are neither rolled off nor read as buckets of this one', async () => {
+    const storage = createStorage({ driver: memoryDriver() })
+    await storage.setItem('reqlog:v2:000001', { entries: 'in a newer shape' })
+    const log = createRequestLog(storage, { limit: 1 })
+    const entry = { request_id: 'req_1', at: new Date().toISOString(), key: null, method: 'GET', path: '/', status: 404, error_code: 'NOT_FOUND', idempotency_key: null, duration_ms: 1 }
+    for (let i = 0; i < 3; i++) {
+      log.record('k1', entry)
+      await log.flush()
+    }
+    await log.close()
+    expect(await storage.getItem('reqlog:v2:000001')).toEqual({ entries: 'in a newer shape' })
+    expect(await readRequestLog(storage)).toEqual([entry])
+  })
+})
+
 describe('a redis database marked with a newer storage format', () => {
   it.skipIf(!hasRedis)('is refused by the server and the tools and left untouched; an unmarked one is marked by the server only', async () => {
     const redis = await testRedis()
