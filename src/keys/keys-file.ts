@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { createDirectory } from '../files/create-directory.js'
 import { decodeJsonBytes, describeReadError, parseJsonText } from '../json-text/read-json-text.js'
 import { KeysError } from './keys-error.js'
+import { describeThisVersion } from '../files/describe-this-version.js'
 
 /** One registered sandbox API key. */
 export interface KeyRecord {
@@ -98,6 +99,9 @@ function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
   if (typeof shape !== 'object' || shape === null || !Array.isArray(shape.keys)) {
     throw new KeysError(`keys file ${path} is not a sandbox keys file (expected { "version": 1, "keys": [...] })`)
   }
+  if (typeof shape.version === 'number' && Number.isInteger(shape.version) && shape.version > 1) {
+    throw new KeysError(`keys file ${path} was written by a newer sandbox (version ${shape.version}); this is ${describeThisVersion()}, which reads version 1. It was not changed: use that newer version again, or give this one another keys file (--keys)`)
+  }
   if (shape.version !== undefined && shape.version !== 1) {
     throw new KeysError(`keys file ${path} has version ${JSON.stringify(shape.version)}; this sandbox reads version 1`)
   }
@@ -107,9 +111,13 @@ function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
     const problem = findRecordProblem(value, seen)
     if (problem) throw new KeysError(`keys file ${path}: entry ${index} of "keys" ${problem}`)
   }
+  // Fields this version does not know (a newer version's, in a file it kept at version 1) are
+  // kept, so that rewriting the file (keys create, revoke, reset) does not drop them.
   return {
+    ...(shape as object),
     version: 1,
     keys: (keys as Array<Partial<KeyRecord> & { key: string; created_at: string }>).map((record) => ({
+      ...record,
       key: record.key,
       label: record.label ?? null,
       created_at: record.created_at,

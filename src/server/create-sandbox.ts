@@ -5,6 +5,7 @@ import type { SandboxConfig } from '../domain/types.js'
 import { maskApiKey } from '../keys/keys-file.js'
 import { createKeyedMutex } from '../storage/keyed-mutex.js'
 import { createSandboxStorage, parseStorageKind } from '../storage/create-storage.js'
+import { StorageError } from '../storage/storage-error.js'
 import { ApiError } from './api-error.js'
 import { createAuthenticator, deriveKeyId, type EndedSession } from './auth.js'
 import { resolveConfig, type DeepPartial } from './config.js'
@@ -25,10 +26,17 @@ import { generateWebhookSecret } from '../webhooks/signature.js'
 
 const FORWARD_SECRET_KEY = 'webhooks:forward-secret'
 
-/** The forward secret, created once and kept in storage so receivers keep working across restarts. */
+/**
+ * The forward secret, created once and kept in storage so receivers keep working across restarts.
+ * A stored value of another form (a newer version's) is refused rather than replaced: replaced,
+ * it would be lost to that version, whose receivers check deliveries with it.
+ */
 async function loadForwardSecret(storage: Storage): Promise<string> {
-  const stored = await storage.getItem<string>(FORWARD_SECRET_KEY)
+  const stored = await storage.getItem<unknown>(FORWARD_SECRET_KEY)
   if (typeof stored === 'string' && stored.startsWith('whsec_')) return stored
+  if (stored !== null && stored !== undefined) {
+    throw new StorageError(`the stored --webhook-forward-to secret is not one this version reads (a "whsec_..." text): a newer sandbox may have written it. It is left as it is: use that newer version again, or delete it (webhooks/forward-secret in the data dir, sandbox:webhooks:forward-secret in redis) to have a new one made, which receivers then need`)
+  }
   const secret = generateWebhookSecret()
   await storage.setItem(FORWARD_SECRET_KEY, secret)
   return secret
@@ -116,6 +124,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       url: options.storage,
       onStatus: options.onStorageStatus,
     })
+  let forwardSecret: string | undefined
+  try {
+    forwardSecret = forwardTo ? await loadForwardSecret(storage) : undefined
+  } catch (error) {
+    // A storage opened here holds its lock or lease until disposed.
+    if (typeof options.storage !== 'object') await storage.dispose().catch(() => {})
+    throw error
+  }
   const rule = options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit
   const rateLimiter = rule ? createRateLimiter(rule) : undefined
   const sweep = rateLimiter ? setInterval(() => rateLimiter.sweep(), 30_000) : undefined
@@ -130,7 +146,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       void mutex.run(sessionSlotOf(principal), () => sessions.remove(principal)).catch(logError)
     }
   }
-  const forwardSecret = forwardTo ? await loadForwardSecret(storage) : undefined
   const dispatcher = createDispatcher({
     storage,
     sessions,

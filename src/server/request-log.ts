@@ -79,9 +79,12 @@ async function readBuckets(storage: Storage, buckets: string[]): Promise<Array<S
   return contents
 }
 
+/** A bucket's key as bucketKey makes it; other keys under the prefix are not this version's to read or roll off. */
+const BUCKET_KEY = new RegExp(`^${PREFIX}:\\d{15}-\\d{6}-\\d+$`)
+
 /** Bucket keys in time order. */
 async function listBuckets(storage: Storage): Promise<string[]> {
-  return (await storage.getKeys(PREFIX)).filter((key) => key.startsWith(`${PREFIX}:`)).sort()
+  return (await storage.getKeys(PREFIX)).filter((key) => BUCKET_KEY.test(key)).sort()
 }
 
 /**
@@ -164,7 +167,8 @@ export async function readRequestLogSince(storage: Storage, options: { apiKey?: 
   const contents = await readBuckets(storage, buckets)
   const entries: RequestLogEntry[] = []
   for (const bucket of contents) {
-    for (const { key_id, ...entry } of bucket ?? []) {
+    // A bucket of another shape (not this version's list of entries) is skipped, not a crash.
+    for (const { key_id, ...entry } of Array.isArray(bucket) ? bucket : []) {
       if ((!keyId || key_id === keyId) && (!masked || entry.key === masked)) entries.push(entry)
     }
   }

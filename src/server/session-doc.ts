@@ -6,6 +6,9 @@ import type { AnswerParts } from './loan-state-json.js'
 /** How long an Idempotency-Key is remembered (decisions.md "Idempotency"). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 
+/** The session document version this sandbox reads and writes (a newer one is refused, not rewritten). */
+export const SESSION_DOC_VERSION = 1
+
 /** A change to a session document that `patch` keeps in memory until the next write. */
 export type SessionPatch = (doc: SessionDoc) => SessionDoc
 
@@ -47,7 +50,7 @@ export interface ResponseBatch {
  * together by a single atomic write.
  */
 export interface SessionDoc {
-  version: 1
+  version: typeof SESSION_DOC_VERSION
   created_at: string
   book: LoanBook
   /** Partner profile fields set through POST /partner; null until then. */

@@ -9,7 +9,8 @@ import type { Delivery } from '../webhooks/types.js'
 import { deriveKeyId, type Principal } from './auth.js'
 import { createIdempotencyBatches } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
-import { sessionSlotOf, principalOfSlot, type SessionDoc, type SessionPatch } from './session-doc.js'
+import { sessionSlotOf, principalOfSlot, SESSION_DOC_VERSION, type SessionDoc, type SessionPatch } from './session-doc.js'
+import { describeThisVersion } from '../files/describe-this-version.js'
 
 /**
  * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
@@ -24,10 +25,19 @@ function spillKey(keyId: string, sessionId: string, batch: number): string {
   return `${SPILL_PREFIX}:${keyId}:${sessionId}:${batch}`
 }
 
-/** Valid JSON of another shape (a file replaced by hand) would otherwise fail deep in the domain code. */
-function isSessionDoc(value: unknown): boolean {
-  const doc = value as Partial<SessionDoc> | null
-  return typeof doc === 'object' && doc !== null && typeof doc.book === 'object' && doc.book !== null && Array.isArray(doc.idempotency) && Array.isArray(doc.response_batches)
+/**
+ * Why a stored value cannot be used as a session document, if it cannot: valid JSON of another
+ * shape (a file replaced by hand) would fail deep in the domain code, and a newer version's
+ * document would be read by this version's rules and written back with its changes half kept.
+ */
+function checkSessionDoc(value: unknown): string | undefined {
+  const doc = value as Partial<Omit<SessionDoc, 'version'>> & { version?: unknown } | null
+  if (typeof doc !== 'object' || doc === null) return 'is not a session document'
+  if (typeof doc.version === 'number' && Number.isInteger(doc.version) && doc.version > SESSION_DOC_VERSION) {
+    return `was written by a newer sandbox (session document version ${doc.version}); this is ${describeThisVersion()}, which reads version ${SESSION_DOC_VERSION}. It is left as it is: use that newer version again, or give this one another data dir or database`
+  }
+  const shaped = typeof doc.book === 'object' && doc.book !== null && Array.isArray(doc.idempotency) && Array.isArray(doc.response_batches)
+  return shaped ? undefined : 'is not a session document'
 }
 
 /**
@@ -36,13 +46,13 @@ function isSessionDoc(value: unknown): boolean {
  * document a request rewrites stays small however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; config: SandboxConfig; cacheSize?: number }) {
-  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc, isDocument: isSessionDoc })
+  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc, checkDocument: checkSessionDoc })
   const files = guardStorage(storage)
   const batches = createIdempotencyBatches(files)
 
   function createSessionDoc(now: string): SessionDoc {
     return {
-      version: 1,
+      version: SESSION_DOC_VERSION,
       created_at: now,
       book: createLoanBook({ ...options.initialBalances }),
       partner: null,

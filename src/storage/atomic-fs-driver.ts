@@ -5,6 +5,11 @@ import { defineDriver } from 'unstorage'
 
 const TEMP_SUFFIX = '.tmp'
 const SAFE_KEY = /^[A-Za-z0-9_:.-]+$/
+/**
+ * The namespaces (first key segments) of the documents this version and earlier ones store. Only
+ * these are flattened: a directory in another one is a newer version's, laid out its own way.
+ */
+const KNOWN_NAMESPACES = new Set(['session', 'idem', 'whq', 'webhooks', 'reqlog'])
 /** Joins a key's segments after the first in its file name; never part of a key (SAFE_KEY). */
 const NAME_SEPARATOR = '~'
 
@@ -60,7 +65,7 @@ export async function tidyDataDir(base: string): Promise<{ removed: number; move
 export async function flattenNestedLayout(base: string): Promise<number> {
   let moved = 0
   for (const namespace of await fsp.readdir(base, { withFileTypes: true })) {
-    if (!namespace.isDirectory()) continue
+    if (!namespace.isDirectory() || !KNOWN_NAMESPACES.has(namespace.name)) continue
     for (const entry of await fsp.readdir(join(base, namespace.name), { withFileTypes: true })) {
       if (!entry.isDirectory()) continue
       const dir = join(base, namespace.name, entry.name)

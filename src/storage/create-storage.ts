@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import { createCompactMemoryDriver } from './memory-driver.js'
-import { atomicFsDriver, flattenNestedLayout, tidyDataDir } from './atomic-fs-driver.js'
+import { atomicFsDriver, flattenNestedLayout, tidyDataDir, writeFileAtomically } from './atomic-fs-driver.js'
 import { journaledFsDriver } from './journaled-fs-driver.js'
 import { recoverJournals } from './journal-files.js'
 import { lockDataDir } from './data-dir-lock.js'
@@ -11,6 +11,7 @@ import { checkRedisUrl } from './redis-url.js'
 import { maskCredentials } from '../server/url-password.js'
 import { StorageError } from './storage-error.js'
 import { createDirectory } from '../files/create-directory.js'
+import { checkFormatMarker, FORMAT_KEY, formatMarkerText } from './storage-format.js'
 
 /** The storage backends this version offers. */
 export type StorageKind = 'fs' | 'memory' | 'redis'
@@ -69,11 +70,25 @@ async function prepareDataDir(dataDir: string, create: boolean): Promise<string>
 }
 
 /**
+ * Refuses a data dir a newer sandbox wrote (storage-format.ts), before anything in it is read,
+ * moved or replayed. Returns whether the dir has a marker yet.
+ */
+async function checkDataDirFormat(base: string): Promise<boolean> {
+  const text = await fsp.readFile(join(base, FORMAT_KEY)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null
+    throw new StorageError(`cannot read ${join(base, FORMAT_KEY)} (${error.code ?? error.message})`, { cause: error })
+  })
+  checkFormatMarker(text, `data dir ${base}`, 'data dir (--data-dir)')
+  return text !== null
+}
+
+/**
  * The server's fs storage: the dir locked, then tidied (a crash's temp files, an earlier
  * layout) and its journals replayed, then written through a journal. Tidying only once the lock
  * is held: another server's temp files would be files in the middle of being written.
  */
 async function openOwnedDataDir(base: string): Promise<Storage> {
+  const marked = await checkDataDirFormat(base)
   const lock = await lockDataDir(base)
   try {
     await tidyDataDir(base).catch((error: Error) => {
@@ -82,6 +97,9 @@ async function openOwnedDataDir(base: string): Promise<Storage> {
     await recoverJournals(base).catch((error: Error) => {
       throw new StorageError(`cannot replay the journal in ${base}: ${error.message}`, { cause: error })
     })
+    // Dirs of versions before the marker are format 1: marked now, so that a newer version's
+    // number, once written, is what an older one sees.
+    if (!marked) await writeFileAtomically(join(base, FORMAT_KEY), formatMarkerText())
   } catch (error) {
     await lock.release()
     throw error
@@ -112,6 +130,7 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
   }
   const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false)
   if (options.owner) return openOwnedDataDir(base)
+  await checkDataDirFormat(base)
   await flattenNestedLayout(base).catch((error: Error) => {
     throw new StorageError(`could not move the files of an earlier layout in ${base}: ${error.message}`, { cause: error })
   })

@@ -52,8 +52,11 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   prefix: string
   cacheSize?: number
   stringify?: (doc: T) => string
-  /** Whether a parsed value has the document's shape; one that has not is damage, like bad JSON. */
-  isDocument?: (value: unknown) => boolean
+  /**
+   * Why a parsed value is not a document this version can use (undefined when it is): not its
+   * shape (damage, like bad JSON), or a newer version's. It is then neither used nor rewritten.
+   */
+  checkDocument?: (value: unknown) => string | undefined
 }): DocStore<T> {
   const cacheSize = options.cacheSize ?? 1000
   const cache = new Map<string, T>()
@@ -99,7 +102,8 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     if (value === null || value === undefined) return null
     const doc = parseDocument(value)
     if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
-    if (options.isDocument && !options.isDocument(doc)) throw new StorageError(`stored document ${keyOf(id)} is not a ${options.prefix} document`)
+    const problem = options.checkDocument?.(doc)
+    if (problem !== undefined) throw new StorageError(`stored document ${keyOf(id)} ${problem}`)
     return doc as T
   }
 

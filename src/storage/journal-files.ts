@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
 import { decodeRecords } from './journal-format.js'
+import { describeThisVersion } from '../files/describe-this-version.js'
 
 const JOURNAL_PREFIX = 'journal-'
 const JOURNAL_SUFFIX = '.log'
@@ -69,7 +70,10 @@ export async function recoverJournals(base: string): Promise<number> {
   const orphaned = names.sort((a, b) => times.get(a)! - times.get(b)! || (a < b ? -1 : 1))
   const latest = new Map<string, string | null>()
   for (const name of orphaned) {
-    const { records, damagedAt } = decodeRecords(await fsp.readFile(join(base, name)))
+    const { records, damagedAt, newerFormat } = decodeRecords(await fsp.readFile(join(base, name)))
+    if (newerFormat !== undefined) {
+      throw new Error(`${name} is a journal in a newer sandbox's format (${JSON.stringify(newerFormat)}); this is ${describeThisVersion()}, which reads "sandbox-journal v2" and the format before it. Nothing was replayed and the journal is kept: start that newer version on this data dir again (it replays the journal), or move the journal out of ${base} to start without the changes it holds`)
+    }
     // Replaying the records before the damage and deleting the journal would lose the ones after
     // it without a word: the journal is left as it is, for the user to decide.
     if (damagedAt !== undefined) {

@@ -31,9 +31,16 @@ export interface DecodedJournal {
   records: JournalRecord[]
   complete: boolean
   damagedAt?: number
+  /**
+   * The format line of a journal in a format this version does not know (`sandbox-journal v3`):
+   * a newer version's, whose records nothing here can read.
+   */
+  newerFormat?: string
 }
 
 const FORMAT_LINE = Buffer.from('sandbox-journal v2\n')
+/** Every format line: `sandbox-journal ` and a version; no header of the first format is one (its keys hold no space). */
+const FORMAT_LINE_PATTERN = /^sandbox-journal [\x21-\x7e]{1,40}$/
 const NEWLINE = Buffer.from('\n')
 
 function formatCrc(crc: number): string {
@@ -68,7 +75,11 @@ function isZeros(buffer: Buffer, from: number): boolean {
  */
 export function decodeRecords(buffer: Buffer): DecodedJournal {
   const start = FORMAT_LINE.length
-  if (!buffer.subarray(0, start).equals(FORMAT_LINE)) return decodeFirstFormat(buffer)
+  if (!buffer.subarray(0, start).equals(FORMAT_LINE)) {
+    const newerFormat = readOtherFormatLine(buffer)
+    // Read by the first format's rules, its format line would be "damage at byte 0".
+    return newerFormat === undefined ? decodeFirstFormat(buffer) : { records: [], complete: false, newerFormat }
+  }
   const records: JournalRecord[] = []
   let position = start
   while (position < buffer.length) {
@@ -98,6 +109,19 @@ export function decodeRecords(buffer: Buffer): DecodedJournal {
     position = valueEnd + 1
   }
   return { records, complete: true }
+}
+
+/**
+ * The format line of another format than this version's, if the journal starts with a whole one.
+ * A format line cut short by a crash (`sandbox-journal v`, no newline) is this version's own torn
+ * first write, not a newer format.
+ */
+function readOtherFormatLine(buffer: Buffer): string | undefined {
+  const end = buffer.indexOf(0x0a)
+  if (end === -1) return undefined
+  const line = buffer.toString('latin1', 0, end)
+  // Printable and short: it is quoted in a message, and anything else reads as damage.
+  return FORMAT_LINE_PATTERN.test(line) ? line : undefined
 }
 
 /** The first format, `<key> <byteLength>` headers without checksums: replayed as it always was. */

@@ -5,6 +5,7 @@ import { takeRedisLease, type RedisLease } from './redis-lease.js'
 import { maskUrlPassword } from '../server/url-password.js'
 import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
+import { checkFormatMarker, FORMAT_KEY, formatMarkerText } from './storage-format.js'
 import { adviseOn, pickStartReason } from './redis-advice.js'
 import { describeEvictionRisk } from './redis-eviction.js'
 
@@ -76,9 +77,16 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     // A read of a sandbox key rather than a PING: a redis user whose ACL leaves out sandbox:*
     // keys is refused here, at start, instead of on every request.
     await client.exists(`${REDIS_KEY_PREFIX}:owner`)
+    // A database a newer version wrote is refused before anything (the lease included) is written.
+    const marker = await client.get(`${REDIS_KEY_PREFIX}:${FORMAT_KEY}`)
+    checkFormatMarker(marker, `redis database ${shown}`, 'database (--storage redis://HOST:PORT/DB)')
     if (options.owner) lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
+    // Marked once the lease is held: one of an earlier version is format 1 (storage-format.ts).
+    if (options.owner && marker === null) await client.set(`${REDIS_KEY_PREFIX}:${FORMAT_KEY}`, formatMarkerText())
   } catch (error) {
     state = 'closing'
+    // Given back at once (the marker's write failed after it was taken), not left to lapse.
+    await lease?.release().catch(() => {})
     client.disconnect()
     if (error instanceof StorageError) throw error
     // What redis answered, or else the connection's own failure (the rejection only says closed).

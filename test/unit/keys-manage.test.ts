@@ -1,3 +1,4 @@
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createKeyRecord, maskApiKey, readKeysFile, writeKeysFile } from '../../src/keys/keys-file.js'
@@ -96,5 +97,29 @@ describe('revokeKey and resetKeySession', () => {
     expect(file.keys[1]!.session_id).toBeNull()
     expect(file.keys[0]!.session_id).toBe(records[0]!.session_id)
     await expect(revokeKey(path, 'sk_sandbox_nobody_000000')).rejects.toThrow(/no registered key/)
+  })
+})
+
+describe('a keys file of a newer version', () => {
+  it('keeps the fields this version does not know when a key is added, revoked or reset', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    const record = createKeyRecord({ now: NOW })
+    await writeFile(path, JSON.stringify({ version: 1, defaults: { ttl: '30d' }, keys: [{ ...record, scopes: ['loans:read'] }] }))
+    await addKey(path, { now: NOW })
+    await revokeKey(path, record.key, NOW)
+    await resetKeySession(path, record.key)
+    const written = JSON.parse(await readFile(path, 'utf8')) as { defaults: unknown; keys: Array<Record<string, unknown>> }
+    // Before, every rewrite dropped them: the newer version's settings were lost to it.
+    expect(written.defaults).toEqual({ ttl: '30d' })
+    expect(written.keys[0]).toMatchObject({ key: record.key, scopes: ['loans:read'], revoked_at: NOW.toISOString() })
+    expect(written.keys[1]).not.toHaveProperty('scopes')
+  })
+
+  it('is refused with a higher version, saying it is newer and what to do, and left as it is', async () => {
+    const path = join(await tempDir(), 'keys.json')
+    const text = JSON.stringify({ version: 2, keys: [] })
+    await writeFile(path, text)
+    await expect(addKey(path, { now: NOW })).rejects.toThrow(new RegExp(`^keys file ${path.replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&')} was written by a newer sandbox \\(version 2\\); this is partner-sandbox \\S+, which reads version 1\\. It was not changed: use that newer version again, or give this one another keys file \\(--keys\\)$`))
+    expect(await readFile(path, 'utf8')).toBe(text)
   })
 })
