@@ -66,13 +66,14 @@ type RetryWait = Parameters<NonNullable<TransportOptions['onRetryWait']>>[0]
 const formatWait = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`)
 
 /**
- * The line printed before a retry's wait: a rate limit, a network error or a lost attempt still
- * running. Without it a run waiting on a silent server looked stuck.
+ * The line printed before a retry's wait: a rate limit, a network error, a proxy's 502/503/504 or
+ * a lost attempt still running. Without it a run waiting on a silent server looked stuck.
  */
 export function formatRetryWait(wait: RetryWait, timeoutMs: number): string {
   const { reason, ms, attempt, maxAttempts, request } = wait
   const again = `${request.method} ${show(request.path)} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
   if (reason === 'rate_limited') return `429 rate limited: waiting ${formatWait(ms)}, then ${again}`
+  if (reason === 'gateway_error') return `${wait.status ?? 'gateway error'} from a proxy in front of the server (not the sandbox's own answer): waiting ${formatWait(ms)}, then ${again} (attempt ${attempt + 1} of ${maxAttempts})`
   if (reason === 'in_progress') return `409 IDEMPOTENCY_KEY_IN_PROGRESS (the attempt whose answer was lost is still running): waiting ${formatWait(ms)}, then ${again}`
   const why = describeNetworkError(wait.error)
   return `network error (${why === 'timed out' ? `no answer within ${timeoutMs / 1000} s` : why}): waiting ${formatWait(ms)}, then ${again} (attempt ${attempt + 1} of ${maxAttempts})`

@@ -19,11 +19,14 @@ export class SandboxApiError extends Error {
     readonly body: unknown,
     method: string,
     path: string,
+    /** A redirect's Location: redirects are not followed, so a moved base URL shows up here. */
+    location?: string | null,
   ) {
     // decisions.md "Envelope": errors carry their text in `error`.
     const record = body && typeof body === 'object' ? (body as { error?: unknown; details?: unknown; idempotency_replayed?: unknown }) : {}
     const message = typeof record.error === 'string' ? record.error : ''
-    super(`${method} ${path} answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}`)
+    const moved = location && status >= 300 && status < 400 ? `: a redirect to ${location} (not followed; use the URL it names as the base URL)` : ''
+    super(`${method} ${path} answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}${moved}`)
     this.errorCode = errorCode as ErrorCode | null
     this.details = record.details && typeof record.details === 'object' ? (record.details as Record<string, unknown>) : undefined
     this.idempotencyReplayed = record.idempotency_replayed === true
@@ -33,14 +36,20 @@ export class SandboxApiError extends Error {
 /** The API could not be reached at all (refused, reset, DNS, timeout), after every retry. */
 export class SandboxConnectionError extends Error {
   override name = 'SandboxConnectionError'
-  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number }) {
+  /** The TLS verification code when the server's certificate is not trusted (e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`). */
+  readonly certificate: string | undefined
+  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; unsafe?: boolean; message?: string }) {
     const why = describeNetworkError(options.cause)
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
+    let message = `cannot reach ${url} (${why}) after ${tries}`
     // A server that takes connections but never answers costs attempts x timeout: say both, so
     // the time lost is explained and the timeout can be told apart from a refused connection.
-    super(why === 'timed out' && options.timeoutMs !== undefined
-      ? `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
-      : `cannot reach ${url} (${why}) after ${tries}`, { cause: options.cause })
+    if (why === 'timed out' && options.timeoutMs !== undefined) message = `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
+    // Not a server that is down: saying so would send the reader to the wrong place.
+    if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why}); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`
+    else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
+    super(options.message ?? message, { cause: options.cause })
+    this.certificate = options.certificate
   }
 }
 

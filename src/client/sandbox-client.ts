@@ -80,7 +80,7 @@ export function createSandboxClient(options: SandboxClientOptions) {
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {
-      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path)
+      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'))
     }
     return answer.body as T
   }

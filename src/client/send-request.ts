@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError, SandboxRequestError } from './api-error.js'
 import { NOT_IN_HEADER } from './header-value.js'
+import { findCertificateError, isGatewayError, isSafeToRetry } from './retry-rules.js'
 
 /** One request as the client sends it. */
 export interface ClientRequest {
@@ -57,9 +58,10 @@ export interface TransportOptions {
   onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void) | undefined
   /**
    * Called before each wait for a retry: after a 429 (its Retry-After), a network error (`error`),
-   * or the lost attempt still in progress. `attempt` is the one that just ended, of `maxAttempts`.
+   * a proxy's 502/503/504 (`status`), or the lost attempt still in progress. `attempt` is the one
+   * that just ended, of `maxAttempts`.
    */
-  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'in_progress'; ms: number; attempt: number; maxAttempts: number; request: ClientRequest; error?: Error }) => void) | undefined
+  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'gateway_error' | 'in_progress'; ms: number; attempt: number; maxAttempts: number; request: ClientRequest; error?: Error; status?: number }) => void) | undefined
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -134,10 +136,12 @@ export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiK
 }
 
 /**
- * Sends one request and returns its answer whatever the status. Network errors and 429 are retried
- * with the same Idempotency-Key and body (the spec's retry rule), 429 after its Retry-After. After
- * a network error, a 409 IDEMPOTENCY_KEY_IN_PROGRESS is the lost attempt still running on the
- * server: it is retried too, as the spec says ("retry later with the same key and body").
+ * Sends one request and returns its answer whatever the status. Network errors, a proxy's
+ * 502/503/504 and 429 are retried with the same Idempotency-Key and body (the spec's retry rule),
+ * 429 after its Retry-After; a POST without an Idempotency-Key is never sent twice, and an
+ * untrusted TLS certificate is not retried. After a lost answer, a 409 IDEMPOTENCY_KEY_IN_PROGRESS
+ * is the lost attempt still running on the server: it is retried too, as the spec says ("retry
+ * later with the same key and body"). Redirects are not followed (see below).
  */
 export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
   const retries = options.retries ?? 3
@@ -154,13 +158,21 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
         body: text,
         retry: 0,
         timeout: options.timeoutMs ?? 30_000,
+        // fetch would send a 301/302 POST again as a GET without its body (its answer then taken
+        // for the POST's), and drop Authorization on a move to another origin (http -> https): a
+        // 3xx is returned as it is, Location and all, for the caller to fix its base URL.
+        redirect: 'manual',
         ignoreResponseError: true,
         responseType: 'text',
       })
       answer = toAnswer(response.status, response.headers, (response._data as string | undefined) ?? '', attempt, started, idempotencyKey)
     } catch (error) {
       options.onAttempt?.(sent, error as Error)
-      if (attempt > retries) throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? 30_000 })
+      const certificate = findCertificateError(error)
+      const safe = isSafeToRetry(request, idempotencyKey)
+      if (attempt > retries || certificate || !safe) {
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? 30_000, certificate, unsafe: !safe && attempt <= retries })
+      }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
       options.onRetryWait?.({ reason: 'network_error', ms, attempt, maxAttempts: retries + 1, request, error: error as Error })
@@ -171,6 +183,16 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
     if (lostAnswer && answer.errorCode === 'IDEMPOTENCY_KEY_IN_PROGRESS' && attempt <= retries) {
       const ms = Math.min(250 * 2 ** (attempt - 1), 2000)
       options.onRetryWait?.({ reason: 'in_progress', ms, attempt, maxAttempts: retries + 1, request })
+      await sleep(ms)
+      continue
+    }
+    if (isGatewayError(answer) && attempt <= retries && isSafeToRetry(request, idempotencyKey)) {
+      // The server behind the proxy may have acted (a 504 after it began): like a network error.
+      lostAnswer = true
+      const backoff = Math.min(250 * 2 ** (attempt - 1), 2000)
+      const asked = answer.headers.has('retry-after') ? parseRetryAfter(answer.headers.get('retry-after')) : 0
+      const ms = Math.min(Math.max(backoff, asked), options.maxRetryAfterMs ?? 30_000)
+      options.onRetryWait?.({ reason: 'gateway_error', ms, attempt, maxAttempts: retries + 1, request, status: answer.status })
       await sleep(ms)
       continue
     }

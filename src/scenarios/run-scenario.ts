@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseRetryAfter, sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { SandboxConnectionError } from '../client/api-error.js'
+import { isGatewayError } from '../client/retry-rules.js'
 import { checkAnswer } from './check-expectation.js'
 import { interpolate, type Variables } from './interpolate.js'
 import { readPath } from './json-path.js'
@@ -10,12 +12,10 @@ import type { Scenario, ScenarioStep } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
 import { waitForWebhook } from './wait-for-webhook.js'
 import type { WebhookInbox } from './webhook-inbox.js'
+import { describeGatewayError, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
-
-/** 401 codes that refuse the key itself, whatever the request: no later step can pass with it. */
-const KEY_REFUSED_CODES = new Set(['SANDBOX_API_KEY_INVALID', 'SANDBOX_API_KEY_REQUIRED', 'SANDBOX_SESSION_REQUIRED'])
 
 /** What a scenario needs from the run around it. */
 export interface ScenarioContext {
@@ -23,6 +23,8 @@ export interface ScenarioContext {
   /** Used as the scenario's "main" key; otherwise a fresh open-mode key per scenario. */
   apiKey?: string
   transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
+  /** The server is on another machine: it cannot reach the runner's receiver, and its keys are not `sandbox keys` ones. */
+  remote?: boolean
   /** The run's webhook receiver, started on first use. */
   getInbox(): Promise<WebhookInbox>
   /** Called as each step finishes, for live progress. */
@@ -76,7 +78,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       const noteKeyRefusal = (answer: ClientAnswer, keyName: string, expected: number | undefined) => {
         if (!isKeyRefusal(answer, keyName, expected)) return
         report.key_refused = true
-        result.note = describeKeyRefusal(answer, keyName, keyName === 'main' && context.apiKey !== undefined)
+        result.note = describeKeyRefusal(answer, keyName, keyName === 'main' && context.apiKey !== undefined, context.remote === true)
       }
       let failures: StepFailure[] = []
       let jumpTo: number | undefined
@@ -85,6 +87,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const answer = await send({ method: 'GET', path: '/api/sandbox/state' }, 'main')
         Object.assign(result, { method: 'GET', path: '/api/sandbox/state', status: answer.status, error_code: answer.errorCode })
         failures = checkAnswer(answer, { status: 200 })
+        if (failures.length > 0) throwIfUnreachable(context.baseUrl, { method: 'GET', path: '/api/sandbox/state' }, answer, 200)
         if (failures.length > 0) noteKeyRefusal(answer, 'main', 200)
         if (failures.length === 0) {
           const operationId = step.recover.operation_id === undefined ? undefined : String(interpolate(step.recover.operation_id, variables))
@@ -99,6 +102,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const outcome = await waitForWebhook(inbox, `/hooks/${run}`, wait, interpolate(step.expect, variables))
         Object.assign(result, { method: 'WEBHOOK', path: wait.type, status: outcome.event ? 200 : null, note: outcome.note })
         failures = outcome.failures
+        if (!outcome.event && context.remote) result.note = REMOTE_WEBHOOK_NOTE
         if (failures.length === 0) failures = capture(step.capture, outcome.event, variables)
         else result.received = outcome.event
       } else {
@@ -123,7 +127,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         result.path = request.path
         result.sent = { body: request.body, idempotency_key: request.idempotencyKey ?? null }
         if (drop) {
-          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request)
+          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request, context.transport?.timeoutMs)
           report.requests++
           result.note = 'answer dropped on purpose (the connection closed before the body was read)'
         } else {
@@ -143,8 +147,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (failures.length > 0) noteKeyRefusal(answer, keyName, expectation?.status)
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
-            result.note = "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
+            result.note = context.remote ? REMOTE_WEBHOOK_NOTE : "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
           }
+          if (failures.length > 0) throwIfUnreachable(context.baseUrl, request, answer, expectation?.status)
         }
       }
       result.failures = failures
@@ -179,47 +184,14 @@ function noteOpened(opened: { draft: boolean; operations: Set<string> }, request
 }
 
 /**
- * A 409 for a draft or repayment operation the scenario did not open, on a key runs share: most
- * likely left by an earlier run that failed or was stopped, and every later run fails on it alike
- * until it is finished, so say which and how to get rid of it.
+ * A redirect or a proxy's 502/503/504 that a step did not expect: every later request would meet
+ * the same moved URL or dead server, a setup problem like a server that cannot be reached, which
+ * stops the run (exit 2) instead of failing each scenario as if the API had.
  */
-function describeLeftover(answer: ClientAnswer, opened: { draft: boolean; operations: Set<string> }): string | undefined {
-  const details = (answer.body?.details ?? {}) as Record<string, unknown>
-  const fix = '`sandbox keys reset KEY` (a registered key) or a fresh key starts clean'
-  if (details.reason === 'DRAFT_ALREADY_OPEN' && !opened.draft) {
-    return `the key already had a draft open (application ${String(details.application_id)}, ${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or ${fix}`
-  }
-  if (details.reason === 'OPERATION_IN_PROGRESS' && !opened.operations.has(String(details.operation_id))) {
-    return `the loan already had repayment operation ${String(details.operation_id)} open (${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or ${fix}`
-  }
-  return undefined
-}
-
-/** A 401 that refuses one of the run's keys itself, where the step expected no 401. */
-function isKeyRefusal(answer: ClientAnswer, keyName: string, expectedStatus: number | undefined): boolean {
-  return answer.status === 401 && expectedStatus !== 401 && keyName !== 'none' && KEY_REFUSED_CODES.has(answer.errorCode ?? '')
-}
-
-/**
- * What to do about a server refusing one of the run's keys, with the server's own reason (`The
- * API key is revoked.`): a registered-keys server refuses every generated key, and a given key
- * that is unknown, revoked, expired or without a session fails every scenario alike.
- */
-function describeKeyRefusal(answer: ClientAnswer, keyName: string, given: boolean): string {
-  const refusal = `401 ${answer.errorCode}${typeof answer.body?.error === 'string' ? `: ${answer.body.error}` : ''}`
-  if (answer.errorCode === 'SANDBOX_API_KEY_REQUIRED') return `the server got no key although the run sent one (${refusal}); is a proxy in between dropping the Authorization header?`
-  if (answer.errorCode === 'SANDBOX_SESSION_REQUIRED') return `the server has no session for the run's key (${refusal}): \`sandbox keys reset KEY\` recreates it`
-  if (given) return `the server refuses the run's --api-key (${refusal}): check it with \`sandbox keys list\`, or create one with \`sandbox keys create\``
-  const which = keyName === 'main' ? 'a fresh generated key' : `the scenario's generated key "${keyName}"`
-  return `the server accepts only registered keys (${which} got ${refusal}): pass one with --api-key (\`sandbox keys create --keys FILE\` makes one)`
-}
-
-/** Why a step ended on a 429 it did not expect: a Retry-After above the run's longest wait, or every retry spent. */
-function describeRateLimit(answer: ClientAnswer, transport: ScenarioContext['transport']): string {
-  const asked = Math.ceil(parseRetryAfter(answer.headers.get('retry-after')) / 1000)
-  const max = Math.round((transport?.maxRetryAfterMs ?? 30_000) / 1000)
-  if (asked > max) return `rate limited: the server asks to wait ${asked} s (Retry-After), longer than the ${max} s a run waits at most; run again later, or against a server with a higher --rate-limit`
-  return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
+function throwIfUnreachable(baseUrl: string, request: ClientRequest, answer: ClientAnswer, expectedStatus: number | undefined): void {
+  if (answer.status === expectedStatus) return
+  if (answer.status >= 300 && answer.status < 400) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeRedirect(answer, request) })
+  if (isGatewayError(answer)) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeGatewayError(answer, request) })
 }
 
 /** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */

@@ -117,7 +117,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
         }
       }
       options.onScenarioStart?.(scenario)
-      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, getInbox, onStep: options.onStep })
+      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, remote: !localServer, getInbox, onStep: options.onStep })
       reports.push(report)
       options.onScenarioEnd?.(report)
       if (report.connection_error) stop = `not run: the run stopped when ${report.id} could not reach the server`

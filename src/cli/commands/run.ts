@@ -85,9 +85,15 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const apiKey = flags.apiKey ?? (process.env.SANDBOX_API_KEY || undefined)
   // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
   // not be sent to scenarios that open loans.
+  const source = flags.apiKey === undefined ? 'SANDBOX_API_KEY' : '--api-key'
   if (apiKey !== undefined && !apiKey.startsWith('sk_sandbox_')) {
-    const source = flags.apiKey === undefined ? 'SANDBOX_API_KEY' : '--api-key'
-    throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"`)
+    const bearer = /^bearer\s/i.test(apiKey) ? ' (the key alone: the run sends "Authorization: Bearer KEY" itself)' : ''
+    throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"${bearer}`)
+  }
+  // A key read from a file saved with CRLF, or pasted with a space, cannot be sent in a header:
+  // every step failed (exit 1, as if the API had) with the whole key in the message.
+  if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new CliError(`${source} holds a space, line break or other character a key cannot have (a key file saved with CRLF line ends, or a trailing newline?): "${apiKey.slice(0, 12)}..."`)
   }
   const readDuration = (flag: string, text: string | undefined): number | undefined => {
     if (text === undefined) return undefined
@@ -130,7 +136,9 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
-  if (unreachable) throw new CliError(`${unreachable.error}; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)`, { code: 'UNREACHABLE' })
+  // A server that answers with a redirect or an untrusted certificate is running: its message says what to fix.
+  const running = unreachable && /redirect to|TLS certificate is not trusted/.test(unreachable.error ?? '')
+  if (unreachable) throw new CliError(`${unreachable.error}${running ? '' : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'}`, { code: 'UNREACHABLE' })
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
   if (refused) throw new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })

@@ -1,0 +1,34 @@
+import type { ClientAnswer, ClientRequest } from './send-request.js'
+
+/** Statuses a proxy or load balancer answers for a server behind it that is down, restarting or slow. */
+const GATEWAY_STATUSES = new Set([502, 503, 504])
+
+/**
+ * Whether sending `request` again cannot apply it twice: a GET or DELETE, or a POST that carries
+ * an Idempotency-Key (the server replays its stored answer). A POST sent without one is never
+ * retried: its lost attempt may have been carried out.
+ */
+export function isSafeToRetry(request: Pick<ClientRequest, 'method'>, idempotencyKey: string | null): boolean {
+  return request.method !== 'POST' || Boolean(idempotencyKey)
+}
+
+/**
+ * A 502, 503 or 504 that is not the API's own JSON error (no `error_code`): a proxy in front of the
+ * server telling it could not get an answer, as a network error would, not the API's answer.
+ */
+export function isGatewayError(answer: Pick<ClientAnswer, 'status' | 'errorCode'>): boolean {
+  return GATEWAY_STATUSES.has(answer.status) && answer.errorCode === null
+}
+
+/**
+ * The TLS verification code (`DEPTH_ZERO_SELF_SIGNED_CERT`, `CERT_HAS_EXPIRED`,
+ * `ERR_TLS_CERT_ALTNAME_INVALID`, ...) in a network error's causes, if any: a certificate the
+ * client does not trust stays untrusted, so such an error is not retried.
+ */
+export function findCertificateError(error: unknown): string | undefined {
+  let current = error as { code?: unknown; cause?: unknown } | undefined
+  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
+    if (typeof current.code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(current.code)) return current.code
+  }
+  return undefined
+}

@@ -1,0 +1,76 @@
+import { parseRetryAfter, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
+
+// Notes a failed step carries: what most likely went wrong and what to do about it.
+
+/** 401 codes that refuse the key itself, whatever the request: no later step can pass with it. */
+const KEY_REFUSED_CODES = new Set(['SANDBOX_API_KEY_INVALID', 'SANDBOX_API_KEY_REQUIRED', 'SANDBOX_SESSION_REQUIRED'])
+
+/**
+ * A 409 for a draft or repayment operation the scenario did not open, on a key runs share: most
+ * likely left by an earlier run that failed or was stopped, and every later run fails on it alike
+ * until it is finished, so say which and how to get rid of it.
+ */
+export function describeLeftover(answer: ClientAnswer, opened: { draft: boolean; operations: Set<string> }): string | undefined {
+  const details = (answer.body?.details ?? {}) as Record<string, unknown>
+  const fix = '`sandbox keys reset KEY` (a registered key) or a fresh key starts clean'
+  if (details.reason === 'DRAFT_ALREADY_OPEN' && !opened.draft) {
+    return `the key already had a draft open (application ${String(details.application_id)}, ${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or ${fix}`
+  }
+  if (details.reason === 'OPERATION_IN_PROGRESS' && !opened.operations.has(String(details.operation_id))) {
+    return `the loan already had repayment operation ${String(details.operation_id)} open (${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or ${fix}`
+  }
+  return undefined
+}
+
+/** A 401 that refuses one of the run's keys itself, where the step expected no 401. */
+export function isKeyRefusal(answer: ClientAnswer, keyName: string, expectedStatus: number | undefined): boolean {
+  return answer.status === 401 && expectedStatus !== 401 && keyName !== 'none' && KEY_REFUSED_CODES.has(answer.errorCode ?? '')
+}
+
+/**
+ * What to do about a server refusing one of the run's keys, with the server's own reason (`The
+ * API key is revoked.`): a registered-keys server refuses every generated key, and a given key
+ * that is unknown, revoked, expired or without a session fails every scenario alike.
+ */
+export function describeKeyRefusal(answer: ClientAnswer, keyName: string, given: boolean, remote: boolean): string {
+  const refusal = `401 ${answer.errorCode}${typeof answer.body?.error === 'string' ? `: ${answer.body.error}` : ''}`
+  if (answer.errorCode === 'SANDBOX_API_KEY_REQUIRED') return `the server got no key although the run sent one (${refusal}); is a proxy in between dropping the Authorization header?`
+  if (answer.errorCode === 'SANDBOX_SESSION_REQUIRED') return `the server has no session for the run's key (${refusal}): \`sandbox keys reset KEY\` recreates it`
+  // The hosted sandbox's keys come from the partner dashboard; `sandbox keys` manages a local server's.
+  if (given && remote) return `the server refuses the run's --api-key (${refusal}): use a key this server issued (for the hosted sandbox, from the partner dashboard; a key of another environment, or one made by \`sandbox keys create\` for a local server, is refused)`
+  if (given) return `the server refuses the run's --api-key (${refusal}): check it with \`sandbox keys list\`, or create one with \`sandbox keys create\``
+  const which = keyName === 'main' ? 'a fresh generated key' : `the scenario's generated key "${keyName}"`
+  return `the server accepts only registered keys (${which} got ${refusal}): pass one with --api-key (\`sandbox keys create --keys FILE\` makes one)`
+}
+
+/** Why a step ended on a 429 it did not expect: a Retry-After above the run's longest wait, or every retry spent. */
+export function describeRateLimit(answer: ClientAnswer, transport: { maxRetryAfterMs?: number | undefined } | undefined): string {
+  const asked = Math.ceil(parseRetryAfter(answer.headers.get('retry-after')) / 1000)
+  const max = Math.round((transport?.maxRetryAfterMs ?? 30_000) / 1000)
+  if (asked > max) return `rate limited: the server asks to wait ${asked} s (Retry-After), longer than the ${max} s a run waits at most; run again later, or against a server with a higher --rate-limit`
+  return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
+}
+
+
+/**
+ * A 3xx the client did not follow: the base URL has moved (http -> https, another host or path).
+ * Names the base URL to use when the Location ends with the path that was asked for.
+ */
+export function describeRedirect(answer: ClientAnswer, request: ClientRequest): string {
+  const location = answer.headers.get('location')
+  if (!location) return `the server answered ${answer.status}, a redirect without a Location`
+  const base = location.endsWith(request.path) ? location.slice(0, -request.path.length) : undefined
+  return `the server answered ${answer.status}, a redirect to ${location}: redirects are not followed (a POST would come back as a GET, and the key is not sent to another origin); ${base ? `use --base-url ${base}` : 'fix --base-url'}`
+}
+
+/** A proxy's 502/503/504 that outlasted the retries: the server behind it is down or restarting. */
+export function describeGatewayError(answer: ClientAnswer, request: ClientRequest): string {
+  const times = answer.attempts === 1 ? 'once (a POST without an Idempotency-Key is not sent again)' : `${answer.attempts} times`
+  return `${request.method} ${request.path}: a proxy in front of the server answered ${answer.status} ${times}, not the sandbox's own JSON: the server behind it is down, restarting or too slow for the proxy`
+}
+
+/**
+ * Why the runner's receiver got nothing, or was refused, when the sandbox is on another machine:
+ * the receiver listens on this machine's loopback, which a remote sandbox cannot reach.
+ */
+export const REMOTE_WEBHOOK_NOTE = "the runner's receiver listens on 127.0.0.1 of this machine, which a sandbox on another machine cannot reach (nor, by the spec, accept as an endpoint): run the webhook scenarios against a local `sandbox serve --allow-local-webhooks`, and check the remote sandbox's deliveries with your own public https receiver (`sandbox webhook verify URL`)"
