@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { chmod } from 'node:fs/promises'
+import { chmod, readdir } from 'node:fs/promises'
 import { createServer, type Server, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, startNodeProcess, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, runCli, startNodeProcess, startServe, waitUntil } from '../helpers/cli.js'
 import { AS_INIT, AS_STRANGER, INIT_UNAVAILABLE, STRANGER_UNAVAILABLE } from '../helpers/container.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -165,5 +165,18 @@ describe.skipIf(INIT_UNAVAILABLE !== '')(`as PID 1, where the kernel drops signa
     expect(((await loans.json()) as { activeLoans: unknown[] }).activeLoans).toHaveLength(1)
     again.signal('SIGTERM')
     expect(await again.exitWithin(5000)).toBe(0)
+  })
+})
+
+describe('in a pipeline', () => {
+  it('serve whose log reader goes away (serve | head -1) stops as on SIGTERM: exit 0, lock released, journal checkpointed', async () => {
+    const dataDir = await tempDir()
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir])
+    const exited = new Promise<number | null>((resolve) => serve.child.once('exit', resolve))
+    serve.child.stdout!.destroy()
+    const answer = await fetch(`${serve.url}/api/sandbox/config`, { headers: { authorization: 'Bearer sk_sandbox_pipe_reader_gone_00' } })
+    expect(answer.status).toBe(200)
+    expect(await exited).toBe(0)
+    expect((await readdir(dataDir)).filter((name) => name === 'server.lock' || name.startsWith('journal-'))).toEqual([])
   })
 })
