@@ -1,6 +1,20 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Command } from 'commander'
+import { CliError } from './cli-error.js'
+
+/**
+ * The home directory, looked up only for a path that starts with `~`: with HOME unset, Node asks
+ * the user database, and a container user with no passwd entry (`docker run --user 12345`) has
+ * none, so os.homedir() throws. Every command once crashed there, `~` in its paths or not.
+ */
+function findHome(path: string): string {
+  try {
+    return homedir()
+  } catch (error) {
+    throw new CliError(`cannot expand ${path}: no home directory (HOME is not set, and user ${process.getuid?.() ?? '?'} has no entry in the user database); set HOME or give the path without ~`, { cause: error })
+  }
+}
 
 /**
  * PATH with a leading `~` (alone, or before a slash) in the home directory, as a shell would
@@ -8,10 +22,10 @@ import type { Command } from 'commander'
  * `SANDBOX_DATA_DIR: ~/x`: taken as it is, that made a directory named `~` in the current one,
  * while the messages said `~/x`. `~user` is left as it is.
  */
-export function expandHome(path: string, home: string = homedir()): string {
-  if (path === '~') return home
+export function expandHome(path: string, home?: string): string {
+  if (path === '~') return home ?? findHome(path)
   const slash = path.startsWith('~/') || (process.platform === 'win32' && path.startsWith('~\\'))
-  return slash ? join(home, path.slice(2)) : path
+  return slash ? join(home ?? findHome(path), path.slice(2)) : path
 }
 
 /** Applies expandHome to the values of COMMAND's path options (those written `<file>` or `<dir>`). */

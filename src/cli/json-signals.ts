@@ -6,7 +6,8 @@ import { drainOutput } from './drain-output.js'
  * With `--json`, SIGINT or SIGTERM (Ctrl+C, a cancelled CI job, `timeout`) stopping COMMAND
  * before its report still leaves one JSON document on stdout: the INTERRUPTED error. Then the
  * signal is raised again, so the process ends killed by it as without `--json` (a shell sees 130
- * or 143 and stops its script; an exit(130) would let the script go on).
+ * or 143 and stops its script; an exit(130) would let the script go on). As PID 1 the raised
+ * signal would be dropped: init-signals.ts ends the process with that code instead.
  */
 export function printDocumentOnSignals(command: Command): void {
   const onSignal = (signal: NodeJS.Signals) => {

@@ -4,6 +4,7 @@ import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErr
 import { drainOutput } from './drain-output.js'
 import { escapeControls } from './escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
+import { endOnSignalsAsInit } from './init-signals.js'
 import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 
@@ -104,6 +105,7 @@ function onStdoutError(error: NodeJS.ErrnoException): void {
 
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
+  endOnSignalsAsInit()
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
   // A throw outside the action's promise chain (an event handler, a timer) is a bug like any other.
   if (process.listenerCount('uncaughtException') === 0) process.on('uncaughtException', (error) => void fail(error, activeCommand))

@@ -13,11 +13,12 @@ export function killAll(): void {
 
 /**
  * Runs `sandbox ARGS` to completion (`nodeArgs` go to node, e.g. `--import` of a test hook;
- * `shell`, sh commands run first in the process that then becomes node, e.g. `ulimit -n 256 &&`).
+ * `shell`, sh commands run first in the process that then becomes node, e.g. `ulimit -n 256 &&`;
+ * `wrapper`, a command that runs node, e.g. `setpriv ...` for another user).
  */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string; nodeArgs?: string[]; shell?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; cwd?: string; nodeArgs?: string[]; shell?: string; wrapper?: string[] } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const command = [process.execPath, ...(options.nodeArgs ?? []), BIN, ...args]
+    const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), BIN, ...args]
     const [file, argv] = options.shell === undefined ? [command[0]!, command.slice(1)] : ['sh', ['-c', `${options.shell} exec "$0" "$@"`, ...command]]
     const child = spawn(file, argv, { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
     running.add(child)
@@ -48,8 +49,8 @@ export function startServe(args: string[], options: { env?: Record<string, strin
 }
 
 /** A node process that prints a ready line with its URL (a receiver script, `webhook listen`). */
-export function startNodeProcess(args: string[], ready: RegExp, options: { env?: Record<string, string>; command?: string } = {}): Promise<ServeProcess> {
-  const child = spawn(options.command ?? process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...options.env } })
+export function startNodeProcess(args: string[], ready: RegExp, options: { env?: Record<string, string>; command?: string; cwd?: string } = {}): Promise<ServeProcess> {
+  const child = spawn(options.command ?? process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...options.env }, cwd: options.cwd })
   running.add(child)
   let out = ''
   child.stdout!.on('data', (chunk) => { out += chunk })

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { Option, type Command } from 'commander'
-import { CliError } from '../cli-error.js'
+import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
 import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
@@ -184,6 +184,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+  // A log reader gone (`serve | head`, a dead `tee`) ends the server as a signal would, not
+  // mid-request with the lock left behind (main.ts leaves this EPIPE to us).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && !stopping) void stop('SIGPIPE')
+  })
 
   const redisUrl = kind === 'redis' ? maskUrlPassword(storage) : null
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
@@ -232,4 +237,5 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--webhook-forward-to <url>', 'also deliver every key\'s events, signed, to this URL (no tunnel needed)'))
     .addOption(new Option('--webhook-retry-schedule <delays>', 'delays after the first attempt (default 5s,30s,2m,10m)'))
     .action((flags: ServeFlags) => runServe(flags))
+  keepExitCodeWhenStdoutCloses(command)
 }

@@ -1,0 +1,23 @@
+/** The exit status a shell reports for a process these signals killed: 128 + the signal's number. */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const
+
+let installed = false
+
+/**
+ * As PID 1 (a container's entrypoint without an init such as `docker run --init` or tini), the
+ * kernel drops every signal the process does not handle itself. `docker stop` then waited its
+ * 10 s for nothing and killed; Ctrl+C in `docker run -it` did nothing; `run` went on to the end;
+ * and `run --json`, which prints its INTERRUPTED document and then raises the signal again to
+ * end by it, printed its report as a second document after it. So as PID 1 a SIGINT or SIGTERM
+ * that no command handles ends the process as the signal would end any other: exit 130 or 143.
+ */
+export function endOnSignalsAsInit(pid: number = process.pid): void {
+  if (pid !== 1 || installed) return
+  installed = true
+  for (const [signal, code] of Object.entries(SIGNAL_EXIT_CODES)) {
+    // Registered before any command's own handler: those (serve's stop, webhook listen's) decide.
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(code)
+    })
+  }
+}
