@@ -10,8 +10,8 @@ import { useTempDirs } from '../helpers/temp-dirs.js'
 /**
  * The CLI in the process environments of containers and CI runners, reproduced directly: a user
  * with no passwd entry (`docker run --user 12345`) and the CLI as PID 1 (a container's entrypoint
- * without --init). Needs root and util-linux; CI sets SANDBOX_TEST_CONTAINER=required, so there a
- * missing tool fails the run instead of skipping.
+ * without --init). Needs root and util-linux; with SANDBOX_TEST_CONTAINER=required a missing tool
+ * fails the run instead of skipping (CI leaves it unset: see .ci/run).
  */
 for (const reason of [STRANGER_UNAVAILABLE, INIT_UNAVAILABLE]) {
   if (process.env.SANDBOX_TEST_CONTAINER === 'required' && reason) throw new Error(`SANDBOX_TEST_CONTAINER=required but ${reason}`)
