@@ -54,6 +54,12 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   stringify?: (doc: T) => string
   /** Whether a parsed value has the document's shape; one that has not is damage, like bad JSON. */
   isDocument?: (value: unknown) => boolean
+  /**
+   * Brings a document read from storage up to date (earlier layouts, the server's config) before
+   * it is cached: a caller that did so after `read` left the stored version visible through
+   * `peek` to any load in between.
+   */
+  prepare?: (doc: T) => T
 }): DocStore<T> {
   const cacheSize = options.cacheSize ?? 1000
   const cache = new Map<string, T>()
@@ -100,7 +106,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     const doc = parseDocument(value)
     if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
     if (options.isDocument && !options.isDocument(doc)) throw new StorageError(`stored document ${keyOf(id)} is not a ${options.prefix} document`)
-    return doc as T
+    return options.prepare ? options.prepare(doc as T) : (doc as T)
   }
 
   return {
