@@ -46,7 +46,13 @@ function checkSessionDoc(value: unknown): string | undefined {
  * document a request rewrites stays small however many requests a key has made.
  */
 export function createSessionStore(storage: Storage, options: { initialBalances: Balances; config: SandboxConfig; cacheSize?: number }) {
-  const docs = createDocStore<SessionDoc>(storage, { prefix: 'session', cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE, stringify: stringifySessionDoc, checkDocument: checkSessionDoc })
+  const docs = createDocStore<SessionDoc>(storage, {
+    prefix: 'session',
+    cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE,
+    stringify: stringifySessionDoc,
+    checkDocument: checkSessionDoc,
+    prepare: prepareStoredDoc,
+  })
   const files = guardStorage(storage)
   const batches = createIdempotencyBatches(files)
 
@@ -72,6 +78,15 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    */
   const patches = new Map<string, SessionPatch[]>()
 
+  /** A document as storage holds it, made current before the cache or any request sees it. */
+  function prepareStoredDoc(stored: SessionDoc): SessionDoc {
+    // Documents written before webhooks existed have no webhook part yet.
+    const doc = stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
+    // Config is read at start, so a document read from storage is the first this server sees of it.
+    const book = revalueActiveLoans(doc.book, options.config)
+    return book === doc.book ? doc : { ...doc, book }
+  }
+
   /** The session's document, or a fresh one (not yet stored) on a key's first use. */
   async function load(principal: Principal): Promise<SessionDoc> {
     const id = sessionSlotOf(principal)
@@ -82,11 +97,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const current = docs.peek(id)
     if (current !== undefined && current !== stored) return current
     if (!stored) return createSessionDoc(new Date().toISOString())
-    // Documents written before webhooks existed have no webhook part yet.
-    let doc = stored.webhook ? stored : { ...stored, webhook: createWebhookState() }
-    // Config is read at start, so a document read from storage is the first this server sees of it.
-    const book = revalueActiveLoans(doc.book, options.config)
-    if (book !== doc.book) doc = { ...doc, book }
+    let doc = stored
     const pending = patches.get(id)
     if (pending) doc = pending.reduce((current, change) => change(current), doc)
     // What is held in memory from now on is the document as loaded, so `peek` needs no more work.

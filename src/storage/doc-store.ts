@@ -57,6 +57,12 @@ export function createDocStore<T extends object>(storage: Storage, options: {
    * shape (damage, like bad JSON), or a newer version's. It is then neither used nor rewritten.
    */
   checkDocument?: (value: unknown) => string | undefined
+  /**
+   * Brings a document read from storage up to date (earlier layouts, the server's config) before
+   * it is cached: a caller that did so after `read` left the stored version visible through
+   * `peek` to any load in between.
+   */
+  prepare?: (doc: T) => T
 }): DocStore<T> {
   const cacheSize = options.cacheSize ?? 1000
   const cache = new Map<string, T>()
@@ -104,7 +110,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
     const problem = options.checkDocument?.(doc)
     if (problem !== undefined) throw new StorageError(`stored document ${keyOf(id)} ${problem}`)
-    return doc as T
+    return options.prepare ? options.prepare(doc as T) : (doc as T)
   }
 
   return {

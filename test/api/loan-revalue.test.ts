@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { buildRequest, LOAN, newKey } from '../helpers/api.js'
+import { startReceiver } from '../helpers/receiver.js'
 
 async function send(sandbox: Sandbox, key: string, method: string, path: string, body?: object, idempotencyKey?: string) {
   const answer = await sandbox.fetch(buildRequest('http://x', method, path, { body, idempotencyKey }, key))
@@ -47,6 +49,43 @@ describe('a restart with another BTC price', () => {
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('shows the new price to a request that arrives while the resumed webhook worker reads the session', async () => {
+    // A delivery waiting for its retry makes the restarted server's webhook worker read the
+    // session at start; a GET sent a few microtasks later used to get the document as stored,
+    // at the old price, and keep it so for every request after. Each tick offset is tried.
+    const receiver = await startReceiver()
+    receiver.respond = () => 500
+    const memory = await createSandboxStorage({ kind: 'memory' })
+    // A restart on one memory storage: the closed server must not dispose what the next reads.
+    const start = (btcUsd: number) => createSandbox({
+      storage: { ...memory, dispose: async () => {} },
+      rateLimit: false,
+      logError: () => {},
+      config: { rates: { btc_usd: btcUsd } },
+      webhookForwardTo: receiver.url,
+      webhookRetrySchedule: [60_000],
+    })
+    const key = newKey()
+    try {
+      const first = await start(95_000)
+      await send(first, key, 'POST', '/api/sandbox/loans', LOAN, 'loan')
+      await receiver.waitFor(1)
+      await first.close()
+      const seen: number[] = []
+      for (let ticks = 0; ticks < 8; ticks++) {
+        // 20,000 USDT against 0.5 BTC: 80% at 50,000 USD, 42.11% at 95,000.
+        const price = ticks % 2 === 0 ? 50_000 : 95_000
+        const sandbox = await start(price)
+        for (let i = 0; i < ticks; i++) await null
+        seen.push((await send(sandbox, key, 'GET', '/api/sandbox/loans')).body.activeLoans[0].ltv)
+        await sandbox.close()
+      }
+      expect(seen).toEqual([80, 42.11, 80, 42.11, 80, 42.11, 80, 42.11])
+    } finally {
+      await receiver.close()
     }
   })
 })

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { runWalk, type WalkOptions } from '../helpers/fuzz/walk.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+// Fixed seeds keep this bounded and deterministic. To hunt, run many:
+//   FUZZ_SEEDS=1-300 FUZZ_STEPS=400 FUZZ_STORAGE=fs npx vitest run --config test/vitest.config.ts test/api/fuzz-walk.test.ts --testTimeout=0
+const makeDir = useTempDirs('fuzz-walk')
+
+function seedsFromEnv(): number[] | undefined {
+  const text = process.env.FUZZ_SEEDS
+  if (!text) return undefined
+  return text.split(',').flatMap((part) => {
+    const [from, to] = part.split('-').map(Number) as [number, number | undefined]
+    return Array.from({ length: (to ?? from) - from + 1 }, (_, i) => from + i)
+  })
+}
+
+async function expectCleanWalk(options: WalkOptions): Promise<void> {
+  const report = await runWalk(options)
+  if (process.env.FUZZ_VERBOSE) console.log(`seed ${options.seed}: ${report.requests} requests, loans ${report.loans.join('/')}, ${JSON.stringify(report.counts)}`)
+  if (report.problems.length > 0) {
+    // The seed and the requests reproduce the failure: rerun with FUZZ_SEEDS=<seed>.
+    console.error(`fuzz walk seed ${options.seed} (${options.storage ?? 'memory'}, ${options.steps} steps) failed after ${report.requests} requests:\n${report.problems.slice(0, 5).join('\n')}\n--- requests ---\n${report.trace}`)
+  }
+  expect(report.problems, `seed ${options.seed}`).toEqual([])
+}
+
+const hunted = seedsFromEnv()
+describe('a seeded random walk over the API keeps every invariant', () => {
+  if (hunted) {
+    const steps = Number(process.env.FUZZ_STEPS ?? 300)
+    const storage = process.env.FUZZ_STORAGE === 'fs' ? 'fs' : 'memory'
+    for (const seed of hunted) {
+      it(`seed ${seed}`, async () => {
+        await expectCleanWalk({ seed, steps, storage, restarts: Number(process.env.FUZZ_RESTARTS ?? 2), keys: Number(process.env.FUZZ_KEYS ?? 3), transport: process.env.FUZZ_PORT ? 'port' : 'in-process', ...(storage === 'fs' && { dataDir: await makeDir() }) })
+      })
+    }
+    return
+  }
+  for (const seed of [1, 2, 3]) {
+    it(`memory storage, seed ${seed}, with a price and LTV change between`, async () => {
+      await expectCleanWalk({ seed, steps: 150, restarts: 1 })
+    })
+  }
+  it('over a real port on 127.0.0.1 (Node\'s request path), seed 4', async () => {
+    await expectCleanWalk({ seed: 4, steps: 150, restarts: 1, transport: 'port' })
+  })
+  it('one key, long enough for loan histories and idempotency batches to be stored by reference', async () => {
+    await expectCleanWalk({ seed: 5, steps: 400, keys: 1, restarts: 2 })
+  })
+  it('fs storage, restarted twice mid-walk, keeps its state exactly', async () => {
+    await expectCleanWalk({ seed: 7, steps: 120, storage: 'fs', dataDir: await makeDir(), restarts: 2 })
+  })
+})
