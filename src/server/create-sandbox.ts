@@ -228,6 +228,15 @@ function serveOpenApiDocument(app: H3, services: SandboxServices): void {
  * a 404 for everything else, all in the error envelope.
  */
 function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, services: SandboxServices): void {
+  // The router would match `/api/sandbox/loans/` to `/api/sandbox/loans`: a path the contract does
+  // not have (decisions.md: unknown paths give 404), whose Idempotency-Key fingerprint differs from
+  // the one without the slash. Refused here, so a client's stray slash shows up in the sandbox.
+  app.use((event: H3Event, next) => {
+    const path = event.url.pathname
+    if (path.length < 2 || !path.endsWith('/')) return next()
+    const hint = `No such endpoint: API paths have no trailing slash (${path.replace(/\/+$/, '') || '/'}).`
+    return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
+  })
   const methodsByPath = new Map<string, string[]>()
   for (const [method, path, spec] of routes) {
     app.on(method as HTTPMethod, path, (event: H3Event) => handleApiRequest(event, spec, services))

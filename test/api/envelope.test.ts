@@ -61,6 +61,13 @@ describe('envelope', () => {
     const outside = await api.get('/')
     expect(outside.status).toBe(404)
     expect(outside.body.error_code).toBe('NOT_FOUND')
+    // A trailing slash is another path: no loan is made, and the answer names the path meant.
+    const slashed = await api.post('/api/sandbox/loans/', { collateral_btc: 0.1, loan_amount: 1000 })
+    expect([slashed.status, slashed.body.error_code]).toEqual([404, 'NOT_FOUND'])
+    expect(slashed.body.error).toContain('(/api/sandbox/loans)')
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toEqual([])
+    expect((await api.get('/api/sandbox/config/')).status).toBe(404)
+    expect((await api.get('/api/sandbox/openapi.json/')).status).toBe(404)
 
     const wrong = await api.call('DELETE', '/api/sandbox/config')
     expect(wrong.status).toBe(405)
