@@ -1,14 +1,15 @@
+import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
 import { escapeControls } from './escape-controls.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /**
- * The KEY argument, or on a terminal a choice among the registered keys. Without a TTY a
- * missing KEY is a usage error: prompts never block a script.
+ * The KEY argument, or on a terminal a choice among the registered keys. Without a TTY (or in
+ * CI, see canPrompt) a missing KEY is a usage error: prompts never block a script.
  */
 export async function resolveKeyArgument(key: string | undefined, path: string, verb: string): Promise<string> {
   if (key) return key
-  if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError(`missing KEY: sandbox keys ${verb} KEY`)
+  if (!canPrompt()) throw new CliError(`missing KEY: sandbox keys ${verb} KEY`)
   const { readKeysFile, maskApiKey, describeKeyStatus } = await import('../keys/keys-file.js')
   const file = await readKeysFile(path)
   if (file.keys.length === 0) throw new CliError(`no keys in ${path}; create one with "sandbox keys create"`)

@@ -125,6 +125,18 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       expect(await piped).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^2 passed, 0 failed$/m) })
       expect((await piped).stdout).not.toContain('Which scenarios')
     })
+
+    it('does not ask in CI, even on a terminal (docker run -t without -i): it runs them all', async () => {
+      const runs = ['true', '1'].map((ci) => [ci, runInPty(['run', '--dir', tinyDir, '--base-url', serve.url], { env: { CI: ci } })] as const)
+      for (const [ci, pty] of runs) {
+        expect(await pty.exited(), `CI=${ci}`).toBe(0)
+        expect(pty.text(), `CI=${ci}`).not.toContain('Which scenarios')
+        expect(pty.text(), `CI=${ci}`).toMatch(/^2 passed, 0 failed$/m)
+      }
+      // CI=false is not CI: the prompt shows.
+      const local = runInPty(['run', '--dir', tinyDir, '--base-url', serve.url], { env: { CI: 'false' } })
+      await local.waitFor('Which scenarios')
+    })
   })
 
   describe('sandbox keys revoke|reset without KEY', () => {
@@ -190,6 +202,10 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       for (const [verb, result] of piped) expect(await result).toEqual({ code: 2, stdout: '', stderr: `sandbox: missing KEY: sandbox keys ${verb} KEY\n` })
       expect(await pty.exited()).toBe(2)
       expect(pty.text()).toBe('sandbox: missing KEY: sandbox keys revoke KEY\n')
+      // A terminal in CI: nobody there to answer either.
+      const ci = runInPty(['keys', 'reset', '--keys', keysFile], { env: { CI: 'true' } })
+      expect(await ci.exited()).toBe(2)
+      expect(ci.text()).toBe('sandbox: missing KEY: sandbox keys reset KEY\n')
       expect(await readFile(keysFile, 'utf8')).toBe(before)
     })
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
+import { canPrompt } from '../can-prompt.js'
 import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../escape-controls.js'
 import { addJsonOption, formatDuration, parseDuration } from '../options.js'
@@ -75,7 +76,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     return
   }
   let scenarios = chosen
-  const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && process.stdin.isTTY && process.stdout.isTTY
+  const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && canPrompt()
   if (interactive) scenarios = await pickScenarios(all)
   if (scenarios.length === 0) throw new CliError(flags.tag.length > 0 ? `no scenario has the tag ${flags.tag.join(' or ')}` : 'no scenarios to run')
 
