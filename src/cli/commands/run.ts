@@ -136,8 +136,8 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
-  // A server that answers with a redirect or an untrusted certificate is running: its message says what to fix.
-  const running = unreachable && /redirect to|TLS certificate is not trusted/.test(unreachable.error ?? '')
+  // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
+  const running = unreachable && /redirect to|TLS certificate is not trusted|answers plain HTTP, not TLS/.test(unreachable.error ?? '')
   if (unreachable) throw new CliError(`${unreachable.error}${running ? '' : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'}`, { code: 'UNREACHABLE' })
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
