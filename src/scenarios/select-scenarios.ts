@@ -35,3 +35,8 @@ export function isLoopbackUrl(baseUrl: string): boolean {
   const range = ipaddr.process(host).range()
   return range === 'loopback' || range === 'unspecified'
 }
+
+/** Whether a scenario registers the runner's receiver (refers to `{{$receiver_url}}`). */
+export function usesReceiver(scenario: Scenario): boolean {
+  return JSON.stringify(scenario.steps).includes('$receiver_url')
+}
