@@ -36,13 +36,13 @@ export function toCliError(error: unknown): CliError | undefined {
   return undefined
 }
 
-/** A listen failure worded with the flags that fix it, when it says which port or host. */
-function describeListenError(error: ListenError): string {
+/** A listen failure worded with the flags that fix it (`portFlag` names the port's), when it says which port or host. */
+export function describeListenError(error: ListenError, portFlag = '--port'): string {
   if (error.code === 'EADDRINUSE' && typeof error.port === 'number') {
-    return `port ${error.port} on ${error.host} is already in use; pick another with --port (0 = any free port)`
+    return `port ${error.port} on ${error.host} is already in use; pick another with ${portFlag} (0 = any free port)`
   }
   if (error.code === 'EACCES' && typeof error.port === 'number') {
-    return `port ${error.port} on ${error.host} needs privileges this process does not have (ports below 1024 are for root); pick one from 1024 up with --port (0 = any free port)`
+    return `port ${error.port} on ${error.host} needs privileges this process does not have (ports below 1024 are for root); pick one from 1024 up with ${portFlag} (0 = any free port)`
   }
   if (error.code === 'EADDRNOTAVAIL' && error.reason) {
     return `cannot listen on --host ${error.host} (${error.reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
+import { CliError } from './cli-error.js'
 import { expandHome } from './expand-home.js'
 
 /**
@@ -55,6 +56,57 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
 /** The secret from the flag or the environment, if any. */
 export function resolveSecret(flag: string | undefined): string | undefined {
   return flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+}
+
+/** `--receiver-port` and `--receiver-url`: the runner's webhook receiver, reached through a tunnel. */
+export function addReceiverOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--receiver-port <port>', "port of the runner's webhook receiver on 127.0.0.1, for a tunnel to point at (env SANDBOX_RECEIVER_PORT, default any free port)"))
+    .addOption(new Option('--receiver-url <url>', 'public URL that reaches --receiver-port (a tunnel: ngrok, cloudflared, a reverse proxy), registered as the webhook endpoint; runs the webhook scenarios against a remote sandbox (env SANDBOX_RECEIVER_URL)'))
+}
+
+/** Receiver flags as given by the user. */
+export interface ReceiverFlags {
+  receiverPort?: string
+  receiverUrl?: string
+}
+
+/**
+ * Resolves and checks the receiver flags with their environment fallbacks (empty means none).
+ * The URL comes back without a trailing slash: the runner appends `/hooks/<run>` to it.
+ */
+export function resolveReceiverFlags(flags: ReceiverFlags): { receiverPort?: number; receiverUrl?: string } {
+  const portText = flags.receiverPort ?? (process.env.SANDBOX_RECEIVER_PORT || undefined)
+  const urlText = flags.receiverUrl ?? (process.env.SANDBOX_RECEIVER_URL || undefined)
+  const resolved: { receiverPort?: number; receiverUrl?: string } = {}
+  if (portText !== undefined) {
+    const source = flags.receiverPort === undefined ? 'SANDBOX_RECEIVER_PORT' : '--receiver-port'
+    if (!/^\d+$/.test(portText) || Number(portText) > 65535) throw new CliError(`invalid ${source} "${portText}": expected a port from 0 to 65535 (0 = any free port)`)
+    resolved.receiverPort = Number(portText)
+  }
+  if (urlText !== undefined) {
+    const source = flags.receiverUrl === undefined ? 'SANDBOX_RECEIVER_URL' : '--receiver-url'
+    resolved.receiverUrl = checkReceiverUrl(urlText, source)
+  }
+  return resolved
+}
+
+/**
+ * An absolute http(s) URL the server can register as it is: no credentials (the spec refuses
+ * them), no query or fragment (`/hooks/<run>` goes after the path). A path prefix is kept.
+ */
+function checkReceiverUrl(text: string, source: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new CliError(`${source} must be an absolute http(s) URL (the tunnel's public address, e.g. https://abc.ngrok.app), got "${text}"`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CliError(`${source} must be an http(s) URL, got ${url.protocol} in "${text}"`)
+  if (url.username || url.password) throw new CliError(`${source} must not carry a user name or password (the server refuses such an endpoint), got "${url.protocol}//***@${url.host}${url.pathname}"`)
+  // `?` and `#` with nothing after them leave search and hash empty, yet would still end up in the endpoint.
+  if (url.search || url.hash || /[?#]/.test(text)) throw new CliError(`${source} must not have a query or fragment (the runner appends /hooks/<run> to its path), got "${text}"`)
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
 
 /** Parses a TCP port flag (0 = any free port). */

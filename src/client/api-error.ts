@@ -38,7 +38,7 @@ export class SandboxConnectionError extends Error {
   override name = 'SandboxConnectionError'
   /** The TLS verification code when the server's certificate is not trusted (e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`). */
   readonly certificate: string | undefined
-  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; unsafe?: boolean; message?: string }) {
+  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; unsafe?: boolean; message?: string }) {
     const why = describeNetworkError(options.cause)
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
     let message = `cannot reach ${url} (${why}) after ${tries}`
@@ -47,10 +47,17 @@ export class SandboxConnectionError extends Error {
     if (why === 'timed out' && options.timeoutMs !== undefined) message = `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
     // Not a server that is down: saying so would send the reader to the wrong place.
     if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why}); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`
+    else if (options.plainHttp) message = `cannot reach ${url}: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${toPlainHttpOrigin(url)})`
     else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
     super(options.message ?? message, { cause: options.cause })
     this.certificate = options.certificate
   }
+}
+
+/** The http:// origin of an https:// URL, keeping its port (443 when the URL names none). */
+function toPlainHttpOrigin(url: string): string {
+  const parsed = new URL(url)
+  return `http://${parsed.host}${parsed.port ? '' : ':443'}`
 }
 
 /** Thrown before sending a request whose header HTTP cannot carry: retrying would not help. */

@@ -32,3 +32,18 @@ export function findCertificateError(error: unknown): string | undefined {
   }
   return undefined
 }
+
+/**
+ * Whether a network error is a TLS handshake that met plain HTTP (an `https://` URL for an http
+ * server): OpenSSL reads the server's `HTTP/1.1 400` as a record of an unknown TLS version. The
+ * same server answers alike every time, so such an error is not retried.
+ */
+export function isPlainHttpError(error: unknown): boolean {
+  let current = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined
+  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
+    if (current.code === 'ERR_SSL_WRONG_VERSION_NUMBER') return true
+    // Older Node versions report it as EPROTO, with OpenSSL's text only.
+    if (current.code === 'EPROTO' && typeof current.message === 'string' && /wrong version number/.test(current.message)) return true
+  }
+  return false
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError, SandboxRequestError } from './api-error.js'
 import { NOT_IN_HEADER } from './header-value.js'
-import { findCertificateError, isGatewayError, isSafeToRetry } from './retry-rules.js'
+import { findCertificateError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
 
 /** One request as the client sends it. */
 export interface ClientRequest {
@@ -138,8 +138,8 @@ export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiK
 /**
  * Sends one request and returns its answer whatever the status. Network errors, a proxy's
  * 502/503/504 and 429 are retried with the same Idempotency-Key and body (the spec's retry rule),
- * 429 after its Retry-After; a POST without an Idempotency-Key is never sent twice, and an
- * untrusted TLS certificate is not retried. After a lost answer, a 409 IDEMPOTENCY_KEY_IN_PROGRESS
+ * 429 after its Retry-After; a POST without an Idempotency-Key is never sent twice, and neither an
+ * untrusted TLS certificate nor an https:// URL for a plain-http server is retried. After a lost answer, a 409 IDEMPOTENCY_KEY_IN_PROGRESS
  * is the lost attempt still running on the server: it is retried too, as the spec says ("retry
  * later with the same key and body"). Redirects are not followed (see below).
  */
@@ -169,9 +169,10 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
     } catch (error) {
       options.onAttempt?.(sent, error as Error)
       const certificate = findCertificateError(error)
+      const plainHttp = isPlainHttpError(error)
       const safe = isSafeToRetry(request, idempotencyKey)
-      if (attempt > retries || certificate || !safe) {
-        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? 30_000, certificate, unsafe: !safe && attempt <= retries })
+      if (attempt > retries || certificate || plainHttp || !safe) {
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? 30_000, certificate, plainHttp, unsafe: !safe && attempt <= retries })
       }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)

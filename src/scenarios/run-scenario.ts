@@ -10,9 +10,10 @@ import { findNextFlowAction, planRecovery } from './recover-step.js'
 import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
 import type { Scenario, ScenarioStep } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
-import { waitForWebhook } from './wait-for-webhook.js'
+import { usesReceiver } from './select-scenarios.js'
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
 import type { WebhookInbox } from './webhook-inbox.js'
-import { describeGatewayError, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
+import { describeGatewayError, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
@@ -66,7 +67,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
 
   let current = -1
   try {
-    if (JSON.stringify(scenario.steps).includes('$receiver_url')) {
+    if (usesReceiver(scenario)) {
       variables.set('$receiver_url', `${(await context.getInbox()).url}/hooks/${run}`)
     }
     for (let index = 0; index < scenario.steps.length; index++) {
@@ -102,7 +103,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const outcome = await waitForWebhook(inbox, `/hooks/${run}`, wait, interpolate(step.expect, variables))
         Object.assign(result, { method: 'WEBHOOK', path: wait.type, status: outcome.event ? 200 : null, note: outcome.note })
         failures = outcome.failures
-        if (!outcome.event && context.remote) result.note = REMOTE_WEBHOOK_NOTE
+        if (!outcome.delivered && inbox.publicUrl !== undefined) result.note = describeTunnelSilence(inbox, wait.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS)
+        else if (!outcome.event && context.remote) result.note = REMOTE_WEBHOOK_NOTE
         if (failures.length === 0) failures = capture(step.capture, outcome.event, variables)
         else result.received = outcome.event
       } else {
@@ -147,7 +149,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (failures.length > 0) noteKeyRefusal(answer, keyName, expectation?.status)
           const receiverUrl = variables.get('$receiver_url')
           if (failures.length > 0 && answer.errorCode === 'WEBHOOK_URL_INVALID' && typeof receiverUrl === 'string' && JSON.stringify(request.body ?? null).includes(receiverUrl)) {
-            result.note = context.remote ? REMOTE_WEBHOOK_NOTE : "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
+            const { publicUrl } = await context.getInbox()
+            if (publicUrl !== undefined) result.note = describeRefusedReceiverUrl(publicUrl, answer)
+            else result.note = context.remote ? REMOTE_WEBHOOK_NOTE : "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
           }
           if (failures.length > 0) throwIfUnreachable(context.baseUrl, request, answer, expectation?.status)
         }

@@ -4,7 +4,7 @@ import { sendRequest, type TransportOptions } from '../client/send-request.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
 import { generateKey, runScenario } from './run-scenario.js'
 import type { Scenario } from './scenario-schema.js'
-import { isLoopbackUrl } from './select-scenarios.js'
+import { isLoopbackUrl, usesReceiver } from './select-scenarios.js'
 import { waitForServer } from './wait-for-server.js'
 import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js'
 
@@ -33,6 +33,25 @@ export interface RunScenariosOptions {
   bail?: boolean
   /** Run `local-only` scenarios even against a remote base URL. */
   includeLocalOnly?: boolean
+  /**
+   * Whether `baseUrl` is a server on another machine (local-only scenarios skipped, notes worded
+   * for it); default: unless its host is this machine. For a remote server reached through a
+   * local port forward (`ssh -L`), whose URL looks local.
+   */
+  remote?: boolean
+  /**
+   * The port the webhook receiver listens on, on 127.0.0.1 (0: any free one). Given, or with
+   * `receiverUrl`, the receiver starts before the first scenario that uses it rather than with it.
+   */
+  receiverPort?: number
+  /**
+   * The public URL that reaches the receiver (a tunnel): `{{$receiver_url}}` is this plus
+   * `/hooks/<run>`, and local-only scenarios that register the receiver run against a remote
+   * server too. Absolute http(s), no trailing slash; checking it is the caller's part.
+   */
+  receiverUrl?: string
+  /** Called once the receiver listens, when it is started up front (see `receiverPort`). */
+  onReceiverStart?(receiver: { localUrl: string; publicUrl?: string }): void
   /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
   waitForServerMs?: number
   /**
@@ -73,16 +92,11 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   const started = performance.now()
   let server: { close(): Promise<void> } | undefined
   let baseUrl = options.baseUrl
-  if (!baseUrl) {
-    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, allowLocalWebhooks: true, logError: () => {} })
-    const listener = await listenSandbox(sandbox, { port: 0, host: '127.0.0.1' })
-    baseUrl = listener.url.replace(/\/+$/, '')
-    server = { close: async () => { await listener.close(); await sandbox.close() } }
-  }
-  else if (options.waitForServerMs) await waitForServer(baseUrl, options.waitForServerMs)
   let inbox: Promise<WebhookInbox> | undefined
-  const getInbox = () => (inbox ??= startWebhookInbox())
-  const localServer = server !== undefined || isLoopbackUrl(baseUrl)
+  const getInbox = () => (inbox ??= startWebhookInbox({ port: options.receiverPort, publicUrl: options.receiverUrl }))
+  const localServer = !baseUrl || (options.remote === undefined ? isLoopbackUrl(baseUrl) : !options.remote)
+  // A remote server cannot reach this machine, save the receiver through the tunnel given.
+  const skipsAsLocalOnly = (scenario: Scenario) => scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly && !(options.receiverUrl !== undefined && usesReceiver(scenario))
   const transport = {
     ...options.transport,
     timeoutMs: options.transport?.timeoutMs ?? RUN_TIMEOUT_MS,
@@ -94,6 +108,19 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   // Asked once, and only when a run with a given key reaches a scenario that makes keys of its own.
   let probe: Promise<{ registeredOnly: boolean | undefined; requests: number }> | undefined
   try {
+    // A tunnel points at a fixed port: a busy one is said before anything else starts or waits,
+    // and so is where deliveries are awaited.
+    if ((options.receiverPort !== undefined || options.receiverUrl !== undefined) && scenarios.some((scenario) => usesReceiver(scenario) && !skipsAsLocalOnly(scenario))) {
+      const { localUrl, publicUrl } = await getInbox()
+      options.onReceiverStart?.(publicUrl === undefined ? { localUrl } : { localUrl, publicUrl })
+    }
+    if (!baseUrl) {
+      const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, allowLocalWebhooks: true, logError: () => {} })
+      const listener = await listenSandbox(sandbox, { port: 0, host: '127.0.0.1' })
+      baseUrl = listener.url.replace(/\/+$/, '')
+      server = { close: async () => { await listener.close(); await sandbox.close() } }
+    }
+    else if (options.waitForServerMs) await waitForServer(baseUrl, options.waitForServerMs)
     for (const scenario of scenarios) {
       if (stop) {
         reports.push(skipped(scenario, stop))
@@ -101,8 +128,9 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
         options.onScenarioEnd?.(reports.at(-1)!)
         continue
       }
-      if (scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly) {
-        reports.push(skipped(scenario, 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'))
+      if (skipsAsLocalOnly(scenario)) {
+        const tunnel = usesReceiver(scenario) ? ", or --receiver-url for a tunnel to the runner's receiver" : ''
+        reports.push(skipped(scenario, `local-only: needs a sandbox on this machine (use --tag local-only to run it anyway${tunnel})`))
         options.onScenarioEnd?.(reports.at(-1)!)
         continue
       }
@@ -125,7 +153,8 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       else if (report.status === 'failed' && options.bail) stop = 'not run: --bail after a failed scenario'
     }
   } finally {
-    if (inbox) await (await inbox).close()
+    // An inbox that could not listen has nothing to close, and must not keep the server open.
+    await (await inbox?.catch(() => undefined))?.close()
     await server?.close()
   }
   const count = (status: ScenarioReport['status']) => reports.filter((report) => report.status === status).length

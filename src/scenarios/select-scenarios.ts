@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js'
 import type { Scenario } from './scenario-schema.js'
 
 /** A scenario asked for by id that does not exist. */
@@ -20,8 +21,22 @@ export function selectScenarios(all: Scenario[], ids: string[] = [], tags: strin
   return tags.length > 0 ? chosen.filter((scenario) => scenario.tags.some((tag) => tags.includes(tag))) : chosen
 }
 
-/** True when the base URL points at this machine (a server we may expect to reach us back). */
+/**
+ * True when the base URL points at this machine (a server we may expect to reach us back): the
+ * name localhost (a trailing dot included), or a loopback or unspecified address in any notation,
+ * IPv4 mapped into IPv6 (`[::ffff:127.0.0.1]`, which URL rewrites to `[::ffff:7f00:1]`) included.
+ */
 export function isLoopbackUrl(baseUrl: string): boolean {
   const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '')
-  return host === 'localhost' || host === '::1' || /^127\./.test(host)
+  if (/^localhost\.?$/i.test(host)) return true
+  if (!ipaddr.isValid(host)) return false
+  // process() turns an IPv4-mapped IPv6 address into its IPv4 one, whose range is then told.
+  // Connecting to 0.0.0.0 or :: reaches this machine as well.
+  const range = ipaddr.process(host).range()
+  return range === 'loopback' || range === 'unspecified'
+}
+
+/** Whether a scenario registers the runner's receiver (refers to `{{$receiver_url}}`). */
+export function usesReceiver(scenario: Scenario): boolean {
+  return JSON.stringify(scenario.steps).includes('$receiver_url')
 }

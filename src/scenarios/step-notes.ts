@@ -73,4 +73,19 @@ export function describeGatewayError(answer: ClientAnswer, request: ClientReques
  * Why the runner's receiver got nothing, or was refused, when the sandbox is on another machine:
  * the receiver listens on this machine's loopback, which a remote sandbox cannot reach.
  */
-export const REMOTE_WEBHOOK_NOTE = "the runner's receiver listens on 127.0.0.1 of this machine, which a sandbox on another machine cannot reach (nor, by the spec, accept as an endpoint): run the webhook scenarios against a local `sandbox serve --allow-local-webhooks`, and check the remote sandbox's deliveries with your own public https receiver (`sandbox webhook verify URL`)"
+export const REMOTE_WEBHOOK_NOTE = "the runner's receiver listens on 127.0.0.1 of this machine, which a sandbox on another machine cannot reach (nor, by the spec, accept as an endpoint): give a tunnel's public https URL to it with --receiver-url (and --receiver-port), or run the webhook scenarios against a local `sandbox serve --allow-local-webhooks`"
+
+/**
+ * A wait that got nothing while deliveries were to come through a tunnel: the tunnel is down, or
+ * forwards somewhere else than the receiver, or the server could not reach it.
+ */
+export function describeTunnelSilence(inbox: { publicUrl?: string | undefined; localUrl: string }, timeoutMs: number): string {
+  const local = inbox.localUrl.replace(/^http:\/\//, '')
+  return `nothing arrived through the tunnel within ${timeoutMs} ms: check that it is running and forwards ${inbox.publicUrl}/* to ${local} (the receiver's address on this machine); the server's delivery log (GET /api/sandbox/webhooks) shows what its attempts got`
+}
+
+/** The server refused the --receiver-url as the key's endpoint (400 WEBHOOK_URL_INVALID). */
+export function describeRefusedReceiverUrl(publicUrl: string, answer: ClientAnswer): string {
+  const reason = typeof answer.body?.error === 'string' ? ` (${answer.body.error})` : ''
+  return `the server refuses --receiver-url ${publicUrl} as an endpoint${reason}: a sandbox that keeps the spec takes only a public https:// URL, such as the tunnel's own`
+}

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isPlainHttpError } from '../client/retry-rules.js'
 
 /** How often a server that does not answer yet is tried again. */
 const POLL_MS = 200
@@ -16,7 +17,9 @@ export async function waitForServer(baseUrl: string, timeoutMs: number): Promise
       const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, left))) })
       await response.body?.cancel()
       return true
-    } catch {
+    } catch (error) {
+      // A plain-http server behind an https:// URL is up: the run's first request says what to fix.
+      if (isPlainHttpError(error)) return true
       const remaining = deadline - performance.now()
       if (remaining <= 0) return false
       await sleep(Math.min(POLL_MS, remaining))

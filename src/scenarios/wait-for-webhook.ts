@@ -5,22 +5,24 @@ import type { StepFailure } from './report-types.js'
 import type { Expectation } from './scenario-schema.js'
 import type { WebhookInbox } from './webhook-inbox.js'
 
-const DEFAULT_TIMEOUT_MS = 5000
+/** How long a `wait_for_webhook` step waits without a `timeout_ms` of its own. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000
 
 /**
  * Takes the next delivery to `path` and checks it: its type, its signature when a secret is
- * given, and the step's expectations on the event body and headers.
+ * given, and the step's expectations on the event body and headers. `delivered` is false when
+ * none came in time.
  */
 export async function waitForWebhook(
   inbox: WebhookInbox,
   path: string,
   wait: { type: string; secret?: string; timeout_ms?: number },
   expectation: Pick<Expectation, 'body' | 'headers'> = {},
-): Promise<{ event?: unknown; failures: StepFailure[]; note?: string }> {
-  const timeout = wait.timeout_ms ?? DEFAULT_TIMEOUT_MS
+): Promise<{ delivered: boolean; event?: unknown; failures: StepFailure[]; note?: string }> {
+  const timeout = wait.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS
   const delivery = await inbox.next(path, timeout)
   if (!delivery) {
-    return { failures: [{ field: 'webhook', expected: wait.type, actual: undefined, message: `no delivery of ${wait.type} within ${timeout} ms` }] }
+    return { delivered: false, failures: [{ field: 'webhook', expected: wait.type, actual: undefined, message: `no delivery of ${wait.type} within ${timeout} ms` }] }
   }
   const failures: StepFailure[] = []
   let event: unknown
@@ -45,5 +47,5 @@ export async function waitForWebhook(
     const problem = matchValue(delivery.headers[name.toLowerCase()], expected)
     if (problem) failures.push({ field: `header ${name}`, expected, actual: delivery.headers[name.toLowerCase()], message: `header ${name}: ${problem}` })
   }
-  return { event, failures, note }
+  return { delivered: true, event, failures, note }
 }

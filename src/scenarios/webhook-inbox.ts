@@ -10,27 +10,53 @@ export interface ReceivedDelivery {
 
 /** Receives webhook deliveries on 127.0.0.1 for `wait_for_webhook` steps, one queue per path. */
 export interface WebhookInbox {
+  /** Where deliveries are expected: the public URL when one was given, else `localUrl`. */
   url: string
+  /** Where the receiver listens on this machine (`http://127.0.0.1:PORT`). */
+  localUrl: string
+  /** The public URL that reaches the receiver (a tunnel), when one was given. */
+  publicUrl?: string
   /** The next delivery to `path` not taken yet, waiting up to `timeoutMs`; null on time-out. */
   next(path: string, timeoutMs: number): Promise<ReceivedDelivery | null>
   close(): Promise<void>
 }
 
-/** Starts the receiver (the `webhook listen` one) on a free loopback port; it answers 200. */
-export async function startWebhookInbox(): Promise<WebhookInbox> {
+/** Options of startWebhookInbox. */
+export interface WebhookInboxOptions {
+  /** The port on 127.0.0.1; 0 (the default) takes any free one. */
+  port?: number | undefined
+  /** The public URL (without a trailing slash) a tunnel forwards to the receiver. */
+  publicUrl?: string | undefined
+}
+
+/**
+ * The queue a delivery's path belongs to: its last `/hooks/<id>`, the per-scenario path the
+ * runner registers. A tunnel mapping `/prefix/*` may keep the prefix or strip it, and either way
+ * the delivery reaches the scenario that waits for it.
+ */
+function toQueuePath(path: string): string {
+  const bare = path.split('?')[0]!
+  return /\/hooks\/[^/]+$/.exec(bare)?.[0] ?? bare
+}
+
+/** Starts the receiver (the `webhook listen` one) on a loopback port; it answers 200. */
+export async function startWebhookInbox(options: WebhookInboxOptions = {}): Promise<WebhookInbox> {
   const queues = new Map<string, ReceivedDelivery[]>()
   const waiters = new Map<string, () => void>()
   const listener = await startWebhookListener({
-    port: 0,
+    port: options.port ?? 0,
     onDelivery(delivery) {
-      const path = delivery.path.split('?')[0]!
+      const path = toQueuePath(delivery.path)
       queues.set(path, [...(queues.get(path) ?? []), { headers: delivery.headers, rawBody: delivery.body, receivedAt: Date.parse(delivery.at) }])
       waiters.get(path)?.()
     },
   })
   return {
-    url: listener.url,
+    url: options.publicUrl ?? listener.url,
+    localUrl: listener.url,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     async next(path, timeoutMs) {
+      path = toQueuePath(path)
       // The monotonic clock: a wall clock stepped meanwhile would stretch or cut the wait.
       const deadline = performance.now() + timeoutMs
       for (;;) {

@@ -264,6 +264,16 @@ describe('sandbox run scenarios', () => {
     expect(report.requests).toBe(0)
   })
 
+  it('runs local-only scenarios against this machine written as an IPv4-mapped IPv6 address', async () => {
+    const api = await createTestApi()
+    const listener = await listenTestApi(api.sandbox)
+    cleanups.push(async () => { await listener.close(); await api.sandbox.close() })
+    const mapped = listener.url.replace('127.0.0.1', '[::ffff:127.0.0.1]')
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.id === 'ltv-and-balance-limits')
+    const report = await runScenarios(scenarios, { baseUrl: mapped })
+    expect(report.scenarios.map((s) => [s.id, s.status, s.error])).toEqual([['ltv-and-balance-limits', 'passed', undefined]])
+  })
+
   it('stops the run with a connection error when the server cannot be reached', async () => {
     const api = await createTestApi()
     const listener = await listenTestApi(api.sandbox)

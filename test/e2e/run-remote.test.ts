@@ -37,6 +37,18 @@ describe('sandbox run against a remote sandbox', () => {
     expect([trusted.code, trusted.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, '1 passed, 0 failed'])
   })
 
+  it('an https:// base URL for a plain-http server: exit 2 at once, even with --wait, suggesting http://', async () => {
+    const https = upstream.replace('http://', 'https://')
+    const started = performance.now()
+    const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', https, '--wait', '30s'])
+    const elapsed = performance.now() - started
+    expect(code).toBe(2)
+    // Sent once: no retry lines, and neither --wait nor the retries spend any time on it.
+    expect(stdout).not.toContain('network error')
+    expect(stderr).toBe(`sandbox: cannot reach ${https}/api/sandbox/state: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${upstream})\n`)
+    expect(elapsed).toBeLessThan(10_000)
+  })
+
   it('a proxy\'s 502 is retried with a line saying so; a base URL that redirects stops the run (exit 2) with the URL to use', async () => {
     const flaky = await startReverseProxy(upstream, { handler: (_request, response, forward, index) => (index === 2 ? answerHtml(response, 502) : forward()) })
     proxies.push(flaky)

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll } from 'vitest'
+import { findFreePort } from './free-port.js'
 
 /** A redis-server of the test file's own, on a free loopback port, with no persistence. */
 export interface TestRedis {
@@ -24,15 +24,6 @@ export const hasRedis = (() => {
   if (!found && process.env.SANDBOX_TEST_REDIS === 'required') throw new Error('SANDBOX_TEST_REDIS=required but redis-server is not on the PATH')
   return found
 })()
-
-function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 /** How a test's redis-server differs from a plain one. */
 export interface TestRedisOptions {

@@ -162,4 +162,18 @@ describe('choosing scenarios', () => {
     expect(isLoopbackUrl('http://[::1]:4010')).toBe(true)
     expect(isLoopbackUrl('https://sandbox.example.com')).toBe(false)
   })
+
+  it('takes an IPv4-mapped loopback address, localhost with a trailing dot and 0.0.0.0 for this machine, and nothing else near them', () => {
+    expect(isLoopbackUrl('http://[::ffff:127.0.0.1]:4010')).toBe(true)
+    expect(isLoopbackUrl('http://[::ffff:7f00:1]:4010')).toBe(true)
+    expect(isLoopbackUrl('http://localhost.:4010')).toBe(true)
+    expect(isLoopbackUrl('http://LOCALHOST:4010')).toBe(true)
+    expect(isLoopbackUrl('http://127.1:4010')).toBe(true)
+    expect(isLoopbackUrl('http://0.0.0.0:4010')).toBe(true)
+    expect(isLoopbackUrl('http://[::]:4010')).toBe(true)
+    expect(isLoopbackUrl('http://[::ffff:10.0.0.1]:4010')).toBe(false)
+    expect(isLoopbackUrl('http://localhost.example.com:4010')).toBe(false)
+    expect(isLoopbackUrl('http://127.0.0.1.nip.io:4010')).toBe(false)
+    expect(isLoopbackUrl('http://[fe80::1]:4010')).toBe(false)
+  })
 })

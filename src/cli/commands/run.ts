@@ -1,16 +1,17 @@
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { canPrompt } from '../can-prompt.js'
-import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
+import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../escape-controls.js'
-import { addJsonOption, formatDuration, parseDuration } from '../options.js'
+import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
+import type { ListenError } from '../../server/listen-errors.js'
 
 /** A server started in the background is up in seconds, or minutes in a slow CI: an hour is plenty. */
 const MAX_WAIT_MS = 3_600_000
 
-interface RunFlags {
+interface RunFlags extends ReceiverFlags {
   baseUrl?: string
   apiKey?: string
   startServer?: boolean
@@ -104,6 +105,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
       throw new CliError(`${flag}: ${(error as Error).message}`)
     }
   }
+  const receiver = resolveReceiverFlags(flags)
   const waitForServerMs = readDuration('--wait', flags.wait)
   const timeoutMs = readDuration('--timeout', flags.timeout)
   const outputFile = await import('../output-file.js')
@@ -112,12 +114,20 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../../scenarios/index.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
+  // Where the tunnel must forward to: before the first scenario, which may wait on it.
+  const onReceiverStart = ({ localUrl, publicUrl }: { localUrl: string; publicUrl?: string }) => {
+    const line = `webhook receiver listening on ${localUrl}${publicUrl ? `, expecting deliveries through ${publicUrl}/hooks/<run> (forward ${publicUrl}/* to ${localUrl})` : ''}`
+    if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
+    else write(out.chalk.dim(line))
+  }
   const report = await runScenarios(scenarios, {
     baseUrl,
     apiKey,
     bail: flags.bail,
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     waitForServerMs,
+    ...receiver,
+    onReceiverStart,
     ...progress,
     // A rate-limit wait can last minutes, and a server that never answers costs a timeout per
     // attempt: say so before each wait, or the run looks stuck (with --json on stderr, as stdout
@@ -130,6 +140,11 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
         else write(out.chalk.yellow(`      ${line}`))
       },
     },
+  }).catch((error: unknown) => {
+    // The only port a run listens on by choice is the receiver's: name the flag that moves it.
+    const code = (error as ListenError | undefined)?.code
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new CliError(describeListenError(error as ListenError, '--receiver-port'), { code, cause: error })
+    throw error
   })
   if (flags.json) {
     printJsonDocument(command, report, 2)
@@ -137,8 +152,8 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
-  // A server that answers with a redirect or an untrusted certificate is running: its message says what to fix.
-  const running = unreachable && /redirect to|TLS certificate is not trusted/.test(unreachable.error ?? '')
+  // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
+  const running = unreachable && /redirect to|TLS certificate is not trusted|answers plain HTTP, not TLS/.test(unreachable.error ?? '')
   if (unreachable) throw new CliError(`${unreachable.error}${running ? '' : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'}`, { code: 'UNREACHABLE' })
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
@@ -162,6 +177,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))
     .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s)'))
+  addReceiverOptions(command)
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')
   printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
 }
