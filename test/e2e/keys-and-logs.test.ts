@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 import { createRequestLog } from '../../src/server/request-log.js'
@@ -12,6 +12,25 @@ afterEach(() => killAll())
 const tempDir = useTempDirs('sandbox-keys-e2e')
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Waits until `sandbox logs` shows `count` requests of the data dir: serve writes its log every
+ * 500 ms, and a fixed wait for that flush failed on a busy machine.
+ */
+async function waitForLoggedRequests(dir: string, count: number): Promise<void> {
+  for (const until = performance.now() + 15_000; performance.now() < until; await wait(100)) {
+    const { code, stdout } = await runCli(['logs', '--data-dir', dir, '--json'])
+    if (code === 0 && stdout.trim().split('\n').filter(Boolean).length >= count) return
+  }
+  throw new Error(`sandbox logs did not show ${count} requests within 15 s`)
+}
+
+/** Waits until `read()` holds `lines` lines (a follower's output), up to 15 s. */
+async function waitForLines(read: () => string, lines: number): Promise<void> {
+  for (const until = performance.now() + 15_000; performance.now() < until; await wait(50)) {
+    if (read().trim().split('\n').filter(Boolean).length >= lines) return
+  }
+}
 
 async function statusOf(url: string, key: string): Promise<[number, string | null]> {
   const response = await fetch(`${url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
@@ -51,20 +70,20 @@ describe('sandbox keys', () => {
     })
     expect(made.status).toBe(200)
     expect((await runCli(['keys', 'reset', key, '--keys', keysFile, '--data-dir', join(dir, 'data')])).code).toBe(0)
-    await wait(600)
-    const fresh = await (await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })).json()
-    expect(fresh.activeLoans).toEqual([])
+    // serve reads the keys file again within 250 ms: polled, as a busy machine takes longer.
+    await vi.waitFor(async () => {
+      const fresh = await (await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })).json()
+      expect(fresh.activeLoans).toEqual([])
+    }, { timeout: 10_000, interval: 100 })
 
     const dropped = await runCli(['keys', 'reset', key.slice(0, 20), '--drop', '--keys', keysFile, '--data-dir', join(dir, 'data')])
     expect(dropped.code).toBe(0)
     expect(dropped.stdout).toContain('SANDBOX_SESSION_REQUIRED')
-    await wait(600)
-    expect(await statusOf(serve.url, key)).toEqual([401, 'SANDBOX_SESSION_REQUIRED'])
+    await vi.waitFor(async () => expect(await statusOf(serve.url, key)).toEqual([401, 'SANDBOX_SESSION_REQUIRED']), { timeout: 10_000, interval: 100 })
 
     const revoked = await runCli(['keys', 'revoke', other, '--keys', keysFile])
     expect(revoked.code).toBe(0)
-    await wait(600)
-    expect(await statusOf(serve.url, other)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
+    await vi.waitFor(async () => expect(await statusOf(serve.url, other)).toEqual([401, 'SANDBOX_API_KEY_INVALID']), { timeout: 10_000, interval: 100 })
     const again = JSON.parse((await runCli(['keys', 'list', '--keys', keysFile, '--json'])).stdout)
     expect(again.map((row: { status: string }) => row.status)).toEqual(['session_dropped', 'revoked'])
     await serve.stop()
@@ -123,7 +142,7 @@ describe('sandbox logs', () => {
     const keysFile = join(dir, 'keys.json')
     const registered = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
     await fetch(`${serve.url}/api/sandbox/partner`, { headers: { authorization: `Bearer ${registered}` } })
-    await wait(700)
+    await waitForLoggedRequests(dir, 4)
     const all = await runCli(['logs', '--data-dir', dir, '--json'])
     expect(all.code).toBe(0)
     expect(all.stdout.trim().split('\n')).toHaveLength(4)
@@ -150,9 +169,10 @@ describe('sandbox logs', () => {
     let followed = ''
     follower.stdout.on('data', (chunk) => { followed += chunk })
     try {
-      await wait(400)
+      // The two requests already logged, then the one made while it follows.
+      await waitForLines(() => followed, 2)
       await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
-      await wait(1500)
+      await waitForLines(() => followed, 3)
     } finally {
       // Not started through the helpers, so killAll() would not stop it.
       follower.kill('SIGINT')
@@ -178,7 +198,7 @@ describe('sandbox logs', () => {
         idem, Buffer.from('\r\ncontent-length: 20\r\n\r\n{"action":"run_kyt"}'),
       ]))
     })
-    await wait(700)
+    await waitForLoggedRequests(dir, 1)
     const shown = await runCli(['logs', '--data-dir', dir])
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain('idem=idem\\u009b31mRED\\tTAB')
