@@ -2,6 +2,7 @@ import { Agent as HttpAgent, type ClientRequestArgs } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { createDestinationGates, type DestinationGates } from './destination-gates.js'
 
 /** Request options carrying a connection the sender opened itself (see sender.ts). */
 export interface PreopenedRequestArgs extends ClientRequestArgs {
@@ -31,6 +32,8 @@ export interface ConnectionPool {
   https: HttpsAgent
   /** Destination -> the connection being opened there: the failure it ended with, or null once up. */
   opening: Map<string, Promise<string | null>>
+  /** Places for sends in flight per destination (destination-gates.ts). */
+  gates: DestinationGates
   /** Closes every kept-alive connection. */
   close(): void
 }
@@ -43,6 +46,7 @@ export function createConnectionPool(): ConnectionPool {
     http,
     https,
     opening: new Map(),
+    gates: createDestinationGates(),
     close() {
       http.destroy()
       https.destroy()

@@ -2,7 +2,7 @@ import type { SessionDoc } from '../server/session-doc.js'
 import { createConnectionPool } from './connection-pool.js'
 import { stringifyEvent } from './event-json.js'
 import { describeSharedRefusal, type RecentRefusals } from './recent-refusals.js'
-import { probeConnection, sendWebhook, type SendOptions } from './sender.js'
+import { destinationKeyOf, probeConnection, sendWebhook, type SendOptions } from './sender.js'
 import { signWebhook } from './signature.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
@@ -51,5 +51,8 @@ export function createDeliveryAttempts(options: AttemptOptions, recent: RecentRe
     return { error, durationMs: Math.round((performance.now() - started) * 10) / 10 }
   }
 
-  return { attempt, probe, close: () => pool.close() }
+  /** Where deliveries to `url` go, as their places in flight are counted. */
+  const destinationOf = (url: string, target: DeliveryTarget): string => destinationKeyOf(url, sendOptionsFor(target))
+
+  return { attempt, probe, destinationOf, close: () => pool.close() }
 }

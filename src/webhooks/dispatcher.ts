@@ -14,6 +14,8 @@ import { createStagedWrites } from './staged-writes.js'
 import { findDueRun } from './delivery-spill.js'
 import { createSlotWorkers } from './slot-workers.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
+import { MAX_IN_FLIGHT_PER_DESTINATION } from './destination-gates.js'
+import { createWakePacer } from './wake-pacer.js'
 import { DELIVERY_TARGETS, type Delivery, type WebhookState } from './types.js'
 
 /** How long failed attempts are kept in memory before they are written (see `work`). */
@@ -54,11 +56,16 @@ export function createDispatcher(options: DispatcherOptions) {
   const markers = createActiveMarkers(options)
   const recent = createRecentRefusals()
   const attempts = createDeliveryAttempts(options, recent)
+  /**
+   * Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts).
+   * Twice the places in flight: a woken worker also reads and writes its document between sends.
+   */
+  const pacer = createWakePacer({ limit: 2 * MAX_IN_FLIGHT_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
   /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,
     probe: attempts.probe,
-    wake: (slot) => workers.kick(slot),
+    wake: (slot, url, target) => pacer.wake(attempts.destinationOf(url, target), slot),
     onAttempt: options.onDelivery,
     logError: options.logError,
   })
@@ -221,6 +228,7 @@ export function createDispatcher(options: DispatcherOptions) {
   async function close(): Promise<void> {
     closed = true
     parked.stop()
+    pacer.stop()
     await workers.stop()
     if (options.persistent) await checkpointParked()
     await staged.close()
@@ -231,7 +239,16 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Starts (or re-runs) the delivery worker of a session. */
   const kick = (principal: Pick<Principal, 'keyId' | 'sessionId'>): void => workers.kick(sessionSlotOf(principal))
 
-  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush, overlay: parked.overlay, idle: workers.idle }
+  /** Resolves once no worker runs, including those the pacer has yet to wake. */
+  async function idle(): Promise<void> {
+    await workers.idle()
+    while (pacer.busy) {
+      await new Promise((resolve) => setImmediate(resolve))
+      await workers.idle()
+    }
+  }
+
+  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush, overlay: parked.overlay, idle }
 }
 
 /** A dispatcher made by createDispatcher. */

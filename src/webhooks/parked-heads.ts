@@ -71,8 +71,8 @@ export interface ParkedHeadsOptions {
   retryScheduleMs: readonly number[]
   /** Tries to connect to `url` (or takes a recent refusal of it): the error, null if it connected. */
   probe(url: string, target: DeliveryTarget): Promise<{ error: string | null; durationMs: number }>
-  /** A session whose heads need its worker: one receiver takes connections, or a last attempt is due. */
-  wake(slot: string): void
+  /** A session whose heads need its worker: the receiver at `url` takes connections, or a last attempt is due. */
+  wake(slot: string, url: string, target: DeliveryTarget): void
   onAttempt?: (report: DeliveryReport) => void
   logError: (error: unknown) => void
 }
@@ -176,7 +176,7 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
           const attempts = head.baseAttempts + head.held + 1
           const delay = findRetryDelay(schedule, attempts, head.scheduleBase)
           if (error === null || delay === undefined) {
-            options.wake(head.slot)
+            options.wake(head.slot, head.url, head.target)
             continue
           }
           head.held++

@@ -83,6 +83,11 @@ function destinationOf(target: URL, options: SendOptions): Destination {
   }
 }
 
+/** The destination `url` is sent to, as sends share connections, failures and places in flight. */
+export function destinationKeyOf(url: string, options: SendOptions): string {
+  return destinationOf(new URL(url), options).key
+}
+
 /** The options that name a connection (what a keep-alive agent pools connections by). */
 function connectionArgsOf(to: Destination): ClientRequestArgs {
   return { host: to.host, port: to.port, ...(to.https && !isIP(to.host) ? { servername: to.host } : {}) }
@@ -171,13 +176,25 @@ function isStaleConnection(error: NodeJS.ErrnoException): boolean {
  * connections are kept alive and reused per destination (a send that finds the kept one closed
  * by the receiver retries once on a new one), and sends that start while a connection to the
  * same destination is being opened share its failure: a dead receiver costs one refused
- * connection per moment, not one per waiting key.
+ * connection per moment, not one per waiting key. A pool also lets no more than
+ * MAX_IN_FLIGHT_PER_DESTINATION sends in flight per destination; the others wait their turn, first
+ * come, first served, and their timeout starts with it.
  */
 export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
-  const started = performance.now()
   const to = destinationOf(new URL(url), options)
   const refusal = refuseLiteral(to, options)
   if (refusal) return Promise.resolve({ statusCode: null, error: refusal, durationMs: 0, refused: true })
+  const gates = options.pool?.gates
+  if (!gates) return startSend(to, body, headers, options)
+  const leave = () => gates.leave(to.key)
+  if (gates.tryEnter(to.key)) return startSend(to, body, headers, options).finally(leave)
+  // Waiting for a place is not part of the attempt: its 10 s start once it has one.
+  return gates.enter(to.key).then(() => startSend(to, body, headers, options)).finally(leave)
+}
+
+/** A send that has its place: on a kept-alive connection, on the one being opened, or on a new one. */
+function startSend(to: Destination, body: string, headers: SendHeaders, options: SendOptions): Promise<AttemptOutcome> {
+  const started = performance.now()
   if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return send(to, body, headers, options, started, true)
   const pending = options.pool?.opening.get(to.key)
   if (!pending) return send(to, body, headers, options, started, false)

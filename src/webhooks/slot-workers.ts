@@ -11,7 +11,16 @@ export function createSlotWorkers(options: {
   const running = new Map<string, Promise<void>>()
   const again = new Set<string>()
   const timers = new Map<string, NodeJS.Timeout>()
+  /** Callers waiting for a slot's runs to end (see `settled`). */
+  const settledWaiters = new Map<string, Array<() => void>>()
   let stopped = false
+
+  function notifySettled(slot: string): void {
+    const waiters = settledWaiters.get(slot)
+    if (!waiters) return
+    settledWaiters.delete(slot)
+    for (const resolve of waiters) resolve()
+  }
 
   /** Starts (or re-runs after the current run) the worker of `slot`. */
   function kick(slot: string): void {
@@ -32,6 +41,7 @@ export function createSlotWorkers(options: {
     }).finally(() => {
       running.delete(slot)
       if (again.delete(slot)) kick(slot)
+      if (!running.has(slot)) notifySettled(slot)
     })
     running.set(slot, run)
   }
@@ -50,6 +60,16 @@ export function createSlotWorkers(options: {
   /** Resolves once no worker runs. */
   const idle = (): Promise<void> => Promise.all(running.values()).then(() => undefined)
 
+  /** Resolves once `slot` has no run in progress or asked for after it (a timer set for later does not count). */
+  function settled(slot: string): Promise<void> {
+    if (!running.has(slot)) return Promise.resolve()
+    return new Promise((resolve) => {
+      const waiters = settledWaiters.get(slot)
+      if (waiters) waiters.push(resolve)
+      else settledWaiters.set(slot, [resolve])
+    })
+  }
+
   /** Starts no more runs or timers; resolves once the runs in progress have ended. */
   async function stop(): Promise<void> {
     stopped = true
@@ -58,5 +78,5 @@ export function createSlotWorkers(options: {
     await Promise.all(running.values())
   }
 
-  return { kick, wakeLater, idle, stop, isRunning: (slot: string) => running.has(slot) }
+  return { kick, wakeLater, idle, settled, stop, isRunning: (slot: string) => running.has(slot) }
 }

@@ -16,6 +16,9 @@ export interface TestReceiver {
   respond: (received: Received) => number
   /** How long to wait before answering, in ms (a slow receiver). */
   delayMs: number
+  /** The most requests it held unanswered at once, and the most connections open to it at once. */
+  peakInFlight: number
+  peakConnections: number
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
 }
@@ -27,6 +30,8 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
     received: [],
     respond: () => 200,
     delayMs: 0,
+    peakInFlight: 0,
+    peakConnections: 0,
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs
       while (receiver.received.length < count) {
@@ -40,7 +45,11 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
       server.close(() => resolve())
     }),
   }
+  let inFlight = 0
+  let connections = 0
   const server: Server = createServer((req, res) => {
+    receiver.peakInFlight = Math.max(receiver.peakInFlight, ++inFlight)
+    res.once('close', () => inFlight--)
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
@@ -53,6 +62,10 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
       if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs)
       else answer()
     })
+  })
+  server.on('connection', (socket) => {
+    receiver.peakConnections = Math.max(receiver.peakConnections, ++connections)
+    socket.once('close', () => connections--)
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`

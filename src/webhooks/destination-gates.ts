@@ -1,0 +1,67 @@
+/**
+ * Deliveries in flight to one destination (scheme, host and port) at most. With
+ * `--webhook-forward-to`, every key's events go to one partner dev server: when it came back after
+ * an outage, each waiting key's delivery opened a connection of its own at once (measured with
+ * 5,000 keys: 1,833 connections open at the receiver, 345 deliveries timed out there and were sent
+ * twice, API answers meanwhile up to 5.6 s). A dev server works through a handful of requests at
+ * a time anyway: 16 kept connections delivered that backlog in 6-11 s, where thousands of new ones
+ * took 12-30 s (README, "A receiver back after an outage"), and 16 stay far below the 256
+ * descriptors a macOS terminal gives a process.
+ */
+export const MAX_IN_FLIGHT_PER_DESTINATION = 16
+
+interface Gate {
+  active: number
+  /** Sends waiting for a place, oldest first. */
+  waiting: Array<() => void>
+}
+
+/** Places for deliveries in flight, per destination, handed out first come, first served. */
+export interface DestinationGates {
+  /** Takes a place at once if one is free and nobody waits: true if taken. */
+  tryEnter(key: string): boolean
+  /** Resolves once a place is taken (after the sends that waited before). */
+  enter(key: string): Promise<void>
+  /** Gives a place back, to the longest waiting send if any. */
+  leave(key: string): void
+  /** Sends in flight or waiting for the destination. */
+  load(key: string): number
+}
+
+/** Creates gates that let `limit` sends per destination in flight at once. */
+export function createDestinationGates(limit = MAX_IN_FLIGHT_PER_DESTINATION): DestinationGates {
+  const gates = new Map<string, Gate>()
+
+  function gateOf(key: string): Gate {
+    let gate = gates.get(key)
+    if (!gate) gates.set(key, (gate = { active: 0, waiting: [] }))
+    return gate
+  }
+
+  return {
+    tryEnter(key) {
+      const gate = gateOf(key)
+      if (gate.active >= limit || gate.waiting.length > 0) return false
+      gate.active++
+      return true
+    },
+    enter(key) {
+      if (this.tryEnter(key)) return Promise.resolve()
+      return new Promise((resolve) => gateOf(key).waiting.push(resolve))
+    },
+    leave(key) {
+      const gate = gates.get(key)
+      if (!gate) return
+      const next = gate.waiting.shift()
+      // The place passes to the next send as it is: active stays the same.
+      if (next) return next()
+      gate.active--
+      // A destination nobody sends to any more (an old endpoint) keeps no entry.
+      if (gate.active === 0) gates.delete(key)
+    },
+    load(key) {
+      const gate = gates.get(key)
+      return gate ? gate.active + gate.waiting.length : 0
+    },
+  }
+}
