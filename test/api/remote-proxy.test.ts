@@ -1,38 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createSandboxClient, SandboxApiError, SandboxConnectionError } from '../../src/client/index.js'
-import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
-import { listenSandbox } from '../../src/server/listen.js'
 import { loadScenarios, parseScenario, runScenario, runScenarios, SHIPPED_SCENARIOS_DIR, type Scenario } from '../../src/scenarios/index.js'
 import { startWebhookInbox } from '../../src/scenarios/webhook-inbox.js'
-import { answerHtml, startReverseProxy, type ProxyHandler, type ReverseProxy } from '../helpers/reverse-proxy.js'
+import { answerHtml, useProxiedSandbox, type ProxyHandler, type ProxyOptions, type ReverseProxy } from '../helpers/reverse-proxy.js'
 import { newKey } from '../helpers/api.js'
 
 // A sandbox deployed elsewhere sits behind a proxy: these put one on 127.0.0.1 in front of an
 // in-process sandbox and check what the client and `runScenarios` make of what it does.
 
+const upstreamSandbox = useProxiedSandbox()
 let upstream: string
-let sandbox: Sandbox
-let closeUpstream: () => Promise<void>
 let shipped: Scenario[]
-const proxies: ReverseProxy[] = []
 
 beforeAll(async () => {
-  sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
-  const listener = await listenSandbox(sandbox)
-  upstream = listener.url.replace(/\/+$/, '')
-  closeUpstream = async () => { await listener.close(); await sandbox.close() }
+  upstream = upstreamSandbox.url
   shipped = await loadScenarios(SHIPPED_SCENARIOS_DIR)
 })
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()))
-})
-afterAll(() => closeUpstream())
 
-async function proxy(handler?: ProxyHandler, options: { stripPrefix?: string; tls?: boolean } = {}): Promise<ReverseProxy> {
-  const started = await startReverseProxy(upstream, { handler, ...options })
-  proxies.push(started)
-  return started
-}
+const proxy = (handler?: ProxyHandler, options: Omit<ProxyOptions, 'handler'> = {}): Promise<ReverseProxy> => upstreamSandbox.proxy({ handler, ...options })
 
 const pick = (...ids: string[]) => ids.map((id) => shipped.find((scenario) => scenario.id === id)!)
 const waits = () => {

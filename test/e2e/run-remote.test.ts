@@ -1,34 +1,24 @@
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
-import { listenSandbox } from '../../src/server/listen.js'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, runCli } from '../helpers/cli.js'
-import { answerHtml, startReverseProxy, type ReverseProxy } from '../helpers/reverse-proxy.js'
+import { answerHtml, useProxiedSandbox } from '../helpers/reverse-proxy.js'
 
 // `sandbox run` against a sandbox behind a proxy on 127.0.0.1, as a deployed one would be.
 
 const CERT = join(import.meta.dirname, '../fixtures/tls/cert.pem')
+const upstreamSandbox = useProxiedSandbox()
 let upstream: string
-let sandbox: Sandbox
-let closeUpstream: () => Promise<void>
-const proxies: ReverseProxy[] = []
 
-beforeAll(async () => {
-  sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
-  const listener = await listenSandbox(sandbox)
-  upstream = listener.url.replace(/\/+$/, '')
-  closeUpstream = async () => { await listener.close(); await sandbox.close() }
+beforeAll(() => {
+  upstream = upstreamSandbox.url
 })
-afterEach(async () => {
+afterEach(() => {
   killAll()
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()))
 })
-afterAll(() => closeUpstream())
 
 describe('sandbox run against a remote sandbox', () => {
   it('an untrusted certificate: exit 2 at once, naming NODE_EXTRA_CA_CERTS, which then makes the run pass', async () => {
-    const tls = await startReverseProxy(upstream, { tls: true })
-    proxies.push(tls)
+    const tls = await upstreamSandbox.proxy({ tls: true })
     const untrusted = await runCli(['run', 'loan-flow', '--base-url', tls.url])
     expect(untrusted.code).toBe(2)
     expect(untrusted.stdout).not.toContain('network error')
@@ -50,17 +40,15 @@ describe('sandbox run against a remote sandbox', () => {
   })
 
   it('a proxy\'s 502 is retried with a line saying so; a base URL that redirects stops the run (exit 2) with the URL to use', async () => {
-    const flaky = await startReverseProxy(upstream, { handler: (_request, response, forward, index) => (index === 2 ? answerHtml(response, 502) : forward()) })
-    proxies.push(flaky)
+    const flaky = await upstreamSandbox.proxy({ handler: (_request, response, forward, index) => (index === 2 ? answerHtml(response, 502) : forward()) })
     const retried = await runCli(['run', 'loan-flow', '--base-url', flaky.url])
     expect(retried.code).toBe(0)
     expect(retried.stdout).toMatch(/^ {6}502 from a proxy in front of the server \(not the sandbox's own answer\): waiting 250 ms, then POST \/api\/sandbox\/loans\/flow again with the same Idempotency-Key \(attempt 2 of 4\)$/m)
 
-    const moved = await startReverseProxy(upstream, { handler: (request, response) => {
+    const moved = await upstreamSandbox.proxy({ handler: (request, response) => {
       response.writeHead(308, { location: `https://127.0.0.1:1${request.url}` })
       response.end()
     } })
-    proxies.push(moved)
     const redirected = await runCli(['run', 'loan-flow', 'repay-full', '--base-url', moved.url, '--json'])
     expect(redirected.code).toBe(2)
     const message = 'the server answered 308, a redirect to https://127.0.0.1:1/api/sandbox/state: redirects are not followed (a POST would come back as a GET, and the key is not sent to another origin); use --base-url https://127.0.0.1:1'

@@ -4,6 +4,9 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { createBrotliCompress, createGzip } from 'node:zlib'
+import { afterAll, afterEach, beforeAll } from 'vitest'
+import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
 
 const TLS_DIR = join(import.meta.dirname, '../fixtures/tls')
 
@@ -26,12 +29,58 @@ export interface ReverseProxy {
   close(): Promise<void>
 }
 
+/** What a proxy does: see startReverseProxy. */
+export interface ProxyOptions {
+  handler?: ProxyHandler
+  stripPrefix?: string
+  tls?: boolean
+}
+
+/** The upstream sandbox of a test file and the proxies its tests put in front of it. */
+export interface ProxiedSandbox {
+  /** The upstream's own URL (no trailing slash), set once the file's tests start. */
+  readonly url: string
+  /** Starts a proxy in front of the upstream, closed after the test. */
+  proxy(options?: ProxyOptions): Promise<ReverseProxy>
+}
+
+/**
+ * One in-process sandbox (memory storage, no rate limit) on 127.0.0.1 for a test file, started
+ * before its tests and stopped after them; the proxies a test starts are closed after it.
+ */
+export function useProxiedSandbox(): ProxiedSandbox {
+  let sandbox: Sandbox | undefined
+  let listener: SandboxListener | undefined
+  const proxies: ReverseProxy[] = []
+  beforeAll(async () => {
+    sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+    listener = await listenSandbox(sandbox)
+  })
+  afterEach(async () => {
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()))
+  })
+  afterAll(async () => {
+    await listener?.close()
+    await sandbox?.close()
+  })
+  return {
+    get url() {
+      return listener!.url.replace(/\/+$/, '')
+    },
+    async proxy(options = {}) {
+      const started = await startReverseProxy(this.url, options)
+      proxies.push(started)
+      return started
+    },
+  }
+}
+
 /**
  * Starts a proxy that hands each request to `handler`; `forward()` sends it to `target` with the
  * path prefix (`stripPrefix`) taken off, as nginx's `location /prefix/ { proxy_pass ...; }` does.
  * `tls: true` serves https with the self-signed fixture certificate.
  */
-export async function startReverseProxy(target: string, options: { handler?: ProxyHandler; stripPrefix?: string; tls?: boolean } = {}): Promise<ReverseProxy> {
+export async function startReverseProxy(target: string, options: ProxyOptions = {}): Promise<ReverseProxy> {
   const upstream = new URL(target)
   const requests: ReverseProxy['requests'] = []
   const sockets = new Set<Socket>()
