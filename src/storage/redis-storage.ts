@@ -79,7 +79,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     await client.exists(`${REDIS_KEY_PREFIX}:owner`)
     // A database a newer version wrote is refused before anything (the lease included) is written.
     const marker = await client.get(`${REDIS_KEY_PREFIX}:${FORMAT_KEY}`)
-    checkFormatMarker(marker, `redis database ${shown}`, 'database (--storage redis://HOST:PORT/DB)')
+    checkFormatMarker(marker, `redis database ${shown}`, 'database (--storage redis://HOST:PORT/DB)', `${REDIS_KEY_PREFIX}:${FORMAT_KEY}`)
     if (options.owner) lease = await takeRedisLease(client, `${REDIS_KEY_PREFIX}:owner`, shown, (message) => onStatus(message, false))
     // Marked once the lease is held: one of an earlier version is format 1 (storage-format.ts).
     if (options.owner && marker === null) await client.set(`${REDIS_KEY_PREFIX}:${FORMAT_KEY}`, formatMarkerText())

@@ -27,11 +27,12 @@ export function formatMarkerText(): string {
 
 /**
  * Checks a stored marker (text, or the object a driver parsed it to; null when there is none).
- * `where` names the storage ("data dir /x"), `elsewhere` the flag that picks another one. Throws
+ * `where` names the storage ("data dir /x"), `elsewhere` the flag that picks another one, and
+ * `markerName` the marker as the user would delete it there (redis prefixes its keys). Throws
  * a StorageError for a newer format, or a marker that cannot be read: this version must then
  * neither read nor write anything there.
  */
-export function checkFormatMarker(stored: unknown, where: string, elsewhere: string): void {
+export function checkFormatMarker(stored: unknown, where: string, elsewhere: string, markerName: string = FORMAT_KEY): void {
   if (stored === null || stored === undefined) return
   let marker: Partial<FormatMarker> | undefined
   try {
@@ -46,7 +47,7 @@ export function checkFormatMarker(stored: unknown, where: string, elsewhere: str
     const by = typeof marker?.written_by === 'string' && /^[\w@./+ -]{1,80}$/.test(marker.written_by) ? `, by ${marker.written_by}` : ''
     throw new StorageError(`${where} was written by a newer sandbox (storage format ${format}${by}); this is ${self}, which reads format ${STORAGE_FORMAT}. Nothing was read or changed: use that newer version again, or give this one another ${elsewhere}`)
   }
-  throw new StorageError(`${where} has a storage-format marker this version cannot read (${showStored(stored)}); this is ${self}, which reads format ${STORAGE_FORMAT}. Nothing was read or changed: if no newer sandbox wrote this data, delete the marker (${FORMAT_KEY}) and start again`)
+  throw new StorageError(`${where} has a storage-format marker this version cannot read (${showStored(stored)}); this is ${self}, which reads format ${STORAGE_FORMAT}. Nothing was read or changed: if no newer sandbox wrote this data, delete the marker (${markerName}) and start again`)
 }
 
 /** A stored value, short enough for a message. */

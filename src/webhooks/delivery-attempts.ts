@@ -54,5 +54,8 @@ export function createDeliveryAttempts(options: AttemptOptions, recent: RecentRe
   /** Where deliveries to `url` go, as their places in flight are counted. */
   const destinationOf = (url: string, target: DeliveryTarget): string => destinationKeyOf(url, sendOptionsFor(target))
 
-  return { attempt, probe, destinationOf, close: () => pool.close() }
+  /** Starts none of the sends waiting for a place in flight, nor any later one (the server is stopping). */
+  const stopQueued = (): void => pool.gates.close()
+
+  return { attempt, probe, destinationOf, stopQueued, close: () => pool.close() }
 }

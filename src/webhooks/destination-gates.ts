@@ -12,25 +12,28 @@ export const MAX_IN_FLIGHT_PER_DESTINATION = 16
 
 interface Gate {
   active: number
-  /** Sends waiting for a place, oldest first. */
-  waiting: Array<() => void>
+  /** Sends waiting for a place, oldest first: told true when they have one, false on close. */
+  waiting: Array<(entered: boolean) => void>
 }
 
 /** Places for deliveries in flight, per destination, handed out first come, first served. */
 export interface DestinationGates {
   /** Takes a place at once if one is free and nobody waits: true if taken. */
   tryEnter(key: string): boolean
-  /** Resolves once a place is taken (after the sends that waited before). */
-  enter(key: string): Promise<void>
+  /** Resolves true once a place is taken (after the sends that waited before), false if closed first. */
+  enter(key: string): Promise<boolean>
   /** Gives a place back, to the longest waiting send if any. */
   leave(key: string): void
   /** Sends in flight or waiting for the destination. */
   load(key: string): number
+  /** Hands out no more places: sends waiting for one, and any later, are told false. */
+  close(): void
 }
 
 /** Creates gates that let `limit` sends per destination in flight at once. */
 export function createDestinationGates(limit = MAX_IN_FLIGHT_PER_DESTINATION): DestinationGates {
   const gates = new Map<string, Gate>()
+  let closed = false
 
   function gateOf(key: string): Gate {
     let gate = gates.get(key)
@@ -40,13 +43,15 @@ export function createDestinationGates(limit = MAX_IN_FLIGHT_PER_DESTINATION): D
 
   return {
     tryEnter(key) {
+      if (closed) return false
       const gate = gateOf(key)
       if (gate.active >= limit || gate.waiting.length > 0) return false
       gate.active++
       return true
     },
     enter(key) {
-      if (this.tryEnter(key)) return Promise.resolve()
+      if (closed) return Promise.resolve(false)
+      if (this.tryEnter(key)) return Promise.resolve(true)
       return new Promise((resolve) => gateOf(key).waiting.push(resolve))
     },
     leave(key) {
@@ -54,7 +59,7 @@ export function createDestinationGates(limit = MAX_IN_FLIGHT_PER_DESTINATION): D
       if (!gate) return
       const next = gate.waiting.shift()
       // The place passes to the next send as it is: active stays the same.
-      if (next) return next()
+      if (next) return next(true)
       gate.active--
       // A destination nobody sends to any more (an old endpoint) keeps no entry.
       if (gate.active === 0) gates.delete(key)
@@ -62,6 +67,14 @@ export function createDestinationGates(limit = MAX_IN_FLIGHT_PER_DESTINATION): D
     load(key) {
       const gate = gates.get(key)
       return gate ? gate.active + gate.waiting.length : 0
+    },
+    close() {
+      closed = true
+      for (const gate of gates.values()) {
+        const waiting = gate.waiting
+        gate.waiting = []
+        for (const resolve of waiting) resolve(false)
+      }
     },
   }
 }

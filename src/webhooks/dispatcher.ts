@@ -173,7 +173,11 @@ export function createDispatcher(options: DispatcherOptions) {
         sleepUntilDue(slot, doc, heads, now)
         return
       }
-      const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery) })))
+      const tried = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery) })))
+      // A send still waiting for its place when the server began to stop was not made: no attempt
+      // to record, the delivery keeps its turn for the next start.
+      const outcomes = tried.filter(({ outcome }) => !outcome.notSent)
+      if (outcomes.length === 0) return
       const finished = Date.now()
       for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
       const updated = await mutex.run(slot, async () => {
@@ -229,6 +233,8 @@ export function createDispatcher(options: DispatcherOptions) {
     closed = true
     parked.stop()
     pacer.stop()
+    // Sends queued behind the ones in flight to a slow receiver would each add a delivery timeout.
+    attempts.stopQueued()
     await workers.stop()
     if (options.persistent) await checkpointParked()
     await staged.close()

@@ -178,7 +178,8 @@ function isStaleConnection(error: NodeJS.ErrnoException): boolean {
  * same destination is being opened share its failure: a dead receiver costs one refused
  * connection per moment, not one per waiting key. A pool also lets no more than
  * MAX_IN_FLIGHT_PER_DESTINATION sends in flight per destination; the others wait their turn, first
- * come, first served, and their timeout starts with it.
+ * come, first served, and their timeout starts with it. Once the pool's gates are closed, a
+ * waiting send is not made: its outcome has `notSent`.
  */
 export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
   const to = destinationOf(new URL(url), options)
@@ -188,9 +189,13 @@ export function sendWebhook(url: string, body: string, headers: SendHeaders, opt
   if (!gates) return startSend(to, body, headers, options)
   const leave = () => gates.leave(to.key)
   if (gates.tryEnter(to.key)) return startSend(to, body, headers, options).finally(leave)
-  // Waiting for a place is not part of the attempt: its 10 s start once it has one.
-  return gates.enter(to.key).then(() => startSend(to, body, headers, options)).finally(leave)
+  // Waiting for a place is not part of the attempt: its 10 s start once it has one. A pool closed
+  // meanwhile (the server stopping) sends nothing: the stop waits for sends in flight, not queued.
+  return gates.enter(to.key).then((entered) => (entered ? startSend(to, body, headers, options).finally(leave) : NOT_SENT))
 }
+
+/** The outcome of a send the pool stopped before it had a place in flight. */
+const NOT_SENT: AttemptOutcome = { statusCode: null, error: 'not sent: the server is stopping', durationMs: 0, notSent: true }
 
 /** A send that has its place: on a kept-alive connection, on the one being opened, or on a new one. */
 function startSend(to: Destination, body: string, headers: SendHeaders, options: SendOptions): Promise<AttemptOutcome> {

@@ -81,4 +81,6 @@ export interface AttemptOutcome {
   durationMs: number
   /** True when no connection was made at all (refused, unreachable, forbidden, timed out connecting). */
   refused?: boolean
+  /** True when nothing was tried: the send waited for a place in flight until the server stopped. */
+  notSent?: boolean
 }

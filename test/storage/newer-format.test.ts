@@ -145,3 +145,21 @@ describe('a redis database marked with a newer storage format', () => {
     }
   })
 })
+
+describe('a redis database whose storage-format marker cannot be read', () => {
+  it.skipIf(!hasRedis)('is refused with the redis key to delete, which is left as it was', async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const raw = new Redis(redis.port, '127.0.0.1')
+    try {
+      await raw.set('sandbox:storage-format', 'format=2')
+      const error = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(StorageError)
+      // The key as redis names it: `DEL storage-format` would delete nothing.
+      expect((error as Error).message).toContain('delete the marker (sandbox:storage-format)')
+      expect(await raw.get('sandbox:storage-format')).toBe('format=2')
+    } finally {
+      await raw.quit()
+    }
+  })
+})

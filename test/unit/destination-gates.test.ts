@@ -25,4 +25,13 @@ describe('destination gates', () => {
     gates.leave('a')
     expect(gates.load('a')).toBe(0)
   })
+  it('tells sends waiting for a place, and later ones, that they get none once closed', async () => {
+    const gates = createDestinationGates(1)
+    expect(gates.tryEnter('a')).toBe(true)
+    const waiting = gates.enter('a')
+    gates.close()
+    expect(await waiting).toBe(false)
+    expect(await gates.enter('b')).toBe(false)
+    expect(gates.tryEnter('b')).toBe(false)
+  })
 })
