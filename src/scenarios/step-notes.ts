@@ -51,7 +51,6 @@ export function describeRateLimit(answer: ClientAnswer, transport: { maxRetryAft
   return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
 }
 
-
 /**
  * A 3xx the client did not follow: the base URL has moved (http -> https, another host or path).
  * Names the base URL to use when the Location ends with the path that was asked for.

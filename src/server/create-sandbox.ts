@@ -234,7 +234,10 @@ function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, ser
   app.use((event: H3Event, next) => {
     const path = event.url.pathname
     if (path.length < 2 || !path.endsWith('/')) return next()
-    const hint = `No such endpoint: API paths have no trailing slash (${path.replace(/\/+$/, '') || '/'}).`
+    // The path without the slash is named only under the API's prefix, where it may well exist.
+    const hint = path.startsWith(`${ROUTE_PREFIX}/`)
+      ? `No such endpoint: API paths have no trailing slash (${path.replace(/\/+$/, '')}).`
+      : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
     return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
   })
   const methodsByPath = new Map<string, string[]>()

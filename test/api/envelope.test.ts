@@ -68,6 +68,8 @@ describe('envelope', () => {
     expect((await api.get('/api/sandbox/loans')).body.activeLoans).toEqual([])
     expect((await api.get('/api/sandbox/config/')).status).toBe(404)
     expect((await api.get('/api/sandbox/openapi.json/')).status).toBe(404)
+    // Outside the API, no path is suggested.
+    expect((await api.get('/foo/')).body.error).toBe('No such endpoint; the API lives under /api/sandbox/.')
 
     const wrong = await api.call('DELETE', '/api/sandbox/config')
     expect(wrong.status).toBe(405)
