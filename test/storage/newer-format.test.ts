@@ -116,12 +116,21 @@ describe('request log keys of another version', () => {
   })
 })
 
+/** Runs `use` on the file's test redis, emptied first, with a raw client on it that is closed after. */
+async function withFlushedRedis(use: (redis: Awaited<ReturnType<typeof testRedis>>, raw: Redis) => Promise<void>): Promise<void> {
+  const redis = await testRedis()
+  await redis.flush()
+  const raw = new Redis(redis.port, '127.0.0.1')
+  try {
+    await use(redis, raw)
+  } finally {
+    await raw.quit()
+  }
+}
+
 describe('a redis database marked with a newer storage format', () => {
   it.skipIf(!hasRedis)('is refused by the server and the tools and left untouched; an unmarked one is marked by the server only', async () => {
-    const redis = await testRedis()
-    await redis.flush()
-    const raw = new Redis(redis.port, '127.0.0.1')
-    try {
+    await withFlushedRedis(async (redis, raw) => {
       const tool = await createSandboxStorage({ kind: 'redis', url: redis.url })
       await tool.dispose()
       expect(await raw.keys('*')).toEqual([])
@@ -140,26 +149,19 @@ describe('a redis database marked with a newer storage format', () => {
       // No lease taken: nothing written.
       expect((await raw.keys('*')).sort()).toEqual(before)
       expect(await raw.get('sandbox:storage-format')).toBe('{"format":3}')
-    } finally {
-      await raw.quit()
-    }
+    })
   })
 })
 
 describe('a redis database whose storage-format marker cannot be read', () => {
   it.skipIf(!hasRedis)('is refused with the redis key to delete, which is left as it was', async () => {
-    const redis = await testRedis()
-    await redis.flush()
-    const raw = new Redis(redis.port, '127.0.0.1')
-    try {
+    await withFlushedRedis(async (redis, raw) => {
       await raw.set('sandbox:storage-format', 'format=2')
       const error = await createSandboxStorage({ kind: 'redis', url: redis.url, owner: true }).catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(StorageError)
       // The key as redis names it: `DEL storage-format` would delete nothing.
       expect((error as Error).message).toContain('delete the marker (sandbox:storage-format)')
       expect(await raw.get('sandbox:storage-format')).toBe('format=2')
-    } finally {
-      await raw.quit()
-    }
+    })
   })
 })
