@@ -4,7 +4,8 @@ import type { SessionDoc } from '../../src/server/session-doc.js'
 import { createWebhookState, enqueueEvents, requeueDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
 import type { DeliveryReport } from '../../src/webhooks/delivery-report.js'
 import { createDueQueue } from '../../src/webhooks/due-queue.js'
-import { applyHeldAttempts, createParkedHeads, toParkedHead } from '../../src/webhooks/parked-heads.js'
+import { applyHeldAttempts, toParkedHead } from '../../src/webhooks/parked-head.js'
+import { createParkedHeads } from '../../src/webhooks/parked-heads.js'
 import type { WebhookState } from '../../src/webhooks/types.js'
 
 const NOW = Date.parse('2026-11-25T10:00:00.000Z')
