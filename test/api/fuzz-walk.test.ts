@@ -32,7 +32,7 @@ describe('a seeded random walk over the API keeps every invariant', () => {
     const storage = process.env.FUZZ_STORAGE === 'fs' ? 'fs' : 'memory'
     for (const seed of hunted) {
       it(`seed ${seed}`, async () => {
-        await expectCleanWalk({ seed, steps, storage, restarts: Number(process.env.FUZZ_RESTARTS ?? 2), keys: Number(process.env.FUZZ_KEYS ?? 3), transport: process.env.FUZZ_PORT ? 'port' : 'in-process', ...(storage === 'fs' && { dataDir: await makeDir() }) })
+        await expectCleanWalk({ seed, steps, storage, restarts: Number(process.env.FUZZ_RESTARTS ?? 2), keys: Number(process.env.FUZZ_KEYS ?? 3), transport: process.env.FUZZ_PORT ? 'port' : 'in-process', clockJumps: Boolean(process.env.FUZZ_CLOCK), ...(storage === 'fs' && { dataDir: await makeDir() }) })
       })
     }
     return
@@ -47,6 +47,9 @@ describe('a seeded random walk over the API keeps every invariant', () => {
   })
   it('one key, long enough for loan histories and idempotency batches to be stored by reference', async () => {
     await expectCleanWalk({ seed: 5, steps: 400, keys: 1, restarts: 2 })
+  })
+  it('with the wall clock stepped forward and back between requests, seed 8', async () => {
+    await expectCleanWalk({ seed: 8, steps: 150, restarts: 1, clockJumps: true })
   })
   it('fs storage, restarted twice mid-walk, keeps its state exactly', async () => {
     await expectCleanWalk({ seed: 7, steps: 120, storage: 'fs', dataDir: await makeDir(), restarts: 2 })

@@ -10,7 +10,8 @@ export function checkDeliveryLog(walk: Walk, k: number, body: any): void {
   if (deliveries.length > 50) client.fail(`k${k}: ${deliveries.length} deliveries shown`)
   const ids = deliveries.map((delivery) => delivery.id)
   if (new Set(ids).size !== ids.length) client.fail(`k${k}: a delivery is listed twice`)
-  for (let i = 1; i < deliveries.length; i++) {
+  // The log is in queue order; a wall clock set back gives later deliveries earlier times.
+  for (let i = 1; i < deliveries.length && !walk.clockMoved; i++) {
     if (deliveries[i - 1].created_at < deliveries[i].created_at) client.fail(`k${k}: deliveries not newest first at ${i}`)
   }
   for (const delivery of deliveries) {

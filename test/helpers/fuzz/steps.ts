@@ -125,7 +125,7 @@ export function planPartner(random: Random): PlannedRequest {
 
 /** A webhook endpoint create or update, to the walk's loopback receiver (the only host it may use). */
 export function planWebhookSave(random: Random, receiverBase: string, key: number): PlannedRequest {
-  const body: Record<string, unknown> = { url: `${receiverBase}/ep/${key}/${random.chance(0.3) ? 'fail' : 'ok'}` }
+  const body: Record<string, unknown> = { url: `${receiverBase}/ep/${key}/${random.weighted({ ok: 5, fail: 2, recover: 3 })}` }
   if (random.chance(0.5)) body.events = random.pick([['sandbox.loan.issued'], ['sandbox.webhook.test', 'sandbox.loan.updated'], ['sandbox.repayment.settled', 'sandbox.repayment.settled']])
   if (random.chance(0.3)) body.rotate_secret = random.chance(0.8)
   return { method: 'POST', path: '/api/sandbox/webhooks', body }

@@ -133,9 +133,12 @@ export async function sendRetry(walk: Walk, k: number): Promise<void> {
   checkDeliveryLog(walk, k, log)
   const ids: string[] = (log.deliveries ?? []).map((delivery: any) => delivery.id)
   const choice = random.weighted({ one: 3, batch: 1, all: 1, unknown: 1 })
-  const body = choice === 'one' && ids.length ? { delivery_id: random.pick(ids) }
+  const body: any = choice === 'one' && ids.length ? { delivery_id: random.pick(ids) }
     : choice === 'batch' && ids.length ? { delivery_ids: [random.pick(ids), random.pick(ids)] }
     : choice === 'unknown' ? { delivery_id: 'whd_nope' } : {}
+  // Whatever the retry endpoint may put back may then arrive after later events: not an order fault.
+  const putBack = (log.deliveries ?? []).filter((delivery: any) => delivery.status !== 'delivered' && (!('delivery_id' in body || 'delivery_ids' in body) || [body.delivery_id, ...(body.delivery_ids ?? [])].includes(delivery.id)))
+  for (const delivery of putBack) walk.models[k]!.retried.add(delivery.event_id)
   await sendWrite(walk, k, { method: 'POST', path: '/api/sandbox/webhooks/retry', body })
 }
 

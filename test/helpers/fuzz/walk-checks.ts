@@ -99,8 +99,8 @@ export async function sendConcurrent(walk: Walk, k: number): Promise<void> {
   if (group.length) model.events.push(group)
 }
 
-/** Every key's forwarded events arrived once each, in the order its answers imply. */
-export async function checkEvents(walk: Walk, got: WalkDelivery[]): Promise<void> {
+/** Every key's forwarded events arrived once each, in the order its answers imply; answers which key owns each object id. */
+export async function checkEvents(walk: Walk, got: WalkDelivery[]): Promise<Map<string, number>> {
   const { client } = walk
   await client.sandbox.deliveriesIdle()
   const owner = new Map<string, number>()
@@ -121,5 +121,6 @@ export async function checkEvents(walk: Walk, got: WalkDelivery[]): Promise<void
   }
   const orphans = forwarded.filter((event) => !owner.has(objectIdOf(event) ?? ''))
   if (orphans.length) client.fail(`${orphans.length} forwarded events belong to no key: ${JSON.stringify(orphans[0]).slice(0, 300)}`)
+  return owner
 }
 

@@ -1,15 +1,26 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** What the walk's receiver got: the path, and the body as JSON. */
-export interface WalkDelivery { path: string; event: unknown }
+/** What the walk's receiver got: the path, the body as JSON, and the status it answered. */
+export interface WalkDelivery { path: string; event: unknown; status: number }
+
+/** The walk's receiver: what it got, and which keys' `/recover` endpoints are down now. */
+export interface WalkReceiver {
+  base: string
+  got: WalkDelivery[]
+  /** Keys whose `/ep/<key>/recover` answers 500 until taken out again. */
+  down: Set<number>
+  close(): Promise<void>
+}
 
 /**
- * A webhook receiver on 127.0.0.1: `/fwd` takes the forwarded events of every key, `/ep/<key>/ok`
- * and `/ep/<key>/fail` (answers 500) are the keys' own endpoints.
+ * A webhook receiver on 127.0.0.1: `/fwd` takes the forwarded events of every key, `/ep/<key>/ok`,
+ * `/ep/<key>/fail` (answers 500) and `/ep/<key>/recover` (500 while the key is in `down`) are the
+ * keys' own endpoints.
  */
-export async function startWalkReceiver(): Promise<{ base: string; got: WalkDelivery[]; close(): Promise<void> }> {
+export async function startWalkReceiver(): Promise<WalkReceiver> {
   const got: WalkDelivery[] = []
+  const down = new Set<number>()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -20,8 +31,11 @@ export async function startWalkReceiver(): Promise<{ base: string; got: WalkDeli
       } catch {
         event = null
       }
-      got.push({ path: req.url ?? '', event })
-      res.statusCode = req.url?.includes('/fail') ? 500 : 200
+      const url = req.url ?? ''
+      const recovering = /^\/ep\/(\d+)\/recover$/.exec(url)
+      const failing = url.includes('/fail') || (recovering !== null && down.has(Number(recovering[1])))
+      res.statusCode = failing ? 500 : 200
+      got.push({ path: url, event, status: res.statusCode })
       res.end('ok')
     })
   })
@@ -29,6 +43,7 @@ export async function startWalkReceiver(): Promise<{ base: string; got: WalkDeli
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     got,
+    down,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

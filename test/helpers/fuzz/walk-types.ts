@@ -20,6 +20,8 @@ export interface KeyModel {
   used: Set<string>
   /** Deliveries the log has shown as delivered. */
   delivered: Set<string>
+  /** Events whose endpoint delivery the retry endpoint may have put back (so may arrive out of order). */
+  retried: Set<string>
 }
 
 /** The walk's shared parts, as the step functions see them. */
@@ -30,6 +32,10 @@ export interface Walk {
   config(): FullModelConfig
   /** The loopback receiver's base URL, for webhook endpoints. */
   base: string
+  /** Keys whose `/recover` endpoint answers 500 for now. */
+  down: Set<number>
+  /** Set once the wall clock has been stepped: timestamps need not follow the order of events. */
+  clockMoved?: boolean
 }
 
 /** Balances every key starts with (fixtures/wallet.json). */

@@ -9,6 +9,9 @@ import type { FullModelConfig } from './transitions.js'
 import { replayStored, reuseRejected, sendBad, sendOtherKeysRequest, sendRetry, sendWrite } from './walk-actions.js'
 import { checkAfterRestart, checkEvents, checkIsolation, checkReads, resync, sendConcurrent } from './walk-checks.js'
 import { startWalkReceiver } from './walk-receiver.js'
+import { checkEndpointOrder, checkRecovery } from './endpoint-checks.js'
+import { flipReceiver, jumpClock, sendWithTrailingSlash } from './walk-edges.js'
+import { installWallClock } from '../wall-clock.js'
 import type { KeyModel, Walk } from './walk-types.js'
 
 /**
@@ -30,6 +33,8 @@ export interface WalkOptions {
   restarts?: number
   /** `port`: over HTTP on 127.0.0.1 (Node's body reading), default in-process. */
   transport?: 'in-process' | 'port'
+  /** Step the wall clock forward and back between requests (within two hours). */
+  clockJumps?: boolean
 }
 
 /** What a walk found: problems (none when it passed) and the request sequence that led there. */
@@ -97,8 +102,10 @@ export async function runWalk(options: WalkOptions): Promise<WalkReport> {
   }
   await open()
   await listen()
-  const models: KeyModel[] = keys.map(() => ({ loans: null, profile: null, endpoint: null, stored: [], rejected: [], events: [], used: new Set<string>(), delivered: new Set<string>() }))
-  const walk: Walk = { random, client, models, config: () => config, base: receiver.base }
+  const models: KeyModel[] = keys.map(() => ({ loans: null, profile: null, endpoint: null, stored: [], rejected: [], events: [], used: new Set<string>(), delivered: new Set<string>(), retried: new Set<string>() }))
+  const walk: Walk = { random, client, models, config: () => config, base: receiver.base, down: receiver.down }
+  const clock = options.clockJumps ? installWallClock() : undefined
+  const offset = { ms: 0 }
   try {
     for (let k = 0; k < keyCount; k++) await resync(walk, k)
     const restarts = options.restarts ?? 0
@@ -113,14 +120,17 @@ export async function runWalk(options: WalkOptions): Promise<WalkReport> {
         await checkAfterRestart(walk)
         continue
       }
+      if (clock && random.chance(0.03)) jumpClock(walk, clock, offset)
       await takeStep(walk, random.int(0, keyCount - 1))
       if (step % 25 === 24) await checkIsolation(walk)
     }
     if (client.problems.length === 0) await checkIsolation(walk)
-    if (client.problems.length === 0) await checkEvents(walk, receiver.got)
+    if (client.problems.length === 0) await checkRecovery(walk)
+    if (client.problems.length === 0) checkEndpointOrder(walk, receiver.got, await checkEvents(walk, receiver.got))
   } catch (error) {
     client.fail(`walk threw: ${(error as Error).stack}`)
   } finally {
+    clock?.restore()
     await stop()
     await receiver.close()
   }
@@ -131,7 +141,7 @@ async function takeStep(walk: Walk, k: number): Promise<void> {
   const { random, models } = walk
   const model = models[k]!
   const config = walk.config()
-  const kind = random.weighted({ flow: 20, create: 5, repay: 18, action: 14, partner: 3, hookSave: 3, hookDelete: 1, hookTest: 2, hookRetry: 2, bad: 12, replay: 6, conflict: 3, reuse400: 2, otherKey: 2, concurrent: 3, read: 3, stray: 1 })
+  const kind = random.weighted({ flow: 20, create: 5, repay: 18, action: 14, partner: 3, hookSave: 3, hookDelete: 1, hookTest: 2, hookRetry: 2, flip: 3, pause: 2, slash: 2, bad: 12, replay: 6, conflict: 3, reuse400: 2, otherKey: 2, concurrent: 3, read: 3, stray: 1 })
   switch (kind) {
     case 'flow': return sendWrite(walk, k, planFlowStep(random, model.loans, config))
     case 'create': return sendWrite(walk, k, planCreateLoan(random, config))
@@ -142,6 +152,10 @@ async function takeStep(walk: Walk, k: number): Promise<void> {
     case 'hookDelete': return sendWrite(walk, k, { method: 'DELETE', path: '/api/sandbox/webhooks' })
     case 'hookTest': return sendWrite(walk, k, { method: 'POST', path: '/api/sandbox/webhooks/test', body: {} })
     case 'hookRetry': return sendRetry(walk, k)
+    case 'flip': return flipReceiver(walk, k)
+    case 'slash': return sendWithTrailingSlash(walk, k)
+    // Lets scheduled webhook retries (20 and 40 ms) happen between requests, so queues fail and move.
+    case 'pause': return new Promise((resolve) => setTimeout(resolve, random.int(20, 120)))
     case 'bad': return sendBad(walk, k)
     case 'replay': return replayStored(walk, k, false)
     case 'conflict': return replayStored(walk, k, true)
