@@ -4,6 +4,11 @@ import { SandboxConnectionError, SandboxRequestError } from './api-error.js'
 import { NOT_IN_HEADER } from './header-value.js'
 import { findCertificateError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
 
+/** The client's time per attempt unless `timeoutMs` says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 30_000
+/** The client's longest Retry-After wait unless `maxRetryAfterMs` says otherwise. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000
+
 /** One request as the client sends it. */
 export interface ClientRequest {
   method: 'GET' | 'POST' | 'DELETE'
@@ -40,8 +45,8 @@ export interface TransportOptions {
   // `| undefined` throughout: `apiKey: process.env.X` must type-check under exactOptionalPropertyTypes.
   apiKey?: string | null | undefined
   /**
-   * Retries after a network error or a 429, with the same key and body; and after a network error,
-   * of a 409 IDEMPOTENCY_KEY_IN_PROGRESS (the lost attempt is still running). Default 3.
+   * Retries after a network error, a proxy's 502/503/504 or a 429, with the same key and body; and
+   * after a network error, of a 409 IDEMPOTENCY_KEY_IN_PROGRESS (the lost attempt is still running). Default 3.
    */
   retries?: number | undefined
   /** Per attempt. Default 30 s. */
@@ -157,7 +162,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
         headers,
         body: text,
         retry: 0,
-        timeout: options.timeoutMs ?? 30_000,
+        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         // fetch would send a 301/302 POST again as a GET without its body (its answer then taken
         // for the POST's), and drop Authorization on a move to another origin (http -> https): a
         // 3xx is returned as it is, Location and all, for the caller to fix its base URL.
@@ -172,7 +177,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       const plainHttp = isPlainHttpError(error)
       const safe = isSafeToRetry(request, idempotencyKey)
       if (attempt > retries || certificate || plainHttp || !safe) {
-        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? 30_000, certificate, plainHttp, unsafe: !safe && attempt <= retries })
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, certificate, plainHttp, unsafe: !safe && attempt <= retries })
       }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
@@ -192,14 +197,14 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       lostAnswer = true
       const backoff = Math.min(250 * 2 ** (attempt - 1), 2000)
       const asked = answer.headers.has('retry-after') ? parseRetryAfter(answer.headers.get('retry-after')) : 0
-      const ms = Math.min(Math.max(backoff, asked), options.maxRetryAfterMs ?? 30_000)
+      const ms = Math.min(Math.max(backoff, asked), options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS)
       options.onRetryWait?.({ reason: 'gateway_error', ms, attempt, maxAttempts: retries + 1, request, status: answer.status })
       await sleep(ms)
       continue
     }
     if (answer.status !== 429 || attempt > retries) return answer
     const asked = parseRetryAfter(answer.headers.get('retry-after'))
-    const max = options.maxRetryAfterMs ?? 30_000
+    const max = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS
     if (asked > max && options.overMaxRetryAfter === 'return') return answer
     const ms = Math.min(asked, max)
     options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, maxAttempts: retries + 1, request })

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isPlainHttpError } from '../client/retry-rules.js'
+import { findCertificateError, isPlainHttpError } from '../client/retry-rules.js'
 
 /** How often a server that does not answer yet is tried again. */
 const POLL_MS = 200
@@ -7,19 +7,20 @@ const POLL_MS = 200
 /**
  * Waits until something answers HTTP at `baseUrl` (any status: the hosted sandbox may not serve
  * our OpenAPI path) or `timeoutMs` has passed, for a server started in the background just
- * before. Resolves whether it answered.
+ * before. Resolves whether it answered. A server that is up but will not do as it stands (it
+ * redirects, its TLS certificate is not trusted, it answers plain HTTP on an https:// URL) ends
+ * the wait at once: waiting does not change it, and the run's first request says what to fix.
  */
 export async function waitForServer(baseUrl: string, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     const left = deadline - performance.now()
     try {
-      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, left))) })
+      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { redirect: 'manual', signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, left))) })
       await response.body?.cancel()
       return true
     } catch (error) {
-      // A plain-http server behind an https:// URL is up: the run's first request says what to fix.
-      if (isPlainHttpError(error)) return true
+      if (isPlainHttpError(error) || findCertificateError(error)) return true
       const remaining = deadline - performance.now()
       if (remaining <= 0) return false
       await sleep(Math.min(POLL_MS, remaining))

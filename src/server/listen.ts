@@ -17,7 +17,7 @@ export interface SandboxListener {
 }
 
 /** How long close() waits for in-flight requests by default before cutting their connections. */
-const CLOSE_CAP_MS = 10_000
+export const CLOSE_CAP_MS = 10_000
 
 /**
  * Fails with code EADDRNOTAVAIL when nothing can listen on `host` (an address this machine does

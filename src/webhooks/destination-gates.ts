@@ -10,6 +10,12 @@
  */
 export const MAX_IN_FLIGHT_PER_DESTINATION = 16
 
+/**
+ * Keys whose receiver is back woken at a time per destination (wake-pacer.ts): twice the places
+ * in flight, as a woken key also reads and writes its document between sends.
+ */
+export const KEYS_WOKEN_PER_DESTINATION = 2 * MAX_IN_FLIGHT_PER_DESTINATION
+
 interface Gate {
   active: number
   /** Sends waiting for a place, oldest first: told true when they have one, false on close. */

@@ -15,7 +15,7 @@ import { createStagedWrites } from './staged-writes.js'
 import { findDueRun } from './delivery-spill.js'
 import { createSlotWorkers } from './slot-workers.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
-import { MAX_IN_FLIGHT_PER_DESTINATION } from './destination-gates.js'
+import { KEYS_WOKEN_PER_DESTINATION } from './destination-gates.js'
 import { createWakePacer } from './wake-pacer.js'
 import { DELIVERY_TARGETS, type Delivery, type WebhookState } from './types.js'
 
@@ -57,11 +57,8 @@ export function createDispatcher(options: DispatcherOptions) {
   const markers = createActiveMarkers(options)
   const recent = createRecentRefusals()
   const attempts = createDeliveryAttempts(options, recent)
-  /**
-   * Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts).
-   * Twice the places in flight: a woken worker also reads and writes its document between sends.
-   */
-  const pacer = createWakePacer({ limit: 2 * MAX_IN_FLIGHT_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
+  /** Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts). */
+  const pacer = createWakePacer({ limit: KEYS_WOKEN_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
   /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,

@@ -17,9 +17,12 @@ afterEach(() => {
 })
 
 describe('sandbox run against a remote sandbox', () => {
-  it('an untrusted certificate: exit 2 at once, naming NODE_EXTRA_CA_CERTS, which then makes the run pass', async () => {
+  it('an untrusted certificate: exit 2 at once, even with --wait, naming NODE_EXTRA_CA_CERTS, which then makes the run pass', async () => {
     const tls = await upstreamSandbox.proxy({ tls: true })
-    const untrusted = await runCli(['run', 'loan-flow', '--base-url', tls.url])
+    const started = performance.now()
+    const untrusted = await runCli(['run', 'loan-flow', '--base-url', tls.url, '--wait', '30s'])
+    // The server is up: waiting would not make its certificate trusted, so --wait ends at once.
+    expect(performance.now() - started).toBeLessThan(10_000)
     expect(untrusted.code).toBe(2)
     expect(untrusted.stdout).not.toContain('network error')
     expect(untrusted.stderr).toBe(`sandbox: cannot reach ${tls.url}/api/sandbox/state (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem\n`)
@@ -39,7 +42,7 @@ describe('sandbox run against a remote sandbox', () => {
     expect(elapsed).toBeLessThan(10_000)
   })
 
-  it('a proxy\'s 502 is retried with a line saying so; a base URL that redirects stops the run (exit 2) with the URL to use', async () => {
+  it('a proxy\'s 502 is retried with a line saying so; a base URL that redirects stops the run (exit 2, at once even with --wait) with the URL to use', async () => {
     const flaky = await upstreamSandbox.proxy({ handler: (_request, response, forward, index) => (index === 2 ? answerHtml(response, 502) : forward()) })
     const retried = await runCli(['run', 'loan-flow', '--base-url', flaky.url])
     expect(retried.code).toBe(0)
@@ -49,7 +52,10 @@ describe('sandbox run against a remote sandbox', () => {
       response.writeHead(308, { location: `https://127.0.0.1:1${request.url}` })
       response.end()
     } })
-    const redirected = await runCli(['run', 'loan-flow', 'repay-full', '--base-url', moved.url, '--json'])
+    const started = performance.now()
+    const redirected = await runCli(['run', 'loan-flow', 'repay-full', '--base-url', moved.url, '--json', '--wait', '30s'])
+    // A redirect is an answer: --wait ends there rather than following it to a port that refuses.
+    expect(performance.now() - started).toBeLessThan(10_000)
     expect(redirected.code).toBe(2)
     const message = 'the server answered 308, a redirect to https://127.0.0.1:1/api/sandbox/state: redirects are not followed (a POST would come back as a GET, and the key is not sent to another origin); use --base-url https://127.0.0.1:1'
     expect(JSON.parse(redirected.stdout).scenarios.map((scenario: { status: string; error: string }) => [scenario.status, scenario.error])).toEqual([
@@ -57,7 +63,8 @@ describe('sandbox run against a remote sandbox', () => {
       ['skipped', 'not run: the run stopped when loan-flow could not reach the server'],
     ])
     expect(redirected.stderr).toBe(`sandbox: ${message}\n`)
-    expect(moved.requests).toHaveLength(1)
+    // --wait's one probe, then the run's first request, sent once.
+    expect(moved.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /api/sandbox/openapi.json', 'GET /api/sandbox/state'])
   })
 
   it('an API key with a line break (a key file saved with CRLF) is refused before any request, without printing it whole', async () => {

@@ -71,4 +71,23 @@ describe('the README', () => {
     expect(read.size).toBeGreaterThan(5)
     expect([...read].filter((name) => !README.includes(`\`${name}\``))).toEqual([])
   })
+
+  it('gives each flag in its command\'s table the env variable and default that `--help` gives', async () => {
+    const program = await createProgram()
+    const wrong: string[] = []
+    for (const name of ['serve', 'run']) {
+      const command = program.commands.find((sub) => sub.name() === name)!
+      const rows = readSection(SECTIONS[name]!).split('\n').filter((line) => line.startsWith('| `--'))
+      for (const option of command.options) {
+        const row = rows.find((line) => new RegExp(`^\\| \`${option.long}[\` ]`).test(line))
+        if (!row) continue
+        const [, , env = '', fallback = ''] = row.split('|').map((cell) => cell.trim())
+        const helpEnv = /\(env (SANDBOX_[A-Z_]+)/.exec(option.description)?.[1]
+        if ((helpEnv ?? '') !== env.replace(/`/g, '')) wrong.push(`${name} ${option.long}: env ${helpEnv} in --help, ${env || 'none'} in the README`)
+        const helpDefault = /[(,;] ?default:? ([^)]+)\)/.exec(option.description)?.[1]
+        if (helpDefault && !fallback.replace(/`/g, '').startsWith(helpDefault)) wrong.push(`${name} ${option.long}: default ${helpDefault} in --help, ${fallback} in the README`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
 })

@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { canPrompt } from '../../src/cli/can-prompt.js'
+import { DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_TIMEOUT_MS } from '../../src/client/send-request.js'
 import { ConflictReasons, ErrorCodes } from '../../src/errors/codes.js'
+import { DECISIONS } from '../../src/openapi/decisions.js'
+import { RUN_MAX_RETRY_AFTER_MS, RUN_TIMEOUT_MS } from '../../src/scenarios/run-scenarios.js'
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/scenarios/wait-for-webhook.js'
+import { CLOSE_CAP_MS } from '../../src/server/listen.js'
+import { FORMAT_KEY, STORAGE_FORMAT } from '../../src/storage/storage-format.js'
+import { SHARED_REFUSAL_MS } from '../../src/webhooks/recent-refusals.js'
+import { DELIVERY_TIMEOUT_MS } from '../../src/webhooks/sender.js'
+import { KEYS_WOKEN_PER_DESTINATION, MAX_IN_FLIGHT_PER_DESTINATION } from '../../src/webhooks/destination-gates.js'
 import { spillDeliveries } from '../../src/webhooks/delivery-spill.js'
 import type { Delivery } from '../../src/webhooks/types.js'
 import { checkWebhookUrl } from '../../src/webhooks/url-policy.js'
@@ -39,5 +49,59 @@ describe('the README', () => {
     const publicHost = { allowLocal: false, resolve: async () => ['8.8.8.8'] }
     await expect(checkWebhookUrl(long(limit), publicHost)).resolves.toBeInstanceOf(URL)
     await expect(checkWebhookUrl(long(limit + 1), publicHost)).rejects.toMatchObject({ details: { reason: 'too_long' } })
+  })
+
+  /** The number in the first match of PATTERN (a README sentence), which must be there. */
+  function readNumber(pattern: RegExp): number {
+    const found = pattern.exec(README)
+    expect(found, String(pattern)).not.toBeNull()
+    return Number(found![1]!.replace(/,/g, ''))
+  }
+
+  it('gives the deliveries in flight per destination and the keys woken at a time, as the code and the OpenAPI document have them', () => {
+    expect(readNumber(/At most (\d+) deliveries are in flight to one destination/)).toBe(MAX_IN_FLIGHT_PER_DESTINATION)
+    expect(readNumber(/Deliveries beyond the (\d+) wait their turn/)).toBe(MAX_IN_FLIGHT_PER_DESTINATION)
+    expect(readNumber(/more than (\d+) to one receiver/)).toBe(MAX_IN_FLIGHT_PER_DESTINATION)
+    expect(readNumber(/due, (\d+) per destination at a time/)).toBe(KEYS_WOKEN_PER_DESTINATION)
+    expect(readNumber(/their (\d+) s start when they are sent/)).toBe(DELIVERY_TIMEOUT_MS / 1000)
+    expect(DECISIONS).toContain(`at most ${MAX_IN_FLIGHT_PER_DESTINATION} deliveries in flight to one destination`)
+  })
+
+  it('gives the stop\'s cap, the run\'s and the client\'s timeouts and Retry-After caps, and wait_for_webhook\'s default', () => {
+    expect(readNumber(/webhook deliveries finish \(up to (\d+) s;/)).toBe(CLOSE_CAP_MS / 1000)
+    expect(readNumber(/`docker stop` waits (\d+) s before it kills, the same as the stop's own cap/)).toBe(CLOSE_CAP_MS / 1000)
+    expect(readNumber(/`closeTimeoutMs` \((\d+) s\)/)).toBe(CLOSE_CAP_MS / 1000)
+    expect(readNumber(/\| `(\d+)s`: how long one attempt of a request may take/)).toBe(RUN_TIMEOUT_MS / 1000)
+    expect(readNumber(/an attempt may take (\d+) s\s+\(`--timeout`\) rather than (?:\d+) s/)).toBe(RUN_TIMEOUT_MS / 1000)
+    expect(readNumber(/\(`--timeout`\) rather than (\d+) s/)).toBe(DEFAULT_TIMEOUT_MS / 1000)
+    expect(readNumber(/waited for up to (\d+) minutes rather than (?:\d+) s/) * 60_000).toBe(RUN_MAX_RETRY_AFTER_MS)
+    expect(readNumber(/waited for up to \d+ minutes rather than (\d+) s/)).toBe(DEFAULT_MAX_RETRY_AFTER_MS / 1000)
+    expect(readNumber(/`timeoutMs`, (\d+) s by default/)).toBe(DEFAULT_TIMEOUT_MS / 1000)
+    expect(readNumber(/capped at `maxRetryAfterMs` \((\d+) s by default/)).toBe(DEFAULT_MAX_RETRY_AFTER_MS / 1000)
+    expect(readNumber(/`wait_for_webhook`'s `timeout_ms` \((\d+) s by default\)/)).toBe(DEFAULT_WEBHOOK_TIMEOUT_MS / 1000)
+    expect(readNumber(/And for (\d+) ms after a connection/)).toBe(SHARED_REFUSAL_MS)
+  })
+
+  it('names the storage-format marker as fs and redis store it, with this version\'s format', () => {
+    expect(README).toContain(`the file \`${FORMAT_KEY}\` in the data dir, the key \`sandbox:${FORMAT_KEY}\` in redis`)
+    expect(readNumber(/\(`\{"format": (\d+),/)).toBe(STORAGE_FORMAT)
+  })
+
+  it('tells which values of CI count as a CI job, as the prompts decide', () => {
+    expect(README).toContain('(`CI` set to anything but empty, `false` or `0`,')
+    const stdin = Object.getOwnPropertyDescriptor(process.stdin, 'isTTY')
+    const stdout = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY')
+    Object.defineProperty(process.stdin, 'isTTY', { value: true, configurable: true })
+    Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true })
+    try {
+      const prompts = (ci: string | undefined) => canPrompt(ci === undefined ? {} : { CI: ci })
+      expect([undefined, '', 'false', '0'].map(prompts)).toEqual([true, true, true, true])
+      expect(['true', '1', 'yes'].map(prompts)).toEqual([false, false, false])
+    } finally {
+      for (const [stream, descriptor] of [[process.stdin, stdin], [process.stdout, stdout]] as const) {
+        if (descriptor) Object.defineProperty(stream, 'isTTY', descriptor)
+        else delete (stream as { isTTY?: boolean }).isTTY
+      }
+    }
   })
 })
