@@ -231,13 +231,15 @@ function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, ser
   // The router would match `/api/sandbox/loans/` to `/api/sandbox/loans`: a path the contract does
   // not have (decisions.md: unknown paths give 404), whose Idempotency-Key fingerprint differs from
   // the one without the slash. Refused here, so a client's stray slash shows up in the sandbox.
+  // The path without the slash is named only when it is one of the API's.
+  const known = [...new Set(routes.map(([, path]) => path)), `${ROUTE_PREFIX}/openapi.json`].map((path) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`))
   app.use((event: H3Event, next) => {
     const path = event.url.pathname
     if (path.length < 2 || !path.endsWith('/')) return next()
-    // The path without the slash is named only under the API's prefix, where it may well exist.
-    const hint = path.startsWith(`${ROUTE_PREFIX}/`)
-      ? `No such endpoint: API paths have no trailing slash (${path.replace(/\/+$/, '')}).`
-      : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
+    const bare = path.replace(/\/+$/, '')
+    const hint = known.some((pattern) => pattern.test(bare))
+      ? `No such endpoint: API paths have no trailing slash (${bare}).`
+      : path.startsWith(`${ROUTE_PREFIX}/`) ? 'No such endpoint.' : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
     return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
   })
   const methodsByPath = new Map<string, string[]>()

@@ -68,8 +68,11 @@ describe('envelope', () => {
     expect((await api.get('/api/sandbox/loans')).body.activeLoans).toEqual([])
     expect((await api.get('/api/sandbox/config/')).status).toBe(404)
     expect((await api.get('/api/sandbox/openapi.json/')).status).toBe(404)
-    // Outside the API, no path is suggested.
+    expect((await api.post('/api/sandbox/loans/ln_1/action/', { action: 'run_kyt' })).body.error).toContain('(/api/sandbox/loans/ln_1/action)')
+    // A path that does not exist without the slash either is not suggested.
     expect((await api.get('/foo/')).body.error).toBe('No such endpoint; the API lives under /api/sandbox/.')
+    expect((await api.get('/api/sandbox/bogus/')).body.error).toBe('No such endpoint.')
+    expect((await api.get('/api/sandbox/')).body.error).toBe('No such endpoint.')
 
     const wrong = await api.call('DELETE', '/api/sandbox/config')
     expect(wrong.status).toBe(405)
