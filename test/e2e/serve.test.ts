@@ -35,7 +35,8 @@ describe('sandbox serve', () => {
     const answer = await fetch(`${serve.url}/api/sandbox/config`, { headers: auth })
     expect(answer.status).toBe(200)
     expect(answer.headers.get('ratelimit-limit')).toBe('120')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The line comes after the answer, through a pipe: polled, as a busy machine takes longer.
+    await waitUntil(() => serve.output().includes('GET /api/sandbox/config'), 10_000, 'the request line')
     expect(serve.output()).toMatch(/GET \/api\/sandbox\/config 200 \d+ms req_[0-9a-f]{20}/)
     expect(await serve.stop('SIGTERM')).toBe(0)
   })
@@ -221,7 +222,7 @@ describe('sandbox serve', () => {
   it('prints JSON lines with --json-logs', async () => {
     const serve = await startServe(['--port', '0', '--storage', 'memory', '--json-logs'])
     await fetch(`${serve.url}/api/sandbox/nothing`, { headers: auth })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await waitUntil(() => serve.output().includes('"event":"request"'), 10_000, 'the request line')
     const lines = serve.output().trim().split('\n').map((line) => JSON.parse(line))
     expect(lines[0]).toMatchObject({ event: 'ready', url: serve.url })
     expect(lines[1]).toMatchObject({ event: 'request', status: 404, error_code: 'NOT_FOUND' })
