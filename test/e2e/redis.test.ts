@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
-import { killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -121,7 +121,7 @@ describe('sandbox serve on redis storage', () => {
     expect(await serve.stop()).toBe(0)
   })
 
-  it.skipIf(!hasRedis)('serves on a redis that asks for a password, and says what to do without it or with a wrong one', async () => {
+  it.skipIf(!hasRedis)('serves on a redis that asks for a password, and says what to do without it or with a wrong one', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const redis = await passwordRedis()
     const served = await startServe(['--port', '0', '--quiet', '--storage', redis.url])
     expect(served.output()).toContain(`(storage redis redis://:***@127.0.0.1:${redis.port}/0,`)

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const KEY = 'sk_sandbox_e2e_key_0123456789'
@@ -147,7 +147,7 @@ describe('sandbox serve', () => {
     }
   })
 
-  it('exits 2 on bad flags, config and keys files', async () => {
+  it('exits 2 on bad flags, config and keys files', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const badConfig = join(dir, 'config.json')
     await writeFile(badConfig, '{"risk":{"max_ltv_percent":"high"}}')
