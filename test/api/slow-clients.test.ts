@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { createStorage, type Driver } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
 import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
 import { newKey } from '../helpers/api.js'
@@ -50,6 +51,17 @@ async function openRaw(allowHalfOpen = false): Promise<RawClient> {
       return closedAfter
     },
   }
+}
+
+/**
+ * Whether the server still holds its end of a loopback connection open, from /proc/net/tcp
+ * (Linux): once it gave up, its end is closed (FIN_WAIT1 behind unread data) or gone.
+ */
+function isServerEndOpen(client: Socket): boolean {
+  const hex = (port: number) => `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  const serverEnd = readFileSync('/proc/net/tcp', 'utf8').split('\n').map((line) => line.trim().split(/\s+/))
+    .find((fields) => fields[1] === hex(client.remotePort!) && fields[2] === hex(client.localPort!))
+  return serverEnd?.[3] === '01'
 }
 
 /** Checks a raw answer is the 408 in the JSON envelope, naming the limits the client ran into. */
@@ -147,8 +159,11 @@ describe('slow and stalled clients on a real port', () => {
     stalled.socket.pause()
     // 60 pipelined requests ask for ~60 x 260 KB, far more than loopback buffers take unread.
     stalled.socket.write('GET /api/sandbox/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(60))
-    // Node gives a write still moving at the first expiry one more period: wait out two.
-    await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUTS.idleSocketMs + 500))
+    // Waited for on Linux, not a fixed 1.5 s: a busy machine took longer to fill the buffers, the
+    // idle timer started later, and the client read every answer. Elsewhere, two periods (Node
+    // gives a write still moving at the first expiry one more).
+    if (process.platform === 'linux') await vi.waitFor(() => expect(isServerEndOpen(stalled.socket)).toBe(false), { timeout: 15_000, interval: 50 })
+    else await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUTS.idleSocketMs + 500))
     // Reading now drains what reached the kernel, then the end the server sent when it gave up.
     stalled.socket.resume()
     const closedAfter = await stalled.closedWithin(2000)

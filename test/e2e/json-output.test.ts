@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -71,7 +71,7 @@ describe('--json error documents', () => {
     expect(await runCli(['webhook', 'verify', closed])).toMatchObject({ code: 2, stdout: '' })
   })
 
-  it('an unexpected error (a bug) prints INTERNAL_ERROR with its message, the stack on stderr, exit 1', async () => {
+  it('an unexpected error (a bug) prints INTERNAL_ERROR with its message, the stack on stderr, exit 1', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const hang = await startHangingServer()
     const cases: Array<[string, string[], string?]> = [

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 import { createRequestLog } from '../../src/server/request-log.js'
 import { createSandboxStorage } from '../../src/storage/create-storage.js'
@@ -130,7 +130,7 @@ describe('sandbox keys', () => {
 })
 
 describe('sandbox logs', () => {
-  it('shows the request log of an fs server, per key, and follows new requests', async () => {
+  it('shows the request log of an fs server, per key, and follows new requests', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const serve = await startServe(['--port', '0', '--quiet', '--data-dir', dir])
     const key = 'sk_sandbox_logs_test_0123456789'

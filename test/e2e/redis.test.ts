@@ -2,8 +2,8 @@ import { createServer } from 'node:net'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { afterEach, describe, expect, it } from 'vitest'
-import { killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -83,13 +83,14 @@ describe('sandbox serve on redis storage', () => {
     expect(state.activeLoans.map((item: { id: string }) => item.id)).toEqual([loan.id])
     const replay = await post(second.url, key, '/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 20000 }, 'persist-1')
     expect((await replay.json()).idempotency_replayed).toBe(true)
-    // The request log is written within a second.
-    await new Promise((resolve) => setTimeout(resolve, 700))
-    const logs = await runCli(['logs', '--storage', redis.url, '--json'])
-    expect(logs.code).toBe(0)
-    expect(logs.stdout.trim().split('\n').map((line) => JSON.parse(line)).map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
-      'POST /api/sandbox/loans 200', 'GET /api/sandbox/loans 200', 'POST /api/sandbox/loans 200',
-    ])
+    // serve writes its request log every 500 ms: polled, as a fixed 700 ms can be too short on a busy machine.
+    await vi.waitFor(async () => {
+      const logs = await runCli(['logs', '--storage', redis.url, '--json'])
+      expect(logs.code).toBe(0)
+      expect(logs.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)).map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
+        'POST /api/sandbox/loans 200', 'GET /api/sandbox/loans 200', 'POST /api/sandbox/loans 200',
+      ])
+    }, { timeout: 15_000, interval: 200 })
 
     expect(await sessionKeys(redis.port)).toHaveLength(1)
     const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url])
@@ -121,7 +122,7 @@ describe('sandbox serve on redis storage', () => {
     expect(await serve.stop()).toBe(0)
   })
 
-  it.skipIf(!hasRedis)('serves on a redis that asks for a password, and says what to do without it or with a wrong one', async () => {
+  it.skipIf(!hasRedis)('serves on a redis that asks for a password, and says what to do without it or with a wrong one', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const redis = await passwordRedis()
     const served = await startServe(['--port', '0', '--quiet', '--storage', redis.url])
     expect(served.output()).toContain(`(storage redis redis://:***@127.0.0.1:${redis.port}/0,`)

@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, startServe } from '../helpers/cli.js'
+import { BIN, killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 afterEach(() => killAll())
@@ -212,7 +212,7 @@ describe('sandbox run', () => {
     expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout: duration "0s" is out of range: from 1ms to 1h\n')
   })
 
-  it('against serve --keys: exits 2 naming the fix for a refused key; with a registered one, skips key-isolation and recovers from a run that left a draft open', async () => {
+  it('against serve --keys: exits 2 naming the fix for a refused key; with a registered one, skips key-isolation and recovers from a run that left a draft open', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const keys = join(dir, 'keys.json')
     const created = await runCli(['keys', 'create', '--keys', keys])
@@ -253,7 +253,7 @@ describe('sandbox run', () => {
     await server.stop()
   })
 
-  it('exits 2 when the server cannot be reached, or on a usage or scenario-file error', async () => {
+  it('exits 2 when the server cannot be reached, or on a usage or scenario-file error', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory'])
     const url = server.url
     await server.stop()
@@ -300,7 +300,7 @@ describe('sandbox run', () => {
     expect((await runCli(['run', '--no-such-flag'])).code).toBe(2)
   })
 
-  it('--json prints one JSON document on stdout when the run cannot start, so a jq after it reads an error', async () => {
+  it('--json prints one JSON document on stdout when the run cannot start, so a jq after it reads an error', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'afile'), '')
     await writeFile(join(dir, 'broken.json'), '{ "name": "n", }')
@@ -331,7 +331,7 @@ describe('sandbox run', () => {
     expect(JSON.parse(unreachable.stdout)).toMatchObject({ failed: 1, scenarios: [{ id: 'loan-flow', connection_error: true }] })
   })
 
-  it('keeps its exit code when the reader of stdout goes away (| head -1), and other commands stop quietly', async () => {
+  it('keeps its exit code when the reader of stdout goes away (| head -1), and other commands stop quietly', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     /** Runs `sandbox ARGS`, closing its stdout at the first output, as `head -1` does; resolves with the exit code and stderr. */
     const runIntoHead = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, startServe, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe, waitUntil } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const KEY = 'sk_sandbox_e2e_key_0123456789'
@@ -35,7 +35,8 @@ describe('sandbox serve', () => {
     const answer = await fetch(`${serve.url}/api/sandbox/config`, { headers: auth })
     expect(answer.status).toBe(200)
     expect(answer.headers.get('ratelimit-limit')).toBe('120')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The line comes after the answer, through a pipe: polled, as a busy machine takes longer.
+    await waitUntil(() => serve.output().includes('GET /api/sandbox/config'), 10_000, 'the request line')
     expect(serve.output()).toMatch(/GET \/api\/sandbox\/config 200 \d+ms req_[0-9a-f]{20}/)
     expect(await serve.stop('SIGTERM')).toBe(0)
   })
@@ -146,7 +147,7 @@ describe('sandbox serve', () => {
     }
   })
 
-  it('exits 2 on bad flags, config and keys files', async () => {
+  it('exits 2 on bad flags, config and keys files', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const badConfig = join(dir, 'config.json')
     await writeFile(badConfig, '{"risk":{"max_ltv_percent":"high"}}')
@@ -221,7 +222,7 @@ describe('sandbox serve', () => {
   it('prints JSON lines with --json-logs', async () => {
     const serve = await startServe(['--port', '0', '--storage', 'memory', '--json-logs'])
     await fetch(`${serve.url}/api/sandbox/nothing`, { headers: auth })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await waitUntil(() => serve.output().includes('"event":"request"'), 10_000, 'the request line')
     const lines = serve.output().trim().split('\n').map((line) => JSON.parse(line))
     expect(lines[0]).toMatchObject({ event: 'ready', url: serve.url })
     expect(lines[1]).toMatchObject({ event: 'request', status: 404, error_code: 'NOT_FOUND' })

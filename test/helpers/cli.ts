@@ -5,6 +5,12 @@ import { join } from 'node:path'
 export const BIN = join(import.meta.dirname, '../../bin/sandbox.js')
 const running = new Set<ChildProcess>()
 
+/**
+ * Timeout for a test that runs the CLI many times in a row: each run starts node (0.5-2 s on a
+ * busy 2-core machine), and a dozen runs went past the default 20 s.
+ */
+export const MANY_RUNS_TIMEOUT_MS = 60_000
+
 /** Kills every process these helpers started (call in afterEach/afterAll). */
 export function killAll(): void {
   for (const child of running) child.kill('SIGKILL')

@@ -7,8 +7,14 @@ import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-checkpoint')
 
+/**
+ * The thread runs at nice 19: beside processes that take every core (a busy CI machine), 600
+ * synced files took 14-36 s, past the default 20 s timeout.
+ */
+const STARVED_THREAD_TIMEOUT_MS = 120_000
+
 describe('checkpoint writer (its own thread)', () => {
-  it('writes every entry, deletes removed files, then deletes the journals, across several batches', async () => {
+  it('writes every entry, deletes removed files, then deletes the journals, across several batches', { timeout: STARVED_THREAD_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     await mkdir(join(dir, 'old'))
     await writeFile(join(dir, 'old', 'gone'), 'x')
@@ -42,10 +48,12 @@ describe('checkpoint writer (its own thread)', () => {
 
   it.runIf(process.platform === 'linux')('runs at the lowest CPU priority, so a checkpoint does not take the event loop\'s CPU', async () => {
     const nices = () => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]))
-    expect(nices()).not.toContain(19)
+    // Counted, not merely looked for: a writer an earlier test left running (timed out) is at 19 already.
+    const lowest = () => nices().filter((nice) => nice === 19).length
+    const before = lowest()
     const writer = createCheckpointWriter()
     await writer.write([[join(await tempDir(), 'doc'), '{}']], [])
-    expect(nices()).toContain(19)
+    expect(lowest()).toBe(before + 1)
     await writer.close()
   })
 })

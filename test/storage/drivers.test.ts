@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdir, open, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -155,6 +156,16 @@ function createGatedStorage() {
   return { storage: createStorage({ driver: gated(undefined) }), gate }
 }
 
+/** The state letter of a process in /proc (Z: exited, not yet reaped), or undefined once it is gone. */
+function readProcessState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+  } catch {
+    return undefined
+  }
+}
+
 describe('doc store races', () => {
   it('never keeps a version read before a write that ended while the read was in flight', async () => {
     const { storage, gate } = createGatedStorage()
@@ -279,10 +290,12 @@ describe('doc store failures', () => {
     const dir = await tempDir()
     // The child exits after its parent has become `sleep`, which never reaps it: a zombie until
     // the parent ends.
-    const parent = spawn('sh', ['-c', '(sleep 0.3) & echo $!; exec sleep 5'])
+    const parent = spawn('sh', ['-c', '(sleep 0.3) & echo $!; exec sleep 60'])
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk).trim()))))
-      await new Promise((resolve) => setTimeout(resolve, 800))
+      // Polled: on a busy machine the child took longer than a fixed 800 ms to exit, and a lock
+      // of a live process is rightly refused.
+      await vi.waitFor(() => expect(readProcessState(zombie)).toBe('Z'), { timeout: 10_000, interval: 20 })
       expect(() => process.kill(zombie, 0)).not.toThrow()
       await writeFile(join(dir, 'server.lock'), JSON.stringify({ token: 'zombie', pid: zombie, host: hostname(), started_at: 'then' }))
       const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
