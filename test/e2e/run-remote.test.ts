@@ -37,6 +37,18 @@ describe('sandbox run against a remote sandbox', () => {
     expect([trusted.code, trusted.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, '1 passed, 0 failed'])
   })
 
+  it('an untrusted certificate with --wait 30s: exit 2 at once with the same message, not after the 30 s', async () => {
+    const tls = await startReverseProxy(upstream, { tls: true })
+    proxies.push(tls)
+    const started = performance.now()
+    const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', tls.url, '--wait', '30s'])
+    const elapsed = performance.now() - started
+    expect(code).toBe(2)
+    expect(stdout).not.toContain('network error')
+    expect(stderr).toBe(`sandbox: cannot reach ${tls.url}/api/sandbox/state (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem\n`)
+    expect(elapsed).toBeLessThan(10_000)
+  }, 45_000)
+
   it('an https:// base URL for a plain-http server: exit 2 at once, even with --wait, suggesting http://', async () => {
     const https = upstream.replace('http://', 'https://')
     const started = performance.now()
