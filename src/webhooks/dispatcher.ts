@@ -3,13 +3,13 @@ import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionStore } from '../server/session-store.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
-import { createId } from '../server/ids.js'
+import { createCommitDeliveries, type PreparedWrite } from './commit-deliveries.js'
 import { createActiveMarkers } from './active-markers.js'
-import { enqueueEvents, findHead, hasUndelivered, isDue, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
+import { findHead, hasUndelivered, isDue, needsDispatch, recordAttempt } from './deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
-import { reportAttempt, reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
-import { createParkedHeads, toParkedHead, type ParkedHead } from './parked-heads.js'
-import { createRecentRefusals, findSharedRefusals } from './recent-refusals.js'
+import { reportAttempt, type DeliveryReport } from './delivery-report.js'
+import { createParkedHeads, toParkedHead } from './parked-heads.js'
+import { createRecentRefusals } from './recent-refusals.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findDueRun } from './delivery-spill.js'
 import { createSlotWorkers } from './slot-workers.js'
@@ -24,13 +24,7 @@ const FLUSH_DELAY_MS = 1000
 const WORKER_RETRY_MS = 2000
 
 export type { DeliveryReport } from './delivery-report.js'
-
-/** A session document ready to write, with the heads whose first attempt a recent refusal stands for (see `prepareWrite`). */
-export interface PreparedWrite {
-  doc: SessionDoc
-  reports: DeliveryReport[]
-  parked: ParkedHead[]
-}
+export type { PreparedWrite } from './commit-deliveries.js'
 
 /** Options of the dispatcher. */
 export interface DispatcherOptions extends AttemptOptions {
@@ -56,6 +50,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const markers = createActiveMarkers(options)
   const recent = createRecentRefusals()
   const attempts = createDeliveryAttempts(options, recent)
+  const { prepareCommit, prepareWrite } = createCommitDeliveries({ ...options, recent })
   /**
    * Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts).
    * Twice the places in flight: a woken worker also reads and writes its document between sends.
@@ -73,30 +68,6 @@ export function createDispatcher(options: DispatcherOptions) {
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   const spill = createSpillUpkeep({ sessions, mutex, logError: options.logError })
   let closed = false
-
-  /** Moves a commit's new events into deliveries, in the same document (called before saving). */
-  function prepareCommit(doc: SessionDoc, now: string): SessionDoc {
-    if (doc.outbox.length === 0) return doc
-    const targets = listTargets(doc.webhook.endpoint, options.forward)
-    return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId) }
-  }
-
-  /**
-   * prepareCommit for a request's commit (`base` is the webhook state the request started from):
-   * a new queue head whose URL refused a connection a moment ago gets that refusal as its first
-   * attempt, held by the head parked for its retry rather than written (recent-refusals.ts).
-   */
-  function prepareWrite(principal: Principal, doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
-    const at = new Date(now).toISOString()
-    const prepared = prepareCommit(doc, at)
-    const shared = findSharedRefusals(base, prepared.webhook, (url) => recent.find(url, now), now)
-    if (shared.length === 0) return { doc: prepared, reports: [], parked: [] }
-    const slot = sessionSlotOf(principal)
-    const next = now + options.retryScheduleMs[0]!
-    const heads = shared.map(({ delivery, error }) => ({ ...toParkedHead(slot, delivery, delivery.url), held: 1, lastError: error, lastAt: now, next }))
-    const reports = options.onDelivery ? shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at)) : []
-    return { doc: prepared, reports, parked: heads }
-  }
 
   /**
    * After a commit's write (`before` is the webhook state it started from), under the session's
