@@ -56,6 +56,13 @@ export function createDispatcher(options: DispatcherOptions) {
    * Twice the places in flight: a woken worker also reads and writes its document between sends.
    */
   const pacer = createWakePacer({ limit: 2 * MAX_IN_FLIGHT_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
+  /**
+   * Sessions resumed at a start, as many at a time as the pacer wakes per destination: all kicked
+   * at once, every waiting key's document was read together (fs: a descriptor each, so with 20,000
+   * keys, or 256 on macOS's default limit, `serve` ran out and could not even listen), and the
+   * API's first answers waited behind them.
+   */
+  const resumer = createWakePacer({ limit: 2 * MAX_IN_FLIGHT_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
   /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,
@@ -172,10 +179,10 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /** Resumes every session that had deliveries to send when the server last stopped. */
+  /** Resumes every session that had deliveries to send when the server last stopped, a few at a time. */
   async function resume(): Promise<void> {
     if (options.persistent) await spill.removeOrphans()
-    for (const slot of await markers.load()) workers.kick(slot)
+    for (const slot of await markers.load()) resumer.wake('resume', slot)
   }
 
   /**
@@ -200,6 +207,7 @@ export function createDispatcher(options: DispatcherOptions) {
     closed = true
     parked.stop()
     pacer.stop()
+    resumer.stop()
     await workers.stop()
     if (options.persistent) await checkpointParked()
     await staged.close()
@@ -210,10 +218,10 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Starts (or re-runs) the delivery worker of a session. */
   const kick = (principal: Pick<Principal, 'keyId' | 'sessionId'>): void => workers.kick(sessionSlotOf(principal))
 
-  /** Resolves once no worker runs, including those the pacer has yet to wake. */
+  /** Resolves once no worker runs, including those the pacers have yet to wake. */
   async function idle(): Promise<void> {
     await workers.idle()
-    while (pacer.busy) {
+    while (pacer.busy || resumer.busy) {
       await new Promise((resolve) => setImmediate(resolve))
       await workers.idle()
     }
