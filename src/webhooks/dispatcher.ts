@@ -3,14 +3,14 @@ import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionStore } from '../server/session-store.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
-import { createId } from '../server/ids.js'
+import { createCommitDeliveries, type PreparedWrite } from './commit-deliveries.js'
 import { createActiveMarkers } from './active-markers.js'
-import { enqueueEvents, findHead, hasUndelivered, isDue, listTargets, needsDispatch, recordAttempt } from './deliveries.js'
+import { findHead, hasUndelivered, isDue, needsDispatch, recordAttempt } from './deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
-import { reportAttempt, reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
-import { toParkedHead, type ParkedHead } from './parked-head.js'
+import { reportAttempt, type DeliveryReport } from './delivery-report.js'
+import { toParkedHead } from './parked-head.js'
 import { createParkedHeads } from './parked-heads.js'
-import { createRecentRefusals, findSharedRefusals } from './recent-refusals.js'
+import { createRecentRefusals } from './recent-refusals.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findDueRun } from './delivery-spill.js'
 import { createSlotWorkers } from './slot-workers.js'
@@ -25,13 +25,7 @@ const FLUSH_DELAY_MS = 1000
 const WORKER_RETRY_MS = 2000
 
 export type { DeliveryReport } from './delivery-report.js'
-
-/** A session document ready to write, with the heads whose first attempt a recent refusal stands for (see `prepareWrite`). */
-export interface PreparedWrite {
-  doc: SessionDoc
-  reports: DeliveryReport[]
-  parked: ParkedHead[]
-}
+export type { PreparedWrite } from './commit-deliveries.js'
 
 /** Options of the dispatcher. */
 export interface DispatcherOptions extends AttemptOptions {
@@ -57,8 +51,16 @@ export function createDispatcher(options: DispatcherOptions) {
   const markers = createActiveMarkers(options)
   const recent = createRecentRefusals()
   const attempts = createDeliveryAttempts(options, recent)
+  const { prepareCommit, prepareWrite } = createCommitDeliveries({ ...options, recent })
   /** Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts). */
   const pacer = createWakePacer({ limit: KEYS_WOKEN_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
+  /**
+   * Sessions resumed at a start, as many at a time as the pacer wakes per destination: all kicked
+   * at once, every waiting key's document was read together (fs: a descriptor each, so with 20,000
+   * keys, or 256 on macOS's default limit, `serve` ran out and could not even listen), and the
+   * API's first answers waited behind them.
+   */
+  const resumer = createWakePacer({ limit: KEYS_WOKEN_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
   /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,
@@ -71,30 +73,6 @@ export function createDispatcher(options: DispatcherOptions) {
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   const spill = createSpillUpkeep({ sessions, mutex, logError: options.logError })
   let closed = false
-
-  /** Moves a commit's new events into deliveries, in the same document (called before saving). */
-  function prepareCommit(doc: SessionDoc, now: string): SessionDoc {
-    if (doc.outbox.length === 0) return doc
-    const targets = listTargets(doc.webhook.endpoint, options.forward)
-    return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId) }
-  }
-
-  /**
-   * prepareCommit for a request's commit (`base` is the webhook state the request started from):
-   * a new queue head whose URL refused a connection a moment ago gets that refusal as its first
-   * attempt, held by the head parked for its retry rather than written (recent-refusals.ts).
-   */
-  function prepareWrite(principal: Principal, doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
-    const at = new Date(now).toISOString()
-    const prepared = prepareCommit(doc, at)
-    const shared = findSharedRefusals(base, prepared.webhook, (url) => recent.find(url, now), now)
-    if (shared.length === 0) return { doc: prepared, reports: [], parked: [] }
-    const slot = sessionSlotOf(principal)
-    const next = now + options.retryScheduleMs[0]!
-    const heads = shared.map(({ delivery, error }) => ({ ...toParkedHead(slot, delivery, delivery.url), held: 1, lastError: error, lastAt: now, next }))
-    const reports = options.onDelivery ? shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at)) : []
-    return { doc: prepared, reports, parked: heads }
-  }
 
   /**
    * After a commit's write (`before` is the webhook state it started from), under the session's
@@ -203,10 +181,10 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /** Resumes every session that had deliveries to send when the server last stopped. */
+  /** Resumes every session that had deliveries to send when the server last stopped, a few at a time. */
   async function resume(): Promise<void> {
     if (options.persistent) await spill.removeOrphans()
-    for (const slot of await markers.load()) workers.kick(slot)
+    for (const slot of await markers.load()) resumer.wake('resume', slot)
   }
 
   /**
@@ -231,6 +209,7 @@ export function createDispatcher(options: DispatcherOptions) {
     closed = true
     parked.stop()
     pacer.stop()
+    resumer.stop()
     // Sends queued behind the ones in flight to a slow receiver would each add a delivery timeout.
     attempts.stopQueued()
     await workers.stop()
@@ -243,10 +222,10 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Starts (or re-runs) the delivery worker of a session. */
   const kick = (principal: Pick<Principal, 'keyId' | 'sessionId'>): void => workers.kick(sessionSlotOf(principal))
 
-  /** Resolves once no worker runs, including those the pacer has yet to wake. */
+  /** Resolves once no worker runs, including those the pacers have yet to wake. */
   async function idle(): Promise<void> {
     await workers.idle()
-    while (pacer.busy) {
+    while (pacer.busy || resumer.busy) {
       await new Promise((resolve) => setImmediate(resolve))
       await workers.idle()
     }

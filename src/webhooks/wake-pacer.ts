@@ -18,7 +18,8 @@ interface Lane {
  * document and went for a connection together: thousands of documents loaded in one moment (fs:
  * thousands of files open), and the API's answers waiting behind them for seconds. A session
  * woken keeps its place until its worker has nothing more to send now, so its events still go
- * out in order, one after the other.
+ * out in order, one after the other. The dispatcher resumes a start's waiting sessions through
+ * one too, in a single lane.
  */
 export function createWakePacer(options: WakePacerOptions) {
   const lanes = new Map<string, Lane>()
