@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors/codes.js'
+import { listCauses } from './error-causes.js'
 
 /** A non-2xx answer of the sandbox API, as a typed error. */
 export class SandboxApiError extends Error {
@@ -70,9 +71,8 @@ export class SandboxRequestError extends TypeError {
  * socket's code under "fetch failed".
  */
 export function describeNetworkError(cause: unknown): string {
-  let current = cause as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined
   let message: string | undefined
-  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
+  for (const current of listCauses(cause)) {
     if (typeof current.code === 'string' && /^E[A-Z]+$/.test(current.code)) return current.code
     if (current.name === 'TimeoutError' || current.name === 'AbortError') return 'timed out'
     if (typeof current.message === 'string' && current.message) message = current.message

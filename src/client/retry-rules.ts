@@ -1,3 +1,4 @@
+import { listCauses } from './error-causes.js'
 import type { ClientAnswer, ClientRequest } from './send-request.js'
 
 /** Statuses a proxy or load balancer answers for a server behind it that is down, restarting or slow. */
@@ -26,11 +27,8 @@ export function isGatewayError(answer: Pick<ClientAnswer, 'status' | 'errorCode'
  * client does not trust stays untrusted, so such an error is not retried.
  */
 export function findCertificateError(error: unknown): string | undefined {
-  let current = error as { code?: unknown; cause?: unknown } | undefined
-  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
-    if (typeof current.code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(current.code)) return current.code
-  }
-  return undefined
+  const found = listCauses(error).find(({ code }) => typeof code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code))
+  return found?.code as string | undefined
 }
 
 /**
@@ -39,11 +37,6 @@ export function findCertificateError(error: unknown): string | undefined {
  * same server answers alike every time, so such an error is not retried.
  */
 export function isPlainHttpError(error: unknown): boolean {
-  let current = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined
-  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
-    if (current.code === 'ERR_SSL_WRONG_VERSION_NUMBER') return true
-    // Older Node versions report it as EPROTO, with OpenSSL's text only.
-    if (current.code === 'EPROTO' && typeof current.message === 'string' && /wrong version number/.test(current.message)) return true
-  }
-  return false
+  // Older Node versions report it as EPROTO, with OpenSSL's text only.
+  return listCauses(error).some(({ code, message }) => code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (code === 'EPROTO' && typeof message === 'string' && /wrong version number/.test(message)))
 }
