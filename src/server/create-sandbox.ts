@@ -181,7 +181,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   })
   serveOpenApiDocument(app, services)
   registerRoutes(app, [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()], services)
-  await dispatcher.resume()
+  try {
+    await dispatcher.resume()
+  } catch (error) {
+    // As for the forward secret above: a failed start gives back the lock or lease it took, or a
+    // second start in the same process (a test, a library user's retry) found the dir in use.
+    if (sweep) clearInterval(sweep)
+    await dispatcher.close().catch(() => {})
+    await services.requestLog.close().catch(() => {})
+    if (typeof options.storage !== 'object') await storage.dispose().catch(() => {})
+    throw error
+  }
 
   let closing: Promise<void> | undefined
   return {

@@ -130,4 +130,19 @@ describe('setup failures, as the library reports them', () => {
       await rm(dir, { recursive: true, force: true })
     }
   })
+
+  it('gives the data dir back when a start fails after taking it, so a second start in the process can have it', async () => {
+    const { createSandbox } = await import('../../src/index.js')
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-setup-'))
+    try {
+      // A file where the webhook markers' directory belongs: listing them to resume deliveries fails.
+      await writeFile(join(dir, 'webhooks'), 'not a directory')
+      await expect(createSandbox({ storage: 'fs', dataDir: dir, logError: () => {} })).rejects.toThrow('ENOTDIR')
+      await rm(join(dir, 'webhooks'))
+      const again = await createSandbox({ storage: 'fs', dataDir: dir, logError: () => {} })
+      await again.close()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })
