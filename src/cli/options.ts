@@ -81,8 +81,9 @@ export function resolveReceiverFlags(flags: ReceiverFlags): { receiverPort?: num
   const resolved: { receiverPort?: number; receiverUrl?: string } = {}
   if (portText !== undefined) {
     const source = flags.receiverPort === undefined ? 'SANDBOX_RECEIVER_PORT' : '--receiver-port'
-    if (!/^\d+$/.test(portText) || Number(portText) > 65535) throw new CliError(`invalid ${source} "${portText}": expected a port from 0 to 65535 (0 = any free port)`)
-    resolved.receiverPort = Number(portText)
+    const port = readPortText(portText)
+    if (port === undefined) throw new CliError(`invalid ${source} "${portText}": expected a port from 0 to 65535 (0 = any free port)`)
+    resolved.receiverPort = port
   }
   if (urlText !== undefined) {
     const source = flags.receiverUrl === undefined ? 'SANDBOX_RECEIVER_URL' : '--receiver-url'
@@ -109,10 +110,16 @@ function checkReceiverUrl(text: string, source: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
 
+/** A TCP port written as digits, 0 to 65535 (0 = any free port); undefined for anything else. */
+export function readPortText(text: string): number | undefined {
+  const port = Number(text)
+  return /^\d+$/.test(text) && port <= 65535 ? port : undefined
+}
+
 /** Parses a TCP port flag (0 = any free port). */
 export function parsePort(value: string): number {
-  const port = Number(value)
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port number from 0 to 65535')
+  const port = readPortText(value)
+  if (port === undefined) throw new InvalidArgumentError('a port number from 0 to 65535')
   return port
 }
 

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
-import { addStorageOptions, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { addStorageOptions, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 import type { DeliveryReport } from '../../webhooks/dispatcher.js'
@@ -23,8 +23,8 @@ interface ServeFlags extends StorageFlags {
 }
 
 function parsePort(text: string): number {
-  const port = Number(text)
-  if (!/^\d+$/.test(text) || port > 65535) throw new CliError(`invalid port "${text}": expected 0-65535`)
+  const port = readPortText(text)
+  if (port === undefined) throw new CliError(`invalid port "${text}": expected 0-65535`)
   return port
 }
 
