@@ -1,5 +1,5 @@
 import { SandboxConnectionError } from '../client/api-error.js'
-import { prepareRequest, type ClientRequest } from '../client/send-request.js'
+import { DEFAULT_TIMEOUT_MS, prepareRequest, type ClientRequest } from '../client/send-request.js'
 
 /**
  * Sends a request and closes the connection as soon as the answer's status line arrives, without
@@ -7,7 +7,7 @@ import { prepareRequest, type ClientRequest } from '../client/send-request.js'
  * the status the server had begun to send. Sent once: a network error or no status line within
  * `timeoutMs` (a stalled server would otherwise hold the run forever) is a connection error.
  */
-export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = 30_000): Promise<number> {
+export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs)
   const { url, headers, text } = prepareRequest({ baseUrl, apiKey }, request)

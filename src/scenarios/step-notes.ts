@@ -1,4 +1,4 @@
-import { parseRetryAfter, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
+import { DEFAULT_MAX_RETRY_AFTER_MS, parseRetryAfter, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
 
 // Notes a failed step carries: what most likely went wrong and what to do about it.
 
@@ -46,7 +46,7 @@ export function describeKeyRefusal(answer: ClientAnswer, keyName: string, given:
 /** Why a step ended on a 429 it did not expect: a Retry-After above the run's longest wait, or every retry spent. */
 export function describeRateLimit(answer: ClientAnswer, transport: { maxRetryAfterMs?: number | undefined } | undefined): string {
   const asked = Math.ceil(parseRetryAfter(answer.headers.get('retry-after')) / 1000)
-  const max = Math.round((transport?.maxRetryAfterMs ?? 30_000) / 1000)
+  const max = Math.round((transport?.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS) / 1000)
   if (asked > max) return `rate limited: the server asks to wait ${asked} s (Retry-After), longer than the ${max} s a run waits at most; run again later, or against a server with a higher --rate-limit`
   return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
 }
