@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs'
 import { Command, CommanderError, Help } from 'commander'
 import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErrorsAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
 import { drainOutput } from './drain-output.js'
 import { escapeControls } from './escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
+import { readThisPackage } from '../files/describe-this-version.js'
 import { endOnSignalsAsInit } from './init-signals.js'
 import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
-
-function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-  return pkg.version
-}
 
 /** The command whose action ran (or was about to): its errors are reported the way it reports. */
 let activeCommand: Command | undefined
@@ -25,7 +20,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
   const stubUsage = new WeakMap<Command, string>()
   const program = new Command('sandbox')
     .description('Local, stateful sandbox of the BTC-backed lending partner API')
-    .version(readVersion(), '-v, --version')
+    .version(readThisPackage().version, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({
       subcommandTerm(this: Help, command: Command) {
