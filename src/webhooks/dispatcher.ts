@@ -21,6 +21,13 @@ import { DELIVERY_TARGETS, type Delivery, type WebhookState } from './types.js'
 
 /** How long failed attempts are kept in memory before they are written (see `work`). */
 const FLUSH_DELAY_MS = 1000
+/**
+ * The pacer's lane for sessions resumed at a start (no destination key looks like it): all kicked
+ * at once, every waiting key's document was read together (fs: a descriptor each, so with 20,000
+ * keys, or 256 on macOS's default limit, `serve` ran out and could not even listen), and the API's
+ * first answers waited behind them.
+ */
+const RESUME_LANE = 'resume'
 /** When a worker fails (storage trouble), how long until it tries again. */
 const WORKER_RETRY_MS = 2000
 
@@ -52,15 +59,11 @@ export function createDispatcher(options: DispatcherOptions) {
   const recent = createRecentRefusals()
   const attempts = createDeliveryAttempts(options, recent)
   const { prepareCommit, prepareWrite } = createCommitDeliveries({ ...options, recent })
-  /** Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts). */
-  const pacer = createWakePacer({ limit: KEYS_WOKEN_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
   /**
-   * Sessions resumed at a start, as many at a time as the pacer wakes per destination: all kicked
-   * at once, every waiting key's document was read together (fs: a descriptor each, so with 20,000
-   * keys, or 256 on macOS's default limit, `serve` ran out and could not even listen), and the
-   * API's first answers waited behind them.
+   * Sessions woken because their receiver is back, a few per destination at a time (wake-pacer.ts),
+   * and those resumed at a start, as many at a time in a lane of their own (RESUME_LANE).
    */
-  const resumer = createWakePacer({ limit: KEYS_WOKEN_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
+  const pacer = createWakePacer({ limit: KEYS_WOKEN_PER_DESTINATION, kick: workers.kick, settled: workers.settled })
   /** Heads of sleeping workers, retried by URL (parked-heads.ts); a worker that runs takes its own back first. */
   const parked = createParkedHeads({
     retryScheduleMs: options.retryScheduleMs,
@@ -184,7 +187,7 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Resumes every session that had deliveries to send when the server last stopped, a few at a time. */
   async function resume(): Promise<void> {
     if (options.persistent) await spill.removeOrphans()
-    for (const slot of await markers.load()) resumer.wake('resume', slot)
+    for (const slot of await markers.load()) pacer.wake(RESUME_LANE, slot)
   }
 
   /**
@@ -209,7 +212,6 @@ export function createDispatcher(options: DispatcherOptions) {
     closed = true
     parked.stop()
     pacer.stop()
-    resumer.stop()
     // Sends queued behind the ones in flight to a slow receiver would each add a delivery timeout.
     attempts.stopQueued()
     await workers.stop()
@@ -222,10 +224,10 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Starts (or re-runs) the delivery worker of a session. */
   const kick = (principal: Pick<Principal, 'keyId' | 'sessionId'>): void => workers.kick(sessionSlotOf(principal))
 
-  /** Resolves once no worker runs, including those the pacers have yet to wake. */
+  /** Resolves once no worker runs, including those the pacer has yet to wake. */
   async function idle(): Promise<void> {
     await workers.idle()
-    while (pacer.busy || resumer.busy) {
+    while (pacer.busy) {
       await new Promise((resolve) => setImmediate(resolve))
       await workers.idle()
     }
