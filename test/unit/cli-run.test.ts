@@ -46,8 +46,12 @@ async function run(...args: string[]): Promise<number> {
   }
 }
 
-/** Sets isTTY on stdin and stdout for one test, as on an interactive terminal. */
+/**
+ * Sets isTTY on stdin and stdout for one test, as on an interactive terminal, outside CI: a CI
+ * runner sets `CI`, under which the CLI never prompts.
+ */
 function pretendTerminal(): void {
+  vi.stubEnv('CI', undefined)
   for (const stream of [process.stdin, process.stdout] as Array<{ isTTY?: boolean }>) {
     const before = stream.isTTY
     stream.isTTY = true
