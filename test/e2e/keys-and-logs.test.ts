@@ -89,6 +89,16 @@ describe('sandbox keys', () => {
     await serve.stop()
   })
 
+  it('lists created and expiry times in UTC marked Z, in any time zone of the machine', async () => {
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const env = { TZ: 'Asia/Kathmandu' }
+    expect((await runCli(['keys', 'create', '--keys', keysFile, '--expires-at', '2027-01-31T00:00:00Z'], { env })).code).toBe(0)
+    const table = await runCli(['keys', 'list', '--keys', keysFile], { env })
+    const [{ created_at: created }] = JSON.parse((await runCli(['keys', 'list', '--keys', keysFile, '--json'], { env })).stdout)
+    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`\\s${created.slice(0, 19)}Z\\s+2027-01-31T00:00:00Z$`))
+  })
+
   it('lists a label with control characters as escapes, not to the terminal', async () => {
     const dir = await tempDir()
     const keysFile = join(dir, 'keys.json')

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 
 const ROOT = join(import.meta.dirname, '../..')
 
@@ -16,7 +16,12 @@ describe('the published package', () => {
     expect(orphans).toEqual([])
 
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-    const { stdout } = await promisify(execFile)(npm, ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: ROOT })
+    // npm keeps its cache and logs under HOME, which a runner may not let it write (docker --user
+    // with HOME=/): a cache of its own, and no update check, which would go to the registry.
+    const cache = await mkdtemp(join(tmpdir(), 'sandbox-npm-cache-'))
+    onTestFinished(() => rm(cache, { recursive: true, force: true }))
+    const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false' }
+    const { stdout } = await promisify(execFile)(npm, ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: ROOT, env })
     const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path)
     for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/openapi.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
       expect(files, needed).toContain(needed)
