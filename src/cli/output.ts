@@ -25,9 +25,13 @@ export function formatCount(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
-/** `HH:MM:SS` of an ISO time, for log lines. */
+/**
+ * `HH:MM:SS` of an ISO time on the local clock, for log lines: a reader holds them against their
+ * own clock (in UTC+5:45 a UTC one read 5:45 off). `--json-logs` and `logs` keep the ISO time.
+ */
 export function formatClock(iso: string): string {
-  return iso.slice(11, 19)
+  const at = new Date(iso)
+  return [at.getHours(), at.getMinutes(), at.getSeconds()].map((part) => String(part).padStart(2, '0')).join(':')
 }
 
 export { chalk }

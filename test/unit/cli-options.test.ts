@@ -87,7 +87,12 @@ describe('output', () => {
     expect(escapeControls('Prêt — 100 €')).toBe('Prêt — 100 €')
   })
 
-  it('shows request times as HH:MM:SS', () => {
+  it('shows request times as HH:MM:SS on the local clock', () => {
+    vi.stubEnv('TZ', 'UTC')
     expect(formatClock('2026-03-01T09:05:07.123Z')).toBe('09:05:07')
+    vi.stubEnv('TZ', 'Asia/Kathmandu')
+    expect(formatClock('2026-03-01T09:05:07.123Z')).toBe('14:50:07')
+    vi.stubEnv('TZ', 'America/St_Johns')
+    expect(formatClock('2026-03-01T01:05:07.123Z')).toBe('21:35:07')
   })
 })
