@@ -24,13 +24,15 @@ export interface CheckpointReply {
  * its parameters. Its synchronous calls block only this thread: the server's event loop and the
  * libuv pool (where the journal's appends and fdatasyncs run) never wait behind a checkpoint.
  */
-export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number): void {
+export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean): void {
   // Lowest CPU priority for this thread alone (Linux: a thread id is a pid to setpriority). On a
   // 2-core machine a full-speed checkpoint took the CPU the event loop needed: paced fs p99 41-107
   // ms against ~25 ms at nice 19. It still gets idle CPU, so it catches up as soon as load eases.
-  try {
-    os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), 19)
-  } catch {}
+  if (lowPriority) {
+    try {
+      os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), 19)
+    } catch {}
+  }
   const knownDirs = new Set<string>()
   let touchedDirs = new Set<string>()
   let counter = 0

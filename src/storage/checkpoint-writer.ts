@@ -11,6 +11,11 @@ export interface CheckpointWriter {
    * to, then deletes `journals`. Rejects if any step fails; the journals are then left in place.
    */
   write(entries: Array<[string, string | null]>, journals: string[]): Promise<void>
+  /**
+   * From the next batch on, writes run on a thread at normal priority: for a stop, which waits on
+   * them with nothing else to run. (A thread at nice 19 cannot raise itself back without privileges.)
+   */
+  raisePriority(): void
   /** Waits for the current write and ends the thread. */
   close(): Promise<void>
 }
@@ -20,18 +25,29 @@ interface Waiting {
   reject: (error: Error) => void
 }
 
+/** Options of the checkpoint writer. */
+export interface CheckpointWriterOptions {
+  /**
+   * Run the thread at nice 19 (the default), for checkpoints beside a serving event loop. Off for
+   * work the process waits on with nothing else to do (a startup's replay), which at nice 19 got
+   * almost no CPU beside other processes on one core.
+   */
+  lowPriority?: boolean
+}
+
 /**
  * Starts the checkpoint thread at once and keeps it until close (it costs ~7 MB). Starting it
  * later, on demand, would undo the young-generation cap: V8 sets the semi-space growth factor
  * back to its minimum of 2 whenever an isolate is created (measured: 4 MB -> 32 MB).
  */
-export function createCheckpointWriter(): CheckpointWriter {
-  let thread: { worker: Worker; waiting: Map<number, Waiting> } | undefined
+export function createCheckpointWriter(options: CheckpointWriterOptions = {}): CheckpointWriter {
+  let lowPriority = options.lowPriority ?? true
+  let thread: { worker: Worker; waiting: Map<number, Waiting>; lowPriority: boolean } | undefined
   let nextId = 0
   let current: Promise<void> = Promise.resolve()
 
   function startThread(): NonNullable<typeof thread> {
-    const source = `(${runCheckpointThread.toString()})(require('node:fs'), require('node:path'), require('node:os'), require('node:worker_threads').parentPort, ${process.pid})`
+    const source = `(${runCheckpointThread.toString()})(require('node:fs'), require('node:path'), require('node:os'), require('node:worker_threads').parentPort, ${process.pid}, ${lowPriority})`
     const worker = new Worker(source, { eval: true })
     worker.unref()
     const waiting = new Map<number, Waiting>()
@@ -48,16 +64,35 @@ export function createCheckpointWriter(): CheckpointWriter {
     }
     worker.on('error', fail)
     worker.on('exit', (code) => fail(new Error(`checkpoint thread exited (${code})`)))
-    return { worker, waiting }
+    return { worker, waiting, lowPriority }
   }
 
-  function send(request: Omit<CheckpointRequest, 'id'>): Promise<void> {
-    thread ??= startThread()
+  function sendTo(target: NonNullable<typeof thread>, request: Omit<CheckpointRequest, 'id'>): Promise<void> {
     const id = ++nextId
-    const { waiting } = thread
-    const promise = new Promise<void>((resolve, reject) => waiting.set(id, { resolve, reject }))
-    thread.worker.postMessage({ id, ...request } satisfies CheckpointRequest)
+    const promise = new Promise<void>((resolve, reject) => target.waiting.set(id, { resolve, reject }))
+    target.worker.postMessage({ id, ...request } satisfies CheckpointRequest)
     return promise
+  }
+
+  /**
+   * Ends a thread whose priority is no longer wanted. It syncs the directories it wrote to first
+   * (an empty list of journals deletes none): a checkpoint moved between batches deletes its
+   * journals from the new thread, which knows only its own directories.
+   */
+  async function retireThread(old: NonNullable<typeof thread>): Promise<void> {
+    if (thread === old) thread = undefined
+    try {
+      await sendTo(old, { entries: [], journals: [] })
+    } finally {
+      // A failed sync fails this checkpoint: its journals stay and the next one writes it all again.
+      await old.worker.terminate()
+    }
+  }
+
+  async function send(request: Omit<CheckpointRequest, 'id'>): Promise<void> {
+    if (thread && thread.lowPriority !== lowPriority) await retireThread(thread)
+    thread ??= startThread()
+    return sendTo(thread, request)
   }
 
   async function writeAll(entries: Array<[string, string | null]>, journals: string[]): Promise<void> {
@@ -80,6 +115,9 @@ export function createCheckpointWriter(): CheckpointWriter {
     write(entries, journals) {
       current = current.catch(() => {}).then(() => writeAll(entries, journals))
       return current
+    },
+    raisePriority() {
+      lowPriority = false
     },
     async close() {
       await current.catch(() => {})

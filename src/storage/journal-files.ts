@@ -81,7 +81,10 @@ export async function recoverJournals(base: string): Promise<number> {
     }
     for (const record of records) latest.set(record.key, record.value)
   }
-  const writer = createCheckpointWriter()
+  // Full priority: the server waits for this replay before it listens, so there is no event loop
+  // to leave the CPU to. At nice 19, on one core shared with other processes, a restart with 600
+  // keys' deliveries waiting took 52-77 s to listen, against 5 s.
+  const writer = createCheckpointWriter({ lowPriority: false })
   try {
     await writer.write([...latest].map(([key, value]) => [resolveStoragePath(base, key), value]), orphaned.map((name) => join(base, name)))
   } finally {
