@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors/codes.js'
-import { listCauses } from './error-causes.js'
+import { findProxyRefusal, listCauses } from './error-causes.js'
 
 /** A non-2xx answer of the sandbox API, as a typed error. */
 export class SandboxApiError extends Error {
@@ -39,7 +39,9 @@ export class SandboxConnectionError extends Error {
   override name = 'SandboxConnectionError'
   /** The TLS verification code when the server's certificate is not trusted (e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`). */
   readonly certificate: string | undefined
-  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; unsafe?: boolean; message?: string }) {
+  /** The status an HTTP proxy answered instead of opening a tunnel (403, 407), if that is why. */
+  readonly proxyRefusal: number | undefined
+  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; proxyRefusal?: number | undefined; unsafe?: boolean; message?: string }) {
     const why = describeNetworkError(options.cause)
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
     let message = `cannot reach ${url} (${why}) after ${tries}`
@@ -48,11 +50,20 @@ export class SandboxConnectionError extends Error {
     if (why === 'timed out' && options.timeoutMs !== undefined) message = `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
     // Not a server that is down: saying so would send the reader to the wrong place.
     if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why}); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`
+    else if (options.proxyRefusal) message = `cannot reach ${url}: ${describeProxyRefusal(url, options.proxyRefusal)}`
     else if (options.plainHttp) message = `cannot reach ${url}: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${toPlainHttpOrigin(url)})`
     else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
     super(options.message ?? message, { cause: options.cause })
     this.certificate = options.certificate
+    this.proxyRefusal = options.proxyRefusal
   }
+}
+
+/** What a proxy's refusal of a request to URL means, and what to change. */
+function describeProxyRefusal(url: string, status: number): string {
+  if (status === 407) return 'the HTTP proxy answered 407 Proxy Authentication Required: give its credentials in the proxy variable, as http://USER:PASSWORD@HOST:PORT'
+  const { hostname, port } = new URL(url)
+  return `the HTTP proxy answered ${status} to CONNECT ${hostname}:${port || 443} instead of opening a tunnel: it does not let this host through; have it allowed, or name the host in NO_PROXY to connect directly`
 }
 
 /** The http:// origin of an https:// URL, keeping its port (443 when the URL names none). */
@@ -72,6 +83,9 @@ export class SandboxRequestError extends TypeError {
  */
 export function describeNetworkError(cause: unknown): string {
   let message: string | undefined
+  // undici reports a proxy's refusal as an abort, which would read as a timeout.
+  const refusal = findProxyRefusal(cause)
+  if (refusal) return `the proxy answered ${refusal}`
   for (const current of listCauses(cause)) {
     if (typeof current.code === 'string' && /^E[A-Z]+$/.test(current.code)) return current.code
     if (current.name === 'TimeoutError' || current.name === 'AbortError') return 'timed out'

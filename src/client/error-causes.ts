@@ -16,3 +16,18 @@ export function listCauses(error: unknown): CauseLike[] {
   for (let depth = 0; current && depth < 5; depth++, current = current.cause as CauseLike | undefined) causes.push(current)
   return causes
 }
+
+/**
+ * The status an HTTP proxy refused a request with: 407 when it wants credentials, or the status it
+ * answered a CONNECT with instead of opening a tunnel to an https:// URL (403 for a host it does
+ * not let through). undici reports these as "Proxy Authentication Required (407)" and "Proxy
+ * response (403) !== 200 when HTTP Tunneling". The proxy answers alike every time, so they are
+ * not retried.
+ */
+export function findProxyRefusal(error: unknown): number | undefined {
+  for (const { message } of listCauses(error)) {
+    const match = typeof message === 'string' ? /^Proxy (?:response \((\d{3})\) !== 200 when HTTP Tunneling|Authentication Required \((407)\)$)/.exec(message) : null
+    if (match) return Number(match[1] ?? match[2])
+  }
+  return undefined
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError, SandboxRequestError } from './api-error.js'
 import { NOT_IN_HEADER } from './header-value.js'
+import { findProxyRefusal } from './error-causes.js'
 import { findCertificateError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
 
 /** The client's time per attempt unless `timeoutMs` says otherwise. */
@@ -175,9 +176,10 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       options.onAttempt?.(sent, error as Error)
       const certificate = findCertificateError(error)
       const plainHttp = isPlainHttpError(error)
+      const proxyRefusal = findProxyRefusal(error)
       const safe = isSafeToRetry(request, idempotencyKey)
-      if (attempt > retries || certificate || plainHttp || !safe) {
-        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, certificate, plainHttp, unsafe: !safe && attempt <= retries })
+      if (attempt > retries || certificate || plainHttp || proxyRefusal || !safe) {
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, certificate, plainHttp, proxyRefusal, unsafe: !safe && attempt <= retries })
       }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)

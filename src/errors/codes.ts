@@ -65,6 +65,8 @@ export const CliErrorCodes = {
   SETUP: 'SETUP',
   KEYS: 'KEYS',
   STORAGE: 'STORAGE',
+  /** A proxy variable `sandbox run` cannot use: not an http(s) proxy URL (exit 2). */
+  PROXY: 'PROXY',
   /** The server or receiver under test could not be reached (exit 2). */
   UNREACHABLE: 'UNREACHABLE',
   /** The server refused the run's key (exit 2). */

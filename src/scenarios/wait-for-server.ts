@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { findProxyRefusal } from '../client/error-causes.js'
 import { findCertificateError, isPlainHttpError } from '../client/retry-rules.js'
 
 /** How often a server that does not answer yet is tried again. */
@@ -8,8 +9,9 @@ const POLL_MS = 200
  * Waits until something answers HTTP at `baseUrl` (any status: the hosted sandbox may not serve
  * our OpenAPI path) or `timeoutMs` has passed, for a server started in the background just
  * before. Resolves whether it answered. A server that is up but will not do as it stands (it
- * redirects, its TLS certificate is not trusted, it answers plain HTTP on an https:// URL) ends
- * the wait at once: waiting does not change it, and the run's first request says what to fix.
+ * redirects, its TLS certificate is not trusted, it answers plain HTTP on an https:// URL), or an
+ * HTTP proxy that will not open a tunnel to it, ends the wait at once: waiting does not change
+ * it, and the run's first request says what to fix.
  */
 export async function waitForServer(baseUrl: string, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
@@ -20,7 +22,7 @@ export async function waitForServer(baseUrl: string, timeoutMs: number): Promise
       await response.body?.cancel()
       return true
     } catch (error) {
-      if (isPlainHttpError(error) || findCertificateError(error)) return true
+      if (isPlainHttpError(error) || findCertificateError(error) || findProxyRefusal(error)) return true
       const remaining = deadline - performance.now()
       if (remaining <= 0) return false
       await sleep(Math.min(POLL_MS, remaining))

@@ -10,6 +10,10 @@ import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
 
 const TLS_DIR = join(import.meta.dirname, '../fixtures/tls')
 
+function readCertificate(prefix: string): { cert: Buffer; key: Buffer } {
+  return { cert: readFileSync(join(TLS_DIR, `${prefix}cert.pem`)), key: readFileSync(join(TLS_DIR, `${prefix}key.pem`)) }
+}
+
 /** What the proxy does with one request, chosen by the test: forward it (with `forward`) or answer itself. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse, forward: (options?: ForwardOptions) => void, index: number) => void
 
@@ -33,7 +37,8 @@ export interface ReverseProxy {
 export interface ProxyOptions {
   handler?: ProxyHandler
   stripPrefix?: string
-  tls?: boolean
+  /** true: https with the certificate for 127.0.0.1; 'sandbox.test': the one for that name (fixtures/tls/README.md). */
+  tls?: boolean | 'sandbox.test'
 }
 
 /** The upstream sandbox of a test file and the proxies its tests put in front of it. */
@@ -109,7 +114,7 @@ export async function startReverseProxy(target: string, options: ProxyOptions = 
     handler(request, response, (forwardOptions) => forwardTo(request, response, forwardOptions), index)
   }
   const server: Server = options.tls
-    ? createHttpsServer({ cert: readFileSync(join(TLS_DIR, 'cert.pem')), key: readFileSync(join(TLS_DIR, 'key.pem')) }, onRequest)
+    ? createHttpsServer(readCertificate(options.tls === 'sandbox.test' ? 'proxied-' : ''), onRequest)
     : createHttpServer(onRequest)
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)

@@ -2,10 +2,11 @@
  * Variables a CI runner or a developer's shell may export that change what the CLI does or prints
  * by default: `CI` (no prompts), `FORCE_COLOR` and `NO_COLOR` (colour), `COLUMNS` (help width), and
  * the CLI's own `SANDBOX_*` settings (an exported SANDBOX_BASE_URL sent every `sandbox run` of the
- * suite to that server, a SANDBOX_KEYS_FILE put every `serve` in registered-keys mode). The suite's
- * own switches, `SANDBOX_TEST_*` and `SANDBOX_JUNIT_XSD`, are not the CLI's and stay.
+ * suite to that server, a SANDBOX_KEYS_FILE put every `serve` in registered-keys mode), and the
+ * proxy variables `sandbox run` follows (a runner's proxy is not the tests' own). The suite's own
+ * switches, `SANDBOX_TEST_*` and `SANDBOX_JUNIT_XSD`, are not the CLI's and stay.
  */
-const RUNNER_VARIABLE = /^(?:CI|FORCE_COLOR|NO_COLOR|COLUMNS|SANDBOX_(?!TEST_|JUNIT_XSD$)\w+)$/
+const RUNNER_VARIABLE = /^(?:CI|FORCE_COLOR|NO_COLOR|COLUMNS|HTTPS?_PROXY|https?_proxy|NO_PROXY|no_proxy|SANDBOX_(?!TEST_|JUNIT_XSD$)\w+)$/
 
 /** Whether NAME is one of the variables above, which a test that needs one sets itself. */
 export function isRunnerVariable(name: string): boolean {

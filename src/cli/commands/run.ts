@@ -5,6 +5,7 @@ import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonD
 import { escapeControls } from '../escape-controls.js'
 import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
+import { CliErrorCodes } from '../../errors/codes.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 import type { ListenError } from '../../server/listen-errors.js'
 
@@ -51,6 +52,29 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
     if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
     throw error
   }
+}
+
+/**
+ * Makes the run's requests honour HTTPS_PROXY, HTTP_PROXY and NO_PROXY, and says so when the base
+ * URL goes through a proxy: a proxy a CI image sets for everything is otherwise a silent cause of
+ * failures. Returns the proxy the base URL takes, described, or undefined.
+ */
+async function useProxy(baseUrl: string | undefined, say: (line: string) => void): Promise<string | undefined> {
+  const lib = await import('../../client/proxy/index.js')
+  let settings
+  try {
+    settings = await lib.useProxyFromEnvironment()
+  } catch (error) {
+    if (error instanceof lib.ProxySettingsError) throw new CliError(error.message, { code: CliErrorCodes.PROXY })
+    throw error
+  }
+  // A base URL that does not parse is reported by the run's first request, as without a proxy.
+  const url = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
+  const choice = settings && url ? lib.findProxyFor(settings, url) : undefined
+  if (!choice) return undefined
+  const described = lib.describeProxy(choice)
+  say(`requests to ${url!.origin} go through the proxy ${described}`)
+  return described
 }
 
 /** On a terminal, without named scenarios: ask which to run (all checked). */
@@ -111,6 +135,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
+  const proxy = await useProxy(baseUrl, flags.json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(out.chalk.dim(line)))
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../../scenarios/index.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
@@ -153,8 +178,11 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
-  const running = unreachable && /redirect to|TLS certificate is not trusted|answers plain HTTP, not TLS/.test(unreachable.error ?? '')
-  if (unreachable) throw new CliError(`${unreachable.error}${running ? '' : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'}`, { code: 'UNREACHABLE' })
+  const running = unreachable && /redirect to|TLS certificate is not trusted|answers plain HTTP, not TLS|proxy answered/.test(unreachable.error ?? '')
+  const hint = proxy
+    ? `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl!).hostname} to connect directly)`
+    : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
+  if (unreachable) throw new CliError(`${unreachable.error}${running ? '' : hint}`, { code: 'UNREACHABLE' })
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
   if (refused) throw new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })

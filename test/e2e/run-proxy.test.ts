@@ -1,0 +1,106 @@
+import { join } from 'node:path'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { killAll, runCli } from '../helpers/cli.js'
+import { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from '../helpers/forward-proxy.js'
+import { findFreePort } from '../helpers/free-port.js'
+import { useProxiedSandbox } from '../helpers/reverse-proxy.js'
+
+// `sandbox run` from behind a corporate or CI forward proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY).
+// The proxy runs on 127.0.0.1 and reaches only the sandbox's ports there: `sandbox.test` is never
+// looked up, so nothing leaves the machine.
+
+const CERT = join(import.meta.dirname, '../fixtures/tls/proxied-cert.pem')
+const upstreamSandbox = useProxiedSandbox()
+let plainPort: number
+const proxies: ForwardProxy[] = []
+
+beforeAll(async () => {
+  plainPort = Number(new URL(upstreamSandbox.url).port)
+})
+afterEach(async () => {
+  killAll()
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()))
+})
+
+async function startProxy(options: Omit<ForwardProxyOptions, 'routes'> = {}): Promise<ForwardProxy> {
+  // The https sandbox is a TLS proxy in front of the upstream, with the certificate for sandbox.test.
+  const tlsPort = Number(new URL((await upstreamSandbox.proxy({ tls: 'sandbox.test' })).url).port)
+  const proxy = await startForwardProxy({ routes: { 'sandbox.test:443': tlsPort, 'sandbox.test:4010': plainPort }, ...options })
+  proxies.push(proxy)
+  return proxy
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1)
+
+describe('sandbox run through an HTTP proxy', () => {
+  it('an https:// base URL goes through HTTPS_PROXY in a CONNECT tunnel, and the run says so', async () => {
+    const proxy = await startProxy()
+    const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test'], { env: { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: CERT } })
+    expect([code, stderr, lastLine(stdout)]).toEqual([0, '', '1 passed, 0 failed'])
+    expect(stdout).toContain(`requests to https://sandbox.test go through the proxy ${proxy.url} (HTTPS_PROXY)\n`)
+    expect(proxy.requests.length).toBeGreaterThan(0)
+    expect(new Set(proxy.requests.map((request) => `${request.method} ${request.target}`))).toEqual(new Set(['CONNECT sandbox.test:443']))
+  })
+
+  it('an http:// base URL goes through http_proxy as absolute-form requests, not CONNECT (which proxies refuse but to port 443)', async () => {
+    const proxy = await startProxy({ refuseConnect: 403 })
+    const { code, stdout } = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010'], { env: { http_proxy: proxy.url } })
+    expect([code, lastLine(stdout)]).toEqual([0, '1 passed, 0 failed'])
+    expect(stdout).toContain(`go through the proxy ${proxy.url} (http_proxy)`)
+    expect(proxy.requests.some((request) => request.method === 'POST' && request.target.startsWith('http://sandbox.test:4010/api/sandbox/'))).toBe(true)
+    expect(proxy.requests.every((request) => request.method !== 'CONNECT')).toBe(true)
+  })
+
+  it('sends the credentials of the proxy URL, and never prints its password; a 407 is exit 2 saying where credentials go', async () => {
+    const proxy = await startProxy({ requireAuthorization: `Basic ${Buffer.from('ci:s3cret').toString('base64')}` })
+    const withAuth = proxy.url.replace('http://', 'http://ci:s3cret@')
+    const good = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test'], { env: { HTTPS_PROXY: withAuth, NODE_EXTRA_CA_CERTS: CERT } })
+    expect([good.code, lastLine(good.stdout)]).toEqual([0, '1 passed, 0 failed'])
+    expect(good.stdout).toContain(`go through the proxy ${proxy.url.replace('http://', 'http://ci:****@')} (HTTPS_PROXY)`)
+    const bad = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test'], { env: { HTTPS_PROXY: withAuth.replace('s3cret', 'wrong'), NODE_EXTRA_CA_CERTS: CERT } })
+    expect(bad.code).toBe(2)
+    const refused = 'the HTTP proxy answered 407 Proxy Authentication Required: give its credentials in the proxy variable, as http://USER:PASSWORD@HOST:PORT\n'
+    expect(bad.stderr).toBe(`sandbox: cannot reach https://sandbox.test/api/sandbox/state: ${refused}`)
+    // Plain http:// goes to the proxy as a request of its own, which it answers 407: not retried either.
+    const sent = proxy.requests.length
+    const plain = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010'], { env: { HTTP_PROXY: proxy.url } })
+    expect([plain.code, plain.stderr]).toEqual([2, `sandbox: cannot reach http://sandbox.test:4010/api/sandbox/state: ${refused}`])
+    expect(proxy.requests.length - sent).toBe(1)
+    expect(`${good.stdout}${good.stderr}${bad.stdout}${bad.stderr}`).not.toMatch(/s3cret|wrong/)
+  })
+
+  it('a proxy that refuses the tunnel: exit 2 at once, even with --wait, sent once, saying NO_PROXY would connect directly', async () => {
+    const proxy = await startProxy({ refuseConnect: 403 })
+    const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--wait', '30s'], { env: { HTTPS_PROXY: proxy.url } })
+    expect(code).toBe(2)
+    expect(stdout).not.toContain('timed out')
+    expect(stderr).toBe('sandbox: cannot reach https://sandbox.test/api/sandbox/state: the HTTP proxy answered 403 to CONNECT sandbox.test:443 instead of opening a tunnel: it does not let this host through; have it allowed, or name the host in NO_PROXY to connect directly\n')
+    // One for --wait's probe, one for the run's first request: neither retried.
+    expect(proxy.requests.map((request) => request.method)).toEqual(['CONNECT', 'CONNECT'])
+  })
+
+  it('a proxy that is down: exit 2 naming the proxy and NO_PROXY, not "is the server running?"', async () => {
+    const closed = `http://127.0.0.1:${await findFreePort()}`
+    const { code, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--timeout', '2s'], { env: { HTTPS_PROXY: closed } })
+    expect(code).toBe(2)
+    expect(stderr).toBe(`sandbox: cannot reach https://sandbox.test/api/sandbox/state (ECONNREFUSED) after 4 attempts; the requests went through the proxy ${closed} (HTTPS_PROXY): is it up, and can it reach the server? (NO_PROXY=sandbox.test to connect directly)\n`)
+  })
+
+  it('this machine is reached directly: a 127.0.0.1 base URL, and the in-process server, with every proxy variable set', async () => {
+    const proxy = await startProxy()
+    const env = { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, https_proxy: proxy.url, http_proxy: proxy.url }
+    for (const args of [['--base-url', upstreamSandbox.url], []]) {
+      const { code, stdout } = await runCli(['run', 'loan-flow', ...args], { env })
+      expect([code, lastLine(stdout)]).toEqual([0, '1 passed, 0 failed'])
+      expect(stdout).not.toContain('go through the proxy')
+    }
+    expect(proxy.requests).toEqual([])
+  })
+
+  it('a SOCKS proxy variable: exit 2 before any request, as {"error"} under --json', async () => {
+    const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--json'], { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })
+    expect(code).toBe(2)
+    expect(JSON.parse(stdout)).toEqual({ error: { code: 'PROXY', message: 'HTTPS_PROXY is a socks5 proxy; sandbox run goes through http:// or https:// proxies only. Set HTTPS_PROXY to one, or unset it to connect directly' } })
+    expect(stderr).toContain('HTTPS_PROXY is a socks5 proxy')
+  })
+})
