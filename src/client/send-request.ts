@@ -38,6 +38,8 @@ export interface ClientAnswer {
   /** Requests sent for this answer: 1 plus the retries. */
   attempts: number
   durationMs: number
+  /** True when the body was never read (a scenario's `drop_answer` step): `text` is empty, `body` undefined. */
+  bodyUnread?: boolean
 }
 
 /** Transport settings shared by every request of a client. */
@@ -60,8 +62,11 @@ export interface TransportOptions {
    * early into another 429.
    */
   overMaxRetryAfter?: 'wait_max' | 'return' | undefined
-  /** Called after every attempt, e.g. to log or to check answers against a contract. */
-  onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error) => void) | undefined
+  /**
+   * Called after every attempt, e.g. to log or to check answers against a contract; `wire` is the
+   * request as it was sent (URL, headers with the Authorization, body text).
+   */
+  onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error, wire: PreparedRequest) => void) | undefined
   /**
    * Called before each wait for a retry: after a 429 (its Retry-After), a network error (`error`),
    * a proxy's 502/503/504 (`status`), or the lost attempt still in progress. `attempt` is the one
@@ -151,7 +156,8 @@ export function prepareRequest(options: Pick<TransportOptions, 'baseUrl' | 'apiK
  */
 export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
   const retries = options.retries ?? 3
-  const { url, headers, text, idempotencyKey } = prepareRequest(options, request)
+  const wire = prepareRequest(options, request)
+  const { url, headers, text, idempotencyKey } = wire
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
   let lostAnswer = false
@@ -173,7 +179,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       })
       answer = toAnswer(response.status, response.headers, (response._data as string | undefined) ?? '', attempt, started, idempotencyKey)
     } catch (error) {
-      options.onAttempt?.(sent, error as Error)
+      options.onAttempt?.(sent, error as Error, wire)
       const certificate = findCertificateError(error)
       const plainHttp = isPlainHttpError(error)
       const proxyRefusal = findProxyRefusal(error)
@@ -187,7 +193,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       await sleep(ms)
       continue
     }
-    options.onAttempt?.(sent, answer)
+    options.onAttempt?.(sent, answer, wire)
     if (lostAnswer && answer.errorCode === 'IDEMPOTENCY_KEY_IN_PROGRESS' && attempt <= retries) {
       const ms = Math.min(250 * 2 ** (attempt - 1), 2000)
       options.onRetryWait?.({ reason: 'in_progress', ms, attempt, maxAttempts: retries + 1, request })

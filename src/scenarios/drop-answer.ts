@@ -1,22 +1,29 @@
 import { SandboxConnectionError } from '../client/api-error.js'
-import { DEFAULT_TIMEOUT_MS, prepareRequest, type ClientRequest } from '../client/send-request.js'
+import { DEFAULT_TIMEOUT_MS, prepareRequest, type ClientRequest, type TransportOptions } from '../client/send-request.js'
 
 /**
  * Sends a request and closes the connection as soon as the answer's status line arrives, without
  * reading the body: what a partner sees when the connection drops after the server acted. Answers
  * the status the server had begun to send. Sent once: a network error or no status line within
  * `timeoutMs` (a stalled server would otherwise hold the run forever) is a connection error.
+ * `onAttempt` hears of it as of any request, its answer marked `bodyUnread`.
  */
-export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS, onAttempt?: TransportOptions['onAttempt']): Promise<number> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs)
-  const { url, headers, text } = prepareRequest({ baseUrl, apiKey }, request)
+  const wire = prepareRequest({ baseUrl, apiKey }, request)
+  const { url, headers, text, idempotencyKey } = wire
+  const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
+  const started = performance.now()
   try {
     const response = await fetch(url, { method: request.method, headers, body: text, signal: controller.signal, redirect: 'manual' })
     controller.abort()
     await response.body?.cancel().catch(() => {})
+    const durationMs = Math.round((performance.now() - started) * 100) / 100
+    onAttempt?.(sent, { status: response.status, headers: response.headers, body: undefined, text: '', requestId: response.headers.get('x-request-id'), errorCode: null, idempotencyKey, attempts: 1, durationMs, bodyUnread: true }, wire)
     return response.status
   } catch (error) {
+    onAttempt?.(sent, error as Error, wire)
     throw new SandboxConnectionError(url, 1, { cause: error, timeoutMs })
   } finally {
     clearTimeout(timer)

@@ -129,7 +129,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         result.path = request.path
         result.sent = { body: request.body, idempotency_key: request.idempotencyKey ?? null }
         if (drop) {
-          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request, context.transport?.timeoutMs)
+          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request, context.transport?.timeoutMs, context.transport?.onAttempt)
           report.requests++
           result.note = 'answer dropped on purpose (the connection closed before the body was read)'
         } else {

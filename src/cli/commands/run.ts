@@ -6,6 +6,7 @@ import { escapeControls } from '../escape-controls.js'
 import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import { CliErrorCodes } from '../../errors/codes.js'
+import type { TransportOptions } from '../../client/send-request.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 import type { ListenError } from '../../server/listen-errors.js'
 
@@ -24,6 +25,7 @@ interface RunFlags extends ReceiverFlags {
   dir?: string
   wait?: string
   timeout?: string
+  verbose?: boolean
 }
 
 async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
@@ -75,6 +77,14 @@ async function useProxy(baseUrl: string | undefined, say: (line: string) => void
   const described = lib.describeProxy(choice)
   say(`requests to ${url!.origin} go through the proxy ${described}`)
   return described
+}
+
+/** `--verbose`: every attempt of every request, as sent and as answered, under its scenario. */
+async function createVerboseLog(say: (line: string) => void): Promise<NonNullable<TransportOptions['onAttempt']>> {
+  const { formatExchange } = await import('../verbose-exchange.js')
+  return (request, answer, wire) => {
+    for (const line of formatExchange(request.method, wire, answer)) say(`      ${line}`)
+  }
 }
 
 /** On a terminal, without named scenarios: ask which to run (all checked). */
@@ -159,6 +169,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     // holds only the report).
     transport: {
       timeoutMs: timeoutMs ?? RUN_TIMEOUT_MS,
+      ...(flags.verbose ? { onAttempt: await createVerboseLog(flags.json ? (line) => process.stderr.write(`${line}\n`) : (line) => write(out.chalk.dim(line))) } : {}),
       onRetryWait: (wait) => {
         const line = formatRetryWait(wait, timeoutMs ?? RUN_TIMEOUT_MS)
         if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
@@ -201,6 +212,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--junit <file>', 'also write a JUnit XML report to FILE'))
     .addOption(new Option('--list', 'list the scenarios and exit'))
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
+    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))

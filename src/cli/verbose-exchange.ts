@@ -1,0 +1,45 @@
+import { describeNetworkError } from '../client/api-error.js'
+import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
+import { escapeControls as show } from './escape-controls.js'
+
+/** Body text past this many characters is cut: a loan history can run to megabytes. */
+export const VERBOSE_BODY_CHARS = 4000
+
+/** What a CI log may show of a key: enough to tell two apart, too little to use one. */
+export function maskApiKey(value: string): string {
+  const match = /^(Bearer\s+)?(sk_sandbox_)?(\S*)$/i.exec(value)
+  if (!match) return '****'
+  const [, bearer = '', prefix = '', rest = ''] = match
+  return `${bearer}${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`
+}
+
+function formatBody(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined
+  const cut = text.length > VERBOSE_BODY_CHARS ? `${text.slice(0, VERBOSE_BODY_CHARS)}... (${text.length - VERBOSE_BODY_CHARS} more characters)` : text
+  return show(cut)
+}
+
+/**
+ * One attempt of a request as `sandbox run --verbose` prints it, curl -v style: `>` lines for what
+ * was sent (the key masked), `<` lines for the status, every header and the body of the answer, or
+ * the network error the attempt ended in. Control characters are escaped: headers and bodies come
+ * from the server.
+ */
+export function formatExchange(method: string, wire: PreparedRequest, answer: ClientAnswer | Error): string[] {
+  const lines = [`> ${show(method)} ${show(wire.url)}`]
+  for (const [name, value] of Object.entries(wire.headers)) lines.push(`> ${show(name)}: ${show(name === 'authorization' ? maskApiKey(value) : value)}`)
+  const sentBody = formatBody(wire.text)
+  if (sentBody !== undefined) lines.push(`> ${sentBody}`)
+  if (answer instanceof Error) {
+    lines.push(`< no answer: ${show(describeNetworkError(answer))}`)
+    return lines
+  }
+  lines.push(`< ${answer.status}${answer.attempts > 1 ? ` (attempt ${answer.attempts})` : ''}`)
+  answer.headers.forEach((value, name) => {
+    lines.push(`< ${show(name)}: ${show(value)}`)
+  })
+  const body = formatBody(answer.text)
+  if (answer.bodyUnread) lines.push('< (body not read: the step closes the connection after the status line)')
+  else if (body !== undefined) lines.push(`< ${body}`)
+  return lines
+}
