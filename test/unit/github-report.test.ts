@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { findWorkspacePath } from '../../src/cli/github-report.js'
 import { escapeWorkflowData, escapeWorkflowProperty, findStepLines, formatGithubAnnotations, formatGithubSummary, formatWorkflowCommand, MAX_GITHUB_SUMMARY_BYTES } from '../../src/scenarios/index.js'
 import type { RunReport, ScenarioReport, StepReport } from '../../src/scenarios/index.js'
 
@@ -121,5 +122,13 @@ describe('formatGithubSummary', () => {
     expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(MAX_GITHUB_SUMMARY_BYTES)
     expect(summary).toMatch(/\n\d+ more scenarios not listed: the summary is kept under 256 KiB/)
     expect(summary).toMatch(/Details left out for \d+ more failed scenarios/)
+  })
+})
+
+describe('findWorkspacePath', () => {
+  it('is the path from the workspace with / separators, and none outside it or in node_modules', () => {
+    expect(findWorkspacePath(join('/ws', 'ci', 'wrong.json'), '/ws')).toBe('ci/wrong.json')
+    expect(findWorkspacePath('/elsewhere/wrong.json', '/ws')).toBeUndefined()
+    expect(findWorkspacePath('/ws/node_modules/partner-sandbox/scenarios/loan-flow.json', '/ws')).toBeUndefined()
   })
 })
