@@ -21,6 +21,8 @@ export interface GithubAnnotationOptions {
 
 // A failed step's answer body can be large; the annotation is read on a pull request.
 const MAX_MESSAGE_CHARS = 4000
+/** GitHub keeps 10 error annotations of a step and drops the rest without a word. */
+export const MAX_GITHUB_ERROR_ANNOTATIONS = 10
 
 function clip(text: string): string {
   return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 3)}...` : text
@@ -50,8 +52,15 @@ function annotateScenario(scenario: ScenarioReport, options: GithubAnnotationOpt
 /**
  * GitHub Actions `::error` workflow commands for a run: one per failed step, at its file and line
  * when the file is in the workspace, and one without a file for a scenario that stopped the run
- * on setup (an unreachable server, a refused key). Control characters are escapes, as on a terminal.
+ * on setup (an unreachable server, a refused key), first. Control characters are escapes, as on a
+ * terminal. At most MAX_GITHUB_ERROR_ANNOTATIONS, the last saying how many more failed.
  */
 export function formatGithubAnnotations(report: RunReport, options: GithubAnnotationOptions = {}): string[] {
-  return report.scenarios.filter((scenario) => scenario.status === 'failed').flatMap((scenario) => annotateScenario(scenario, options))
+  const failed = report.scenarios.filter((scenario) => scenario.status === 'failed')
+  // The setup stop is why the run ended with exit 2: it must not be the annotation GitHub drops.
+  const stops = failed.filter((scenario) => scenario.connection_error || scenario.key_refused)
+  const all = [...stops, ...failed.filter((scenario) => !stops.includes(scenario))].flatMap((scenario) => annotateScenario(scenario, options))
+  if (all.length <= MAX_GITHUB_ERROR_ANNOTATIONS) return all
+  const more = all.length - MAX_GITHUB_ERROR_ANNOTATIONS + 1
+  return [...all.slice(0, MAX_GITHUB_ERROR_ANNOTATIONS - 1), formatWorkflowCommand('error', { title: 'sandbox run' }, `${more} more failures are not annotated (GitHub shows ${MAX_GITHUB_ERROR_ANNOTATIONS} error annotations per step): the job summary and the log have them all`)]
 }

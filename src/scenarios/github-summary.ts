@@ -38,7 +38,8 @@ function formatRow(scenario: ScenarioReport): string {
   let note = scenario.status === 'skipped' ? (scenario.error ?? '') : ''
   if (scenario.status === 'failed') {
     failedStep = step ? describeStepFailure(step, scenario.key_refused).message : (scenario.error ?? 'failed')
-    note = step?.note ?? ''
+    // A refused key's step message is its note already.
+    note = scenario.key_refused ? '' : (step?.note ?? '')
   }
   const name = `${scenario.id}: ${scenario.name}`
   return `| ${[cell(name), STATUS[scenario.status], formatMs(scenario.duration_ms), cell(failedStep), cell(note)].join(' | ')} |`

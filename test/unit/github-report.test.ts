@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findWorkspacePath } from '../../src/cli/github-report.js'
-import { escapeWorkflowData, escapeWorkflowProperty, findStepLines, formatGithubAnnotations, formatGithubSummary, formatWorkflowCommand, MAX_GITHUB_SUMMARY_BYTES } from '../../src/scenarios/index.js'
+import { escapeWorkflowData, escapeWorkflowProperty, findStepLines, formatGithubAnnotations, formatGithubSummary, formatWorkflowCommand, MAX_GITHUB_ERROR_ANNOTATIONS, MAX_GITHUB_SUMMARY_BYTES } from '../../src/scenarios/index.js'
 import type { RunReport, ScenarioReport, StepReport } from '../../src/scenarios/index.js'
 
 const passedStep: StepReport = { index: 0, name: 'read the config', kind: 'request', method: 'GET', path: '/api/sandbox/config', status: 200, error_code: null, duration_ms: 5, ok: true, failures: [] }
@@ -84,6 +84,17 @@ describe('formatGithubAnnotations', () => {
       .toEqual(['::error title=wrong%3A the run stopped::cannot reach http://127.0.0.1:9; is the server running?'])
   })
 
+  it('keeps to the 10 error annotations GitHub shows of a step, the setup stop first, and says how many more failed', () => {
+    const failures = Array.from({ length: 12 }, (_, i) => scenario({ id: `s${i}`, status: 'failed', steps: [failedStep] }))
+    const stopped = scenario({ id: 'stopper', status: 'failed', steps: [], connection_error: true, error: 'cannot reach it' })
+    const annotations = formatGithubAnnotations(run([...failures, stopped]), { stopMessage: 'cannot reach it; is the server running?' })
+    expect(annotations).toHaveLength(MAX_GITHUB_ERROR_ANNOTATIONS)
+    expect(annotations[0]).toBe('::error title=stopper%3A the run stopped::cannot reach it; is the server running?')
+    expect(annotations.slice(1, 9).map((line) => /title=(s\d+)%3A/.exec(line)?.[1])).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7'])
+    expect(annotations[9]).toBe('::error title=sandbox run::4 more failures are not annotated (GitHub shows 10 error annotations per step): the job summary and the log have them all')
+    expect(formatGithubAnnotations(run(failures.slice(0, 10)))).toHaveLength(10)
+  })
+
   it('escapes control characters as the terminal report does, newlines of a title too', () => {
     const odd = run([scenario({ id: 'odd\u009b', status: 'failed', steps: [{ ...failedStep, name: 'a\nb' }] })])
     const [annotation] = formatGithubAnnotations(odd)
@@ -108,6 +119,12 @@ describe('formatGithubSummary', () => {
     expect(summary).toContain('| later: Later | ⏭️ skipped | 0 ms |  | not run: --bail after a failed scenario |')
     expect(summary).toContain('### Failures\n\n#### wrong\n\n```text\nstep 2 (kyt first, 100%): POST /api/sandbox/loans/flow\nnote: a hint\n')
     expect(summary).toContain('received: {"error_code":"FLOW_CONFLICT","message":"no draft: a|b\\u001b[31m"}\n```\n')
+  })
+
+  it('gives a refused key\'s note once, as the failed step\'s message', () => {
+    const refused = { ...failedStep, status: 401, note: 'the server accepts only registered keys: pass one with --api-key' }
+    const summary = formatGithubSummary(run([scenario({ status: 'failed', steps: [refused], key_refused: true })]))
+    expect(summary).toMatch(/^\| wrong: Expects the wrong status \| ❌ failed \| 20 ms \| step 2 \(kyt first, 100%\): the server accepts only registered keys: pass one with --api-key \| {2}\|$/m)
   })
 
   it('keeps each cell in its column: pipes, newlines and HTML in names are text', () => {
