@@ -20,10 +20,11 @@ export function formatStepLine(step: StepReport): string {
   return parts.filter(Boolean).join(' ') + (step.note ? `\n      ${step.note}` : '')
 }
 
-/** What went wrong in a failed scenario: the step, what was sent, the diff and what came back. */
-export function describeScenarioFailure(report: ScenarioReport): { message: string; details: string } {
-  const step = report.steps.find((item) => !item.ok)
-  if (!step) return { message: report.error ?? 'failed', details: report.error ?? '' }
+/**
+ * What went wrong in one failed step: a one-line message, and the step, what was sent, the diff
+ * and what came back. `keyRefused`: the message is the step's note, which says what to do.
+ */
+export function describeStepFailure(step: StepReport, keyRefused = false): { message: string; details: string } {
   const lines = [
     `step ${step.index + 1} (${step.name}): ${step.method} ${step.path}`,
     // The hint or the retry count is often the answer to "why": a CI page shows only this text.
@@ -34,8 +35,15 @@ export function describeScenarioFailure(report: ScenarioReport): { message: stri
     ...(step.received === undefined ? [] : [`received: ${JSON.stringify(step.received)}`]),
   ]
   // A refused key fails every expectation of the step at once; what to do about it is the point.
-  const summary = report.key_refused && step.note ? step.note : step.failures.map((f) => f.message).join('; ')
+  const summary = keyRefused && step.note ? step.note : step.failures.map((f) => f.message).join('; ')
   return { message: `step ${step.index + 1} (${step.name}): ${summary}`, details: lines.join('\n') }
+}
+
+/** What went wrong in a failed scenario: the step, what was sent, the diff and what came back. */
+export function describeScenarioFailure(report: ScenarioReport): { message: string; details: string } {
+  const step = report.steps.find((item) => !item.ok)
+  if (!step) return { message: report.error ?? 'failed', details: report.error ?? '' }
+  return describeStepFailure(step, report.key_refused)
 }
 
 /**

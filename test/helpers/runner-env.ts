@@ -8,9 +8,15 @@
  */
 const RUNNER_VARIABLE = /^(?:CI|FORCE_COLOR|NO_COLOR|COLUMNS|HTTPS?_PROXY|https?_proxy|NO_PROXY|no_proxy|SANDBOX_(?!TEST_|JUNIT_XSD$)\w+)$/
 
+/**
+ * GitHub Actions' own, which `sandbox run` reports into (annotations, and a job summary appended
+ * to the runner's GITHUB_STEP_SUMMARY file, which a suite run in Actions must not write into).
+ */
+const GITHUB_VARIABLE = /^GITHUB_(?:ACTIONS|STEP_SUMMARY|WORKSPACE)$/
+
 /** Whether NAME is one of the variables above, which a test that needs one sets itself. */
 export function isRunnerVariable(name: string): boolean {
-  return RUNNER_VARIABLE.test(name)
+  return RUNNER_VARIABLE.test(name) || GITHUB_VARIABLE.test(name)
 }
 
 /** Deletes the variables above from ENV (process.env by default), in place. */

@@ -17,7 +17,8 @@ describe('the environment tests run in', () => {
       CI: 'true', FORCE_COLOR: '3', NO_COLOR: '1', COLUMNS: '40', SANDBOX_BASE_URL: 'http://127.0.0.1:9', SANDBOX_KEYS_FILE: '/tmp/k.json', SANDBOX_FUTURE_SETTING: 'x',
       HTTPS_PROXY: 'http://proxy:3128', https_proxy: 'http://proxy:3128', HTTP_PROXY: 'http://proxy:3128', http_proxy: 'http://proxy:3128', NO_PROXY: '.corp', no_proxy: '.corp',
       SANDBOX_TEST_REDIS: 'required', SANDBOX_TEST_PTY: 'required', SANDBOX_JUNIT_XSD: '/tmp/junit.xsd', PATH: '/usr/bin', TERM: 'dumb', CIRCLECI: 'true', SANDBOX: 'x',
+      GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '/home/runner/work/_temp/_runner_file_commands/step_summary_1', GITHUB_WORKSPACE: '/home/runner/work/app/app', GITHUB_SHA: 'abc123',
     }
-    expect(removeRunnerVariables(env)).toEqual({ SANDBOX_TEST_REDIS: 'required', SANDBOX_TEST_PTY: 'required', SANDBOX_JUNIT_XSD: '/tmp/junit.xsd', PATH: '/usr/bin', TERM: 'dumb', CIRCLECI: 'true', SANDBOX: 'x' })
+    expect(removeRunnerVariables(env)).toEqual({ SANDBOX_TEST_REDIS: 'required', SANDBOX_TEST_PTY: 'required', SANDBOX_JUNIT_XSD: '/tmp/junit.xsd', PATH: '/usr/bin', TERM: 'dumb', CIRCLECI: 'true', SANDBOX: 'x', GITHUB_SHA: 'abc123' })
   })
 })

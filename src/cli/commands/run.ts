@@ -26,6 +26,7 @@ interface RunFlags extends ReceiverFlags {
   wait?: string
   timeout?: string
   verbose?: boolean
+  githubReport: boolean
 }
 
 async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
@@ -182,21 +183,25 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     if (code === 'EADDRINUSE' || code === 'EACCES') throw new CliError(describeListenError(error as ListenError, '--receiver-port'), { code, cause: error })
     throw error
   })
-  if (flags.json) {
-    printJsonDocument(command, report, 2)
-  } else printRunSummary(write, report)
-  // After the summary: should the path break during the run, the results are still shown.
-  if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
   const running = unreachable && /redirect to|TLS certificate is not trusted|answers plain HTTP, not TLS|proxy answered/.test(unreachable.error ?? '')
   const hint = proxy
     ? `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl!).hostname} to connect directly)`
     : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
-  if (unreachable) throw new CliError(`${unreachable.error}${running ? '' : hint}`, { code: 'UNREACHABLE' })
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
-  if (refused) throw new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
+  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: 'UNREACHABLE' })
+    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
+      : undefined
+  // Before the closing summary, whose last line stays `N passed, N failed`.
+  if (flags.githubReport) await (await import('../github-report.js')).reportToGithub(report, { json: flags.json, stopMessage: stop?.message })
+  if (flags.json) {
+    printJsonDocument(command, report, 2)
+  } else printRunSummary(write, report)
+  // After the summary: should the path break during the run, the results are still shown.
+  if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
+  if (stop) throw stop
   if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: 'FAILED' })
 }
 
@@ -217,6 +222,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))
     .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s)'))
+    .addOption(new Option('--no-github-report', 'under GitHub Actions (GITHUB_ACTIONS=true), print no error annotations and write no job summary'))
   addReceiverOptions(command)
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')
   printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((args: string[], flags: RunFlags) => runRun(args, flags, command))
