@@ -106,17 +106,21 @@ export const stepKinds = {
 /** One step: a request, a replay of the previous one, a wait for a webhook, or a recovery. */
 export const stepSchema = z.union([stepKinds.request, stepKinds.replay, stepKinds.wait_for_webhook, stepKinds.recover])
 
-const scenarioObject = z
+/**
+ * The shape of a scenario file, without the checks across fields (variables, keys, matchers):
+ * what a JSON Schema can say of it (scenario-json-schema.ts).
+ */
+export const scenarioFileSchema = z
   .object({
-    $schema: z.string().optional(),
-    name: z.string().min(1),
-    description: z.string().min(1),
-    tags: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lower-case words joined by -')).default([]),
+    $schema: z.string().optional().describe('for editors: the path or URL of this JSON Schema (dist/scenario.schema.json in the package)'),
+    name: z.string().min(1).describe('shown in the report beside the id (the file name)'),
+    description: z.string().min(1).describe('what the scenario checks, in a sentence or two'),
+    tags: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lower-case words joined by -')).default([]).describe('for `sandbox run --tag`; `local-only` runs only against a local server'),
     keys: z.array(keyName)
       .refine((keys) => new Set(keys).size === keys.length, 'names each key once')
       .optional()
       .describe('extra named keys besides "main", each a fresh open-mode key'),
-    steps: z.array(stepSchema).min(1),
+    steps: z.array(stepSchema).min(1).describe('run in order; a step is a request, a replay of the previous request, a wait for a webhook, or a recovery'),
   })
   .strict()
 
@@ -124,10 +128,10 @@ const scenarioObject = z
  * A scenario file: `scenarios/<id>.json`. Valid here is valid for `sandbox run`: the schema also
  * checks variables, keys, matchers and paths (check-scenario.ts).
  */
-export const scenarioSchema = scenarioObject.superRefine(refineScenario)
+export const scenarioSchema = scenarioFileSchema.superRefine(refineScenario)
 
 /** A scenario as written in its file. */
-export type ScenarioFile = z.infer<typeof scenarioObject>
+export type ScenarioFile = z.infer<typeof scenarioFileSchema>
 /** One step of a scenario. */
 export type ScenarioStep = z.infer<typeof stepSchema>
 /** The `expect` block of a step. */

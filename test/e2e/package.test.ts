@@ -23,11 +23,12 @@ describe('the published package', () => {
     const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false' }
     const { stdout } = await promisify(execFile)(npm, ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: ROOT, env })
     const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path)
-    for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/openapi.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
+    for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/openapi.json', 'dist/scenario.schema.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
       expect(files, needed).toContain(needed)
     }
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.map'))).toEqual([])
-    expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 1)
+    // Each module and its types, and the two JSON documents (openapi.json, scenario.schema.json).
+    expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 2)
   }, 60_000)
 
   it('loads by its name from an ES module and from CommonJS (require of the ESM build, Node >= 20.19)', async () => {

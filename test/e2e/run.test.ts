@@ -388,4 +388,11 @@ describe('sandbox run', () => {
     expect(list).toHaveLength(SHIPPED)
     expect(list.find((s: { id: string }) => s.id === 'webhook-loan-events').tags).toContain('local-only')
   })
+
+  it('--schema prints the JSON Schema of scenario files, the one the package ships as dist/scenario.schema.json', async () => {
+    const { code, stdout, stderr } = await runCli(['run', '--schema', '--dir', '/nonexistent'])
+    expect([code, stderr]).toEqual([0, ''])
+    expect(JSON.parse(stdout)).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', title: 'partner-sandbox scenario', required: ['name', 'description', 'steps'] })
+    expect(stdout).toBe(await readFile(join(import.meta.dirname, '../../dist/scenario.schema.json'), 'utf8'))
+  })
 })

@@ -27,6 +27,7 @@ interface RunFlags extends ReceiverFlags {
   timeout?: string
   verbose?: boolean
   githubReport: boolean
+  schema?: boolean
 }
 
 async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
@@ -101,6 +102,11 @@ async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
 }
 
 async function runRun(args: string[], flags: RunFlags, command: Command): Promise<void> {
+  if (flags.schema) {
+    const { buildScenarioJsonSchema } = await import('../../scenarios/scenario-json-schema.js')
+    printJsonDocument(command, buildScenarioJsonSchema(), 2)
+    return
+  }
   const { all, chosen } = await loadChosen(args, flags)
   const out = await import('../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
@@ -216,6 +222,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--start-server', 'start an in-process server (memory storage) even when a base URL is set'))
     .addOption(new Option('--junit <file>', 'also write a JUnit XML report to FILE'))
     .addOption(new Option('--list', 'list the scenarios and exit'))
+    .addOption(new Option('--schema', 'print the JSON Schema of scenario files (for editors; dist/scenario.schema.json in the package) and exit'))
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
     .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
