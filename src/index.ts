@@ -4,6 +4,7 @@
  */
 export { createSandbox, type Sandbox, type SandboxOptions, type RedisUrl } from './server/create-sandbox.js'
 export { listenSandbox, type ListenOptions, type SandboxListener } from './server/listen.js'
+export type { TlsPair } from './server/tls-pair.js'
 export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/server-timeouts.js'
 export type { DeepPartial } from './server/config.js'
 export type { DeliveryReport } from './webhooks/dispatcher.js'

@@ -88,6 +88,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const answer = await send({ method: 'GET', path: '/api/sandbox/state' }, 'main')
         Object.assign(result, { method: 'GET', path: '/api/sandbox/state', status: answer.status, error_code: answer.errorCode })
         failures = checkAnswer(answer, { status: 200 })
+        // The answer says why (a 400 naming the https:// URL, a storage error): show it, as other steps do.
+        if (failures.length > 0) result.received = answer.body ?? answer.text
         if (failures.length > 0) throwIfUnreachable(context.baseUrl, { method: 'GET', path: '/api/sandbox/state' }, answer, 200)
         if (failures.length > 0) noteKeyRefusal(answer, 'main', 200)
         if (failures.length === 0) {

@@ -19,6 +19,14 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     return
   }
   const [status, message] = describeClientError(error.code, timeouts)
+  answerOnSocket(socket, status, message)
+}
+
+/**
+ * Writes an INVALID_REQUEST answer in the decided envelope straight to SOCKET and closes it: for
+ * requests h3 never sees (not HTTP Node can parse, or plain HTTP sent to the https port).
+ */
+export function answerOnSocket(socket: Duplex, status: number, message: string): void {
   const requestId = createRequestId()
   const body = JSON.stringify({ request_id: requestId, error_code: 'INVALID_REQUEST', error: message })
   socket.end(

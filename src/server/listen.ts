@@ -1,5 +1,6 @@
 import { createServer } from 'node:net'
 import type { Duplex } from 'node:stream'
+import type { Server as TlsServer } from 'node:tls'
 import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './create-sandbox.js'
@@ -7,6 +8,8 @@ import { answerClientError } from './client-errors.js'
 import { createPortInUseError, toListenError } from './listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
 import { limitIdleToClients } from './idle-cut.js'
+import { checkTlsPair, type TlsPair } from './tls-pair.js'
+import { answerPlainHttpOnTls } from './plain-http-on-tls.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -46,22 +49,27 @@ export interface ListenOptions {
   closeTimeoutMs?: number
   /** Limits on slow or stalled clients; unset ones keep `serve`'s defaults (DEFAULT_SERVER_TIMEOUTS). */
   timeouts?: Partial<ServerTimeouts>
+  /** Serve https with this certificate and key (PEM text); a pair that cannot serve is a SetupError. */
+  tls?: TlsPair
 }
 
 /**
- * Serves a sandbox over HTTP through listhen, as `sandbox serve` does. listhen would quietly move
+ * Serves a sandbox over HTTP (or https, with `tls`) through listhen, as `sandbox serve` does. listhen would quietly move
  * to another port when the asked one is busy; here that is an error (code EADDRINUSE), unless
  * port 0 asked for any port. A host this machine cannot listen on is code EADDRNOTAVAIL.
  */
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
   const timeouts = resolveServerTimeouts(options.timeouts)
+  const tls = options.tls ? checkTlsPair(options.tls) : undefined
   let listener: Awaited<ReturnType<typeof listen>>
   await checkHostUsable(host, port)
   try {
     listener = await listen(toNodeHandler(sandbox.app), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
       hostname: host,
+      // PEM text: listhen takes a value starting with "--" as the certificate itself, not a path.
+      https: tls ? { cert: tls.cert, key: tls.key } : false,
       showURL: false,
       isProd: true,
       public: false,
@@ -83,7 +91,9 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
   limitIdleToClients(listener.server)
   listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
-  return { url: `http://${displayHost}:${actual}`, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
+  const url = `${tls ? 'https' : 'http'}://${displayHost}:${actual}`
+  if (tls) answerPlainHttpOnTls(listener.server as unknown as TlsServer, url)
+  return { url, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
 }
 
 // listhen's close() drops idle keep-alive sockets and waits for active ones, with no limit: a

@@ -8,8 +8,9 @@ import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 import type { DeliveryReport } from '../../webhooks/dispatcher.js'
 import type { RedisUrl } from '../../server/create-sandbox.js'
+import type { TlsFlags } from '../read-tls-files.js'
 
-interface ServeFlags extends StorageFlags {
+interface ServeFlags extends StorageFlags, TlsFlags {
   port?: string
   host?: string
   config?: string
@@ -115,6 +116,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw new CliError(`--rate-limit: ${(error as Error).message}`)
   }
   const config = flags.config ? await readConfigFile(flags.config) : undefined
+  const tls = await (await import('../read-tls-files.js')).readTlsFiles(flags)
   const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
   let webhookRetrySchedule: number[] | undefined
   try {
@@ -156,7 +158,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
   try {
-    listener = await listenSandbox(sandbox, { port, host })
+    listener = await listenSandbox(sandbox, { port, host, tls })
   } catch (error) {
     idleGc.stop()
     await sandbox.close()
@@ -227,6 +229,8 @@ export function registerServe(program: Command): void {
     .description('serve the whole /api/sandbox partner API locally')
     .addOption(new Option('--port <port>', 'port to listen on, 0 for any free port (env SANDBOX_PORT, default 4010)'))
     .addOption(new Option('--host <host>', 'address to bind (env SANDBOX_HOST, default 127.0.0.1)'))
+    .addOption(new Option('--tls-cert <file>', 'answer https with this PEM certificate, e.g. from mkcert (env SANDBOX_TLS_CERT; needs --tls-key)'))
+    .addOption(new Option('--tls-key <file>', 'the PEM private key of --tls-cert (env SANDBOX_TLS_KEY)'))
   addStorageOptions(command)
     .addOption(new Option('--config <file>', 'JSON deep-merged over the default sandbox config'))
     .addOption(new Option('--keys <file>', 'accept only keys registered in this file (env SANDBOX_KEYS_FILE)'))

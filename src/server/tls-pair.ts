@@ -1,0 +1,34 @@
+import { createSecureContext } from 'node:tls'
+import { SetupError } from '../errors/setup-error.js'
+
+/** A certificate (with its chain, if any) and its private key, as PEM text, to serve https with. */
+export interface TlsPair {
+  cert: string
+  key: string
+}
+
+/** What OpenSSL's refusal of a pair means, in words a user can act on. */
+function describePairError(error: Error): string {
+  const text = error.message
+  if (/key values mismatch/i.test(text)) return 'the private key does not belong to the certificate'
+  if (/bad decrypt|bad password|interrupted or cancelled|passphrase/i.test(text)) return 'the private key is encrypted; give it without a passphrase (openssl pkey -in key.pem -out plain.pem)'
+  return `they cannot serve TLS (${text})`
+}
+
+/**
+ * Checks that CERT and KEY make a TLS server, before anything listens: OpenSSL would otherwise
+ * refuse them at the first connection, or listhen read a text that is not PEM as a file path.
+ * Returns the pair with any text before the PEM blocks (a byte order mark, blank lines) dropped.
+ */
+export function checkTlsPair(pair: TlsPair): TlsPair {
+  const start = (text: string) => text.indexOf('-----BEGIN ')
+  if (start(pair.cert) === -1 || !/-----BEGIN [A-Z0-9 ]*CERTIFICATE-----/.test(pair.cert)) throw new SetupError('the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)')
+  if (start(pair.key) === -1 || !/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pair.key)) throw new SetupError('the private key holds no PEM private key (-----BEGIN PRIVATE KEY-----)')
+  const checked = { cert: pair.cert.slice(start(pair.cert)), key: pair.key.slice(start(pair.key)) }
+  try {
+    createSecureContext(checked)
+  } catch (error) {
+    throw new SetupError(describePairError(error as Error), { cause: error })
+  }
+  return checked
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs'
+import { request } from 'node:https'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
+import { SetupError } from '../../src/errors/setup-error.js'
+import { newKey } from '../helpers/api.js'
+
+const TLS = join(import.meta.dirname, '../fixtures/tls')
+const read = (name: string) => readFileSync(join(TLS, name), 'utf8')
+const pair = { cert: read('cert.pem'), key: read('key.pem') }
+const open: { sandbox: Sandbox; listener?: SandboxListener }[] = []
+
+afterEach(async () => {
+  for (const { sandbox, listener } of open.splice(0)) {
+    await listener?.close()
+    await sandbox.close()
+  }
+})
+
+async function start(tls: { cert: string; key: string }) {
+  const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+  const entry: { sandbox: Sandbox; listener?: SandboxListener } = { sandbox }
+  open.push(entry)
+  entry.listener = await listenSandbox(sandbox, { tls })
+  return entry.listener
+}
+
+/** GET over https, trusting the fixture certificate (the test process does not trust it otherwise). */
+function getTrusted(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { ca: pair.cert, headers: { authorization: `Bearer ${newKey()}` } }, (response) => {
+      let body = ''
+      response.on('data', (chunk) => { body += chunk })
+      response.on('end', () => resolve({ status: response.statusCode!, body }))
+    }).on('error', reject).end()
+  })
+}
+
+describe('listenSandbox with tls', () => {
+  it('answers https, with the certificate given, at an https:// URL', async () => {
+    const listener = await start(pair)
+    expect(listener.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+    const { status, body } = await getTrusted(`${listener.url}/api/sandbox/config`)
+    expect(status).toBe(200)
+    expect(JSON.parse(body)).toHaveProperty('request_id')
+  })
+
+  it('answers plain HTTP sent to its port with a 400 naming the https:// URL, not a reset connection', async () => {
+    const listener = await start({ cert: `\uFEFF\n${pair.cert}`, key: pair.key })
+    const plain = listener.url.replace('https://', 'http://')
+    const response = await fetch(`${plain}/api/sandbox/config`)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ error_code: 'INVALID_REQUEST', error: `This server answers https only: send the request to ${listener.url}.` })
+  })
+
+  it.each([
+    ['a key of another certificate', { cert: pair.cert, key: read('proxied-key.pem') }, 'the private key does not belong to the certificate'],
+    ['a certificate file that holds none', { cert: read('README.md'), key: pair.key }, 'the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)'],
+    ['the key given as the certificate', { cert: pair.key, key: pair.key }, 'the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)'],
+    ['the certificate given as the key', { cert: pair.cert, key: pair.cert }, 'the private key holds no PEM private key (-----BEGIN PRIVATE KEY-----)'],
+  ])('refuses %s before listening, as a SetupError', async (_what, tls, message) => {
+    const sandbox = await createSandbox({ storage: 'memory', logError: () => {} })
+    open.push({ sandbox })
+    await expect(listenSandbox(sandbox, { tls })).rejects.toThrow(new SetupError(message))
+  })
+})

@@ -1,0 +1,46 @@
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
+
+// `sandbox serve` answering https, for partner code that refuses plain http base URLs.
+
+const TLS = join(import.meta.dirname, '../fixtures/tls')
+const CERT = join(TLS, 'cert.pem')
+const KEY = join(TLS, 'key.pem')
+
+afterEach(() => killAll())
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1)
+
+describe('sandbox serve --tls-cert --tls-key', () => {
+  it('serves https, which a client trusting the certificate walks a loan against, from the flags or the environment', async () => {
+    for (const [args, env] of [[['--tls-cert', CERT, '--tls-key', KEY], {}], [[], { SANDBOX_TLS_CERT: CERT, SANDBOX_TLS_KEY: KEY }]] as const) {
+      const server = await startServe(['--storage', 'memory', '--port', '0', ...args], { env })
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+      const run = await runCli(['run', 'loan-flow', '--base-url', server.url], { env: { NODE_EXTRA_CA_CERTS: CERT } })
+      expect([run.code, lastLine(run.stdout)]).toEqual([0, '1 passed, 0 failed'])
+      // Plain HTTP to the https port is told where to go, not reset.
+      const plain = await runCli(['run', 'loan-flow', '--base-url', server.url.replace('https:', 'http:')])
+      expect(plain.code).toBe(1)
+      expect(plain.stdout).toContain(`This server answers https only: send the request to ${server.url}.`)
+      await server.stop()
+    }
+  })
+
+  it('gives the https URL in the --json-logs ready line', async () => {
+    const server = await startServe(['--storage', 'memory', '--port', '0', '--json-logs', '--tls-cert', CERT, '--tls-key', KEY])
+    expect(server.url).toMatch(/^https:\/\//)
+    expect(server.output()).toContain(`"event":"ready","url":"${server.url}"`)
+  })
+
+  it.each([
+    [['--tls-cert', CERT], 'sandbox: --tls-cert and --tls-key go together: give --tls-key (its private key) too, or neither for plain http\n'],
+    [['--tls-key', KEY], 'sandbox: --tls-cert and --tls-key go together: give --tls-cert (the certificate) too, or neither for plain http\n'],
+    [['--tls-cert', join(TLS, 'missing.pem'), '--tls-key', KEY], `sandbox: cannot read --tls-cert ${join(TLS, 'missing.pem')}: no such file\n`],
+    [['--tls-cert', CERT, '--tls-key', join(TLS, 'proxied-key.pem')], `sandbox: --tls-cert ${CERT} and --tls-key ${join(TLS, 'proxied-key.pem')}: the private key does not belong to the certificate\n`],
+    [['--tls-cert', KEY, '--tls-key', CERT], `sandbox: --tls-cert ${KEY} and --tls-key ${CERT}: the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)\n`],
+  ])('exits 2 before listening on %j', async (args, stderr) => {
+    const result = await runCli(['serve', '--storage', 'memory', '--port', '0', ...args])
+    expect([result.code, result.stderr, result.stdout]).toEqual([2, stderr, ''])
+  })
+})
