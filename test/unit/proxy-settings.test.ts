@@ -32,8 +32,11 @@ describe('NO_PROXY, read as Go reads it', () => {
     ['http://[fd00::1]:4010', '[fd00::1]', true],
     ['http://[fd00::1]:4010', '[fd00::1]:4010', true],
     ['http://[fe80::1]:4010', 'fd00::/8', false],
-    // An address is matched as one, never as a name's suffix.
+    // An address is matched as one, never as a name's suffix; and only a dotted quad is an address.
     ['http://10.1.2.3', '2.3', false],
+    ['http://10.0.0.10', '10', false],
+    ['http://10.0.0.10', '0x0a000000/8', false],
+    ['http://10.0.0.10', '10.0.0.0/33', false],
     ['https://sandbox.example.com', 'not a host!, ,,', false],
   ])('%s with NO_PROXY=%j goes directly: %s', (url, noProxy, direct) => {
     expect(bypass(url, noProxy)).toBe(direct)

@@ -8,12 +8,19 @@ export type NoProxyRule =
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 }
 
+/** An address as Go's net.ParseIP takes it: a dotted quad or IPv6, not ipaddr.js's `10` or `0x0a`. */
+function isPlainAddress(text: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && ipaddr.IPv6.isValid(text))
+}
+
 function parseRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
-  const bare = text.replace(/^\[(.*)\]$/, '$1')
-  if (bare.includes('/')) return ipaddr.isValidCIDR(bare) ? ipaddr.parseCIDR(bare) : undefined
-  if (!ipaddr.isValid(bare)) return undefined
-  const address = ipaddr.parse(bare)
-  return [address, address.kind() === 'ipv4' ? 32 : 128]
+  const [address = '', bits, ...rest] = text.replace(/^\[(.*)\]$/, '$1').split('/')
+  if (rest.length > 0 || !isPlainAddress(address)) return undefined
+  if (bits === undefined) {
+    const parsed = ipaddr.parse(address)
+    return [parsed, parsed.kind() === 'ipv4' ? 32 : 128]
+  }
+  return /^\d{1,3}$/.test(bits) && ipaddr.isValidCIDR(`${address}/${bits}`) ? ipaddr.parseCIDR(`${address}/${bits}`) : undefined
 }
 
 /** Splits `host:port` and `[v6]:port`; a bare IPv6 address (several colons) has no port. */
