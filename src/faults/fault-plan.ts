@@ -41,7 +41,8 @@ function createSelector(rule: FaultRule, seed: number): (request: FaultRequest) 
   if (rule.first_attempt) {
     const seen = new Set<string>()
     return (request) => {
-      if (request.idempotencyKey === null) return false
+      // No key (or an empty one, refused by the API as missing): nothing a retry could replay.
+      if (!request.idempotencyKey) return false
       const slot = `${request.apiKey}\n${request.idempotencyKey}`
       if (seen.has(slot)) return false
       seen.add(slot)

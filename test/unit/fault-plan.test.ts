@@ -67,7 +67,7 @@ describe('fault selection', () => {
     expect(decideMany({ rules: [{ fault: 'drop_before', every: 3 }] }, 7)).toEqual(['-', '-', 'drop_before', '-', '-', 'drop_before', '-'])
   })
 
-  it('first_attempt: only the first request with each Idempotency-Key of each key, and never one without a key', () => {
+  it('first_attempt: only the first request with each Idempotency-Key of each key, and never one without a key or with an empty one', () => {
     const config: FaultsConfig = { rules: [{ fault: 'drop_after', first_attempt: true }] }
     const keys = ['a', 'a', 'b', 'a', 'b', 'c']
     expect(decideMany(config, keys.length, (index) => request({ idempotencyKey: keys[index]! })))
@@ -75,6 +75,8 @@ describe('fault selection', () => {
     // Another API key's same Idempotency-Key is another operation.
     expect(decideMany(config, 2, (index) => request({ idempotencyKey: 'same', apiKey: `${KEY}${index}` }))).toEqual(['drop_after', 'drop_after'])
     expect(decideMany(config, 2, () => request({ method: 'GET' }))).toEqual(['-', '-'])
+    // An empty Idempotency-Key is refused as missing: a client cannot retry it either.
+    expect(decideMany(config, 2, () => request({ idempotencyKey: '' }))).toEqual(['-', '-'])
   })
 
   it('first_attempt forgets the oldest keys past its limit rather than growing without bound', () => {
