@@ -141,3 +141,14 @@ describe('fault injection with the project\'s own client', () => {
     expect(lost).toBe(dropped)
   })
 })
+
+describe('a drop_answer step against a server that drops the answer itself', () => {
+  it('passes the shipped dropped-connection-retry scenario: the answer is lost either way, and the replay follows', async () => {
+    const { listener, key } = await serveWithFaults({ rules: [{ method: 'POST', fault: 'drop_after', first_attempt: true }] })
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((scenario) => scenario.id === 'dropped-connection-retry')
+    const report = await runScenarios(scenarios, { baseUrl: listener.url, apiKey: key })
+    expect(report.scenarios.flatMap((scenario) => [scenario.error, ...scenario.steps.filter((step) => !step.ok)])).toEqual([undefined])
+    const lost = report.scenarios[0]!.steps.filter((step) => step.status === null && step.kind === 'request')
+    expect(lost.map((step) => step.note)).toEqual(Array(2).fill('answer lost on purpose (the server closed the connection before answering)'))
+  })
+})
