@@ -124,17 +124,17 @@ describe('fault injection (serve --faults)', () => {
 })
 
 describe('fault injection with the project\'s own client', () => {
-  it('runs the shipped loan-flow scenario to a pass with every POST\'s first answer dropped, and issues exactly one loan', async () => {
+  it('runs the shipped loan-flow and direct-loan scenarios to a pass with every POST\'s first answer dropped, and issues exactly one loan each', async () => {
     const { listener, key, allLoans, logged } = await serveWithFaults({ rules: [{ method: 'POST', fault: 'drop_after', first_attempt: true }] })
-    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((scenario) => scenario.id === 'loan-flow')
-    expect(scenarios).toHaveLength(1)
+    const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((scenario) => scenario.id === 'loan-flow' || scenario.id === 'direct-loan')
+    expect(scenarios).toHaveLength(2)
     let lost = 0
     const report = await runScenarios(scenarios, { baseUrl: listener.url, apiKey: key, transport: { onAttempt: (_request, answer) => void (answer instanceof Error && lost++) } })
-    expect(report.scenarios.flatMap((scenario) => [scenario.error, ...scenario.steps.filter((step) => !step.ok)])).toEqual([undefined])
+    expect(report.scenarios.flatMap((scenario) => [scenario.error, ...scenario.steps.filter((step) => !step.ok)])).toEqual([undefined, undefined])
     expect(report.failed).toBe(0)
-    expect(report.passed).toBe(1)
-    // The scenario issues one loan and closes it again.
-    expect(await allLoans()).toHaveLength(1)
+    expect(report.passed).toBe(2)
+    // Each scenario issues one loan and closes it again.
+    expect(await allLoans()).toHaveLength(2)
     // The client met each cut as a network error and retried it: one per POST of the scenario.
     const dropped = logged.filter((entry) => entry.fault === 'drop_after').length
     expect(dropped).toBeGreaterThanOrEqual(4)
