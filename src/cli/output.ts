@@ -15,7 +15,8 @@ configureColor()
 /** Colours of statuses in request lines. */
 export function colorStatus(status: number): string {
   const text = String(status)
-  if (status >= 500) return chalk.red(text)
+  // 0: no answer at all (a connection a fault injection dropped).
+  if (status >= 500 || status < 100) return chalk.red(text)
   if (status >= 400) return chalk.yellow(text)
   return chalk.green(text)
 }

@@ -28,6 +28,8 @@ export const ErrorCodes = {
   PAYLOAD_TOO_LARGE: 413,
   // Unexpected server faults; the body never carries a stack.
   INTERNAL_ERROR: 500,
+  // A sandbox extension: a 500 or 503 that `serve --faults` injected (503 is its usual status).
+  SANDBOX_FAULT_INJECTED: 503,
 } as const
 
 /** An `error_code` value. */

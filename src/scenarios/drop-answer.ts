@@ -1,14 +1,24 @@
 import { SandboxConnectionError } from '../client/api-error.js'
 import { DEFAULT_TIMEOUT_MS, prepareRequest, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { listCauses } from '../client/error-causes.js'
+
+/**
+ * The server closed the connection after taking the request (undici's "other side closed", a
+ * reset), as `serve --faults` drop_after or a crashing server does: the answer is lost either way.
+ */
+function isClosedByServer(error: unknown): boolean {
+  return listCauses(error).some(({ code }) => code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')
+}
 
 /**
  * Sends a request and closes the connection as soon as the answer's status line arrives, without
  * reading the body: what a partner sees when the connection drops after the server acted. Answers
- * the status the server had begun to send. Sent once: a network error or no status line within
- * `timeoutMs` (a stalled server would otherwise hold the run forever) is a connection error.
+ * the status the server had begun to send, or null when the server closed the connection before
+ * any (the answer is lost as the step asked). Sent once: any other network error or no status
+ * line within `timeoutMs` (a stalled server would otherwise hold the run forever) is a connection error.
  * `onAttempt` hears of it as of any request, its answer marked `bodyUnread`.
  */
-export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS, onAttempt?: TransportOptions['onAttempt']): Promise<number> {
+export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS, onAttempt?: TransportOptions['onAttempt']): Promise<number | null> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs)
   const wire = prepareRequest({ baseUrl, apiKey }, request)
@@ -24,6 +34,7 @@ export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null,
     return response.status
   } catch (error) {
     onAttempt?.(sent, error as Error, wire)
+    if (isClosedByServer(error)) return null
     throw new SandboxConnectionError(url, 1, { cause: error, timeoutMs })
   } finally {
     clearTimeout(timer)

@@ -133,7 +133,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         if (drop) {
           result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request, context.transport?.timeoutMs, context.transport?.onAttempt)
           report.requests++
-          result.note = 'answer dropped on purpose (the connection closed before the body was read)'
+          result.note = result.status === null
+            ? 'answer lost on purpose (the server closed the connection before answering)'
+            : 'answer dropped on purpose (the connection closed before the body was read)'
         } else {
           const expectation = interpolate(step.expect, variables)
           const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs)

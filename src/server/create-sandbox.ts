@@ -23,6 +23,9 @@ import { createWebhookRoutes } from './routes/webhook-routes.js'
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/deliveries.js'
 import { createDispatcher, type DeliveryReport } from '../webhooks/dispatcher.js'
 import { generateWebhookSecret } from '../webhooks/signature.js'
+import { createFaultPlan } from '../faults/fault-plan.js'
+import { parseFaults, type FaultsConfig } from '../faults/faults-schema.js'
+import { wasDropped } from './fault-hook.js'
 
 const FORWARD_SECRET_KEY = 'webhooks:forward-secret'
 
@@ -77,6 +80,13 @@ export interface SandboxOptions {
   onDelivery?: (report: DeliveryReport) => void
   /** Host name resolver for webhook URL checks (tests inject one; default: the system's DNS). */
   resolveHost?: (host: string) => Promise<string[]>
+  /**
+   * Fault injection (`serve --faults FILE`, a sandbox extension): requests to fail, slow down or
+   * cut on purpose. Validated like the file; off when absent.
+   */
+  faults?: FaultsConfig
+  /** How `faults` is named in its errors (default "faults"; serve: `--faults FILE`). */
+  faultsSource?: string
 }
 
 /** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */
@@ -90,6 +100,8 @@ export interface Sandbox {
   config: SandboxConfig
   /** The secret `--webhook-forward-to` deliveries are signed with (kept across restarts). */
   forwardSecret: string | undefined
+  /** The seed of the fault injection's `rate` rules (the file's, or one drawn at start); undefined when off. */
+  faultSeed: number | undefined
   /** Resolves when no webhook delivery is in flight (tests and benchmarks wait on it). */
   deliveriesIdle(): Promise<void>
   /**
@@ -111,6 +123,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const forwardTo = options.webhookForwardTo === undefined ? undefined : parseForwardUrl(options.webhookForwardTo)
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config, options.configSource)
+  const faults = options.faults === undefined ? undefined : createFaultPlan(parseFaults(options.faults, options.faultsSource))
   // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
   // tool's delete could be undone by a write still in the journal, and cannot reach memory storage.
   let endSessions: (ended: EndedSession[]) => void = () => {}
@@ -173,6 +186,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     webhooks: { allowLocal: options.allowLocalWebhooks ?? false, resolve: options.resolveHost },
     logError,
     maskKey: maskApiKey,
+    faults,
   }
 
   const app = new H3({
@@ -196,10 +210,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   let closing: Promise<void> | undefined
   return {
     app,
-    fetch: async (request) => app.fetch(request),
+    fetch: async (request) => {
+      const response = await app.fetch(request)
+      // No socket to cut here: a dropped connection is fetch's own error for one.
+      if (wasDropped(request)) throw new TypeError('fetch failed', { cause: new Error('the sandbox\'s fault injection dropped the connection') })
+      return response
+    },
     storage,
     config,
     forwardSecret,
+    faultSeed: faults?.seed,
     deliveriesIdle: () => dispatcher.idle(),
     flush: () => Promise.all([services.requestLog.flush(), dispatcher.flush()]).then(() => undefined),
     close() {

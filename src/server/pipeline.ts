@@ -10,6 +10,8 @@ import { clipLoggedText, type RequestLogEntry } from './request-log.js'
 import type { AnswerParts } from './loan-state-json.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import { StorageError } from '../storage/storage-error.js'
+import type { FaultDecision } from '../faults/fault-plan.js'
+import { describeFault, dropConnection, dropsAnswer, runFaulted } from './fault-hook.js'
 
 /** What a route sees of the request it serves. */
 export interface RouteContext {
@@ -79,6 +81,8 @@ export interface RouteAnswer {
   bodyFields?: string
   headers?: Record<string, string>
   errorCode?: string | null
+  /** An answer that is not the API's JSON (a fault's proxy page): sent as it is, with only `headers`. */
+  text?: string
 }
 
 /**
@@ -88,6 +92,10 @@ export interface RouteAnswer {
 function sendJson(event: H3Event, requestId: string, answer: RouteAnswer, headers: Record<string, string>): string {
   event.res.status = answer.status
   const target = event.res.headers
+  if (answer.text !== undefined) {
+    for (const name in answer.headers) target.set(name, answer.headers[name]!)
+    return answer.text
+  }
   target.set('content-type', 'application/json; charset=utf-8')
   for (const name in headers) target.set(name, headers[name]!)
   if (answer.bodyFields !== undefined) return `{"request_id":"${requestId}"${answer.bodyFields === '' ? '' : `,${answer.bodyFields}`}}`
@@ -133,6 +141,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
   const headers: Record<string, string> = { 'x-request-id': requestId }
   let principal: Principal | undefined
   let answer: RouteAnswer
+  let fault: FaultDecision | undefined
   try {
     principal = await services.auth.authenticate(event.req.headers.get('authorization'))
     const decision = services.rateLimiter?.check(principal.keyId)
@@ -144,14 +153,18 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
           { 'retry-after': String(decision.resetSeconds) })
       }
     }
-    answer = await runRoute(event, spec, { requestId, principal, params: decodeParams(event.context.params), services })
+    const ctx = { requestId, principal, params: decodeParams(event.context.params), services }
+    fault = services.faults?.decide({ method: event.req.method, path: event.url.pathname, apiKey: principal.apiKey, idempotencyKey: event.req.headers.get('idempotency-key') })
+    answer = fault ? await runFaulted(fault, services, headers, () => runRoute(event, spec, ctx)) : await runRoute(event, spec, ctx)
   } catch (error) {
     answer = renderError(error, services)
   }
   const known = principal ?? identifyUncounted(event, services, headers)
   Object.assign(headers, answer.headers)
-  const response = sendJson(event, requestId, answer, headers)
-  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started })
+  // drop_before made no answer (status 0); drop_after's was made, and stored, but is never sent.
+  const response = answer.status === 0 ? '' : sendJson(event, requestId, answer, headers)
+  if (dropsAnswer(fault)) dropConnection(event)
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault) })
   return response
 }
 
@@ -200,7 +213,7 @@ function identifyUncounted(event: H3Event, services: SandboxServices, headers: R
  * request a key the sandbox knows (a revoked key's 401s show in `sandbox logs --key`). `serve`
  * prints every request; one with no known key is not stored.
  */
-function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number }): void {
+function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined }): void {
   const apiKey = known?.apiKey
   const entry: RequestLogEntry = {
     request_id: answered.requestId,
@@ -212,6 +225,8 @@ function logRequest(event: H3Event, services: SandboxServices, known: KnownKey |
     error_code: answered.errorCode,
     idempotency_key: clipLoggedText(event.req.headers.get('idempotency-key')),
     duration_ms: Math.round(answered.durationMs * 100) / 100,
+    // Only on faulted requests: without --faults an entry is as it ever was.
+    ...(answered.fault === undefined ? {} : { fault: answered.fault }),
   }
   if (known) services.requestLog.record(known.keyId, entry)
   services.onRequest?.(entry)

@@ -13,6 +13,11 @@ export interface RequestLogEntry {
   error_code: string | null
   idempotency_key: string | null
   duration_ms: number
+  /**
+   * The faults `serve --faults` injected (`latency 300ms`, `status 503`, `drop_before`,
+   * `drop_after`); absent on requests it left alone. A drop_before's `status` is 0: no answer.
+   */
+  fault?: string
 }
 
 /** `text` cut to MAX_LOGGED_TEXT characters, marked with `…` where it was cut. */

@@ -6,6 +6,7 @@ import type { RequestLog, RequestLogEntry } from './request-log.js'
 import type { SessionStore } from './session-store.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
 import { createId } from './ids.js'
+import type { FaultPlan } from '../faults/fault-plan.js'
 
 /** Serializes work per key (see src/storage/keyed-mutex.ts). */
 export interface KeyedMutexLike {
@@ -28,6 +29,8 @@ export interface SandboxServices {
   dispatcher: Dispatcher
   /** Webhook settings of this server. */
   webhooks: { allowLocal: boolean; resolve?: (host: string) => Promise<string[]> }
+  /** `serve --faults`: which requests to fail on purpose; undefined when off. */
+  faults?: FaultPlan | undefined
   logError(error: unknown): void
   maskKey(apiKey: string): string
 }

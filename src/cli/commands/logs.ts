@@ -30,8 +30,9 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
     entry.request_id,
     // The client chose it: HTTP lets bytes 0x80-0xff through, C1 controls such as CSI (0x9b) included.
     entry.idempotency_key ? `idem=${escapeControls(entry.idempotency_key)}` : '',
+    entry.fault ? `fault=${entry.fault}` : '',
   ]
-  return parts.join(' ').trimEnd()
+  return parts.filter((part) => part !== '').join(' ')
 }
 
 /**

@@ -9,6 +9,7 @@ import type { RequestLogEntry } from '../../server/request-log.js'
 import type { DeliveryReport } from '../../webhooks/dispatcher.js'
 import type { RedisUrl } from '../../server/create-sandbox.js'
 import type { TlsFlags } from '../read-tls-files.js'
+import type { FaultsConfig } from '../../faults/faults-schema.js'
 
 interface ServeFlags extends StorageFlags, TlsFlags {
   port?: string
@@ -21,6 +22,7 @@ interface ServeFlags extends StorageFlags, TlsFlags {
   allowLocalWebhooks?: boolean
   webhookForwardTo?: string
   webhookRetrySchedule?: string
+  faults?: string
 }
 
 function parsePort(text: string): number {
@@ -29,14 +31,17 @@ function parsePort(text: string): number {
   return port
 }
 
-/** The `--config` file's JSON: a byte order mark and CRLF are fine, a syntax error says its line. */
-async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+/**
+ * A JSON file given to `flag` (`--config`, `--faults`): a byte order mark and CRLF are fine, a
+ * syntax error says its line, a key written twice is refused.
+ */
+async function readJsonFile(flag: string, path: string): Promise<Record<string, unknown>> {
   const { decodeJsonBytes, describeReadError, parseJsonText } = await import('../../json-text/read-json-text.js')
   let bytes: Buffer
   try {
     bytes = await readFile(path)
   } catch (error) {
-    throw new CliError(`cannot read --config ${path}: ${describeReadError(error)}`, { cause: error })
+    throw new CliError(`cannot read ${flag} ${path}: ${describeReadError(error)}`, { cause: error })
   }
   let text: string
   let config: Record<string, unknown>
@@ -44,13 +49,13 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
     text = decodeJsonBytes(bytes)
     config = parseJsonText(text) as Record<string, unknown>
   } catch (error) {
-    throw new CliError(`--config ${path}: ${(error as Error).message}`, { cause: error })
+    throw new CliError(`${flag} ${path}: ${(error as Error).message}`, { cause: error })
   }
   // A figure set twice would start the server on the last one without a word: refuse, as for scenarios.
   const { describeDuplicateKey, findDuplicateKeys } = await import('../../scenarios/find-duplicate-keys.js')
   const duplicates = findDuplicateKeys(text)
   if (duplicates.length > 0) {
-    throw new CliError(duplicates.map((duplicate) => `--config ${path}: ${duplicate.path.join('.')}: ${describeDuplicateKey(duplicate)}`).join('\n'))
+    throw new CliError(duplicates.map((duplicate) => `${flag} ${path}: ${duplicate.path.join('.')}: ${describeDuplicateKey(duplicate)}`).join('\n'))
   }
   return config
 }
@@ -62,7 +67,8 @@ function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean)
     return
   }
   const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
-  process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}\n`)
+  const fault = entry.fault ? ` ${chalk.yellow(`fault: ${entry.fault}`)}` : ''
+  process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}${fault}\n`)
 }
 
 function printDelivery(out: typeof Output, report: DeliveryReport, json: boolean): void {
@@ -115,8 +121,12 @@ async function runServe(flags: ServeFlags): Promise<void> {
   } catch (error) {
     throw new CliError(`--rate-limit: ${(error as Error).message}`)
   }
-  const config = flags.config ? await readConfigFile(flags.config) : undefined
+  const config = flags.config ? await readJsonFile('--config', flags.config) : undefined
   const tls = await (await import('../read-tls-files.js')).readTlsFiles(flags)
+  const envFaults = process.env.SANDBOX_FAULTS
+  const faultsFile = flags.faults ?? (envFaults ? expandHome(envFaults) : undefined)
+  // Checked by createSandbox, which names the file and the field in its error.
+  const faults = faultsFile === undefined ? undefined : await readJsonFile('--faults', faultsFile) as FaultsConfig
   const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
   let webhookRetrySchedule: number[] | undefined
   try {
@@ -153,6 +163,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
     allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
     webhookForwardTo,
     webhookRetrySchedule,
+    faults,
+    faultsSource: faultsFile === undefined ? undefined : `--faults ${faultsFile}`,
     // A forward URL may carry a password: the terminal and the logs get it masked.
     onDelivery: flags.quiet ? undefined : (report) => printDelivery(out, { ...report, url: maskUrlPassword(report.url) }, json),
   })
@@ -196,6 +208,13 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
+  // Said at every start, so a server failing on purpose is never taken for a broken one.
+  if (faultsFile !== undefined) {
+    const rules = faults!.rules.length
+    process.stdout.write(json
+      ? `${formatJson({ level: 'warn', event: 'faults', file: faultsFile, rules, seed: sandbox.faultSeed })}\n`
+      : `${out.chalk.yellow('faults')}: on, ${rules} ${rules === 1 ? 'rule' : 'rules'} from ${faultsFile} (seed ${sandbox.faultSeed}): requests may fail, stall or be cut on purpose\n`)
+  }
   if (json) {
     process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
   } else {
@@ -240,6 +259,7 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--allow-local-webhooks', 'accept http:// and local or private webhook URLs (development only)'))
     .addOption(new Option('--webhook-forward-to <url>', 'also deliver every key\'s events, signed, to this URL (no tunnel needed)'))
     .addOption(new Option('--webhook-retry-schedule <delays>', 'delays after the first attempt (default 5s,30s,2m,10m)'))
+    .addOption(new Option('--faults <file>', 'fail, delay or cut matching requests on purpose, as this JSON file says (env SANDBOX_FAULTS)'))
     .action((flags: ServeFlags) => runServe(flags))
   keepExitCodeWhenStdoutCloses(command)
 }

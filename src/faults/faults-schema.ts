@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import { SetupError } from '../errors/setup-error.js'
+
+/** Statuses a `status` fault may answer: the ones a partner's client must survive. */
+export const FAULT_STATUSES = [500, 502, 503, 504, 429] as const
+
+const match = {
+  method: z.enum(['GET', 'POST', 'DELETE']).optional(),
+  path: z.string().startsWith('/', 'must start with /').refine((path) => !path.slice(0, -1).includes('*'), 'only a trailing * is allowed').optional(),
+  key: z.string().min(1).optional(),
+}
+const select = {
+  rate: z.number().min(0).max(1).optional(),
+  every: z.number().int().positive().optional(),
+  first_attempt: z.literal(true).optional(),
+}
+
+const latencyRule = z.strictObject({ ...match, ...select, fault: z.literal('latency'), ms: z.number().int().min(0).max(60_000) })
+const statusRule = z.strictObject({
+  ...match,
+  ...select,
+  fault: z.literal('status'),
+  status: z.literal([...FAULT_STATUSES]),
+  retry_after: z.number().int().min(0).max(3600).optional(),
+})
+const dropRule = z.strictObject({ ...match, ...select, fault: z.enum(['drop_before', 'drop_after']) })
+
+const ruleSchema = z.discriminatedUnion('fault', [latencyRule, statusRule, dropRule]).superRefine((rule, ctx) => {
+  const given = (['rate', 'every', 'first_attempt'] as const).filter((name) => rule[name] !== undefined)
+  if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]!], message: `use one of rate, every and first_attempt per rule (this one has ${given.join(' and ')})` })
+})
+
+/** The `--faults FILE` document: which requests the sandbox fails on purpose, and how. */
+export const faultsSchema = z.strictObject({
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+  rules: z.array(ruleSchema),
+})
+
+/** Fault injection settings (`sandbox serve --faults FILE`, createSandbox's `faults`). */
+export type FaultsConfig = z.infer<typeof faultsSchema>
+/** One rule of a FaultsConfig. */
+export type FaultRule = FaultsConfig['rules'][number]
+
+/**
+ * Checks a fault injection document; a mistake is a SetupError naming each field by its path
+ * (`rules.1.status: ...`), so the file can be fixed before the server starts.
+ */
+export function parseFaults(value: unknown, source = 'faults'): FaultsConfig {
+  const result = faultsSchema.safeParse(value)
+  if (result.success) return result.data
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')
+  throw new SetupError(`${source} is not a valid fault injection file: ${problems}`)
+}

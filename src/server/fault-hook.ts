@@ -1,0 +1,79 @@
+import type { H3Event } from 'h3'
+import { ApiError } from './api-error.js'
+import type { RouteAnswer } from './pipeline.js'
+import { DEFAULT_RATE_LIMIT } from './rate-limiter.js'
+import type { SandboxServices } from './services.js'
+import type { FaultDecision, FaultFailure } from '../faults/fault-plan.js'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Requests whose connection a fault dropped where there is no socket to drop (createSandbox's fetch). */
+const droppedRequests = new WeakSet<object>()
+
+/** Whether a fault dropped this request's answer (Sandbox.fetch then rejects as fetch does on a lost connection). */
+export function wasDropped(request: object): boolean {
+  return droppedRequests.has(request)
+}
+
+/**
+ * Runs `route` as a fault decision says: late (`latency`), not at all (`status`, `drop_before`)
+ * or as usual (`drop_after`, whose answer is cut by dropConnection once it is made).
+ */
+export async function runFaulted(decision: FaultDecision | undefined, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
+  if (decision?.latencyMs) await sleep(decision.latencyMs)
+  const failure = decision?.failure
+  if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers)
+  if (failure?.fault === 'drop_before') return { status: 0, body: {} }
+  return route()
+}
+
+/** Whether the decision cuts the connection instead of answering. */
+export function dropsAnswer(decision: FaultDecision | undefined): boolean {
+  return decision?.failure?.fault === 'drop_before' || decision?.failure?.fault === 'drop_after'
+}
+
+/**
+ * Closes the request's connection without an answer: the socket is destroyed, so the client sees
+ * a connection reset (as from a crashed server or a proxy timeout) whatever is written after.
+ */
+export function dropConnection(event: H3Event): void {
+  const res = event.runtime?.node?.res
+  if (res) res.destroy()
+  else droppedRequests.add(event.req)
+}
+
+/** `latency 300ms, status 503`: the faults a request got, for its log line. */
+export function describeFault(decision: FaultDecision | undefined): string | undefined {
+  if (!decision) return undefined
+  const parts = decision.latencyMs === undefined ? [] : [`latency ${decision.latencyMs}ms`]
+  if (decision.failure) parts.push(describeFailure(decision.failure))
+  return parts.join(', ')
+}
+
+function describeFailure(failure: FaultFailure): string {
+  return failure.fault === 'status' ? `status ${failure.status}` : failure.fault
+}
+
+/**
+ * The answer of a `status` fault, nothing executed. 429 is the rate limit's own answer (code,
+ * Retry-After, RateLimit-* with nothing remaining); 500 and 503 the envelope with
+ * SANDBOX_FAULT_INJECTED; 502 and 504 a proxy's HTML page with none of the API's headers, as a
+ * gateway in front of a server that is down or slow answers.
+ */
+function answerStatusFault(status: number, retryAfter: number | undefined, services: SandboxServices, headers: Record<string, string>): RouteAnswer {
+  const wait: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }
+  if (status === 502 || status === 504) {
+    const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Timeout'
+    return { status, text: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>sandbox fault injection</center>\r\n</body>\r\n</html>\r\n`, headers: { 'content-type': 'text/html', ...wait }, errorCode: null }
+  }
+  if (status === 429) {
+    const seconds = retryAfter ?? 1
+    const limit = headers['ratelimit-limit'] ?? String(DEFAULT_RATE_LIMIT.limit)
+    const windowSeconds = services.rateLimitWindowSeconds || DEFAULT_RATE_LIMIT.windowSeconds
+    const error = new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', `Rate limited by the sandbox's fault injection (serve --faults); retry after ${seconds} s with the same Idempotency-Key.`,
+      { limit: Number(limit), window_seconds: windowSeconds, retry_after_seconds: seconds })
+    return { status, body: error.toBody(), errorCode: error.code, headers: { 'retry-after': String(seconds), 'ratelimit-limit': limit, 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds) } }
+  }
+  const error = new ApiError('SANDBOX_FAULT_INJECTED', `A ${status} injected by the sandbox's fault injection (serve --faults); nothing was executed: retry with the same Idempotency-Key.`, { fault: 'status' })
+  return { status, body: error.toBody(), errorCode: error.code, headers: wait }
+}
