@@ -1,0 +1,17 @@
+import type { ClientAnswer } from '../client/send-request.js'
+import type { StepFailure } from './report-types.js'
+
+const REPLAYED = 'body.idempotency_replayed'
+
+/**
+ * The failures of a step whose first answer was lost, without the one that loss explains. The
+ * client sent the request again with the same Idempotency-Key (a dropped connection, a proxy's
+ * 502), so the server answered with the stored answer, `idempotency_replayed: true`, where the
+ * scenario expects `false` of a first execution: the spec's retry rule at work, not a fault of
+ * the server. Undefined when there is nothing to excuse: a single attempt still has to say false.
+ */
+export function excuseReplayOfLostAnswer(failures: readonly StepFailure[], answer: Pick<ClientAnswer, 'attempts' | 'body'>): StepFailure[] | undefined {
+  if (answer.attempts < 2 || (answer.body as { idempotency_replayed?: unknown } | undefined)?.idempotency_replayed !== true) return undefined
+  const rest = failures.filter((failure) => !(failure.field === REPLAYED && failure.expected === false && failure.actual === true))
+  return rest.length < failures.length ? rest : undefined
+}
