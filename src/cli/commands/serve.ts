@@ -3,10 +3,8 @@ import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
+import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
 import { addStorageOptions, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
-import type * as Output from '../output.js'
-import type { RequestLogEntry } from '../../server/request-log.js'
-import type { DeliveryReport } from '../../webhooks/dispatcher.js'
 import type { RedisUrl } from '../../server/create-sandbox.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
@@ -58,49 +56,6 @@ async function readJsonFile(flag: string, path: string): Promise<Record<string, 
     throw new CliError(duplicates.map((duplicate) => `${flag} ${path}: ${duplicate.path.join('.')}: ${describeDuplicateKey(duplicate)}`).join('\n'))
   }
   return config
-}
-
-function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean): void {
-  const { chalk, colorStatus, formatClock } = out
-  if (json) {
-    process.stdout.write(`${formatJson({ level: 'info', event: 'request', ...entry })}\n`)
-    return
-  }
-  const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
-  const fault = entry.fault ? ` ${chalk.yellow(`fault: ${entry.fault}`)}` : ''
-  process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}${fault}\n`)
-}
-
-function printDelivery(out: typeof Output, report: DeliveryReport, json: boolean): void {
-  if (json) {
-    process.stdout.write(`${formatJson({ level: report.status === 'failed' ? 'warn' : 'info', event: 'webhook', ...report })}\n`)
-    return
-  }
-  const { chalk } = out
-  const result = report.status_code !== null ? out.colorStatus(report.status_code) : chalk.red(report.error ?? 'error')
-  const status = report.status === 'delivered' ? chalk.green(report.status) : report.status === 'failed' ? chalk.red(report.status) : chalk.yellow(report.status)
-  process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms\n`)
-}
-
-/**
- * Errors the server logs while it runs. A storage failure is told in one line: its message says
- * what failed, and one comes per failed request while a backend is down.
- */
-function printError(error: unknown, json: boolean): void {
-  // A setup problem while running (a broken keys file) is the operator's to fix, not a crash.
-  if ((error as Error | undefined)?.name === 'SetupError') {
-    const message = (error as Error).message
-    if (json) process.stdout.write(`${formatJson({ level: 'warn', event: 'setup_warning', message })}\n`)
-    else process.stderr.write(`warning: ${message}\n`)
-    return
-  }
-  const storage = (error as Error | undefined)?.name === 'StorageError'
-  const message = error instanceof Error ? error.message : String(error)
-  if (json) {
-    const stack = !storage && error instanceof Error ? error.stack : undefined
-    process.stdout.write(`${formatJson({ level: 'error', event: storage ? 'storage_error' : 'error', message, ...(stack ? { stack } : {}) })}\n`)
-  } else if (storage) process.stderr.write(`storage error: ${message}\n`)
-  else console.error(error)
 }
 
 /** Idle time after which serve collects garbage once, giving a load burst's memory back. */
