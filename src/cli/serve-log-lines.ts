@@ -1,18 +1,28 @@
+import { escapeControls } from './escape-controls.js'
 import { formatJson } from './json-text.js'
+import { clipBody, maskSecrets } from './shown-body.js'
 import type * as Output from './output.js'
 import type { RequestLogEntry } from '../server/request-log.js'
 import type { DeliveryReport } from '../webhooks/dispatcher.js'
 
-/** One request as serve prints it: a text line, or a JSON line with --json-logs. */
+/**
+ * One request as serve prints it: a text line, or a JSON line with --json-logs. With
+ * `--log-bodies` its bodies follow (`>` sent, `<` answered), cut and with webhook secrets masked.
+ */
 export function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean): void {
   const { chalk, colorStatus, formatClock } = out
+  const { request_body: sent, response_body: answered, ...line } = entry
+  const shown = (text: string | undefined) => (text ? clipBody(maskSecrets(text)) : undefined)
   if (json) {
-    process.stdout.write(`${formatJson({ level: 'info', event: 'request', ...entry })}\n`)
+    const bodies = { ...(sent ? { request_body: shown(sent) } : {}), ...(answered === undefined ? {} : { response_body: shown(answered) ?? '' }) }
+    process.stdout.write(`${formatJson({ level: 'info', event: 'request', ...line, ...bodies })}\n`)
     return
   }
   const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
   const fault = entry.fault ? ` ${chalk.yellow(`fault: ${entry.fault}`)}` : ''
   process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}${fault}\n`)
+  if (sent) process.stdout.write(`${chalk.dim(`  > ${escapeControls(shown(sent)!)}`)}\n`)
+  if (answered) process.stdout.write(`${chalk.dim(`  < ${escapeControls(shown(answered)!)}`)}\n`)
 }
 
 /** One webhook delivery attempt as serve prints it. */

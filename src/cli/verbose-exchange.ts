@@ -1,9 +1,8 @@
 import { describeNetworkError } from '../client/api-error.js'
 import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
 import { escapeControls as show } from './escape-controls.js'
+import { clipBody, maskSecrets } from './shown-body.js'
 
-/** Body text past this many characters is cut: a loan history can run to megabytes. */
-export const VERBOSE_BODY_CHARS = 4000
 
 /** What a CI log may show of a key: enough to tell two apart, too little to use one. */
 export function maskApiKey(value: string): string {
@@ -15,13 +14,12 @@ export function maskApiKey(value: string): string {
 
 function formatBody(text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined
-  const cut = text.length > VERBOSE_BODY_CHARS ? `${text.slice(0, VERBOSE_BODY_CHARS)}... (${text.length - VERBOSE_BODY_CHARS} more characters)` : text
-  return show(cut)
+  return show(clipBody(maskSecrets(text)))
 }
 
 /**
  * One attempt of a request as `sandbox run --verbose` prints it, curl -v style: `>` lines for what
- * was sent (the key masked), `<` lines for the status, every header and the body of the answer, or
+ * was sent (the key and webhook secrets masked), `<` lines for the status, every header and the body of the answer, or
  * the network error the attempt ended in. Control characters are escaped: headers and bodies come
  * from the server.
  */

@@ -83,10 +83,19 @@ export async function readRawBody(event: H3Event): Promise<string> {
   if (chunks.length === 0) return ''
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
   try {
-    return decoder.decode(bytes)
+    const text = decoder.decode(bytes)
+    // A body can be read once: `serve --log-bodies` finds it here (readLoggedBody).
+    event.context.rawBody = text
+    return text
   } catch {
     throw new ApiError('INVALID_JSON', 'Request body is not valid UTF-8 JSON.')
   }
+}
+
+/** The raw body readRawBody read for EVENT, if it read one (for `serve --log-bodies`). */
+export function readLoggedBody(event: H3Event): string | undefined {
+  const text = event.context.rawBody
+  return typeof text === 'string' ? text : undefined
 }
 
 /** Parses a raw body as JSON; an empty body is `undefined`. Refuses nesting past MAX_BODY_DEPTH. */

@@ -64,6 +64,8 @@ export interface SandboxOptions {
   rateLimit?: RateLimit | false
   /** Called once per answered request (the CLI prints these). */
   onRequest?: (entry: RequestLogEntry) => void
+  /** Gives `onRequest` each request's body and its answer's (`request_body`, `response_body`): `serve --log-bodies`. */
+  logBodies?: boolean
   /** Told when a redis connection is lost (`up` false) and when it is back; default a line on stderr. */
   onStorageStatus?: (message: string, up: boolean) => void
   /** Where unexpected errors go; default console.error. */
@@ -182,6 +184,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     mutex,
     requestLog: createRequestLog(storage, { limit: (options.storage ?? 'memory') === 'memory' ? MEMORY_REQUEST_LOG_LIMIT : REQUEST_LOG_LIMIT }),
     onRequest: options.onRequest,
+    logBodies: options.logBodies ?? false,
     dispatcher,
     webhooks: { allowLocal: options.allowLocalWebhooks ?? false, resolve: options.resolveHost },
     logError,

@@ -7,6 +7,7 @@ import { runIdempotent } from './idempotency.js'
 import type { SandboxServices } from './services.js'
 import type { SessionDoc } from './session-doc.js'
 import { clipLoggedText, type RequestLogEntry } from './request-log.js'
+import { readLoggedBody } from './body.js'
 import type { AnswerParts } from './loan-state-json.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import { StorageError } from '../storage/storage-error.js'
@@ -164,7 +165,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
   // drop_before made no answer (status 0); drop_after's was made, and stored, but is never sent.
   const response = answer.status === 0 ? '' : sendJson(event, requestId, answer, headers)
   if (dropsAnswer(fault)) dropConnection(event)
-  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault) })
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault) }, response)
   return response
 }
 
@@ -175,7 +176,7 @@ export function answerWithoutRoute(event: H3Event, error: ApiError, services: Sa
   const headers: Record<string, string> = { 'x-request-id': requestId }
   const known = identifyUncounted(event, services, headers)
   const response = sendJson(event, requestId, answer, { ...headers, ...answer.headers })
-  logRequest(event, services, known, { requestId, status: answer.status, errorCode: error.code, durationMs: 0 })
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: error.code, durationMs: 0 }, response)
   return response
 }
 
@@ -213,7 +214,7 @@ function identifyUncounted(event: H3Event, services: SandboxServices, headers: R
  * request a key the sandbox knows (a revoked key's 401s show in `sandbox logs --key`). `serve`
  * prints every request; one with no known key is not stored.
  */
-function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined }): void {
+function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined }, response: string): void {
   const apiKey = known?.apiKey
   const entry: RequestLogEntry = {
     request_id: answered.requestId,
@@ -229,5 +230,9 @@ function logRequest(event: H3Event, services: SandboxServices, known: KnownKey |
     ...(answered.fault === undefined ? {} : { fault: answered.fault }),
   }
   if (known) services.requestLog.record(known.keyId, entry)
-  services.onRequest?.(entry)
+  if (!services.onRequest) return
+  if (!services.logBodies) return services.onRequest(entry)
+  // Bodies go to the live log only: the stored per-key log keeps its fixed-size entries.
+  const requestBody = readLoggedBody(event)
+  services.onRequest({ ...entry, ...(requestBody ? { request_body: requestBody } : {}), response_body: response })
 }

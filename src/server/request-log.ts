@@ -18,6 +18,12 @@ export interface RequestLogEntry {
    * `drop_after`); absent on requests it left alone. A drop_before's `status` is 0: no answer.
    */
   fault?: string
+  /**
+   * `serve --log-bodies` (createSandbox `logBodies`): the request's body and the answer's, as
+   * text, given to `onRequest` only, never stored in the per-key log.
+   */
+  request_body?: string
+  response_body?: string
 }
 
 /** `text` cut to MAX_LOGGED_TEXT characters, marked with `…` where it was cut. */

@@ -29,6 +29,8 @@ export interface SandboxServices {
   dispatcher: Dispatcher
   /** Webhook settings of this server. */
   webhooks: { allowLocal: boolean; resolve?: (host: string) => Promise<string[]> }
+  /** `serve --log-bodies`: give onRequest the request's and the answer's body. */
+  logBodies?: boolean
   /** `serve --faults`: which requests to fail on purpose; undefined when off. */
   faults?: FaultPlan | undefined
   logError(error: unknown): void

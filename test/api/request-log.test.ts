@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { readRequestLog } from '../../src/server/request-log.js'
+import { readRequestLog, type RequestLogEntry } from '../../src/server/request-log.js'
 import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
 import { installWallClock } from '../helpers/wall-clock.js'
 
@@ -70,5 +70,32 @@ describe('request log', () => {
     } finally {
       clock.restore()
     }
+  })
+})
+
+describe('request bodies for serve --log-bodies', () => {
+  it('gives onRequest the body sent and the answer, byte for byte, and keeps neither in the stored log', async () => {
+    const seen: RequestLogEntry[] = []
+    api = await createTestApi({ logBodies: true, onRequest: (entry) => seen.push(entry) })
+    const sent = '{ "action": "start_collateral_transfer", "collateral_btc": 0.05, "loan_amount": 2000 }'
+    const started = await api.call('POST', '/api/sandbox/loans/flow', { rawBody: sent, idempotencyKey: 'idem-bodies-1' })
+    const nowhere = await api.get('/api/sandbox/nowhere')
+    await api.sandbox.flush()
+    expect(seen[0]).toMatchObject({ request_id: started.body.request_id, request_body: sent })
+    expect(JSON.parse(seen[0]!.response_body!)).toEqual(started.body)
+    // A GET sends no body; a route-less answer still shows what it answered.
+    expect(seen[1]!.request_body).toBeUndefined()
+    expect(JSON.parse(seen[1]!.response_body!)).toEqual(nowhere.body)
+    const stored = await readRequestLog(api.sandbox.storage, { apiKey: api.key })
+    expect(stored).toHaveLength(2)
+    expect(stored.some((entry) => 'request_body' in entry || 'response_body' in entry)).toBe(false)
+  })
+
+  it('gives none without logBodies', async () => {
+    const seen: RequestLogEntry[] = []
+    api = await createTestApi({ onRequest: (entry) => seen.push(entry) })
+    await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' })
+    expect(Object.keys(seen[0]!)).not.toContain('response_body')
+    expect(Object.keys(seen[0]!)).not.toContain('request_body')
   })
 })

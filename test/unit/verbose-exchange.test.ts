@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatExchange, maskApiKey, VERBOSE_BODY_CHARS } from '../../src/cli/verbose-exchange.js'
+import { formatExchange, maskApiKey } from '../../src/cli/verbose-exchange.js'
+import { SHOWN_BODY_CHARS as VERBOSE_BODY_CHARS } from '../../src/cli/shown-body.js'
 import type { ClientAnswer, PreparedRequest } from '../../src/client/send-request.js'
 
 const wire: PreparedRequest = {

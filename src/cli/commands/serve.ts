@@ -17,6 +17,7 @@ interface ServeFlags extends StorageFlags, TlsFlags {
   rateLimit?: string
   jsonLogs?: boolean
   quiet?: boolean
+  logBodies?: boolean
   allowLocalWebhooks?: boolean
   webhookForwardTo?: string
   webhookRetrySchedule?: string
@@ -111,6 +112,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     configSource: flags.config ? `--config ${flags.config}` : undefined,
     keysFile,
     rateLimit,
+    logBodies: Boolean(flags.logBodies) && !flags.quiet,
     onRequest: (entry) => {
       idleGc.noteActivity()
       if (!flags.quiet) printRequest(out, entry, json)
@@ -211,6 +213,7 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--rate-limit <rule>', 'requests per key: N/SECONDS or off (env SANDBOX_RATE_LIMIT, default 120/60)'))
     .addOption(new Option('--json-logs', 'log JSON lines instead of text'))
     .addOption(new Option('--quiet', 'do not print a line per request or delivery'))
+    .addOption(new Option('--log-bodies', 'also print each request\'s body and its answer\'s (cut at 4,000 characters, webhook secrets masked; not kept in sandbox logs)'))
     .addOption(new Option('--allow-local-webhooks', 'accept http:// and local or private webhook URLs (development only)'))
     .addOption(new Option('--webhook-forward-to <url>', 'also deliver every key\'s events, signed, to this URL (no tunnel needed)'))
     .addOption(new Option('--webhook-retry-schedule <delays>', 'delays after the first attempt (default 5s,30s,2m,10m)'))

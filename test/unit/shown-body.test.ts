@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest'
+import { clipBody, maskSecrets, SHOWN_BODY_CHARS } from '../../src/cli/shown-body.js'
+
+describe('bodies as logs show them', () => {
+  it('masks webhook signing secrets to their last 4 characters, wherever they sit in the JSON', () => {
+    const answer = '{"endpoint":{"id":"we_1","signingSecret":"whsec_0123456789abcdefXYZW","secretPreview":"whsec_…XYZW"},"secret": "plain-secret-value-1234"}'
+    expect(maskSecrets(answer)).toBe('{"endpoint":{"id":"we_1","signingSecret":"whsec_****XYZW","secretPreview":"whsec_…XYZW"},"secret": "****1234"}')
+    expect(maskSecrets('{"signingSecret":"whsec_short"}')).toBe('{"signingSecret":"whsec_****"}')
+    expect(maskSecrets('{"note":"no secret here"}')).toBe('{"note":"no secret here"}')
+  })
+
+  it('cuts a long body, saying how much was left out', () => {
+    expect(clipBody('x'.repeat(SHOWN_BODY_CHARS))).toBe('x'.repeat(SHOWN_BODY_CHARS))
+    expect(clipBody('x'.repeat(SHOWN_BODY_CHARS + 7))).toBe(`${'x'.repeat(SHOWN_BODY_CHARS)}... (7 more characters)`)
+  })
+})
