@@ -49,7 +49,8 @@ export class SandboxConnectionError extends Error {
     // the time lost is explained and the timeout can be told apart from a refused connection.
     if (why === 'timed out' && options.timeoutMs !== undefined) message = `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
     // Not a server that is down: saying so would send the reader to the wrong place.
-    if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why}); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`
+    // Node 24 adds its own hint (--use-system-ca) to the TLS message; the advice here is one for every version.
+    if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '')}); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`
     else if (options.proxyRefusal) message = `cannot reach ${url}: ${describeProxyRefusal(url, options.proxyRefusal)}`
     else if (options.plainHttp) message = `cannot reach ${url}: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${toPlainHttpOrigin(url)})`
     else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
