@@ -8,6 +8,7 @@ import { interpolate, type Variables } from './interpolate.js'
 import { readPath } from './json-path.js'
 import { findNextFlowAction, planRecovery } from './recover-step.js'
 import { excuseReplayOfLostAnswer } from './lost-answer.js'
+import { maskStepSecrets } from './mask-step-secrets.js'
 import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
 import type { Scenario, ScenarioStep } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
@@ -167,7 +168,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       result.failures = failures
       result.ok = failures.length === 0
       result.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
-      report.steps.push(result)
+      report.steps.push(maskStepSecrets(result))
       context.onStep?.(scenario, result)
       if (!result.ok) {
         report.status = 'failed'
