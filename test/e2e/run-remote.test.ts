@@ -6,6 +6,8 @@ import { answerHtml, useProxiedSandbox } from '../helpers/reverse-proxy.js'
 // `sandbox run` against a sandbox behind a proxy on 127.0.0.1, as a deployed one would be.
 
 const CERT = join(import.meta.dirname, '../fixtures/tls/cert.pem')
+// The self-signed certificate for sandbox.test: trusted as its own CA, yet not for 127.0.0.1.
+const PROXIED_CERT = join(import.meta.dirname, '../fixtures/tls/proxied-cert.pem')
 const upstreamSandbox = useProxiedSandbox()
 let upstream: string
 
@@ -28,6 +30,13 @@ describe('sandbox run against a remote sandbox', () => {
     expect(untrusted.stderr).toBe(`sandbox: cannot reach ${tls.url}/api/sandbox/state (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem\n`)
     const trusted = await runCli(['run', 'loan-flow', '--base-url', tls.url], { env: { NODE_EXTRA_CA_CERTS: CERT } })
     expect([trusted.code, trusted.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, '1 passed, 0 failed'])
+  })
+
+  it('a trusted certificate for another name: exit 2 at once, saying the certificate is not for that host rather than to trust its CA', async () => {
+    const tls = await upstreamSandbox.proxy({ tls: 'sandbox.test' })
+    const other = await runCli(['run', 'loan-flow', '--base-url', tls.url], { env: { NODE_EXTRA_CA_CERTS: PROXIED_CERT } })
+    expect(other.code).toBe(2)
+    expect(other.stderr).toMatch(/^sandbox: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/state \(ERR_TLS_CERT_ALTNAME_INVALID: [^\n]*\); its TLS certificate is not for 127\.0\.0\.1: use a host name the certificate names in the URL, or make one that names 127\.0\.0\.1 \(mkcert 127\.0\.0\.1\)\n$/)
   })
 
   it('an https:// base URL for a plain-http server: exit 2 at once, even with --wait, suggesting http://', async () => {
