@@ -15,7 +15,7 @@ import { sendDroppingAnswer } from './drop-answer.js'
 import { usesReceiver } from './select-scenarios.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
 import type { WebhookInbox } from './webhook-inbox.js'
-import { describeGatewayError, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
+import { describeGatewayError, describeHttpsOnly, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
@@ -197,14 +197,16 @@ function noteOpened(opened: { draft: boolean; operations: Set<string> }, request
 }
 
 /**
- * A redirect or a proxy's 502/503/504 that a step did not expect: every later request would meet
- * the same moved URL or dead server, a setup problem like a server that cannot be reached, which
+ * A redirect, a proxy's 502/503/504 or a TLS server's 400 to plain HTTP that a step did not
+ * expect: every later request would meet the same moved URL, dead server or refusal, a setup problem like a server that cannot be reached, which
  * stops the run (exit 2) instead of failing each scenario as if the API had.
  */
 function throwIfUnreachable(baseUrl: string, request: ClientRequest, answer: ClientAnswer, expectedStatus: number | undefined): void {
   if (answer.status === expectedStatus) return
   if (answer.status >= 300 && answer.status < 400) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeRedirect(answer, request) })
   if (isGatewayError(answer)) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeGatewayError(answer, request) })
+  const httpsOnly = describeHttpsOnly(baseUrl, answer)
+  if (httpsOnly) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: httpsOnly })
 }
 
 /** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */

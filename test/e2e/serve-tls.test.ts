@@ -19,10 +19,15 @@ describe('sandbox serve --tls-cert --tls-key', () => {
       expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
       const run = await runCli(['run', 'loan-flow', '--base-url', server.url], { env: { NODE_EXTRA_CA_CERTS: CERT } })
       expect([run.code, lastLine(run.stdout)]).toEqual([0, '1 passed, 0 failed'])
-      // Plain HTTP to the https port is told where to go, not reset.
-      const plain = await runCli(['run', 'loan-flow', '--base-url', server.url.replace('https:', 'http:')])
-      expect(plain.code).toBe(1)
-      expect(plain.stdout).toContain(`This server answers https only: send the request to ${server.url}.`)
+      // Plain HTTP to the https port is told where to go, not reset, and stops the run as a setup
+      // problem (exit 2), not as the API failing every scenario.
+      const plainUrl = server.url.replace('https:', 'http:')
+      const plain = await runCli(['run', '--base-url', plainUrl])
+      expect(plain.code).toBe(2)
+      const stop = `cannot reach ${plainUrl}: the server there answers https only (400 to plain HTTP); use https:// rather than http:// (${server.url})`
+      expect(plain.stdout).toContain(`✗ ${stop}\n`)
+      expect(lastLine(plain.stdout)).toBe('0 passed, 1 failed, 12 skipped')
+      expect(plain.stderr).toBe(`sandbox: ${stop}\n`)
       await server.stop()
     }
   })

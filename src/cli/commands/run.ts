@@ -191,7 +191,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   })
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
-  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|proxy answered/.test(unreachable.error ?? '')
+  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered/.test(unreachable.error ?? '')
   const hint = proxy
     ? `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl!).hostname} to connect directly)`
     : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
