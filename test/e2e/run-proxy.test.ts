@@ -106,6 +106,15 @@ describe('sandbox run through an HTTP proxy', () => {
     }
   })
 
+  it('a proxy URL with a path: the path is left out, as curl and Go leave it out', async () => {
+    const proxy = await startProxy()
+    for (const [variable, baseUrl] of [['HTTPS_PROXY', 'https://sandbox.test'], ['HTTP_PROXY', 'http://sandbox.test:4010']]) {
+      const withPath = await runCli(['run', 'loan-flow', '--base-url', baseUrl!], { env: { [variable!]: `${proxy.url}/some/path?x=1`, NODE_EXTRA_CA_CERTS: CERT } })
+      expect([withPath.code, withPath.stderr, lastLine(withPath.stdout)], variable).toEqual([0, '', '1 passed, 0 failed'])
+      expect(withPath.stdout).toContain(`go through the proxy ${proxy.url} (${variable})\n`)
+    }
+  })
+
   it('a SOCKS proxy variable: exit 2 before any request, as {"error"} under --json', async () => {
     const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--json'], { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })
     expect(code).toBe(2)

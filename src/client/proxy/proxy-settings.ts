@@ -42,6 +42,11 @@ function parseProxyUrl(value: string, source: string): ProxyChoice {
     throw new ProxySettingsError(`${source} is a ${url.protocol.slice(0, -1)} proxy; sandbox run goes through http:// or https:// proxies only. Set ${source} to one, or unset it to connect directly`)
   }
   if (!url.hostname) throw new ProxySettingsError(`${source}=${maskProxyUrl(value)} names no host; set it as http://HOST:PORT`)
+  // curl and Go use a proxy URL's scheme, credentials, host and port only; undici refuses one
+  // with a path ("invalid url"), which read as a proxy that is down after 4 attempts.
+  url.pathname = '/'
+  url.search = ''
+  url.hash = ''
   return { url, source }
 }
 
