@@ -21,6 +21,7 @@ export function maskStepSecrets(step: StepReport): StepReport {
 /** A failure's one-line message, which quotes the value it got: an object holding a secret, or a secret field's own. */
 function maskFailureMessage(message: string, actual: unknown, field: string | undefined): string {
   const masked = maskSecrets(message)
-  if (typeof actual !== 'string' || field === undefined || !SECRET_FIELDS.has(field) || actual === '') return masked
+  // A value too short to be a secret could be any word of the message: left as it is.
+  if (typeof actual !== 'string' || field === undefined || !SECRET_FIELDS.has(field) || actual.length < 8) return masked
   return masked.split(actual).join(maskSecretValues(actual, field) as string)
 }
