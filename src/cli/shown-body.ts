@@ -1,9 +1,19 @@
 /** Body text past this many characters is cut where it is shown: a loan history can run to megabytes. */
 export const SHOWN_BODY_CHARS = 4000
 
+/** Fields whose string value is a webhook signing secret (an answer's, or one a body sets). */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['signingSecret', 'signing_secret', 'secret'])
+
 /** TEXT cut to SHOWN_BODY_CHARS, saying how much was left out. */
 export function clipBody(text: string): string {
   return text.length > SHOWN_BODY_CHARS ? `${text.slice(0, SHOWN_BODY_CHARS)}... (${text.length - SHOWN_BODY_CHARS} more characters)` : text
+}
+
+/** One signing secret as output shows it: its `whsec_` prefix and, past 8 characters, its last 4. */
+export function maskSecret(value: string): string {
+  const prefix = value.startsWith('whsec_') ? 'whsec_' : ''
+  const rest = value.slice(prefix.length)
+  return `${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`
 }
 
 /**
@@ -12,5 +22,13 @@ export function clipBody(text: string): string {
  * that signs deliveries, while the last characters still tell two apart.
  */
 export function maskSecrets(text: string): string {
-  return text.replace(/("(?:signingSecret|signing_secret|secret)"\s*:\s*")(whsec_)?([^"\\]*)(")/g, (_, open: string, prefix = '', value: string, close: string) => `${open}${prefix}****${value.length > 8 ? value.slice(-4) : ''}${close}`)
+  return text.replace(/("(signingSecret|signing_secret|secret)"\s*:\s*")([^"\\]*)(")/g, (_, open: string, _name: string, value: string, close: string) => `${open}${maskSecret(value)}${close}`)
+}
+
+/** VALUE (a parsed body) copied with every signing secret masked as maskSecrets masks it in text. */
+export function maskSecretValues(value: unknown, field?: string): unknown {
+  if (typeof value === 'string') return field !== undefined && SECRET_FIELDS.has(field) ? maskSecret(value) : value
+  if (Array.isArray(value)) return value.map((item) => maskSecretValues(item))
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecretValues(item, name)]))
 }

@@ -50,7 +50,7 @@ export class SandboxConnectionError extends Error {
     if (why === 'timed out' && options.timeoutMs !== undefined) message = `cannot reach ${url} (timed out after ${tries} of ${options.timeoutMs / 1000} s each)`
     // Not a server that is down: saying so would send the reader to the wrong place.
     // Node 24 adds its own hint (--use-system-ca) to the TLS message; the advice here is one for every version.
-    if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '')}); its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem`
+    if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '')}); ${describeCertificateProblem(url, options.certificate)}`
     else if (options.proxyRefusal) message = `cannot reach ${url}: ${describeProxyRefusal(url, options.proxyRefusal)}`
     else if (options.plainHttp) message = `cannot reach ${url}: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${toPlainHttpOrigin(url)})`
     else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
@@ -58,6 +58,18 @@ export class SandboxConnectionError extends Error {
     this.certificate = options.certificate
     this.proxyRefusal = options.proxyRefusal
   }
+}
+
+/**
+ * What to change for a certificate the client refused: a CA to trust, unless trust is not the
+ * problem (a certificate for another name, or out of its dates), where a CA would change nothing.
+ */
+function describeCertificateProblem(url: string, code: string): string {
+  const { hostname } = new URL(url)
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `its TLS certificate is not for ${hostname}: use a host name the certificate names in the URL, or make one that names ${hostname} (mkcert ${hostname})`
+  if (code === 'CERT_HAS_EXPIRED') return 'its TLS certificate has expired: renew it (or check this machine\'s clock)'
+  if (code === 'CERT_NOT_YET_VALID') return 'its TLS certificate is not valid yet: check this machine\'s clock, or the dates the certificate was made with'
+  return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
 }
 
 /** What a proxy's refusal of a request to URL means, and what to change. */

@@ -6,7 +6,11 @@ export const FAULT_STATUSES = [500, 502, 503, 504, 429] as const
 
 const match = {
   method: z.enum(['GET', 'POST', 'DELETE']).optional(),
-  path: z.string().startsWith('/', 'must start with /').refine((path) => !path.slice(0, -1).includes('*'), 'only a trailing * is allowed').optional(),
+  path: z.string().startsWith('/', 'must start with /').refine((path) => !path.slice(0, -1).includes('*'), 'only a trailing * is allowed')
+    // Either would match no request that is ever faulted: API paths have neither, and the 404 for one is not faulted.
+    .refine((path) => path === '/' || !path.endsWith('/'), 'API paths have no trailing / (one gets a 404, which is never faulted): remove it, or end a prefix with *')
+    .refine((path) => !/[?#]/.test(path), 'a path is matched without its query: leave out the ? and what follows')
+    .optional(),
   key: z.string().min(1).optional(),
 }
 const select = {

@@ -8,13 +8,14 @@ import { interpolate, type Variables } from './interpolate.js'
 import { readPath } from './json-path.js'
 import { findNextFlowAction, planRecovery } from './recover-step.js'
 import { excuseReplayOfLostAnswer } from './lost-answer.js'
+import { maskStepSecrets } from './mask-step-secrets.js'
 import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
 import type { Scenario, ScenarioStep } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
 import { usesReceiver } from './select-scenarios.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
 import type { WebhookInbox } from './webhook-inbox.js'
-import { describeGatewayError, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
+import { describeGatewayError, describeHttpsOnly, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
@@ -60,9 +61,17 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   let previous: { request: ClientRequest; keyName: string } | undefined
   // What this scenario opened itself, so that a 409 about anything else on a shared key is named a leftover.
   const opened = { draft: false, operations: new Set<string>() }
+  // Answers after an attempt that may have been carried out unanswered (not only 429s, which refuse before acting).
+  const afterLoss = new WeakSet<ClientAnswer>()
   const send = async (request: ClientRequest, keyName: string): Promise<ClientAnswer> => {
-    const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
+    let lost = false
+    const onRetryWait = context.transport?.onRetryWait
+    const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null, onRetryWait: (wait) => {
+      if (wait.reason !== 'rate_limited') lost = true
+      onRetryWait?.(wait)
+    } }, request)
     report.requests += answer.attempts
+    if (lost) afterLoss.add(answer)
     return answer
   }
 
@@ -141,7 +150,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           const expectation = interpolate(step.expect, variables)
           const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs)
           failures = checkAnswer(answer, expectation)
-          const excused = excuseReplayOfLostAnswer(failures, answer)
+          const excused = excuseReplayOfLostAnswer(failures, answer, afterLoss.has(answer))
           if (excused) failures = excused
           const held = failures.length === 0
           result.status = answer.status
@@ -167,7 +176,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       result.failures = failures
       result.ok = failures.length === 0
       result.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
-      report.steps.push(result)
+      report.steps.push(maskStepSecrets(result))
       context.onStep?.(scenario, result)
       if (!result.ok) {
         report.status = 'failed'
@@ -196,14 +205,16 @@ function noteOpened(opened: { draft: boolean; operations: Set<string> }, request
 }
 
 /**
- * A redirect or a proxy's 502/503/504 that a step did not expect: every later request would meet
- * the same moved URL or dead server, a setup problem like a server that cannot be reached, which
+ * A redirect, a proxy's 502/503/504 or a TLS server's 400 to plain HTTP that a step did not
+ * expect: every later request would meet the same moved URL, dead server or refusal, a setup problem like a server that cannot be reached, which
  * stops the run (exit 2) instead of failing each scenario as if the API had.
  */
 function throwIfUnreachable(baseUrl: string, request: ClientRequest, answer: ClientAnswer, expectedStatus: number | undefined): void {
   if (answer.status === expectedStatus) return
   if (answer.status >= 300 && answer.status < 400) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeRedirect(answer, request) })
   if (isGatewayError(answer)) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeGatewayError(answer, request) })
+  const httpsOnly = describeHttpsOnly(baseUrl, answer)
+  if (httpsOnly) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: httpsOnly })
 }
 
 /** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */

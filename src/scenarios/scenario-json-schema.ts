@@ -8,7 +8,16 @@ import { scenarioFileSchema } from './scenario-schema.js'
  * step captures, a matcher's operand) are beyond JSON Schema: `sandbox run` still makes those.
  */
 export function buildScenarioJsonSchema(): Record<string, unknown> {
-  const { $schema, ...schema } = z.toJSONSchema(scenarioFileSchema, { target: 'draft-7', io: 'input', unrepresentable: 'any' })
+  const { $schema, ...schema } = z.toJSONSchema(scenarioFileSchema, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+    // zod names a startsWith check `format: "starts_with"` beside the `pattern` that checks it: a
+    // format no JSON Schema draft defines, which Ajv (ajv-cli, most CI validators) refuses to compile.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.format === 'starts_with') delete jsonSchema.format
+    },
+  })
   return {
     $schema,
     title: 'partner-sandbox scenario',

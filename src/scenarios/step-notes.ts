@@ -62,6 +62,18 @@ export function describeRedirect(answer: ClientAnswer, request: ClientRequest): 
   return `the server answered ${answer.status}, a redirect to ${location}: redirects are not followed (a POST would come back as a GET, and the key is not sent to another origin); ${base ? `use --base-url ${base}` : 'fix --base-url'}`
 }
 
+/**
+ * Texts of the 400 a TLS server answers to plain HTTP on its port: `sandbox serve --tls-cert`'s,
+ * Go's and nginx's. Every request of the run would get it.
+ */
+const HTTPS_ONLY = /answers https only|HTTP request to an HTTPS server|plain HTTP request was sent to HTTPS port/i
+
+/** For a 400 that says the server answers https only, to an http:// base URL: what to use instead. */
+export function describeHttpsOnly(baseUrl: string, answer: ClientAnswer): string | undefined {
+  if (answer.status !== 400 || !baseUrl.startsWith('http://') || !HTTPS_ONLY.test(answer.text)) return undefined
+  return `cannot reach ${baseUrl}: the server there answers https only (400 to plain HTTP); use https:// rather than http:// (${baseUrl.replace(/^http:/, 'https:')})`
+}
+
 /** A proxy's 502/503/504 that outlasted the retries: the server behind it is down or restarting. */
 export function describeGatewayError(answer: ClientAnswer, request: ClientRequest): string {
   const times = answer.attempts === 1 ? 'once (a POST without an Idempotency-Key is not sent again)' : `${answer.attempts} times`

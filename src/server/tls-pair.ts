@@ -22,13 +22,39 @@ function describePairError(error: Error): string {
  */
 export function checkTlsPair(pair: TlsPair): TlsPair {
   const start = (text: string) => text.indexOf('-----BEGIN ')
-  if (start(pair.cert) === -1 || !/-----BEGIN [A-Z0-9 ]*CERTIFICATE-----/.test(pair.cert)) throw new SetupError('the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)')
+  const holdsCertificate = (text: string) => /-----BEGIN [A-Z0-9 ]*CERTIFICATE-----/.test(text)
+  const holdsKey = (text: string) => /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(text)
+  if (!holdsCertificate(pair.cert) && holdsKey(pair.cert) && holdsCertificate(pair.key) && !holdsKey(pair.key)) {
+    throw new SetupError('the certificate and the private key are swapped: the certificate\'s file holds a private key, and the key\'s a certificate')
+  }
+  if (start(pair.cert) === -1 || !holdsCertificate(pair.cert)) throw new SetupError('the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)')
   if (start(pair.key) === -1 || !/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pair.key)) throw new SetupError('the private key holds no PEM private key (-----BEGIN PRIVATE KEY-----)')
   const checked = { cert: pair.cert.slice(start(pair.cert)), key: pair.key.slice(start(pair.key)) }
   try {
     createSecureContext(checked)
   } catch (error) {
-    throw new SetupError(describePairError(error as Error), { cause: error })
+    throw new SetupError(findKeysCertificate(checked) ?? describePairError(error as Error), { cause: error })
   }
   return checked
+}
+
+/**
+ * For a key that is not the first certificate's: where in the file its certificate is. OpenSSL
+ * serves the first certificate and takes the rest as its chain, so a chain saved CA first reads
+ * as a key of another certificate, which it is not.
+ */
+function findKeysCertificate(pair: TlsPair): string | undefined {
+  const certificates = pair.cert.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []
+  const index = certificates.findIndex((cert, i) => i > 0 && canServe({ cert, key: pair.key }))
+  if (index === -1) return undefined
+  return `the private key belongs to certificate ${index + 1} of ${certificates.length} in the certificate's file: the server's own certificate must come first, then the certificates of its chain`
+}
+
+function canServe(pair: TlsPair): boolean {
+  try {
+    createSecureContext(pair)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -74,5 +74,10 @@ describe('sandbox serve --faults', () => {
       expect(stdout).toBe('')
       expect(stderr).toMatch(message)
     }
+    // From the environment, the message names the variable: it is nowhere on the command line.
+    for (const [file, message] of [[bad.file, /^sandbox: SANDBOX_FAULTS \S+faults\.json is not a valid fault injection file: rules\.1\.status: /], [join(bad.dir, 'missing.json'), /^sandbox: cannot read SANDBOX_FAULTS \S+missing\.json: no such file\n$/]] as const) {
+      const { code, stderr } = await runCli(['serve', '--port', '0', '--storage', 'memory'], { env: { SANDBOX_FAULTS: file } })
+      expect([code, stderr]).toEqual([2, expect.stringMatching(message)])
+    }
   })
 })

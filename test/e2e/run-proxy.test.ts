@@ -97,6 +97,24 @@ describe('sandbox run through an HTTP proxy', () => {
     expect(proxy.requests).toEqual([])
   })
 
+  it('a proxy password with an unencoded / or @: exit 2 saying to percent-encode it, the password hidden whole', async () => {
+    for (const [password, shown] of [['pa/ss0rd', 'http://ci:****@127.0.0.1:3128'], ['pa?ss0rd', 'http://ci:****@127.0.0.1:3128']]) {
+      const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--json'], { env: { HTTPS_PROXY: `http://ci:${password}@127.0.0.1:3128` } })
+      expect(code, password).toBe(2)
+      expect(JSON.parse(stdout), password).toEqual({ error: { code: 'PROXY', message: `HTTPS_PROXY=${shown} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT); percent-encode @, /, ? and # in the user name or password (%40, %2F, %3F, %23)` } })
+      expect(stdout + stderr, password).not.toMatch(/0rd|ss0/)
+    }
+  })
+
+  it('a proxy URL with a path: the path is left out, as curl and Go leave it out', async () => {
+    const proxy = await startProxy()
+    for (const [variable, baseUrl] of [['HTTPS_PROXY', 'https://sandbox.test'], ['HTTP_PROXY', 'http://sandbox.test:4010']]) {
+      const withPath = await runCli(['run', 'loan-flow', '--base-url', baseUrl!], { env: { [variable!]: `${proxy.url}/some/path?x=1`, NODE_EXTRA_CA_CERTS: CERT } })
+      expect([withPath.code, withPath.stderr, lastLine(withPath.stdout)], variable).toEqual([0, '', '1 passed, 0 failed'])
+      expect(withPath.stdout).toContain(`go through the proxy ${proxy.url} (${variable})\n`)
+    }
+  })
+
   it('a SOCKS proxy variable: exit 2 before any request, as {"error"} under --json', async () => {
     const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--json'], { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })
     expect(code).toBe(2)

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, runCli } from '../helpers/cli.js'
@@ -6,6 +7,8 @@ import { answerHtml, useProxiedSandbox } from '../helpers/reverse-proxy.js'
 // `sandbox run` against a sandbox behind a proxy on 127.0.0.1, as a deployed one would be.
 
 const CERT = join(import.meta.dirname, '../fixtures/tls/cert.pem')
+// The self-signed certificate for sandbox.test: trusted as its own CA, yet not for 127.0.0.1.
+const PROXIED_CERT = join(import.meta.dirname, '../fixtures/tls/proxied-cert.pem')
 const upstreamSandbox = useProxiedSandbox()
 let upstream: string
 
@@ -30,6 +33,13 @@ describe('sandbox run against a remote sandbox', () => {
     expect([trusted.code, trusted.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, '1 passed, 0 failed'])
   })
 
+  it('a trusted certificate for another name: exit 2 at once, saying the certificate is not for that host rather than to trust its CA', async () => {
+    const tls = await upstreamSandbox.proxy({ tls: 'sandbox.test' })
+    const other = await runCli(['run', 'loan-flow', '--base-url', tls.url], { env: { NODE_EXTRA_CA_CERTS: PROXIED_CERT } })
+    expect(other.code).toBe(2)
+    expect(other.stderr).toMatch(/^sandbox: cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/state \(ERR_TLS_CERT_ALTNAME_INVALID: [^\n]*\); its TLS certificate is not for 127\.0\.0\.1: use a host name the certificate names in the URL, or make one that names 127\.0\.0\.1 \(mkcert 127\.0\.0\.1\)\n$/)
+  })
+
   it('an https:// base URL for a plain-http server: exit 2 at once, even with --wait, suggesting http://', async () => {
     const https = upstream.replace('http://', 'https://')
     const started = performance.now()
@@ -40,6 +50,37 @@ describe('sandbox run against a remote sandbox', () => {
     expect(stdout).not.toContain('network error')
     expect(stderr).toBe(`sandbox: cannot reach ${https}/api/sandbox/state: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${upstream})\n`)
     expect(elapsed).toBeLessThan(10_000)
+  })
+
+  it('a replay after a 429 is not excused: a server that carried out a request it answered 429 fails the step expecting a first execution', async () => {
+    let executed = false
+    // Carries out the loan's start, then answers 429 as if it had refused it: the request sent
+    // again gets the stored answer, replayed, as from a rate limiter placed after the handler.
+    const limiter = await upstreamSandbox.proxy({ handler: (request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk))
+      request.on('end', () => {
+        const body = Buffer.concat(chunks)
+        const refuse = !executed && body.toString().includes('"loan_amount":2000')
+        if (refuse) executed = true
+        httpRequest(`${upstreamSandbox.url}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+          if (!refuse) {
+            response.writeHead(answer.statusCode!, answer.headers)
+            answer.pipe(response)
+            return
+          }
+          answer.resume()
+          response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' })
+          response.end(JSON.stringify({ request_id: 'req_x', error_code: 'SANDBOX_RATE_LIMIT_EXCEEDED', error: 'Rate limited.' }))
+        }).end(body)
+      })
+    } })
+    const run = await runCli(['run', 'loan-flow', '--base-url', limiter.url])
+    expect(executed).toBe(true)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/^ {6}429 rate limited: waiting 0 ms, then POST \/api\/sandbox\/loans\/flow again with the same Idempotency-Key/m)
+    expect(run.stdout).toMatch(/body\.idempotency_replayed\n {8}- expected false\n {8}\+ received true/)
+    expect(run.stdout).not.toContain('the first answer was lost')
   })
 
   it('a proxy\'s 502 is retried with a line saying so; a base URL that redirects stops the run (exit 2, at once even with --wait) with the URL to use', async () => {

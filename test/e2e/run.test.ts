@@ -163,6 +163,11 @@ describe('sandbox run', () => {
     expect(fromEnv).toMatchObject({ code: 2, stderr: 'sandbox: SANDBOX_API_KEY must be a sandbox key (sk_sandbox_...), got "pk_test_1"\n' })
     // An empty variable is no key: each scenario gets a fresh one (in-process server here).
     expect((await runCli(['run', 'loan-flow'], { env: { SANDBOX_API_KEY: '' } })).code).toBe(0)
+    // Credentials in the URL: refused at once, the password never printed.
+    const withUser = await runCli(['run', 'loan-flow', '--json', '--base-url', `http://ci:s3cretpw@127.0.0.1:${port}/prefix`])
+    expect(withUser.code).toBe(2)
+    expect(JSON.parse(withUser.stdout)).toEqual({ error: { code: 'USAGE', message: `--base-url cannot hold a user name or password (http://****@127.0.0.1:${port}): fetch sends none; the API takes its key from --api-key` } })
+    expect(withUser.stderr).not.toContain('s3cretpw')
     const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
     expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)\n' })
     // A wait of days is a typo: refused before any request, with the range.

@@ -115,6 +115,10 @@ describe('fault file validation', () => {
     expect(problems({ rules: [{ fault: 'drop_before', method: 'post' }] })).toContain('rules.0.method')
     expect(problems({ rules: [{ fault: 'drop_before', path: 'api/*' }] })).toContain('rules.0.path: must start with /')
     expect(problems({ rules: [{ fault: 'drop_before', path: '/api/*/flow' }] })).toContain('rules.0.path: only a trailing * is allowed')
+    // Rules that could never fault a request, which a partner would otherwise wait in vain to see.
+    expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/loans/flow/' }] })).toContain('rules.0.path: API paths have no trailing / (one gets a 404, which is never faulted): remove it, or end a prefix with *')
+    expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/state?x=1' }] })).toContain('rules.0.path: a path is matched without its query')
+    expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/*' }, { fault: 'drop_before', path: '/' }, { fault: 'drop_before', path: '/*' }] })).toBe('')
     expect(problems({ rules: [{}, { fault: 'drop_before', rate: 0.5, every: 2 }] })).toContain('rules.1.every: use one of rate, every and first_attempt per rule')
     expect(problems({ rules: [{ fault: 'drop_before', first_atempt: true }] })).toContain('rules.0')
     expect(problems({ seed: -1, rules: [] })).toContain('seed')

@@ -7,18 +7,22 @@ const debt: StepFailure = { field: 'body.activeLoans.-1.debt', expected: 2000, a
 
 describe('a replay after a lost answer', () => {
   it('is accepted for an expected idempotency_replayed false once the request was sent again, and nothing else is', () => {
-    expect(excuseReplayOfLostAnswer([replayed, debt], { attempts: 2, body: { idempotency_replayed: true } })).toEqual([debt])
-    expect(excuseReplayOfLostAnswer([replayed], { attempts: 4, body: { idempotency_replayed: true } })).toEqual([])
+    expect(excuseReplayOfLostAnswer([replayed, debt], { attempts: 2, body: { idempotency_replayed: true } }, true)).toEqual([debt])
+    expect(excuseReplayOfLostAnswer([replayed], { attempts: 4, body: { idempotency_replayed: true } }, true)).toEqual([])
   })
 
   it('is still a failure when the request went once: a first answer must say false', () => {
-    expect(excuseReplayOfLostAnswer([replayed], { attempts: 1, body: { idempotency_replayed: true } })).toBeUndefined()
+    expect(excuseReplayOfLostAnswer([replayed], { attempts: 1, body: { idempotency_replayed: true } }, true)).toBeUndefined()
+  })
+
+  it('is still a failure when only 429s made the client send it again: those refused it before acting', () => {
+    expect(excuseReplayOfLostAnswer([replayed], { attempts: 2, body: { idempotency_replayed: true } }, false)).toBeUndefined()
   })
 
   it('excuses nothing else: an expected true, a missing field, or no such failure', () => {
     const expectedTrue: StepFailure = { ...replayed, expected: true, actual: false }
-    expect(excuseReplayOfLostAnswer([expectedTrue], { attempts: 2, body: { idempotency_replayed: false } })).toBeUndefined()
-    expect(excuseReplayOfLostAnswer([{ ...replayed, actual: undefined }], { attempts: 2, body: {} })).toBeUndefined()
-    expect(excuseReplayOfLostAnswer([debt], { attempts: 2, body: { idempotency_replayed: true } })).toBeUndefined()
+    expect(excuseReplayOfLostAnswer([expectedTrue], { attempts: 2, body: { idempotency_replayed: false } }, true)).toBeUndefined()
+    expect(excuseReplayOfLostAnswer([{ ...replayed, actual: undefined }], { attempts: 2, body: {} }, true)).toBeUndefined()
+    expect(excuseReplayOfLostAnswer([debt], { attempts: 2, body: { idempotency_replayed: true } }, true)).toBeUndefined()
   })
 })

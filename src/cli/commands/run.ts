@@ -124,6 +124,11 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
 
   const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
   if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  // fetch refuses such a URL at every attempt (retried as a network error), and every line would print the password.
+  const withUser = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
+  if (withUser && (withUser.username || withUser.password)) {
+    throw new CliError(`--base-url cannot hold a user name or password (${withUser.protocol}//****@${withUser.host}): fetch sends none; the API takes its key from --api-key`)
+  }
   // An empty variable (a CI secret that is not set) means none, as with SANDBOX_WEBHOOK_SECRET.
   const apiKey = flags.apiKey ?? (process.env.SANDBOX_API_KEY || undefined)
   // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
@@ -191,7 +196,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   })
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
-  const running = unreachable && /redirect to|TLS certificate is not trusted|answers plain HTTP, not TLS|proxy answered/.test(unreachable.error ?? '')
+  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered/.test(unreachable.error ?? '')
   const hint = proxy
     ? `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl!).hostname} to connect directly)`
     : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'

@@ -81,8 +81,10 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const tls = await (await import('../read-tls-files.js')).readTlsFiles(flags)
   const envFaults = process.env.SANDBOX_FAULTS
   const faultsFile = flags.faults ?? (envFaults ? expandHome(envFaults) : undefined)
+  // Set in a CI job's environment, it is not on the command line: name where it came from.
+  const faultsFlag = flags.faults === undefined ? 'SANDBOX_FAULTS' : '--faults'
   // Checked by createSandbox, which names the file and the field in its error.
-  const faults = faultsFile === undefined ? undefined : await readJsonFile('--faults', faultsFile) as FaultsConfig
+  const faults = faultsFile === undefined ? undefined : await readJsonFile(faultsFlag, faultsFile) as FaultsConfig
   const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
   let webhookRetrySchedule: number[] | undefined
   try {
@@ -121,7 +123,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     webhookForwardTo,
     webhookRetrySchedule,
     faults,
-    faultsSource: faultsFile === undefined ? undefined : `--faults ${faultsFile}`,
+    faultsSource: faultsFile === undefined ? undefined : `${faultsFlag} ${faultsFile}`,
     // A forward URL may carry a password: the terminal and the logs get it masked.
     onDelivery: flags.quiet ? undefined : (report) => printDelivery(out, { ...report, url: maskUrlPassword(report.url) }, json),
   })

@@ -34,12 +34,19 @@ function parseProxyUrl(value: string, source: string): ProxyChoice {
   try {
     url = new URL(text)
   } catch {
-    throw new ProxySettingsError(`${source}=${maskProxyUrl(value)} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT)`)
+    // Most often a password with a character a URL gives a meaning to: say how to write it.
+    const encode = value.includes('@') ? '; percent-encode @, /, ? and # in the user name or password (%40, %2F, %3F, %23)' : ''
+    throw new ProxySettingsError(`${source}=${maskProxyUrl(value)} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT)${encode}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProxySettingsError(`${source} is a ${url.protocol.slice(0, -1)} proxy; sandbox run goes through http:// or https:// proxies only. Set ${source} to one, or unset it to connect directly`)
   }
   if (!url.hostname) throw new ProxySettingsError(`${source}=${maskProxyUrl(value)} names no host; set it as http://HOST:PORT`)
+  // curl and Go use a proxy URL's scheme, credentials, host and port only; undici refuses one
+  // with a path ("invalid url"), which read as a proxy that is down after 4 attempts.
+  url.pathname = '/'
+  url.search = ''
+  url.hash = ''
   return { url, source }
 }
 
@@ -70,9 +77,17 @@ export function findProxyFor(settings: ProxySettings, url: URL): ProxyChoice | u
   return choice && !shouldBypassProxy(url, settings.noProxy) ? choice : undefined
 }
 
-/** A proxy URL fit to print: its password (or a token in the user part) replaced by ****. */
+/**
+ * A proxy URL fit to print: its password (or a token in the user part) replaced by ****. The user
+ * part runs to the last `@`: a password with a `/`, `?`, `#` or `@` not percent-encoded is what
+ * makes such a URL unreadable, so none of them may end the part that is hidden.
+ */
 export function maskProxyUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?([^/@]*)@/i, (_, scheme: string | undefined, user: string) => `${scheme ?? ''}${user.includes(':') ? `${user.slice(0, user.indexOf(':'))}:****` : '****'}@`)
+  const at = text.lastIndexOf('@')
+  if (at === -1) return text
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''
+  const user = text.slice(scheme.length, at)
+  return `${scheme}${user.includes(':') ? `${user.slice(0, user.indexOf(':'))}:****` : '****'}@${text.slice(at + 1)}`
 }
 
 /** "http://proxy.corp:3128 (HTTPS_PROXY)", without its credentials. */
