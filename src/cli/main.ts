@@ -1,7 +1,7 @@
 import { Command, CommanderError, Help } from 'commander'
 import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErrorsAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
 import { drainOutput } from './drain-output.js'
-import { escapeControls } from './escape-controls.js'
+import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
 import { readThisPackage } from '../files/describe-this-version.js'
 import { endOnSignalsAsInit } from './init-signals.js'

@@ -1,6 +1,6 @@
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
-import { escapeControls } from './escape-controls.js'
+import { escapeControls } from '../text/escape-controls.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /**

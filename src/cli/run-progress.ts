@@ -3,7 +3,7 @@ import type { Scenario } from '../scenarios/scenario-schema.js'
 import { describeFailures } from '../scenarios/check-expectation.js'
 import { describeNetworkError } from '../client/api-error.js'
 import type { TransportOptions } from '../client/send-request.js'
-import { escapeControls as show } from './escape-controls.js'
+import { escapeControls as show } from '../text/escape-controls.js'
 import { chalk, colorStatus, formatCount } from './output.js'
 
 type Write = (line: string) => void

@@ -1,6 +1,6 @@
-import { escapeControls } from './escape-controls.js'
+import { escapeControls } from '../text/escape-controls.js'
 import { formatJson } from './json-text.js'
-import { clipBody, maskSecrets } from './shown-body.js'
+import { clipBody, maskSecrets } from '../text/shown-body.js'
 import type * as Output from './output.js'
 import type { RequestLogEntry } from '../server/request-log.js'
 import type { DeliveryReport } from '../webhooks/dispatcher.js'

@@ -1,7 +1,7 @@
 import { describeNetworkError } from '../client/api-error.js'
 import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
-import { escapeControls as show } from './escape-controls.js'
-import { clipBody, maskSecrets } from './shown-body.js'
+import { escapeControls as show } from '../text/escape-controls.js'
+import { clipBody, maskSecrets } from '../text/shown-body.js'
 
 
 /** What a CI log may show of a key: enough to tell two apart, too little to use one. */

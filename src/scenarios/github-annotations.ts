@@ -1,4 +1,4 @@
-import { escapeControls } from '../cli/escape-controls.js'
+import { escapeControls } from '../text/escape-controls.js'
 import { describeScenarioFailure, describeStepFailure } from './junit-report.js'
 import type { RunReport, ScenarioReport } from './report-types.js'
 import { formatWorkflowCommand } from './workflow-command.js'

@@ -1,4 +1,4 @@
-import { maskSecrets, maskSecretValues, SECRET_FIELDS } from '../cli/shown-body.js'
+import { maskSecrets, maskSecretValues, SECRET_FIELDS } from '../text/shown-body.js'
 import type { StepReport } from './report-types.js'
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
 import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
-import { escapeControls } from '../../src/cli/escape-controls.js'
+import { escapeControls } from '../../src/text/escape-controls.js'
 import { expandHome } from '../../src/cli/expand-home.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clipBody, maskSecrets, SHOWN_BODY_CHARS } from '../../src/cli/shown-body.js'
+import { clipBody, maskSecrets, SHOWN_BODY_CHARS } from '../../src/text/shown-body.js'
 
 describe('bodies as logs show them', () => {
   it('masks webhook signing secrets to their last 4 characters, wherever they sit in the JSON', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatExchange, maskApiKey } from '../../src/cli/verbose-exchange.js'
-import { SHOWN_BODY_CHARS as VERBOSE_BODY_CHARS } from '../../src/cli/shown-body.js'
+import { SHOWN_BODY_CHARS as VERBOSE_BODY_CHARS } from '../../src/text/shown-body.js'
 import type { ClientAnswer, PreparedRequest } from '../../src/client/send-request.js'
 
 const wire: PreparedRequest = {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
-import { escapeControls } from '../../escape-controls.js'
+import { escapeControls } from '../../../text/escape-controls.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 import type * as Output from '../../output.js'
 
