@@ -1,15 +1,17 @@
 import { describeNetworkError } from '../client/api-error.js'
 import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
+import { maskApiKey } from '../keys/keys-file.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { clipBody, maskSecrets } from '../text/shown-body.js'
 
 
-/** What a CI log may show of a key: enough to tell two apart, too little to use one. */
-export function maskApiKey(value: string): string {
-  const match = /^(Bearer\s+)?(sk_sandbox_)?(\S*)$/i.exec(value)
-  if (!match) return '****'
-  const [, bearer = '', prefix = '', rest = ''] = match
-  return `${bearer}${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`
+/**
+ * An Authorization value as a CI log may show it: a sandbox key masked as `sandbox logs` and
+ * `keys list` mask it (so the lines can be matched), anything else hidden whole.
+ */
+export function maskAuthorization(value: string): string {
+  const match = /^Bearer\s+(sk_sandbox_\S*)$/i.exec(value)
+  return match ? `Bearer ${maskApiKey(match[1]!)}` : '****'
 }
 
 function formatBody(text: string | undefined): string | undefined {
@@ -25,7 +27,7 @@ function formatBody(text: string | undefined): string | undefined {
  */
 export function formatExchange(method: string, wire: PreparedRequest, answer: ClientAnswer | Error): string[] {
   const lines = [`> ${show(method)} ${show(wire.url)}`]
-  for (const [name, value] of Object.entries(wire.headers)) lines.push(`> ${show(name)}: ${show(name === 'authorization' ? maskApiKey(value) : value)}`)
+  for (const [name, value] of Object.entries(wire.headers)) lines.push(`> ${show(name)}: ${show(name === 'authorization' ? maskAuthorization(value) : value)}`)
   const sentBody = formatBody(wire.text)
   if (sentBody !== undefined) lines.push(`> ${sentBody}`)
   if (answer instanceof Error) {

@@ -98,7 +98,7 @@ describe('sandbox run through an HTTP proxy', () => {
   })
 
   it('a proxy password with an unencoded / or @: exit 2 saying to percent-encode it, the password hidden whole', async () => {
-    for (const [password, shown] of [['pa/ss0rd', 'http://ci:****@127.0.0.1:3128'], ['pa?ss0rd', 'http://ci:****@127.0.0.1:3128']]) {
+    for (const [password, shown] of [['pa/ss0rd', 'http://***@127.0.0.1:3128'], ['pa?ss0rd', 'http://***@127.0.0.1:3128']]) {
       const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--json'], { env: { HTTPS_PROXY: `http://ci:${password}@127.0.0.1:3128` } })
       expect(code, password).toBe(2)
       expect(JSON.parse(stdout), password).toEqual({ error: { code: 'PROXY', message: `HTTPS_PROXY=${shown} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT); percent-encode @, /, ? and # in the user name or password (%40, %2F, %3F, %23)` } })

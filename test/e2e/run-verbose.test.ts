@@ -13,7 +13,7 @@ describe('sandbox run --verbose', () => {
     const { code, stdout } = await runCli(['run', 'loan-flow', 'dropped-connection-retry', '--verbose', '--api-key', KEY])
     expect(code).toBe(0)
     expect(stdout).not.toContain(KEY)
-    expect(stdout).toContain('      > authorization: Bearer sk_sandbox_****cdef\n')
+    expect(stdout).toContain('      > authorization: Bearer sk_sandbox_verb…cdef\n')
     expect(stdout).toMatch(/\n {6}> POST http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/loans\/flow\n/)
     expect(stdout).toMatch(/\n {6}> \{"action":"start_collateral_transfer",/)
     expect(stdout).toMatch(/\n {6}< x-request-id: req_\w+\n/)

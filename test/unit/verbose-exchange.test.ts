@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatExchange, maskApiKey } from '../../src/cli/verbose-exchange.js'
+import { formatExchange, maskAuthorization } from '../../src/cli/verbose-exchange.js'
 import { SHOWN_BODY_CHARS as VERBOSE_BODY_CHARS } from '../../src/text/shown-body.js'
 import type { ClientAnswer, PreparedRequest } from '../../src/client/send-request.js'
 
@@ -19,7 +19,7 @@ describe('sandbox run --verbose', () => {
     expect(formatExchange('POST', wire, answer(409, '{"error_code":"FLOW_CONFLICT"}', { 'x-request-id': 'req_1', 'ratelimit-remaining': '118' }, 2))).toEqual([
       '> POST http://127.0.0.1:4010/api/sandbox/loans/flow',
       '> accept: application/json',
-      '> authorization: Bearer sk_sandbox_****cdef',
+      '> authorization: Bearer sk_sandbox_0123…cdef',
       '> idempotency-key: k-1',
       '> content-type: application/json',
       '> {"action":"confirm_btc","tx_hash":"abc"}',
@@ -44,12 +44,12 @@ describe('sandbox run --verbose', () => {
   })
 
   it.each([
-    ['Bearer sk_sandbox_0123456789abcdef', 'Bearer sk_sandbox_****cdef'],
-    ['Bearer sk_sandbox_short', 'Bearer sk_sandbox_****'],
-    ['Bearer sk_live_0123456789abcdef', 'Bearer ****cdef'],
+    ['Bearer sk_sandbox_0123456789abcdef', 'Bearer sk_sandbox_0123…cdef'],
+    ['Bearer sk_sandbox_short', 'Bearer sk_sandbox_*****'],
+    ['Bearer sk_live_0123456789abcdef', '****'],
     ['Basic dXNlcjpwYXNz', '****'],
   ])('masks %j as %j', (value, masked) => {
-    expect(maskApiKey(value)).toBe(masked)
+    expect(maskAuthorization(value)).toBe(masked)
   })
 })
 

@@ -1,3 +1,4 @@
+import { maskCredentials } from '../../server/url-password.js'
 import { parseNoProxy, shouldBypassProxy, type NoProxyRule } from './no-proxy.js'
 
 /** A proxy from the environment, and the variable it came from (for messages). */
@@ -36,12 +37,12 @@ function parseProxyUrl(value: string, source: string): ProxyChoice {
   } catch {
     // Most often a password with a character a URL gives a meaning to: say how to write it.
     const encode = value.includes('@') ? '; percent-encode @, /, ? and # in the user name or password (%40, %2F, %3F, %23)' : ''
-    throw new ProxySettingsError(`${source}=${maskProxyUrl(value)} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT)${encode}`)
+    throw new ProxySettingsError(`${source}=${maskCredentials(value)} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT)${encode}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProxySettingsError(`${source} is a ${url.protocol.slice(0, -1)} proxy; sandbox run goes through http:// or https:// proxies only. Set ${source} to one, or unset it to connect directly`)
   }
-  if (!url.hostname) throw new ProxySettingsError(`${source}=${maskProxyUrl(value)} names no host; set it as http://HOST:PORT`)
+  if (!url.hostname) throw new ProxySettingsError(`${source}=${maskCredentials(value)} names no host; set it as http://HOST:PORT`)
   // curl and Go use a proxy URL's scheme, credentials, host and port only; undici refuses one
   // with a path ("invalid url"), which read as a proxy that is down after 4 attempts.
   url.pathname = '/'
@@ -75,19 +76,6 @@ export function hasProxy(settings: ProxySettings): boolean {
 export function findProxyFor(settings: ProxySettings, url: URL): ProxyChoice | undefined {
   const choice = url.protocol === 'https:' ? settings.https : url.protocol === 'http:' ? settings.http : undefined
   return choice && !shouldBypassProxy(url, settings.noProxy) ? choice : undefined
-}
-
-/**
- * A proxy URL fit to print: its password (or a token in the user part) replaced by ****. The user
- * part runs to the last `@`: a password with a `/`, `?`, `#` or `@` not percent-encoded is what
- * makes such a URL unreadable, so none of them may end the part that is hidden.
- */
-export function maskProxyUrl(text: string): string {
-  const at = text.lastIndexOf('@')
-  if (at === -1) return text
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''
-  const user = text.slice(scheme.length, at)
-  return `${scheme}${user.includes(':') ? `${user.slice(0, user.indexOf(':'))}:****` : '****'}@${text.slice(at + 1)}`
 }
 
 /** "http://proxy.corp:3128 (HTTPS_PROXY)", without its credentials. */
