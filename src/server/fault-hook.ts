@@ -19,9 +19,9 @@ export function wasDropped(request: object): boolean {
  * Runs `route` as a fault decision says: late (`latency`), not at all (`status`, `drop_before`)
  * or as usual (`drop_after`, whose answer is cut by dropConnection once it is made).
  */
-export async function runFaulted(decision: FaultDecision | undefined, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
-  if (decision?.latencyMs) await sleep(decision.latencyMs)
-  const failure = decision?.failure
+export async function runFaulted(decision: FaultDecision, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
+  if (decision.latencyMs) await sleep(decision.latencyMs)
+  const failure = decision.failure
   if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers)
   if (failure?.fault === 'drop_before') return { status: 0, body: {} }
   return route()
