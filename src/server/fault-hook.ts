@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
 import type { RouteAnswer } from './pipeline.js'
 import { DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import type { SandboxServices } from './services.js'
 import type { FaultDecision, FaultFailure } from '../faults/fault-plan.js'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Requests whose connection a fault dropped where there is no socket to drop (createSandbox's fetch). */
 const droppedRequests = new WeakSet<object>()
