@@ -1,6 +1,6 @@
 import { escapeControls } from '../text/escape-controls.js'
 import { formatJson } from './json-text.js'
-import { clipBody, maskSecrets } from '../text/shown-body.js'
+import { showBody } from '../text/shown-body.js'
 import type * as Output from './output.js'
 import type { RequestLogEntry } from '../server/request-log.js'
 import type { DeliveryReport } from '../webhooks/dispatcher.js'
@@ -12,7 +12,7 @@ import type { DeliveryReport } from '../webhooks/dispatcher.js'
 export function printRequest(out: typeof Output, entry: RequestLogEntry, json: boolean): void {
   const { chalk, colorStatus, formatClock } = out
   const { request_body: sent, response_body: answered, ...line } = entry
-  const shown = (text: string | undefined) => (text ? clipBody(maskSecrets(text)) : undefined)
+  const shown = (text: string | undefined) => (text ? showBody(text) : undefined)
   if (json) {
     const bodies = { ...(sent ? { request_body: shown(sent) } : {}), ...(answered === undefined ? {} : { response_body: shown(answered) ?? '' }) }
     process.stdout.write(`${formatJson({ level: 'info', event: 'request', ...line, ...bodies })}\n`)

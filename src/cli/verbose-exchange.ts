@@ -2,7 +2,7 @@ import { describeNetworkError } from '../client/api-error.js'
 import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
 import { maskApiKey } from '../keys/keys-file.js'
 import { escapeControls as show } from '../text/escape-controls.js'
-import { clipBody, maskSecrets } from '../text/shown-body.js'
+import { showBody } from '../text/shown-body.js'
 
 
 /**
@@ -16,7 +16,7 @@ export function maskAuthorization(value: string): string {
 
 function formatBody(text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined
-  return show(clipBody(maskSecrets(text)))
+  return show(showBody(text))
 }
 
 /**

@@ -40,6 +40,12 @@ export interface ClientAnswer {
   durationMs: number
   /** True when the body was never read (a scenario's `drop_answer` step): `text` is empty, `body` undefined. */
   bodyUnread?: boolean
+  /**
+   * True when an earlier attempt got no answer of the server's (a network error, a proxy's
+   * 502/503/504) and may have been carried out: this answer may be its replay. Not after a 429,
+   * which refused before acting.
+   */
+  afterLostAnswer?: boolean
 }
 
 /** Transport settings shared by every request of a client. */
@@ -193,6 +199,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       await sleep(ms)
       continue
     }
+    if (lostAnswer) answer.afterLostAnswer = true
     options.onAttempt?.(sent, answer, wire)
     if (lostAnswer && answer.errorCode === 'IDEMPOTENCY_KEY_IN_PROGRESS' && attempt <= retries) {
       const ms = Math.min(250 * 2 ** (attempt - 1), 2000)

@@ -1,3 +1,5 @@
+import { findStringEnd } from '../json-text/find-string-end.js'
+
 /** A key written more than once in one object of a JSON text. */
 export interface DuplicateKey {
   /** The path of the key: the enclosing keys and array indexes, then the key itself. */
@@ -22,16 +24,6 @@ interface ArrayFrame {
 }
 
 type Frame = ObjectFrame | ArrayFrame
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-
-/** The index of the quote that closes the string opened at `start`. */
-function findStringEnd(text: string, start: number): number {
-  let i = start + 1
-  while (text.charCodeAt(i) !== QUOTE) i += text.charCodeAt(i) === BACKSLASH ? 2 : 1
-  return i
-}
 
 function pathTo(frames: Frame[], key: string): (string | number)[] {
   const path: (string | number)[] = frames.slice(0, -1).map((frame) => (frame.kind === 'object' ? frame.key : frame.index))

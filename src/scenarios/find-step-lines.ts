@@ -1,12 +1,4 @@
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-
-/** The index of the quote that closes the string opened at `start`. */
-function findStringEnd(text: string, start: number): number {
-  let i = start + 1
-  while (i < text.length && text.charCodeAt(i) !== QUOTE) i += text.charCodeAt(i) === BACKSLASH ? 2 : 1
-  return i
-}
+import { findStringEnd } from '../json-text/find-string-end.js'
 
 /**
  * The 1-based line on which each element of a scenario's top-level `steps` array starts, in

@@ -1,3 +1,4 @@
+import { clipText } from '../text/clip-text.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { describeScenarioFailure, describeStepFailure } from './junit-report.js'
 import type { RunReport, ScenarioReport } from './report-types.js'
@@ -24,12 +25,8 @@ const MAX_MESSAGE_CHARS = 4000
 /** GitHub keeps 10 error annotations of a step and drops the rest without a word. */
 export const MAX_GITHUB_ERROR_ANNOTATIONS = 10
 
-function clip(text: string): string {
-  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 3)}...` : text
-}
-
 const title = (text: string) => escapeControls(text)
-const message = (text: string) => escapeControls(clip(text), { keepNewlines: true })
+const message = (text: string) => escapeControls(clipText(text, MAX_MESSAGE_CHARS), { keepNewlines: true })
 
 function annotateScenario(scenario: ScenarioReport, options: GithubAnnotationOptions): string[] {
   // Setup, not a step of this file: the server or its keys are what to fix.

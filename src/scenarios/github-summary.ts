@@ -1,3 +1,4 @@
+import { clipText } from '../text/clip-text.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { describeScenarioFailure, describeStepFailure } from './junit-report.js'
 import type { RunReport, ScenarioReport } from './report-types.js'
@@ -15,12 +16,11 @@ const MAX_DETAIL_CHARS = 4000
 const RESERVE_BYTES = 1024
 const DETAILS_BYTES = 96 * 1024
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 3)}...` : text)
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8')
 
 /** Text from a scenario or an answer as one table cell: Markdown and HTML characters are text, lines are `<br>`. */
 function cell(text: string): string {
-  return escapeControls(clip(text, MAX_CELL_CHARS), { keepNewlines: true })
+  return escapeControls(clipText(text, MAX_CELL_CHARS), { keepNewlines: true })
     .replace(/[\\`*_[\]|~]/g, '\\$&')
     .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
     .replace(/\n/g, '<br>')
@@ -54,7 +54,7 @@ function fence(text: string): string[] {
 
 function formatDetails(scenario: ScenarioReport): string[] {
   const { details } = describeScenarioFailure(scenario)
-  return [`#### ${cell(scenario.id)}`, '', ...fence(escapeControls(clip(details, MAX_DETAIL_CHARS), { keepNewlines: true })), '']
+  return [`#### ${cell(scenario.id)}`, '', ...fence(escapeControls(clipText(details, MAX_DETAIL_CHARS), { keepNewlines: true })), '']
 }
 
 /**

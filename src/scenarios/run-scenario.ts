@@ -61,17 +61,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   let previous: { request: ClientRequest; keyName: string } | undefined
   // What this scenario opened itself, so that a 409 about anything else on a shared key is named a leftover.
   const opened = { draft: false, operations: new Set<string>() }
-  // Answers after an attempt that may have been carried out unanswered (not only 429s, which refuse before acting).
-  const afterLoss = new WeakSet<ClientAnswer>()
   const send = async (request: ClientRequest, keyName: string): Promise<ClientAnswer> => {
-    let lost = false
-    const onRetryWait = context.transport?.onRetryWait
-    const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null, onRetryWait: (wait) => {
-      if (wait.reason !== 'rate_limited') lost = true
-      onRetryWait?.(wait)
-    } }, request)
+    const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
     report.requests += answer.attempts
-    if (lost) afterLoss.add(answer)
     return answer
   }
 
@@ -150,7 +142,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           const expectation = interpolate(step.expect, variables)
           const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs)
           failures = checkAnswer(answer, expectation)
-          const excused = excuseReplayOfLostAnswer(failures, answer, afterLoss.has(answer))
+          const excused = excuseReplayOfLostAnswer(failures, answer, answer.afterLostAnswer === true)
           if (excused) failures = excused
           const held = failures.length === 0
           result.status = answer.status

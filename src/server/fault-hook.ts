@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
 import type { RouteAnswer } from './pipeline.js'
 import { DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import type { SandboxServices } from './services.js'
 import type { FaultDecision, FaultFailure } from '../faults/fault-plan.js'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Requests whose connection a fault dropped where there is no socket to drop (createSandbox's fetch). */
 const droppedRequests = new WeakSet<object>()
@@ -19,9 +18,9 @@ export function wasDropped(request: object): boolean {
  * Runs `route` as a fault decision says: late (`latency`), not at all (`status`, `drop_before`)
  * or as usual (`drop_after`, whose answer is cut by dropConnection once it is made).
  */
-export async function runFaulted(decision: FaultDecision | undefined, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
-  if (decision?.latencyMs) await sleep(decision.latencyMs)
-  const failure = decision?.failure
+export async function runFaulted(decision: FaultDecision, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
+  if (decision.latencyMs) await sleep(decision.latencyMs)
+  const failure = decision.failure
   if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers)
   if (failure?.fault === 'drop_before') return { status: 0, body: {} }
   return route()

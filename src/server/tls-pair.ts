@@ -27,8 +27,8 @@ export function checkTlsPair(pair: TlsPair): TlsPair {
   if (!holdsCertificate(pair.cert) && holdsKey(pair.cert) && holdsCertificate(pair.key) && !holdsKey(pair.key)) {
     throw new SetupError('the certificate and the private key are swapped: the certificate\'s file holds a private key, and the key\'s a certificate')
   }
-  if (start(pair.cert) === -1 || !holdsCertificate(pair.cert)) throw new SetupError('the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)')
-  if (start(pair.key) === -1 || !/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pair.key)) throw new SetupError('the private key holds no PEM private key (-----BEGIN PRIVATE KEY-----)')
+  if (!holdsCertificate(pair.cert)) throw new SetupError('the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)')
+  if (!holdsKey(pair.key)) throw new SetupError('the private key holds no PEM private key (-----BEGIN PRIVATE KEY-----)')
   const checked = { cert: pair.cert.slice(start(pair.cert)), key: pair.key.slice(start(pair.key)) }
   try {
     createSecureContext(checked)

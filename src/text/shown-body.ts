@@ -16,13 +16,21 @@ export function maskSecret(value: string): string {
   return `${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`
 }
 
+/** `"field":"value"` for each of SECRET_FIELDS (their names are plain words: no escaping needed). */
+const SECRET_IN_TEXT = new RegExp(`("(?:${[...SECRET_FIELDS].join('|')})"\\s*:\\s*")([^"\\\\]*)(")`, 'g')
+
 /**
  * TEXT with every webhook signing secret (`"signingSecret":"whsec_..."`, and `secret` in a body
  * that sets one) masked to its last 4 characters: a log collected in CI must not carry a secret
  * that signs deliveries, while the last characters still tell two apart.
  */
 export function maskSecrets(text: string): string {
-  return text.replace(/("(signingSecret|signing_secret|secret)"\s*:\s*")([^"\\]*)(")/g, (_, open: string, _name: string, value: string, close: string) => `${open}${maskSecret(value)}${close}`)
+  return text.replace(SECRET_IN_TEXT, (_, open: string, value: string, close: string) => `${open}${maskSecret(value)}${close}`)
+}
+
+/** TEXT as a log shows a body: signing secrets masked first (a cut could split one), then cut. */
+export function showBody(text: string): string {
+  return clipBody(maskSecrets(text))
 }
 
 /** VALUE (a parsed body) copied with every signing secret masked as maskSecrets masks it in text. */

@@ -5,7 +5,6 @@ import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonD
 import { escapeControls } from '../../text/escape-controls.js'
 import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
-import { CliErrorCodes } from '../../errors/codes.js'
 import type { TransportOptions } from '../../client/send-request.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 import type { ListenError } from '../../server/listen-errors.js'
@@ -56,29 +55,6 @@ async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scena
     if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
     throw error
   }
-}
-
-/**
- * Makes the run's requests honour HTTPS_PROXY, HTTP_PROXY and NO_PROXY, and says so when the base
- * URL goes through a proxy: a proxy a CI image sets for everything is otherwise a silent cause of
- * failures. Returns the proxy the base URL takes, described, or undefined.
- */
-async function useProxy(baseUrl: string | undefined, say: (line: string) => void): Promise<string | undefined> {
-  const lib = await import('../../client/proxy/index.js')
-  let settings
-  try {
-    settings = await lib.useProxyFromEnvironment()
-  } catch (error) {
-    if (error instanceof lib.ProxySettingsError) throw new CliError(error.message, { code: CliErrorCodes.PROXY })
-    throw error
-  }
-  // A base URL that does not parse is reported by the run's first request, as without a proxy.
-  const url = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
-  const choice = settings && url ? lib.findProxyFor(settings, url) : undefined
-  if (!choice) return undefined
-  const described = lib.describeProxy(choice)
-  say(`requests to ${url!.origin} go through the proxy ${described}`)
-  return described
 }
 
 /** `--verbose`: every attempt of every request, as sent and as answered, under its scenario. */
@@ -157,7 +133,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
-  const proxy = await useProxy(baseUrl, flags.json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(out.chalk.dim(line)))
+  const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, flags.json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(out.chalk.dim(line)))
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../../scenarios/index.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
