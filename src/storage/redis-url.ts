@@ -1,4 +1,4 @@
-import { maskUrlPassword } from '../server/url-password.js'
+import { maskUrlPassword } from '../text/url-password.js'
 import { StorageError } from './storage-error.js'
 
 /**

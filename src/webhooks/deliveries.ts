@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { deliveryViewSchema } from '../schemas/responses/webhook-views.js'
 import type { SandboxEvent } from '../domain/types.js'
-import { maskUrlPassword } from '../server/url-password.js'
+import { maskUrlPassword } from '../text/url-password.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
 
 /** A delivery log entry as the API shows it (inferred from its response schema). */

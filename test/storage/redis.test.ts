@@ -4,7 +4,7 @@ import { hostname } from 'node:os'
 import { Redis } from 'ioredis'
 import { describe, expect, it, vi } from 'vitest'
 import { createSandboxStorage, StorageError } from '../../src/storage/index.js'
-import { maskUrlPassword } from '../../src/server/url-password.js'
+import { maskUrlPassword } from '../../src/text/url-password.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 
 const testRedis = useTestRedis()

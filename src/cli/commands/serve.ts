@@ -97,7 +97,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const out = await import('../output.js')
 
   const { createSandbox } = await import('../../server/create-sandbox.js')
-  const { maskUrlPassword } = await import('../../server/url-password.js')
+  const { maskUrlPassword } = await import('../../text/url-password.js')
   const { listenSandbox } = await import('../../server/listen.js')
   const { startIdleGc } = await import('../../server/idle-gc.js')
   // Its timer is unref'd: a start that fails below does not wait for it.

@@ -1,4 +1,4 @@
-import { maskCredentials } from '../../server/url-password.js'
+import { maskCredentials } from '../../text/url-password.js'
 import { parseNoProxy, shouldBypassProxy, type NoProxyRule } from './no-proxy.js'
 
 /** A proxy from the environment, and the variable it came from (for messages). */
