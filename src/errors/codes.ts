@@ -73,6 +73,10 @@ export const CliErrorCodes = {
   UNREACHABLE: 'UNREACHABLE',
   /** The server refused the run's key (exit 2). */
   KEY_REFUSED: 'KEY_REFUSED',
+  /** `webhook trigger`: the event has no receiver (no endpoint, disabled, not subscribed, and no forward URL) (exit 2). */
+  NO_RECEIVER: 'NO_RECEIVER',
+  /** `webhook trigger`: the API refused a request of the walk (exit 1). */
+  REFUSED: 'REFUSED',
   /** Checks ran and some failed (exit 1). */
   FAILED: 'FAILED',
   /** A bug: an error nobody anticipated (exit 1; the stack goes to stderr). */

@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createSandboxClient, type SandboxClient, type WebhookAnswer } from '../client/sandbox-client.js'
+import type { TransportOptions } from '../client/send-request.js'
+import type { EventType } from '../domain/types.js'
+import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
+
+/** One entry of the delivery log (GET /api/sandbox/webhooks). */
+export type DeliveryEntry = WebhookAnswer['deliveries'][number]
+
+/** What `triggerEvent` needs: where, which key, which event. */
+export interface TriggerEventOptions extends TransportOptions {
+  event: EventType
+  /** An active loan of the key to act on, for the loan events; default: a new small loan. */
+  loanId?: string | undefined
+  /** Wait up to this long for the deliveries to be delivered (or to fail for good). */
+  waitMs?: number | undefined
+  onRequest?: ((request: TriggerRequest) => void) | undefined
+}
+
+/** What a trigger did, and what became of its deliveries. */
+export interface TriggerReport {
+  event: EventType
+  requests: TriggerRequest[]
+  /** The key's endpoint as the log showed it before the walk; null when it has none. */
+  endpoint: { url: string; enabled: boolean; events: EventType[] } | null
+  /** Deliveries of the walk's events that the log gained, oldest first, as last read. */
+  deliveries: DeliveryEntry[]
+  /** How long it waited for them; null without `waitMs`. */
+  waited_ms: number | null
+  /** Why the event did not (or not yet) reach a receiver; null when it did, or was queued and not waited for. */
+  problem: string | null
+}
+
+/** The trigger cannot start: `loanId` given for an event that takes none. */
+export class TriggerUsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'TriggerUsageError'
+  }
+}
+
+const isSettled = (delivery: DeliveryEntry) => delivery.status === 'delivered' || delivery.status === 'failed'
+
+/** Why nothing of `event` was queued, from the endpoint the key had. */
+function explainNothingQueued(event: EventType, endpoint: TriggerReport['endpoint']): string {
+  const forward = 'and the server forwards no events (sandbox serve --webhook-forward-to URL)'
+  if (!endpoint) return `no delivery of ${event} was queued: this key has no webhook endpoint (POST /api/sandbox/webhooks registers one), ${forward}`
+  if (!endpoint.enabled) return `no delivery of ${event} was queued: this key's endpoint is disabled (POST /api/sandbox/webhooks enables it again), ${forward}`
+  if (event !== 'sandbox.webhook.test' && !endpoint.events.includes(event)) {
+    return `no delivery of ${event} was queued: this key's endpoint is subscribed to ${endpoint.events.join(', ')} only, ${forward}`
+  }
+  return `no delivery of ${event} appeared in the key's delivery log (GET /api/sandbox/webhooks)`
+}
+
+function explainUndelivered(deliveries: DeliveryEntry[], waitedMs: number): string | null {
+  const left = deliveries.filter((delivery) => delivery.status !== 'delivered')
+  if (left.length === 0) return null
+  const first = left[0]!
+  const last = first.last_status_code ?? first.last_error
+  return `${left.length} of ${deliveries.length} not delivered after ${(waitedMs / 1000).toFixed(1)} s: the first, ${first.event_type} ${first.event_id}, is ${first.status}${last === null ? '' : ` (last answer: ${last})`}`
+}
+
+async function readLog(client: SandboxClient, seen: Set<string>, types: Set<EventType>): Promise<DeliveryEntry[]> {
+  const { deliveries } = await client.getWebhook()
+  return deliveries.filter((delivery) => !seen.has(delivery.id) && types.has(delivery.event_type)).reverse()
+}
+
+/**
+ * Walks the API to make the server send one event type to the key's receivers (its endpoint, and
+ * serve's forward URL), as Stripe's `trigger` does: a new small loan where the event needs one
+ * (or `loanId`), every step with its own Idempotency-Key. Then reads which deliveries the log
+ * gained and, with `waitMs`, polls it until they are delivered or have failed for good.
+ */
+export async function triggerEvent(options: TriggerEventOptions): Promise<TriggerReport> {
+  const { event, loanId, waitMs } = options
+  if (loanId !== undefined && !LOAN_EVENTS.includes(event)) {
+    throw new TriggerUsageError(`a loan applies only to ${LOAN_EVENTS.join(', ')}; ${event} makes its own`)
+  }
+  const client = createSandboxClient(options)
+  const before = await client.getWebhook()
+  const endpoint = before.endpoint && { url: before.endpoint.url, enabled: before.endpoint.enabled, events: before.endpoint.events }
+  const seen = new Set(before.deliveries.map((delivery) => delivery.id))
+  const requests = await walkToEvent(client, event, { loanId, onRequest: options.onRequest })
+  const types = new Set(requests.flatMap((request) => request.events))
+  let deliveries = await readLog(client, seen, types)
+  if (!deliveries.some((delivery) => delivery.event_type === event)) {
+    return { event, requests, endpoint, deliveries, waited_ms: null, problem: explainNothingQueued(event, endpoint) }
+  }
+  if (waitMs === undefined) return { event, requests, endpoint, deliveries, waited_ms: null, problem: null }
+  const started = Date.now()
+  const deadline = started + waitMs
+  // A retry due after the deadline cannot be delivered in time: no point polling until then.
+  const hopeless = (delivery: DeliveryEntry) => delivery.status === 'retrying' && delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) > deadline
+  for (let pause = 50; !deliveries.every(isSettled) && !deliveries.some(hopeless) && Date.now() < deadline; pause = Math.min(pause * 2, 1000)) {
+    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())))
+    deliveries = await readLog(client, seen, types)
+  }
+  const waited = Date.now() - started
+  return { event, requests, endpoint, deliveries, waited_ms: waited, problem: explainUndelivered(deliveries, waited) }
+}

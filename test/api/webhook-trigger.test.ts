@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { EVENT_TYPES } from '../../src/webhooks/types.js'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+import { triggerEvent } from '../../src/webhook-tools/trigger-event.js'
+import { TriggerLoanNotFoundError, TriggerRefusedError } from '../../src/webhook-tools/trigger-walks.js'
+import { createTestApi, listenTestApi, type TestApi } from '../helpers/api.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+const stops: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop()
+})
+
+/** A sandbox on a real port forwarding every event to a receiver; the retry schedule is short. */
+async function setup(options: { respond?: number; forward?: boolean; retrySchedule?: number[] } = {}) {
+  const receiver: TestReceiver = await startReceiver('/hooks')
+  stops.push(() => receiver.close())
+  receiver.respond = () => options.respond ?? 200
+  const api: TestApi = await createTestApi({
+    allowLocalWebhooks: true,
+    webhookRetrySchedule: options.retrySchedule ?? [100, 100],
+    ...(options.forward === false ? {} : { webhookForwardTo: receiver.url }),
+  })
+  stops.push(() => api.sandbox.close())
+  const listener = await listenTestApi(api.sandbox)
+  stops.push(() => listener.close())
+  return { api, receiver, baseUrl: listener.url, apiKey: api.key, secret: api.sandbox.forwardSecret! }
+}
+
+const typesOf = (bodies: Array<{ body: string }>) => bodies.map((entry) => JSON.parse(entry.body).type as string)
+
+describe('triggerEvent', () => {
+  it.each(EVENT_TYPES.filter((type) => type !== 'sandbox.webhook.test'))('makes the server send %s, signed, in walk order, and leaves no open flow', async (event) => {
+    const { api, receiver, baseUrl, apiKey, secret } = await setup()
+    const report = await triggerEvent({ baseUrl, apiKey, event, waitMs: 5000 })
+    const sent = report.requests.flatMap((request) => request.events)
+    expect(sent).toContain(event)
+    expect(report.problem).toBeNull()
+    // Every event the walk says it sent reached the receiver, in that order, signed with the forward secret.
+    const received = await receiver.waitFor(sent.length)
+    expect(typesOf(received)).toEqual(sent)
+    for (const entry of received) expect(() => verifyWebhook({ secret, body: entry.body, headers: entry.headers })).not.toThrow()
+    expect(report.deliveries.map((delivery) => [delivery.event_type, delivery.status])).toEqual(sent.map((type) => [type, 'delivered']))
+    // The key can start its next flow: no application or repayment left open.
+    const state = (await api.get('/api/sandbox/loans')).body
+    expect(state.draft).toBeNull()
+    expect(state.sandboxFlow.repaymentOperations.filter((operation: { status: string }) => !['settled', 'collateral_returned'].includes(operation.status))).toEqual([])
+  })
+
+  it('sends the test event to the key\'s endpoint, and says so when the key has none', async () => {
+    const { api, receiver, baseUrl, apiKey } = await setup({ forward: false })
+    await expect(triggerEvent({ baseUrl, apiKey, event: 'sandbox.webhook.test' })).rejects.toMatchObject({ name: 'TriggerRefusedError', errorCode: 'WEBHOOK_ENDPOINT_REQUIRED' })
+    expect((await api.post('/api/sandbox/webhooks', { url: receiver.url })).status).toBe(200)
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.webhook.test', waitMs: 5000 })
+    expect(report).toMatchObject({ problem: null, endpoint: { url: receiver.url, enabled: true } })
+    expect(typesOf(await receiver.waitFor(1))).toEqual(['sandbox.webhook.test'])
+  })
+
+  it('acts on the loan it is given instead of opening one', async () => {
+    const { api, receiver, baseUrl, apiKey } = await setup()
+    const opened = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued', waitMs: 5000 })
+    const loanId = JSON.parse(receiver.received[0]!.body).data.object.id as string
+    expect(opened.requests.at(-1)).toMatchObject({ method: 'POST', path: '/api/sandbox/loans', status: 200 })
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.updated', loanId, waitMs: 5000 })
+    expect(report.requests.map((request) => `${request.method} ${request.path} ${request.action ?? ''}`.trim())).toEqual([
+      'GET /api/sandbox/loans', 'GET /api/sandbox/config', `POST /api/sandbox/loans/${loanId}/action add_collateral`,
+    ])
+    const updated = JSON.parse((await receiver.waitFor(2))[1]!.body)
+    expect(updated).toMatchObject({ type: 'sandbox.loan.updated', data: { object: { id: loanId } } })
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toHaveLength(1)
+    await expect(triggerEvent({ baseUrl, apiKey, event: 'sandbox.collateral.returned', loanId: 'loan_nope' })).rejects.toBeInstanceOf(TriggerLoanNotFoundError)
+    await expect(triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued', loanId })).rejects.toMatchObject({ name: 'TriggerUsageError' })
+  })
+
+  it('explains why nothing was queued: no endpoint, or one not subscribed to the event', async () => {
+    const { api, baseUrl, apiKey, receiver } = await setup({ forward: false })
+    const none = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated' })
+    expect(none.deliveries).toEqual([])
+    expect(none.problem).toMatch(/no delivery of sandbox\.partner\.updated was queued: this key has no webhook endpoint .*--webhook-forward-to/)
+    await api.post('/api/sandbox/webhooks', { url: receiver.url, events: ['sandbox.loan.issued'] })
+    const unsubscribed = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated' })
+    expect(unsubscribed.problem).toMatch(/subscribed to sandbox\.loan\.issued only/)
+    await api.call('DELETE', '/api/sandbox/webhooks')
+    expect((await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued' })).problem).toMatch(/endpoint is disabled/)
+  })
+
+  it('with waitMs, reports deliveries the receiver refused until they failed for good', async () => {
+    const { receiver, baseUrl, apiKey } = await setup({ respond: 500 })
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 10_000 })
+    expect(report.deliveries).toMatchObject([{ event_type: 'sandbox.partner.updated', status: 'failed', attempts: 3, last_status_code: 500 }])
+    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, sandbox\.partner\.updated evt_\w+, is failed \(last answer: 500\)$/)
+    expect(receiver.received).toHaveLength(3)
+  })
+
+  it('stops waiting when the next retry is due after the wait', async () => {
+    const { baseUrl, apiKey } = await setup({ respond: 503, retrySchedule: [60_000] })
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 30_000 })
+    expect(report.deliveries).toMatchObject([{ status: 'retrying', attempts: 1, last_status_code: 503 }])
+    expect(report.waited_ms).toBeLessThan(30_000)
+  })
+
+  it('stops at the first refused request, naming it', async () => {
+    const { api, baseUrl, apiKey } = await setup()
+    // An application left open by the key's own flow: the walk's start is refused.
+    await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.05, loan_amount: 1000 })
+    const seen: string[] = []
+    const error = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan_application.updated', onRequest: (request) => seen.push(`${request.status} ${request.action ?? request.path}`) }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(TriggerRefusedError)
+    expect((error as TriggerRefusedError).message).toMatch(/^POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: /)
+    expect(seen).toEqual(['200 /api/sandbox/config', '409 start_collateral_transfer'])
+  })
+})

@@ -1,0 +1,143 @@
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { addKey } from '../../src/keys/manage-keys.js'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+import { killAll, runCli, startServe, type ServeProcess } from '../helpers/cli.js'
+import { KEY, PTY_UNAVAILABLE, killPtys, runInPty } from '../helpers/pty.js'
+import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+const tempDir = useTempDirs('sandbox-trigger')
+const KEY_A = 'sk_sandbox_trigger_e2e_key_aaaaaaaa'
+const EVENT_LIST = 'sandbox.loan_application.updated, sandbox.loan.issued, sandbox.loan.updated, sandbox.repayment.updated, sandbox.repayment.settled, sandbox.collateral.returned, sandbox.partner.updated, sandbox.webhook.test'
+
+let receiver: TestReceiver
+let serve: ServeProcess
+let secret: string
+beforeAll(async () => {
+  receiver = await startReceiver('/hooks')
+  serve = await startServe(['--port', '0', '--storage', 'memory', '--webhook-forward-to', receiver.url, '--webhook-retry-schedule', '100ms,100ms'])
+  secret = /signed with (whsec_\S+)/.exec(serve.output())![1]!
+})
+afterEach(() => {
+  receiver.respond = () => 200
+  killPtys()
+})
+afterAll(async () => {
+  await serve?.stop()
+  await receiver?.close()
+  killAll()
+})
+
+const trigger = (args: string[]) => runCli(['webhook', 'trigger', '--base-url', serve.url, ...args])
+
+describe('sandbox webhook trigger', () => {
+  it('walks a repayment on a new loan and the forward receiver gets every event, signed, in order', async () => {
+    const before = receiver.received.length
+    const { code, stdout, stderr } = await trigger(['repayment.settled', '--api-key', KEY_A, '--wait'])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const lines = stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe(`triggering sandbox.repayment.settled on ${serve.url} (key sk_sandbox_trig…aaaa)`)
+    expect(lines.slice(1, 8).map((line) => line.replace(/loan_\w+/, 'LOAN'))).toEqual([
+      '  200 GET /api/sandbox/config',
+      '  200 POST /api/sandbox/loans  → sandbox.loan.issued',
+      '  200 POST /api/sandbox/loans/LOAN/repayment-flow start_payment  → sandbox.repayment.updated',
+      '  200 POST /api/sandbox/loans/LOAN/repayment-flow confirm_usdt  → sandbox.repayment.updated',
+      '  200 POST /api/sandbox/loans/LOAN/repayment-flow run_kyt  → sandbox.repayment.updated',
+      '  200 POST /api/sandbox/loans/LOAN/repayment-flow complete_settlement  → sandbox.repayment.settled',
+      expect.stringMatching(/^deliveries after \d+\.\d s:$/),
+    ])
+    expect(lines.slice(8)).toHaveLength(5)
+    for (const line of lines.slice(8)) expect(line).toMatch(new RegExp(`^  sandbox\\.\\S+ +evt_\\w+  forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
+    const received = (await receiver.waitFor(before + 5)).slice(before)
+    expect(received.map((entry) => JSON.parse(entry.body).type)).toEqual(['sandbox.loan.issued', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.settled'])
+    for (const entry of received) verifyWebhook({ secret, body: entry.body, headers: entry.headers })
+  })
+
+  it('--json prints the report; a receiver that keeps refusing fails --wait with exit 1', async () => {
+    receiver.respond = () => 500
+    const { code, stdout, stderr } = await trigger(['sandbox.partner.updated', '--api-key', KEY_A, '--wait', '5s', '--json'])
+    expect(code).toBe(1)
+    const report = JSON.parse(stdout)
+    expect(report).toMatchObject({
+      event: 'sandbox.partner.updated',
+      requests: [{ method: 'GET', path: '/api/sandbox/partner', status: 200, events: [] }, { method: 'POST', path: '/api/sandbox/partner', status: 200, events: ['sandbox.partner.updated'] }],
+      endpoint: null,
+      deliveries: [{ event_type: 'sandbox.partner.updated', target: 'forward', url: receiver.url, status: 'failed', attempts: 3, last_status_code: 500 }],
+    })
+    expect(stderr).toMatch(/^sandbox: 1 of 1 not delivered after [\d.]+ s: the first, sandbox\.partner\.updated evt_\w+, is failed \(last answer: 500\)\n$/)
+  })
+
+  it('on a local server, uses a fixed key when none is given; a key-registering server refuses it with advice', async () => {
+    const local = await trigger(['loan.issued'])
+    expect(local.code).toBe(0)
+    expect(local.stdout).toMatch(/^triggering sandbox\.loan\.issued on .* \(key sk_sandbox_webh…ocal, the default for a local server\)$/m)
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    await addKey(keysFile, { label: 'ci' })
+    const strict = await startServe(['--port', '0', '--storage', 'memory', '--keys', keysFile])
+    try {
+      const refused = await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', strict.url])
+      expect(refused).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: the server refused the key: GET \/api\/sandbox\/webhooks answered 401 \w+: .*: this server takes registered keys only, give one with --api-key \(sandbox keys list\)\n$/) })
+    } finally {
+      await strict.stop()
+    }
+  })
+
+  it('setup mistakes exit 2 before any request: an unknown event, no event off a terminal, a loan for an event that makes its own', async () => {
+    expect(await trigger(['loan.exploded'])).toMatchObject({ code: 2, stderr: `sandbox: unknown event "loan.exploded": one of ${EVENT_LIST}\n` })
+    expect(await trigger([])).toMatchObject({ code: 2, stderr: `sandbox: name the event to trigger: one of ${EVENT_LIST}\n` })
+    expect(await trigger(['loan.issued', '--loan', 'loan_1'])).toMatchObject({ code: 2, stderr: expect.stringContaining('sandbox: a loan applies only to sandbox.loan.updated, sandbox.repayment.updated, sandbox.repayment.settled, sandbox.collateral.returned; sandbox.loan.issued makes its own\n') })
+    // The key is asked for before any request: the host is never looked up.
+    expect(await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', 'https://sandbox.test'], { env: { SANDBOX_API_KEY: '' } })).toMatchObject({ code: 2, stderr: 'sandbox: give the API key for https://sandbox.test with --api-key or SANDBOX_API_KEY\n' })
+    expect(await trigger(['webhook.test', '--wait', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*[^t]\n$/) })
+    expect(await trigger(['--wait', 'loan.issued'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*; "loan\.issued" looks like the event: name it before --wait, or give --wait a duration \(--wait 10s\)\n$/) })
+  })
+
+  it('names the server that cannot be reached, and the test event\'s missing endpoint (exit 2)', async () => {
+    const port = await findClosedPort()
+    const down = await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', `http://127.0.0.1:${port}`, '--json'])
+    expect(down.code).toBe(2)
+    expect(JSON.parse(down.stdout)).toEqual({ error: { code: 'UNREACHABLE', message: expect.stringMatching(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/webhooks \(ECONNREFUSED\) after 4 attempts; is the server running\? \(sandbox serve, or --base-url for another one\)$/) } })
+    const test = await trigger(['webhook.test', '--api-key', KEY_A])
+    expect(test).toMatchObject({ code: 2, stderr: 'sandbox: POST /api/sandbox/webhooks/test answered 409 WEBHOOK_ENDPOINT_REQUIRED: Configure a webhook endpoint first with POST /api/sandbox/webhooks. (the test event goes only to the key\'s endpoint; serve\'s --webhook-forward-to URL gets every other event type)\n' })
+    expect(test.stdout).toMatch(/^  409 POST \/api\/sandbox\/webhooks\/test$/m)
+  })
+
+  it('acts on --loan, and a refused step exits 1 with the API\'s answer and what to do', async () => {
+    const opened = JSON.parse((await trigger(['loan.issued', '--api-key', KEY_A, '--json'])).stdout)
+    const loanId = JSON.parse(receiver.received.at(-1)!.body).data.object.id as string
+    expect(opened.deliveries.at(-1).event_id).toBe(JSON.parse(receiver.received.at(-1)!.body).id)
+    const closed = await trigger(['collateral.returned', '--api-key', KEY_A, '--loan', loanId, '--wait'])
+    expect(closed.code).toBe(0)
+    expect(closed.stdout).toContain(`  200 POST /api/sandbox/loans/${loanId}/action repay_principal  → sandbox.loan.updated, sandbox.collateral.returned`)
+    const gone = await trigger(['loan.updated', '--api-key', KEY_A, '--loan', loanId])
+    expect(gone).toMatchObject({ code: 2, stderr: `sandbox: this key has no active loan ${loanId} (GET /api/sandbox/loans lists them)\n` })
+    // An application the key left open: the walk's first step is refused.
+    const key = 'sk_sandbox_trigger_e2e_key_bbbbbbbb'
+    await runCli(['webhook', 'trigger', 'loan_application.updated', '--base-url', serve.url, '--api-key', key])
+    const draft = await fetch(`${serve.url}/api/sandbox/loans/flow`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'draft-1' }, body: JSON.stringify({ action: 'start_collateral_transfer', collateral_btc: 0.01, loan_amount: 100 }) })
+    expect(draft.status).toBe(200)
+    const refused = await trigger(['loan_application.updated', '--api-key', key])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toMatch(/^  409 POST \/api\/sandbox\/loans\/flow start_collateral_transfer$/m)
+    expect(refused.stderr).toMatch(/^sandbox: POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: .*; the key's state is in the way .*sandbox keys reset KEY, or another key\)\n$/)
+  })
+})
+
+describe.skipIf(PTY_UNAVAILABLE !== '')('sandbox webhook trigger on a terminal', () => {
+  it('asks which event when none is named, and Ctrl+C there exits 130', async () => {
+    const pty = runInPty(['webhook', 'trigger', '--base-url', serve.url])
+    await pty.waitFor('Which event?')
+    await pty.press(KEY.down, '❯ sandbox.loan.issued')
+    pty.write(KEY.enter)
+    expect(await pty.exited()).toBe(0)
+    expect(pty.text()).toMatch(/200 POST \/api\/sandbox\/loans {2}→ sandbox\.loan\.issued/)
+    const quit = runInPty(['webhook', 'trigger', '--base-url', serve.url])
+    await quit.waitFor('Which event?')
+    quit.write(KEY.ctrlC)
+    expect(await quit.exited()).toBe(130)
+    expect(quit.text()).not.toMatch(/sandbox: |^\s+at /m)
+  })
+})

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { loadFixtures } from '../../src/server/fixtures.js'
+import { chooseSmallLoan } from '../../src/webhook-tools/trigger-walks.js'
+
+const { config } = loadFixtures()
+const ltvOf = (loan: { collateral_btc: number; loan_amount: number }, btcUsd: number) => loan.loan_amount / (loan.collateral_btc * btcUsd) * 100
+
+describe('chooseSmallLoan', () => {
+  it('takes the smallest loan amount with collateral for half the LTV limit, in whole satoshis', () => {
+    const loan = chooseSmallLoan(config)
+    expect(loan).toEqual({ loan_amount: 100, collateral_btc: 0.00421053 })
+    expect(ltvOf(loan, config.rates.btc_usd)).toBeLessThanOrEqual(config.risk.max_ltv_percent / 2)
+  })
+
+  it('stays within the collateral limits of any config', () => {
+    const cheapBtc = { ...config, rates: { ...config.rates, btc_usd: 1_000_000 } }
+    expect(chooseSmallLoan(cheapBtc).collateral_btc).toBe(config.limits.collateral_btc.min)
+    const tightMax = { ...config, limits: { ...config.limits, collateral_btc: { min: 0.001, max: 0.003 } } }
+    expect(chooseSmallLoan(tightMax).collateral_btc).toBe(0.003)
+    const odd = { ...config, rates: { ...config.rates, btc_usd: 70_123.45 }, risk: { ...config.risk, max_ltv_percent: 65 }, limits: { ...config.limits, loan_amount: { min: 250, max: 1e6 } } }
+    const loan = chooseSmallLoan(odd)
+    expect(Math.abs(loan.collateral_btc * 1e8 - Math.round(loan.collateral_btc * 1e8))).toBeLessThan(1e-6)
+    expect(ltvOf(loan, 70_123.45)).toBeLessThanOrEqual(32.5)
+  })
+})
