@@ -1,8 +1,9 @@
-import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
+import { SandboxApiError } from '../client/api-error.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { TriggerUsageError, type TriggerReport } from '../webhook-tools/trigger-event.js'
-import { TriggerLoanNotFoundError, TriggerRefusedError, type TriggerRequest } from '../webhook-tools/trigger-walks.js'
+import { TriggerLoanNotFoundError, type TriggerRequest } from '../webhook-tools/trigger-walks.js'
 import { CliErrorCodes } from '../errors/codes.js'
+import { toApiCliError, type ApiTarget } from './api-target.js'
 import { CliError } from './cli-error.js'
 import { chalk, colorStatus, formatClock, formatCount } from './output.js'
 
@@ -42,27 +43,15 @@ export function formatTriggerDeliveries(report: TriggerReport): string[] {
 }
 
 /** A trigger's failure as the CLI error a user can act on: setup (exit 2) or the API's refusal (exit 1). */
-export function toTriggerCliError(error: unknown, where: { baseUrl: string; proxy: string | undefined; local: boolean }): unknown {
-  if (error instanceof SandboxConnectionError) {
-    const hint = where.proxy ? `; the requests went through the proxy ${where.proxy}: is it up, and can it reach the server?` : '; is the server running? (sandbox serve, or --base-url for another one)'
-    return new CliError(`${error.message}${error.certificate || error.proxyRefusal ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
+export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'proxy' | 'local'>): unknown {
+  if (error instanceof TriggerLoanNotFoundError || error instanceof TriggerUsageError) return new CliError(error.message, { cause: error })
+  // The test event needs the key's own endpoint: setup, as a refused key is.
+  if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_ENDPOINT_REQUIRED') {
+    return new CliError(`${error.message} (the test event goes only to the key's endpoint; serve's --webhook-forward-to URL gets every other event type)`, { code: CliErrorCodes.NO_RECEIVER, cause: error })
   }
-  if (error instanceof TriggerLoanNotFoundError || error instanceof TriggerUsageError || error instanceof SandboxRequestError) return new CliError(error.message, { cause: error })
-  if (error instanceof SandboxApiError || error instanceof TriggerRefusedError) {
-    const status = error instanceof SandboxApiError ? error.status : error.request.status
-    if (status === 401 || status === 403) {
-      const which = where.local ? ': this server takes registered keys only, give one with --api-key (sandbox keys list)' : ''
-      return new CliError(`the server refused the key: ${error.message}${which}`, { code: CliErrorCodes.KEY_REFUSED, cause: error })
-    }
-    const code = error.errorCode
-    // The test event needs the key's own endpoint: setup, as a refused key is.
-    if (code === 'WEBHOOK_ENDPOINT_REQUIRED') {
-      return new CliError(`${error.message} (the test event goes only to the key's endpoint; serve's --webhook-forward-to URL gets every other event type)`, { code: CliErrorCodes.NO_RECEIVER, cause: error })
-    }
-    const reason = code === 'FLOW_CONFLICT'
-      ? '; the key\'s state is in the way (an open application or repayment, or a wallet too low): finish it, or start from a fresh state (sandbox keys reset KEY, or another key)'
-      : ''
-    return new CliError(`${error.message}${reason}`, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
+  if (error instanceof SandboxApiError && error.errorCode === 'FLOW_CONFLICT') {
+    const advice = '; the key\'s state is in the way (an open application or repayment, or a wallet too low): finish it, or start from a fresh state (sandbox keys reset KEY, or another key)'
+    return new CliError(`${error.message}${advice}`, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
   }
-  return error
+  return toApiCliError(error, target)
 }

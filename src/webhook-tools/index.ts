@@ -2,5 +2,6 @@ export { verifyReceiver, ReceiverUnreachableError, type VerifyReport, type Verif
 export { buildVerifyBattery, type VerifyCase, type SignedDelivery } from './verify-battery.js'
 export { buildSampleEvents } from './sample-events.js'
 export { startWebhookListener, type ReceivedWebhook, type WebhookListenerOptions } from './webhook-listener.js'
-export { triggerEvent, TriggerUsageError, type TriggerEventOptions, type TriggerReport, type DeliveryEntry } from './trigger-event.js'
+export { triggerEvent, TriggerUsageError, type TriggerEventOptions, type TriggerReport } from './trigger-event.js'
+export { waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 export { TriggerRefusedError, TriggerLoanNotFoundError, type TriggerRequest } from './trigger-walks.js'

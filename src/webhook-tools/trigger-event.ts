@@ -1,11 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { createSandboxClient, type SandboxClient, type WebhookAnswer } from '../client/sandbox-client.js'
+import { createSandboxClient, type SandboxClient } from '../client/sandbox-client.js'
 import type { TransportOptions } from '../client/send-request.js'
 import type { EventType } from '../domain/types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
-
-/** One entry of the delivery log (GET /api/sandbox/webhooks). */
-export type DeliveryEntry = WebhookAnswer['deliveries'][number]
+import { explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
 /** What `triggerEvent` needs: where, which key, which event. */
 export interface TriggerEventOptions extends TransportOptions {
@@ -39,8 +36,6 @@ export class TriggerUsageError extends Error {
   }
 }
 
-const isSettled = (delivery: DeliveryEntry) => delivery.status === 'delivered' || delivery.status === 'failed'
-
 /** Why nothing of `event` was queued, from the endpoint the key had. */
 function explainNothingQueued(event: EventType, endpoint: TriggerReport['endpoint']): string {
   const forward = 'and the server forwards no events (sandbox serve --webhook-forward-to URL)'
@@ -50,14 +45,6 @@ function explainNothingQueued(event: EventType, endpoint: TriggerReport['endpoin
     return `no delivery of ${event} was queued: this key's endpoint is subscribed to ${endpoint.events.join(', ')} only, ${forward}`
   }
   return `no delivery of ${event} appeared in the key's delivery log (GET /api/sandbox/webhooks)`
-}
-
-function explainUndelivered(deliveries: DeliveryEntry[], waitedMs: number): string | null {
-  const left = deliveries.filter((delivery) => delivery.status !== 'delivered')
-  if (left.length === 0) return null
-  const first = left[0]!
-  const last = first.last_status_code ?? first.last_error
-  return `${left.length} of ${deliveries.length} not delivered after ${(waitedMs / 1000).toFixed(1)} s: the first, ${first.event_type} ${first.event_id}, is ${first.status}${last === null ? '' : ` (last answer: ${last})`}`
 }
 
 async function readLog(client: SandboxClient, seen: Set<string>, types: Set<EventType>): Promise<DeliveryEntry[]> {
@@ -82,19 +69,11 @@ export async function triggerEvent(options: TriggerEventOptions): Promise<Trigge
   const seen = new Set(before.deliveries.map((delivery) => delivery.id))
   const requests = await walkToEvent(client, event, { loanId, onRequest: options.onRequest })
   const types = new Set(requests.flatMap((request) => request.events))
-  let deliveries = await readLog(client, seen, types)
+  const deliveries = await readLog(client, seen, types)
   if (!deliveries.some((delivery) => delivery.event_type === event)) {
     return { event, requests, endpoint, deliveries, waited_ms: null, problem: explainNothingQueued(event, endpoint) }
   }
   if (waitMs === undefined) return { event, requests, endpoint, deliveries, waited_ms: null, problem: null }
-  const started = Date.now()
-  const deadline = started + waitMs
-  // A retry due after the deadline cannot be delivered in time: no point polling until then.
-  const hopeless = (delivery: DeliveryEntry) => delivery.status === 'retrying' && delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) > deadline
-  for (let pause = 50; !deliveries.every(isSettled) && !deliveries.some(hopeless) && Date.now() < deadline; pause = Math.min(pause * 2, 1000)) {
-    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())))
-    deliveries = await readLog(client, seen, types)
-  }
-  const waited = Date.now() - started
-  return { event, requests, endpoint, deliveries, waited_ms: waited, problem: explainUndelivered(deliveries, waited) }
+  const waited = await waitForDeliveries(() => readLog(client, seen, types), deliveries, waitMs)
+  return { event, requests, endpoint, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms) }
 }

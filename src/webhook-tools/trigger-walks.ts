@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { SandboxApiError } from '../client/api-error.js'
 import type { SandboxClient, LoanAnswer, PartnerAnswer } from '../client/sandbox-client.js'
 import type { ClientAnswer, ClientRequest } from '../client/send-request.js'
 import type { EventType, SandboxConfig } from '../domain/types.js'
@@ -15,11 +16,11 @@ export interface TriggerRequest {
   events: EventType[]
 }
 
-/** The API refused a request of the walk: the request, and its error as answered. */
-export class TriggerRefusedError extends Error {
-  constructor(readonly request: TriggerRequest, readonly errorCode: string | null, readonly apiMessage: string, readonly details: Record<string, unknown> | undefined) {
-    super(`${request.method} ${request.path}${request.action ? ` (${request.action})` : ''} answered ${request.status}${errorCode ? ` ${errorCode}` : ''}: ${apiMessage}`)
-    this.name = 'TriggerRefusedError'
+/** The API refused a request of the walk: the request, and the answer's error (its message names the step). */
+export class TriggerRefusedError extends SandboxApiError {
+  override name = 'TriggerRefusedError'
+  constructor(readonly request: TriggerRequest, answer: ClientAnswer) {
+    super(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.action ? `${request.path} (${request.action})` : request.path, answer.headers.get('location'))
   }
 }
 
@@ -53,7 +54,7 @@ async function send(walk: Walk, request: ClientRequest, events: EventType[]): Pr
   }
   walk.requests.push(sent)
   walk.onRequest?.(sent)
-  if (!ok) throw new TriggerRefusedError(sent, answer.errorCode, String(answer.body?.error ?? (answer.text.slice(0, 200) || 'no body')), answer.body?.details)
+  if (!ok) throw new TriggerRefusedError(sent, answer)
   return answer
 }
 

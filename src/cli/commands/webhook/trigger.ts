@@ -3,9 +3,8 @@ import { canPrompt } from '../../can-prompt.js'
 import { CliError, keepExitCodeWhenStdoutCloses, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
 import { addJsonOption, parseDuration } from '../../options.js'
 import { withPromptSignals } from '../../prompt-signals.js'
-import { checkApiKey, readApiKey, readBaseUrl } from '../../target-flags.js'
+import { DEFAULT_BASE_URL, resolveApiTarget } from '../../api-target.js'
 import { CliErrorCodes } from '../../../errors/codes.js'
-import type { TransportOptions } from '../../../client/send-request.js'
 import type { EventType } from '../../../domain/types.js'
 
 interface TriggerFlags {
@@ -17,9 +16,6 @@ interface TriggerFlags {
   json?: boolean
 }
 
-const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
-/** Any key works on a `serve` without `--keys`: a fixed one, so that triggers share one state. */
-const LOCAL_KEY = 'sk_sandbox_webhook_trigger_local'
 /** `--wait` alone: the first try and the 5 s retry of the default schedule. */
 const DEFAULT_WAIT_MS = 10_000
 const MAX_WAIT_MS = 900_000
@@ -42,23 +38,6 @@ async function resolveEvent(name: string | undefined, json: boolean | undefined)
   return found
 }
 
-function isLoopback(baseUrl: string): boolean {
-  const { hostname } = new URL(baseUrl)
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-}
-
-/** The key: the flag or variable; else on a local server a fixed one; else asked for on a terminal. */
-async function resolveKey(flag: string | undefined, baseUrl: string, json: boolean | undefined): Promise<{ key: string; local: boolean }> {
-  const given = readApiKey(flag)
-  if (given !== undefined) return { key: given, local: false }
-  if (isLoopback(baseUrl)) return { key: LOCAL_KEY, local: true }
-  if (json || !canPrompt()) throw new CliError(`give the API key for ${baseUrl} with --api-key or SANDBOX_API_KEY`)
-  const { password } = await import('@inquirer/prompts')
-  const key = await withPromptSignals((signal) => password({ message: `API key for ${baseUrl} (sk_sandbox_...)`, mask: true }, { signal }))
-  checkApiKey(key, 'the key')
-  return { key, local: false }
-}
-
 function readWait(wait: string | true | undefined): number | undefined {
   if (wait === undefined) return undefined
   if (wait === true) return DEFAULT_WAIT_MS
@@ -72,35 +51,24 @@ function readWait(wait: string | true | undefined): number | undefined {
 }
 
 async function runTrigger(name: string | undefined, flags: TriggerFlags, command: Command): Promise<void> {
-  const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
   const waitMs = readWait(flags.wait)
   const event = await resolveEvent(name, flags.json)
-  const { key, local } = await resolveKey(flags.apiKey, baseUrl, flags.json)
   const { chalk } = await import('../../output.js')
-  const { formatTriggerRequest, formatTriggerDeliveries, toTriggerCliError } = await import('../../trigger-lines.js')
-  const { maskApiKey } = await import('../../../keys/keys-file.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const say = flags.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => write(chalk.dim(line))
-  const proxy = await (await import('../../use-proxy.js')).useProxy(baseUrl, say)
-  if (!flags.json) write(`triggering ${chalk.bold(event)} on ${baseUrl} (key ${maskApiKey(key)}${local ? ', the default for a local server' : ''})`)
+  const target = await resolveApiTarget(flags, { json: flags.json, say })
+  const { formatTriggerRequest, formatTriggerDeliveries, toTriggerCliError } = await import('../../trigger-lines.js')
+  const { maskApiKey } = await import('../../../keys/keys-file.js')
+  if (!flags.json) write(`triggering ${chalk.bold(event)} on ${target.baseUrl} (key ${maskApiKey(target.apiKey)}${target.local ? ', the default for a local server' : ''})`)
   const { triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
-  let onAttempt: TransportOptions['onAttempt']
-  if (flags.verbose) {
-    const { formatExchange } = await import('../../verbose-exchange.js')
-    onAttempt = (request, answer, wire) => {
-      for (const line of formatExchange(request.method, wire, answer)) say(`    ${line}`)
-    }
-  }
   const report = await triggerEvent({
-    baseUrl,
-    apiKey: key,
+    ...target.transport,
     event,
     loanId: flags.loan,
     waitMs,
     onRequest: flags.json ? undefined : (request) => write(formatTriggerRequest(request)),
-    onAttempt,
   }).catch((error: unknown) => {
-    throw toTriggerCliError(error, { baseUrl, proxy, local })
+    throw toTriggerCliError(error, target)
   })
   if (flags.json) printJsonDocument(command, report, 2)
   else for (const line of formatTriggerDeliveries(report)) write(line)

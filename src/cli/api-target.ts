@@ -1,0 +1,116 @@
+import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
+import type { TransportOptions } from '../client/send-request.js'
+import { CliErrorCodes } from '../errors/codes.js'
+import { canPrompt } from './can-prompt.js'
+import { CliError } from './cli-error.js'
+import { withPromptSignals } from './prompt-signals.js'
+
+/** The server the API commands talk to unless told otherwise: `sandbox serve` on its default port. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
+/** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */
+export const LOCAL_KEY = 'sk_sandbox_webhook_cli_local'
+
+/**
+ * `--base-url`, else SANDBOX_BASE_URL: checked for what fetch would refuse at every attempt (a
+ * retried network error, and every line printing the password).
+ */
+export function readBaseUrl(flag: string | undefined): string | undefined {
+  const baseUrl = flag ?? process.env.SANDBOX_BASE_URL
+  if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  const withUser = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
+  if (withUser && (withUser.username || withUser.password)) {
+    throw new CliError(`--base-url cannot hold a user name or password (${withUser.protocol}//****@${withUser.host}): fetch sends none; the API takes its key from --api-key`)
+  }
+  return baseUrl || undefined
+}
+
+/** `--api-key`, else SANDBOX_API_KEY (empty means none, as a CI secret that is not set gives). */
+export function readApiKey(flag: string | undefined): string | undefined {
+  const apiKey = flag ?? (process.env.SANDBOX_API_KEY || undefined)
+  const source = flag === undefined ? 'SANDBOX_API_KEY' : '--api-key'
+  if (apiKey !== undefined) checkApiKey(apiKey, source)
+  return apiKey
+}
+
+/** A sandbox key that can be sent in a header; `source` names where it came from. */
+export function checkApiKey(apiKey: string, source: string): void {
+  // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
+  // not be sent to requests that open loans.
+  if (!apiKey.startsWith('sk_sandbox_')) {
+    const bearer = /^bearer\s/i.test(apiKey) ? ' (the key alone: sandbox sends "Authorization: Bearer KEY" itself)' : ''
+    throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"${bearer}`)
+  }
+  // A key read from a file saved with CRLF, or pasted with a space, cannot be sent in a header:
+  // every request failed (as if the API had) with the whole key in the message.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new CliError(`${source} holds a space, line break or other character a key cannot have (a key file saved with CRLF line ends, or a trailing newline?): "${apiKey.slice(0, 12)}..."`)
+  }
+}
+
+/** `--base-url`, `--api-key` and `--verbose` as given. */
+export interface ApiTargetFlags {
+  baseUrl?: string
+  apiKey?: string
+  verbose?: boolean
+}
+
+/** Where a command's requests go, with which key, and how the transport reports. */
+export interface ApiTarget {
+  baseUrl: string
+  apiKey: string
+  /** The key is LOCAL_KEY, chosen because none was given. */
+  local: boolean
+  /** The proxy the requests go through, if a proxy variable applies. */
+  proxy: string | undefined
+  transport: TransportOptions
+}
+
+function isLoopback(baseUrl: string): boolean {
+  const { hostname } = new URL(baseUrl)
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+}
+
+/**
+ * The target of a command that calls the API: the base URL (default DEFAULT_BASE_URL); the key
+ * from the flag or variable, else LOCAL_KEY on a loopback server, else asked for on a terminal;
+ * the proxy; and with `--verbose` every attempt printed through `say`.
+ */
+export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: boolean | undefined; say: (line: string) => void }): Promise<ApiTarget> {
+  const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
+  let apiKey = readApiKey(flags.apiKey)
+  const local = apiKey === undefined && isLoopback(baseUrl)
+  if (local) apiKey = LOCAL_KEY
+  if (apiKey === undefined) {
+    if (options.json || !canPrompt()) throw new CliError(`give the API key for ${baseUrl} with --api-key or SANDBOX_API_KEY`)
+    const { password } = await import('@inquirer/prompts')
+    apiKey = await withPromptSignals((signal) => password({ message: `API key for ${baseUrl} (sk_sandbox_...)`, mask: true }, { signal }))
+    checkApiKey(apiKey, 'the key')
+  }
+  const proxy = await (await import('./use-proxy.js')).useProxy(baseUrl, options.say)
+  const transport: TransportOptions = { baseUrl, apiKey }
+  if (flags.verbose) {
+    const { formatExchange } = await import('./verbose-exchange.js')
+    transport.onAttempt = (request, answer, wire) => {
+      for (const line of formatExchange(request.method, wire, answer)) options.say(`    ${line}`)
+    }
+  }
+  return { baseUrl, apiKey, local, proxy, transport }
+}
+
+/**
+ * A client failure as the CLI error a user can act on: an unreachable server, a refused key or a
+ * request HTTP cannot carry is setup (exit 2); any other refusal by the API is exit 1.
+ */
+export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'proxy' | 'local'>): unknown {
+  if (error instanceof SandboxConnectionError) {
+    const hint = target.proxy ? `; the requests went through the proxy ${target.proxy}: is it up, and can it reach the server?` : '; is the server running? (sandbox serve, or --base-url for another one)'
+    return new CliError(`${error.message}${error.certificate || error.proxyRefusal ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
+  }
+  if (error instanceof SandboxRequestError) return new CliError(error.message, { cause: error })
+  if (!(error instanceof SandboxApiError)) return error
+  if (error.status === 401 || error.status === 403) {
+    const which = target.local ? ': this server takes registered keys only, give one with --api-key (sandbox keys list)' : ''
+    return new CliError(`the server refused the key: ${error.message}${which}`, { code: CliErrorCodes.KEY_REFUSED, cause: error })
+  }
+  return new CliError(error.message, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
+}
