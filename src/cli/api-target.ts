@@ -3,10 +3,9 @@ import type { TransportOptions } from '../client/send-request.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
+import { DEFAULT_BASE_URL } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
-/** The server the API commands talk to unless told otherwise: `sandbox serve` on its default port. */
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
 /** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */
 export const LOCAL_KEY = 'sk_sandbox_webhook_cli_local'
 

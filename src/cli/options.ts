@@ -7,6 +7,8 @@ import { expandHome } from './expand-home.js'
  * (flag, then environment variable, then default), so they are only named in the help text.
  */
 export const DEFAULT_DATA_DIR = '.sandbox'
+/** The server the API commands call unless told otherwise: `sandbox serve` on its default port. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
 /** Where `sandbox keys` keeps registered keys unless told otherwise. */
 export const DEFAULT_KEYS_FILE = '.sandbox/keys.json'
 
@@ -145,4 +147,34 @@ export function parseDuration(text: string, maxMs: number = MAX_DURATION_MS): nu
   const ms = Math.round(Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase() as DurationUnit])
   if (ms < 1 || ms > maxMs) throw new Error(`duration "${text}" is out of range: from 1ms to ${formatDuration(maxMs)}`)
   return ms
+}
+
+/** `--wait` alone: a first try and the 5 s retry of the default schedule. */
+const DEFAULT_DELIVERY_WAIT_MS = 10_000
+const MAX_DELIVERY_WAIT_MS = 900_000
+
+/** `--wait [duration]`: wait for the deliveries a command caused to be delivered. */
+export function addDeliveryWaitOption(command: Command): Command {
+  return command.addOption(new Option('--wait [duration]', `wait up to DURATION (default ${formatDuration(DEFAULT_DELIVERY_WAIT_MS)}, at most ${formatDuration(MAX_DELIVERY_WAIT_MS)}) for every delivery to be delivered; exit 1 if one is not`))
+}
+
+/** `--wait [duration]` in ms, or undefined when not given. */
+export function readDeliveryWait(value: string | true | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (value === true) return DEFAULT_DELIVERY_WAIT_MS
+  try {
+    return parseDuration(value, MAX_DELIVERY_WAIT_MS)
+  } catch (error) {
+    // `trigger --wait loan.issued`: the optional value took the argument meant for the command.
+    const swallowed = /^\d/.test(value) ? '' : `; "${value}" is not a duration: put it before --wait, or give --wait one (--wait 10s)`
+    throw new CliError(`--wait: ${(error as Error).message}${swallowed}`)
+  }
+}
+
+/** `--base-url`, `--api-key` and `--verbose`: the commands that call a running server's API. */
+export function addApiTargetOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--base-url <url>', `server to call (env SANDBOX_BASE_URL, default ${DEFAULT_BASE_URL}: sandbox serve)`))
+    .addOption(new Option('--api-key <key>', 'API key to call it with (env SANDBOX_API_KEY); on a local server, a fixed default'))
+    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked'))
 }

@@ -5,3 +5,4 @@ export { startWebhookListener, type ReceivedWebhook, type WebhookListenerOptions
 export { triggerEvent, TriggerUsageError, type TriggerEventOptions, type TriggerReport } from './trigger-event.js'
 export { waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 export { TriggerRefusedError, TriggerLoanNotFoundError, type TriggerRequest } from './trigger-walks.js'
+export { retryDeliveries, type RetryDeliveriesOptions, type RetryReport } from './retry-deliveries.js'

@@ -46,10 +46,10 @@ describe('sandbox webhook trigger', () => {
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow confirm_usdt  → sandbox.repayment.updated',
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow run_kyt  → sandbox.repayment.updated',
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow complete_settlement  → sandbox.repayment.settled',
-      expect.stringMatching(/^deliveries after \d+\.\d s:$/),
+      expect.stringMatching(/^deliveries queued, after \d+\.\d s:$/),
     ])
     expect(lines.slice(8)).toHaveLength(5)
-    for (const line of lines.slice(8)) expect(line).toMatch(new RegExp(`^  sandbox\\.\\S+ +evt_\\w+  forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
+    for (const line of lines.slice(8)) expect(line).toMatch(new RegExp(`^  whd_\\w+  sandbox\\.\\S+ +forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
     const received = (await receiver.waitFor(before + 5)).slice(before)
     expect(received.map((entry) => JSON.parse(entry.body).type)).toEqual(['sandbox.loan.issued', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.settled'])
     for (const entry of received) verifyWebhook({ secret, body: entry.body, headers: entry.headers })
@@ -92,7 +92,7 @@ describe('sandbox webhook trigger', () => {
     // The key is asked for before any request: the host is never looked up.
     expect(await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', 'https://sandbox.test'], { env: { SANDBOX_API_KEY: '' } })).toMatchObject({ code: 2, stderr: 'sandbox: give the API key for https://sandbox.test with --api-key or SANDBOX_API_KEY\n' })
     expect(await trigger(['webhook.test', '--wait', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*[^t]\n$/) })
-    expect(await trigger(['--wait', 'loan.issued'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*; "loan\.issued" looks like the event: name it before --wait, or give --wait a duration \(--wait 10s\)\n$/) })
+    expect(await trigger(['--wait', 'loan.issued'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*; "loan\.issued" is not a duration: put it before --wait, or give --wait one \(--wait 10s\)\n$/) })
   })
 
   it('names the server that cannot be reached, and the test event\'s missing endpoint (exit 2)', async () => {
@@ -123,6 +123,34 @@ describe('sandbox webhook trigger', () => {
     expect(refused.code).toBe(1)
     expect(refused.stdout).toMatch(/^  409 POST \/api\/sandbox\/loans\/flow start_collateral_transfer$/m)
     expect(refused.stderr).toMatch(/^sandbox: POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: .*; the key's state is in the way .*sandbox keys reset KEY, or another key\)\n$/)
+  })
+})
+
+describe('sandbox webhook deliveries and retry', () => {
+  it('lists a delivery the receiver refused, retries it by id once the receiver is back, and waits for it', async () => {
+    const key = 'sk_sandbox_trigger_e2e_key_cccccccc'
+    receiver.respond = () => 500
+    const failed = await trigger(['partner.updated', '--api-key', key, '--wait'])
+    expect(failed.code).toBe(1)
+    const listed = await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--status', 'failed'])
+    expect(listed.code).toBe(0)
+    const lines = listed.stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe("no endpoint (POST /api/sandbox/webhooks registers one); deliveries to serve's --webhook-forward-to URL show here too")
+    expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^  \\d\\d:\\d\\d:\\d\\d whd_\\w+  sandbox\\.partner\\.updated +forward ${receiver.url}  ✗ failed \\(500, 3 attempts\\)$`))])
+    const id = /whd_\w+/.exec(lines[1]!)![0]
+    expect((await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--status', 'delivered'])).stdout).toContain('no delivered delivery among the 50 newest')
+
+    receiver.respond = () => 200
+    const retried = await runCli(['webhook', 'retry', id, '--base-url', serve.url, '--api-key', key, '--wait', '5s'])
+    expect(retried).toMatchObject({ code: 0, stderr: '' })
+    expect(retried.stdout).toMatch(new RegExp(`^retried 1 delivery, after [\\d.]+ s:\n  ${id}  sandbox\\.partner\\.updated +forward ${receiver.url}  ✓ delivered \\(200, 4 attempts\\)\n$`))
+    expect(JSON.parse(receiver.received.at(-1)!.body).type).toBe('sandbox.partner.updated')
+    const json = await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({ endpoint: null, deliveries: [{ id, status: 'delivered', attempts: 4 }] })
+    // Nothing failed is left; a delivered id is the server's 404, a usage error here.
+    expect(await runCli(['webhook', 'retry', '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 0, stdout: "no failed delivery to retry (among the 50 newest of the key's log)\n" })
+    expect(await runCli(['webhook', 'retry', id, '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 2, stderr: `sandbox: POST /api/sandbox/webhooks/retry answered 404 WEBHOOK_DELIVERY_NOT_FOUND: No retryable delivery ${id} (unknown, or already delivered). (sandbox webhook deliveries lists them)\n` })
+    expect(await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--status', 'lost'])).toMatchObject({ code: 2, stderr: expect.stringContaining("argument 'lost' is invalid. one of pending, delivered, retrying, failed") })
   })
 })
 

@@ -1,24 +1,17 @@
 import { Option, type Command } from 'commander'
 import { canPrompt } from '../../can-prompt.js'
 import { CliError, keepExitCodeWhenStdoutCloses, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
-import { addJsonOption, parseDuration } from '../../options.js'
+import { addApiTargetOptions, addDeliveryWaitOption, addJsonOption, readDeliveryWait } from '../../options.js'
 import { withPromptSignals } from '../../prompt-signals.js'
-import { DEFAULT_BASE_URL, resolveApiTarget } from '../../api-target.js'
 import { CliErrorCodes } from '../../../errors/codes.js'
 import type { EventType } from '../../../domain/types.js'
+import type { ApiTargetFlags } from '../../api-target.js'
 
-interface TriggerFlags {
-  baseUrl?: string
-  apiKey?: string
+interface TriggerFlags extends ApiTargetFlags {
   loan?: string
   wait?: string | true
-  verbose?: boolean
   json?: boolean
 }
-
-/** `--wait` alone: the first try and the 5 s retry of the default schedule. */
-const DEFAULT_WAIT_MS = 10_000
-const MAX_WAIT_MS = 900_000
 
 async function loadEventTypes(): Promise<readonly EventType[]> {
   return (await import('../../../webhooks/types.js')).EVENT_TYPES
@@ -38,26 +31,16 @@ async function resolveEvent(name: string | undefined, json: boolean | undefined)
   return found
 }
 
-function readWait(wait: string | true | undefined): number | undefined {
-  if (wait === undefined) return undefined
-  if (wait === true) return DEFAULT_WAIT_MS
-  try {
-    return parseDuration(wait, MAX_WAIT_MS)
-  } catch (error) {
-    // `trigger --wait loan.issued`: the optional value took the event.
-    const event = /^[a-z_]+\.[a-z_.]+$/.test(wait) ? `; "${wait}" looks like the event: name it before --wait, or give --wait a duration (--wait 10s)` : ''
-    throw new CliError(`--wait: ${(error as Error).message}${event}`)
-  }
-}
-
 async function runTrigger(name: string | undefined, flags: TriggerFlags, command: Command): Promise<void> {
-  const waitMs = readWait(flags.wait)
+  const waitMs = readDeliveryWait(flags.wait)
   const event = await resolveEvent(name, flags.json)
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const say = flags.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => write(chalk.dim(line))
+  const { resolveApiTarget } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json, say })
-  const { formatTriggerRequest, formatTriggerDeliveries, toTriggerCliError } = await import('../../trigger-lines.js')
+  const { formatTriggerRequest, toTriggerCliError } = await import('../../trigger-lines.js')
+  const { formatDeliveries } = await import('../../delivery-lines.js')
   const { maskApiKey } = await import('../../../keys/keys-file.js')
   if (!flags.json) write(`triggering ${chalk.bold(event)} on ${target.baseUrl} (key ${maskApiKey(target.apiKey)}${target.local ? ', the default for a local server' : ''})`)
   const { triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
@@ -71,7 +54,7 @@ async function runTrigger(name: string | undefined, flags: TriggerFlags, command
     throw toTriggerCliError(error, target)
   })
   if (flags.json) printJsonDocument(command, report, 2)
-  else for (const line of formatTriggerDeliveries(report)) write(line)
+  else for (const line of formatDeliveries(report.deliveries, report.waited_ms, 'deliveries queued')) write(line)
   // Nothing queued is setup (a receiver to register); queued but not delivered is the receiver failing the check.
   if (report.problem && report.waited_ms === null) throw new CliError(report.problem, { code: CliErrorCodes.NO_RECEIVER })
   if (report.problem) throw new CliError(report.problem, { exitCode: 1, code: CliErrorCodes.FAILED })
@@ -83,11 +66,8 @@ export function registerWebhookTrigger(group: Command): void {
     .command('trigger')
     .description('make a sandbox server send one event type to the key\'s webhook receivers, by walking the API')
     .argument('[event]', 'the event type, e.g. sandbox.loan.issued or loan.issued (asked for on a terminal)')
-    .addOption(new Option('--base-url <url>', `server to trigger on (env SANDBOX_BASE_URL, default ${DEFAULT_BASE_URL}: sandbox serve)`))
-    .addOption(new Option('--api-key <key>', 'API key whose receivers get the event (env SANDBOX_API_KEY); on a local server, a fixed default'))
     .addOption(new Option('--loan <id>', 'for the loan and repayment events: act on this active loan instead of opening a small new one'))
-    .addOption(new Option('--wait [duration]', `wait up to DURATION (default ${DEFAULT_WAIT_MS / 1000}s) for every delivery to be delivered; exit 1 if one is not`))
-    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked'))
+  addDeliveryWaitOption(addApiTargetOptions(command))
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error: {"error": {"code", "message"}})')
   printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((name: string | undefined, flags: TriggerFlags) => runTrigger(name, flags, command))
 }

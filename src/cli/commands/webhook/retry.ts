@@ -1,0 +1,45 @@
+import type { Command } from 'commander'
+import { CliError, keepExitCodeWhenStdoutCloses, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
+import { addApiTargetOptions, addDeliveryWaitOption, addJsonOption, readDeliveryWait } from '../../options.js'
+import { CliErrorCodes } from '../../../errors/codes.js'
+import type { ApiTargetFlags } from '../../api-target.js'
+
+interface RetryFlags extends ApiTargetFlags {
+  wait?: string | true
+  json?: boolean
+}
+
+async function runRetry(ids: string[], flags: RetryFlags, command: Command): Promise<void> {
+  const waitMs = readDeliveryWait(flags.wait)
+  const { chalk } = await import('../../output.js')
+  const write = (line: string) => process.stdout.write(`${line}\n`)
+  const say = flags.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => write(chalk.dim(line))
+  const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
+  const target = await resolveApiTarget(flags, { json: flags.json, say })
+  const { retryDeliveries } = await import('../../../webhook-tools/retry-deliveries.js')
+  const report = await retryDeliveries({ ...target.transport, deliveryIds: ids, waitMs }).catch((error: unknown) => {
+    // An id the log does not hold (or one delivered already) is a wrong argument.
+    const code = (error as { errorCode?: unknown }).errorCode
+    if (code === 'WEBHOOK_DELIVERY_NOT_FOUND') throw new CliError(`${(error as Error).message} (sandbox webhook deliveries lists them)`, { cause: error })
+    throw toApiCliError(error, target)
+  })
+  if (flags.json) printJsonDocument(command, report, 2)
+  else if (report.retried.length === 0) write('no failed delivery to retry (among the 50 newest of the key\'s log)')
+  else {
+    const { formatDeliveries } = await import('../../delivery-lines.js')
+    const shown = formatDeliveries(report.deliveries, report.waited_ms, `retried ${report.retried.length === 1 ? '1 delivery' : `${report.retried.length} deliveries`}`)
+    for (const line of shown) write(line)
+  }
+  if (report.problem) throw new CliError(report.problem, { exitCode: 1, code: CliErrorCodes.FAILED })
+}
+
+/** `sandbox webhook retry`: the retry endpoint from the command line, optionally waiting for the outcome. */
+export function registerWebhookRetry(group: Command): void {
+  const command = group
+    .command('retry')
+    .description('send failed webhook deliveries again (POST /api/sandbox/webhooks/retry), by id or every failed one')
+    .argument('[delivery-id...]', 'ids of the deliveries (whd_..., at most 50; see sandbox webhook deliveries); default every failed one')
+  addDeliveryWaitOption(addApiTargetOptions(command))
+  addJsonOption(command, 'print one JSON report on stdout and nothing else (an error: {"error": {"code", "message"}})')
+  printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)).action((ids: string[], flags: RetryFlags) => runRetry(ids, flags, command))
+}

@@ -1,0 +1,32 @@
+import { escapeControls as show } from '../text/escape-controls.js'
+import type { DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
+import { chalk, formatClock, formatCount } from './output.js'
+
+/** A delivery's state: ✓ delivered, … pending, ✗ retrying or failed, with the last answer and attempts. */
+function describeState(delivery: DeliveryEntry): string {
+  const attempts = formatCount(delivery.attempts, 'attempt')
+  const last = delivery.last_status_code ?? (delivery.last_error ? show(delivery.last_error) : null)
+  const detail = [last, attempts, delivery.status === 'retrying' && delivery.next_attempt_at ? `next at ${formatClock(delivery.next_attempt_at)}` : null].filter(Boolean).join(', ')
+  if (delivery.status === 'delivered') return `${chalk.green('✓')} delivered ${chalk.dim(`(${detail})`)}`
+  if (delivery.status === 'pending') return `${chalk.dim('…')} pending${delivery.attempts > 0 ? ` ${chalk.dim(`(${detail})`)}` : ''}`
+  return `${chalk.red('✗')} ${delivery.status === 'failed' ? chalk.red('failed') : chalk.yellow('retrying')} (${detail})`
+}
+
+/** One delivery of the log on one line: id (what `webhook retry` takes), event type, target and URL, state. */
+export function formatDelivery(delivery: DeliveryEntry, options: { clock?: boolean } = {}): string {
+  // A hosted server's log may show neither target nor URL.
+  const to = [delivery.target, delivery.url && show(delivery.url)].filter(Boolean).join(' ')
+  const clock = options.clock ? `${formatClock(delivery.created_at)} ` : ''
+  return `  ${clock}${chalk.dim(show(delivery.id))}  ${delivery.event_type.padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}`
+}
+
+/** A heading, then each delivery; after no wait, a hint where the pending ones' outcome shows. */
+export function formatDeliveries(deliveries: DeliveryEntry[], waitedMs: number | null, heading: string): string[] {
+  if (deliveries.length === 0) return []
+  const lines = [waitedMs === null ? `${heading}:` : `${heading}, after ${(waitedMs / 1000).toFixed(1)} s:`]
+  for (const delivery of deliveries) lines.push(formatDelivery(delivery))
+  if (waitedMs === null && deliveries.some((delivery) => delivery.status === 'pending' || delivery.status === 'retrying')) {
+    lines.push(chalk.dim('  (--wait waits for their outcome; sandbox webhook deliveries shows it later)'))
+  }
+  return lines
+}

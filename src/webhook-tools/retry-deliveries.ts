@@ -1,0 +1,38 @@
+import { createSandboxClient } from '../client/sandbox-client.js'
+import type { TransportOptions } from '../client/send-request.js'
+import { explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
+
+/** Which deliveries to put back, and whether to wait for them. */
+export interface RetryDeliveriesOptions extends TransportOptions {
+  /** Delivery ids (`whd_...`, at most 50); none retries every failed delivery (at most 50). */
+  deliveryIds?: string[] | undefined
+  /** Wait up to this long for them to be delivered (or to fail for good). */
+  waitMs?: number | undefined
+}
+
+/** What the retry endpoint put back, and what became of it. */
+export interface RetryReport {
+  /** Ids the server put back at the head of their queues, in its order. */
+  retried: string[]
+  /** Those deliveries as the log showed them last (one retried but no longer among the 50 newest is left out). */
+  deliveries: DeliveryEntry[]
+  waited_ms: number | null
+  /** Why some were not delivered after the wait; null when all were, or when not waiting. */
+  problem: string | null
+}
+
+/**
+ * POST /api/sandbox/webhooks/retry for `deliveryIds` (or every failed delivery), then, with
+ * `waitMs`, polls the log until each is delivered or has failed for good. An unknown or delivered
+ * id rejects with the server's 404 WEBHOOK_DELIVERY_NOT_FOUND, and nothing is retried.
+ */
+export async function retryDeliveries(options: RetryDeliveriesOptions): Promise<RetryReport> {
+  const client = createSandboxClient(options)
+  const ids = options.deliveryIds ?? []
+  const answer = await client.retryWebhooks(ids.length === 0 ? {} : ids.length === 1 ? { delivery_id: ids[0]! } : { delivery_ids: ids })
+  const pick = (log: DeliveryEntry[]) => answer.retried.flatMap((id) => log.filter((delivery) => delivery.id === id))
+  const deliveries = pick(answer.deliveries)
+  if (options.waitMs === undefined || deliveries.length === 0) return { retried: answer.retried, deliveries, waited_ms: null, problem: null }
+  const waited = await waitForDeliveries(async () => pick((await client.getWebhook()).deliveries), deliveries, options.waitMs)
+  return { retried: answer.retried, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms) }
+}

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { SandboxApiError } from '../../src/client/api-error.js'
+import { retryDeliveries } from '../../src/webhook-tools/retry-deliveries.js'
+import { createTestApi, listenTestApi } from '../helpers/api.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+const stops: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop()
+})
+
+/** A key whose endpoint refused every attempt of two test events (schedule 50 ms): both `failed`. */
+async function setupFailed() {
+  const receiver: TestReceiver = await startReceiver()
+  stops.push(() => receiver.close())
+  receiver.respond = () => 503
+  const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [50] })
+  stops.push(() => api.sandbox.close())
+  const listener = await listenTestApi(api.sandbox)
+  stops.push(() => listener.close())
+  await api.post('/api/sandbox/webhooks', { url: receiver.url })
+  await api.post('/api/sandbox/webhooks/test')
+  await api.post('/api/sandbox/webhooks/test')
+  await receiver.waitFor(4)
+  await api.sandbox.deliveriesIdle()
+  const log = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string }>
+  expect(log.map((delivery) => delivery.status)).toEqual(['failed', 'failed'])
+  return { receiver, api, options: { baseUrl: listener.url, apiKey: api.key }, ids: log.map((delivery) => delivery.id).reverse() }
+}
+
+describe('retryDeliveries', () => {
+  it('puts every failed delivery back and, with waitMs, reports them delivered once the receiver answers', async () => {
+    const { receiver, options, ids } = await setupFailed()
+    receiver.respond = () => 200
+    const report = await retryDeliveries({ ...options, waitMs: 5000 })
+    expect(report.retried).toEqual(ids)
+    expect(report.deliveries.map((delivery) => [delivery.id, delivery.status, delivery.attempts])).toEqual(ids.map((id) => [id, 'delivered', 3]))
+    expect(report.problem).toBeNull()
+    expect(receiver.received).toHaveLength(6)
+    // Nothing failed is left: an empty retry, and nothing to wait for.
+    expect(await retryDeliveries({ ...options, waitMs: 5000 })).toEqual({ retried: [], deliveries: [], waited_ms: null, problem: null })
+  })
+
+  it('retries only the ids given, and says which one is still failing after the wait', async () => {
+    const { receiver, options, ids } = await setupFailed()
+    const report = await retryDeliveries({ ...options, deliveryIds: [ids[1]!], waitMs: 5000 })
+    expect(report.retried).toEqual([ids[1]])
+    expect(report.deliveries).toMatchObject([{ id: ids[1], status: 'failed', attempts: 4, last_status_code: 503 }])
+    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, sandbox\.webhook\.test evt_\w+, is failed \(last answer: 503\)$/)
+    expect(receiver.received).toHaveLength(6)
+  })
+
+  it('an unknown id is the server\'s 404 and nothing is retried', async () => {
+    const { receiver, options, ids } = await setupFailed()
+    const error = await retryDeliveries({ ...options, deliveryIds: [ids[0]!, 'whd_unknown'] }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(SandboxApiError)
+    expect(error).toMatchObject({ status: 404, errorCode: 'WEBHOOK_DELIVERY_NOT_FOUND' })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(receiver.received).toHaveLength(4)
+  })
+})
