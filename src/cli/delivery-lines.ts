@@ -1,4 +1,5 @@
 import { escapeControls as show } from '../text/escape-controls.js'
+import type { WebhookAnswer } from '../client/sandbox-client.js'
 import type { DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
 import { chalk, formatClock, formatCount } from './output.js'
 
@@ -29,4 +30,11 @@ export function formatDeliveries(deliveries: DeliveryEntry[], waitedMs: number |
     lines.push(chalk.dim('  (--wait waits for their outcome; sandbox webhook deliveries shows it later)'))
   }
   return lines
+}
+
+/** The key's endpoint on one line (URL, state, events, secret preview), or how to register one. */
+export function formatEndpoint(endpoint: WebhookAnswer['endpoint'], eventTypeCount: number): string {
+  if (!endpoint) return chalk.dim('no endpoint (POST /api/sandbox/webhooks registers one); deliveries to serve\'s --webhook-forward-to URL show here too')
+  const events = endpoint.events.length === eventTypeCount ? 'every event' : endpoint.events.join(', ')
+  return `endpoint ${show(endpoint.url)} (${endpoint.enabled ? 'enabled' : chalk.yellow('disabled')}; ${events}; secret ${endpoint.secretPreview})`
 }

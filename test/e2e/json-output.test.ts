@@ -57,6 +57,10 @@ describe('--json error documents', () => {
       [['keys', 'create', '--json', '--keys', join(dir, 'keys.json'), '--expires-in', '5x'], 'USAGE', /^invalid duration "5x"/],
       [['keys', 'list', '--json', '--keys', join(dir, 'broken-keys.json')], 'KEYS', /^keys file .*: not valid JSON \(line 1, column 12\)/],
       [['run', '--json', '--wait', 'soon'], 'USAGE', /^--wait: invalid duration "soon"/],
+      [['webhook', 'trigger', 'loan.exploded', '--json'], 'USAGE', /^unknown event "loan\.exploded": one of /],
+      [['webhook', 'trigger', 'loan.issued', '--json', '--base-url', closed.replace('/webhooks', '')], 'UNREACHABLE', /^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/webhooks \(ECONNREFUSED\) after 4 attempts; is the server running\?/],
+      [['webhook', 'retry', '--json', '--wait', 'later'], 'USAGE', /^--wait: invalid duration "later"/],
+      [['webhook', 'deliveries', '--json', '--base-url', 'ftp://127.0.0.1'], 'USAGE', '--base-url must be an http(s) URL, got "ftp://127.0.0.1"'],
     ]
     for (const [args, code, message, input] of cases) {
       // FORCE_COLOR asks for colour: a JSON stdout never gets any.

@@ -2,7 +2,6 @@ import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { ApiTargetFlags } from '../../api-target.js'
 import { printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
-import { escapeControls as show } from '../../../text/escape-controls.js'
 
 const STATUSES = ['pending', 'delivered', 'retrying', 'failed'] as const
 
@@ -24,10 +23,9 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   // Oldest first, as a terminal log reads: the newest last, above the prompt.
   const shown = deliveries.filter((delivery) => flags.status.length === 0 || flags.status.includes(delivery.status)).reverse()
   if (flags.json) return printJsonDocument(command, { endpoint, deliveries: shown }, 2)
-  const { formatDelivery } = await import('../../delivery-lines.js')
-  write(endpoint
-    ? `endpoint ${show(endpoint.url)} (${endpoint.enabled ? 'enabled' : chalk.yellow('disabled')}; ${endpoint.events.length === 8 ? 'every event' : endpoint.events.join(', ')}; secret ${endpoint.secretPreview})`
-    : chalk.dim('no endpoint (POST /api/sandbox/webhooks registers one); deliveries to serve\'s --webhook-forward-to URL show here too'))
+  const { formatDelivery, formatEndpoint } = await import('../../delivery-lines.js')
+  const { EVENT_TYPES } = await import('../../../webhooks/types.js')
+  write(formatEndpoint(endpoint, EVENT_TYPES.length))
   if (shown.length === 0) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
   for (const delivery of shown) write(formatDelivery(delivery, { clock: true }))
 }
