@@ -69,6 +69,17 @@ describe('sandbox webhook trigger', () => {
     expect(stderr).toMatch(/^sandbox: 1 of 1 not delivered after [\d.]+ s: the first, sandbox\.partner\.updated evt_\w+, is failed \(last answer: 500\)\n$/)
   })
 
+  it('--verbose prints every request and answer with the key masked (on stderr with --json)', async () => {
+    const text = await trigger(['partner.updated', '--api-key', KEY_A, '--verbose'])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain(`    > POST ${serve.url}/api/sandbox/partner\n`)
+    expect(text.stdout).toContain('    > authorization: Bearer sk_sandbox_trig…aaaa\n')
+    expect(text.stdout).not.toContain(KEY_A)
+    const json = await trigger(['partner.updated', '--api-key', KEY_A, '--verbose', '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({ event: 'sandbox.partner.updated', problem: null })
+    expect(json.stderr).toContain(`sandbox:     > POST ${serve.url}/api/sandbox/partner\n`)
+  })
+
   it('on a local server, uses a fixed key when none is given; a key-registering server refuses it with advice', async () => {
     const local = await trigger(['loan.issued'])
     expect(local.code).toBe(0)
