@@ -55,6 +55,14 @@ describe('sandbox webhook trigger', () => {
     for (const entry of received) verifyWebhook({ secret, body: entry.body, headers: entry.headers })
   })
 
+  it('serve prints a trigger command for its own URL that works as printed', async () => {
+    const hint = /^webhooks: to send one now, in another terminal: sandbox (webhook trigger loan\.issued --base-url (\S+))$/m.exec(serve.output())
+    expect(hint?.[2]).toBe(serve.url)
+    const before = receiver.received.length
+    expect((await runCli(hint![1]!.split(' '))).code).toBe(0)
+    expect(JSON.parse((await receiver.waitFor(before + 1))[before]!.body).type).toBe('sandbox.loan.issued')
+  })
+
   it('--json prints the report; a receiver that keeps refusing fails --wait with exit 1', async () => {
     receiver.respond = () => 500
     const { code, stdout, stderr } = await trigger(['sandbox.partner.updated', '--api-key', KEY_A, '--wait', '5s', '--json'])

@@ -4,7 +4,7 @@ import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
-import { addStorageOptions, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { addStorageOptions, DEFAULT_BASE_URL, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type { RedisUrl } from '../../server/create-sandbox.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
@@ -178,7 +178,11 @@ async function runServe(flags: ServeFlags): Promise<void> {
     process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
-    if (webhookForwardTo) process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${sandbox.forwardSecret}\n`)
+    if (webhookForwardTo) {
+      process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${sandbox.forwardSecret}\n`)
+      const baseUrl = listener.url === DEFAULT_BASE_URL ? '' : ` --base-url ${listener.url}`
+      process.stdout.write(out.chalk.dim(`webhooks: to send one now, in another terminal: sandbox webhook trigger loan.issued${baseUrl}\n`))
+    }
     if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
     process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
   }
