@@ -1,7 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, runCli, startNodeProcess, waitUntil, type ServeProcess } from '../helpers/cli.js'
+import { BIN, killAll, runCli, startNodeProcess, startServe, waitUntil, type ServeProcess } from '../helpers/cli.js'
 import { KEY, PTY_UNAVAILABLE, killPtys, runInPty } from '../helpers/pty.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
@@ -104,6 +104,23 @@ describe('sandbox run --watch', () => {
     expect(await watch.stop('SIGTERM')).toBe(0)
     expect(watch.output()).toContain('watch stopped (SIGTERM)')
   }, 90_000)
+
+  it('with --base-url sends every run to that server and starts none of its own', async () => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
+    const dir = await tempDir()
+    const file = join(dir, 'tiny-a.json')
+    await writeFile(file, tinyScenario(200))
+    const watch = await startNodeProcess([BIN, 'run', '--watch', '--dir', dir, '--base-url', serve.url], /^(tiny-a) — /m)
+    const first = await waitForRound(watch, 0, 'the first report')
+    const mark = watch.output().length
+    await writeFile(file, tinyScenario(200))
+    const second = await waitForRound(watch, mark, 'the report after a save')
+    for (const round of [first, second]) expect(round).toMatch(new RegExp(`1 request in \\d+ ms \\(\\d+ req/s\\) against ${serve.url}\n1 passed, 0 failed`))
+    expect(watch.output()).not.toContain('in-process server')
+    expect(await watch.stop('SIGINT')).toBe(0)
+    expect((await fetch(`${serve.url}/api/sandbox/openapi.json`)).status).toBe(200)
+    expect(await serve.stop()).toBe(0)
+  }, 60_000)
 
   it('without arguments watches the directory the scenarios come from (the shipped one)', async () => {
     const watch = await startWatch(['--tag', 'webhooks'])
