@@ -1,8 +1,7 @@
-import { createSandbox } from '../server/create-sandbox.js'
-import { listenSandbox } from '../server/listen.js'
 import { sendRequest, type TransportOptions } from '../client/send-request.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
 import { generateKey, runScenario } from './run-scenario.js'
+import { startRunServer, type RunServer } from './run-server.js'
 import type { Scenario } from './scenario-schema.js'
 import { isLoopbackUrl, usesReceiver } from './select-scenarios.js'
 import { waitForServer } from './wait-for-server.js'
@@ -28,6 +27,11 @@ export const RUN_MAX_RETRY_AFTER_MS = 300_000
 export interface RunScenariosOptions {
   /** The server to walk; without one an in-process server is started on a free port. */
   baseUrl?: string
+  /**
+   * An in-process server from startRunServer, walked in place of `baseUrl` and left running:
+   * runs that follow one another (`sandbox run --watch`) share one instead of each starting one.
+   */
+  server?: RunServer
   apiKey?: string
   /** Stop after the first failed scenario; the rest are reported as skipped. */
   bail?: boolean
@@ -90,11 +94,13 @@ function skipped(scenario: Scenario, reason: string): ScenarioReport {
 export async function runScenarios(scenarios: Scenario[], options: RunScenariosOptions = {}): Promise<RunReport> {
   const startedAt = new Date()
   const started = performance.now()
-  let server: { close(): Promise<void> } | undefined
-  let baseUrl = options.baseUrl
+  // The in-process server this run walks, and whether the run started it (and so stops it).
+  let server: RunServer | undefined = options.server
+  let ownServer = false
+  let baseUrl = server?.url ?? options.baseUrl
   let inbox: Promise<WebhookInbox> | undefined
   const getInbox = () => (inbox ??= startWebhookInbox({ port: options.receiverPort, publicUrl: options.receiverUrl }))
-  const localServer = !baseUrl || (options.remote === undefined ? isLoopbackUrl(baseUrl) : !options.remote)
+  const localServer = !baseUrl || server !== undefined || (options.remote === undefined ? isLoopbackUrl(baseUrl) : !options.remote)
   // A remote server cannot reach this machine, save the receiver through the tunnel given.
   const skipsAsLocalOnly = (scenario: Scenario) => scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly && !(options.receiverUrl !== undefined && usesReceiver(scenario))
   const transport = {
@@ -115,12 +121,11 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       options.onReceiverStart?.(publicUrl === undefined ? { localUrl } : { localUrl, publicUrl })
     }
     if (!baseUrl) {
-      const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, allowLocalWebhooks: true, logError: () => {} })
-      const listener = await listenSandbox(sandbox, { port: 0, host: '127.0.0.1' })
-      baseUrl = listener.url.replace(/\/+$/, '')
-      server = { close: async () => { await listener.close(); await sandbox.close() } }
+      server = await startRunServer()
+      ownServer = true
+      baseUrl = server.url
     }
-    else if (options.waitForServerMs) await waitForServer(baseUrl, options.waitForServerMs)
+    else if (options.waitForServerMs && !server) await waitForServer(baseUrl, options.waitForServerMs)
     for (const scenario of scenarios) {
       if (stop) {
         reports.push(skipped(scenario, stop))
@@ -155,7 +160,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   } finally {
     // An inbox that could not listen has nothing to close, and must not keep the server open.
     await (await inbox?.catch(() => undefined))?.close()
-    await server?.close()
+    if (ownServer) await server?.close()
   }
   const count = (status: ScenarioReport['status']) => reports.filter((report) => report.status === status).length
   return {

@@ -1,13 +1,14 @@
-import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { canPrompt } from '../can-prompt.js'
 import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
+import { loadChosenScenarios } from '../load-chosen.js'
 import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import type { TransportOptions } from '../../client/send-request.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 import type { ListenError } from '../../server/listen-errors.js'
+import type { RunServer } from '../../scenarios/run-server.js'
 
 /** A server started in the background is up in seconds, or minutes in a slow CI: an hour is plenty. */
 const MAX_WAIT_MS = 3_600_000
@@ -27,34 +28,21 @@ interface RunFlags extends ReceiverFlags {
   verbose?: boolean
   githubReport: boolean
   schema?: boolean
+  watch?: boolean
 }
 
-async function loadChosen(args: string[], flags: RunFlags): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
-  const lib = await import('../../scenarios/index.js')
-  try {
-    const all = await lib.loadScenarios(flags.dir ?? lib.SHIPPED_SCENARIOS_DIR)
-    if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], flags.tag) }
-    const isFile = lib.isScenarioFilePath
-    // Named scenarios (ids from the directory, or files anywhere), in the order given.
-    const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
-    const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
-    // Reports name scenarios by id: two files with one id could not be told apart. One scenario
-    // named twice (by id, or by id and path) runs once, where it was first named.
-    const byIdOnce = new Map<string, Scenario>()
-    for (const scenario of named) {
-      const other = byIdOnce.get(scenario.id)?.file
-      if (other !== undefined && resolve(other) !== resolve(scenario.file)) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
-      if (other === undefined) byIdOnce.set(scenario.id, scenario)
-    }
-    return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], flags.tag) }
-  } catch (error) {
-    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
-    const { code, path } = error as NodeJS.ErrnoException
-    if (code === 'ENOTDIR' && path === flags.dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`)
-    if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
-    throw error
-  }
+/** What a run needs once its flags are checked: each run of `--watch` uses it again. */
+interface RunSetup {
+  args: string[]
+  flags: RunFlags
+  command: Command
+  baseUrl?: string
+  apiKey?: string
+  receiver: ReturnType<typeof resolveReceiverFlags>
+  waitForServerMs?: number
+  timeoutMs?: number
+  /** The proxy the requests go through, as said (password masked). */
+  proxy?: string
 }
 
 /** `--verbose`: every attempt of every request, as sent and as answered, under its scenario. */
@@ -78,26 +66,30 @@ async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
 }
 
 async function runRun(args: string[], flags: RunFlags, command: Command): Promise<void> {
+  if (flags.watch) (await import('../run-watch.js')).refuseWithWatch(flags)
   if (flags.schema) {
     const { buildScenarioJsonSchema } = await import('../../scenarios/scenario-json-schema.js')
     printJsonDocument(command, buildScenarioJsonSchema(), 2)
     return
   }
-  const { all, chosen } = await loadChosen(args, flags)
+  let scenarios: Scenario[] = []
   const out = await import('../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
-  if (flags.list) {
-    if (flags.json) {
-      printJsonDocument(command, chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file })))
+  // With --watch the files are read at each run, and a broken one is told and waited on.
+  if (!flags.watch) {
+    const { all, chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
+    if (flags.list) {
+      if (flags.json) {
+        printJsonDocument(command, chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file })))
+      }
+      else for (const scenario of chosen) write(`${escapeControls(scenario.id).padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${escapeControls(scenario.name)}`)
+      return
     }
-    else for (const scenario of chosen) write(`${escapeControls(scenario.id).padEnd(28)} ${out.chalk.dim(scenario.tags.join(','))}  ${escapeControls(scenario.name)}`)
-    return
+    scenarios = chosen
+    const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && canPrompt()
+    if (interactive) scenarios = await pickScenarios(all)
+    if (scenarios.length === 0) throw new CliError(noScenarioMessage(flags))
   }
-  let scenarios = chosen
-  const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && canPrompt()
-  if (interactive) scenarios = await pickScenarios(all)
-  if (scenarios.length === 0) throw new CliError(flags.tag.length > 0 ? `no scenario has the tag ${flags.tag.join(' or ')}` : 'no scenarios to run')
-
   const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
   if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
   // fetch refuses such a URL at every attempt (retried as a network error), and every line would print the password.
@@ -134,6 +126,36 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
   const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, flags.json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(out.chalk.dim(line)))
+  const setup: RunSetup = { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy }
+  if (!flags.watch) return runChosen(scenarios, setup, write)
+  const { watchRun } = await import('../run-watch.js')
+  const { isScenarioFilePath, SHIPPED_SCENARIOS_DIR } = await import('../../scenarios/load-scenarios.js')
+  await watchRun({
+    files: args.filter(isScenarioFilePath),
+    // Ids name files of the directory, and with no arguments the run is the directory's.
+    dirs: flags.dir !== undefined || args.length === 0 || args.some((arg) => !isScenarioFilePath(arg)) ? [flags.dir ?? SHIPPED_SCENARIOS_DIR] : [],
+    baseUrl,
+    load: async () => {
+      const { chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
+      if (chosen.length === 0) throw new CliError(noScenarioMessage(flags))
+      return chosen
+    },
+    run: (chosen, server, say) => runChosen(chosen, { ...setup, server }, say),
+  })
+}
+
+function noScenarioMessage(flags: RunFlags): string {
+  return flags.tag.length > 0 ? `no scenario has the tag ${flags.tag.join(' or ')}` : 'no scenarios to run'
+}
+
+/**
+ * Runs SCENARIOS as SETUP says, printing with WRITE: progress, the summary (or the JSON report)
+ * and the reports to files; a run that failed or stopped on setup throws its CliError.
+ */
+async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: RunServer }, write: (line: string) => void): Promise<void> {
+  const { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy } = setup
+  const out = await import('../output.js')
+  const outputFile = await import('../output-file.js')
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../../scenarios/index.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
@@ -145,6 +167,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   }
   const report = await runScenarios(scenarios, {
     baseUrl,
+    server: setup.server,
     apiKey,
     bail: flags.bail,
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
@@ -205,6 +228,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--list', 'list the scenarios and exit'))
     .addOption(new Option('--schema', 'print the JSON Schema of scenario files (for editors; dist/scenario.schema.json in the package) and exit'))
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
+    .addOption(new Option('--watch', 'run again when a scenario file changes (Ctrl+C quits); the in-process server stays up between runs'))
     .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))

@@ -1,0 +1,35 @@
+import { resolve } from 'node:path'
+import { CliError } from './cli-error.js'
+import type { Scenario } from '../scenarios/scenario-schema.js'
+
+/**
+ * The scenarios of `--dir` (or the shipped ones), and those ARGS and TAGS choose from them and
+ * from files named by path; a broken file or an unknown id is a CliError (code SCENARIO).
+ */
+export async function loadChosenScenarios(args: string[], dir: string | undefined, tags: string[]): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
+  const lib = await import('../scenarios/index.js')
+  try {
+    const all = await lib.loadScenarios(dir ?? lib.SHIPPED_SCENARIOS_DIR)
+    if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], tags) }
+    const isFile = lib.isScenarioFilePath
+    // Named scenarios (ids from the directory, or files anywhere), in the order given.
+    const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
+    const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
+    // Reports name scenarios by id: two files with one id could not be told apart. One scenario
+    // named twice (by id, or by id and path) runs once, where it was first named.
+    const byIdOnce = new Map<string, Scenario>()
+    for (const scenario of named) {
+      const other = byIdOnce.get(scenario.id)?.file
+      if (other !== undefined && resolve(other) !== resolve(scenario.file)) throw new CliError(`${other} and ${scenario.file} are both scenario "${scenario.id}"; rename one (the id is the file name)`)
+      if (other === undefined) byIdOnce.set(scenario.id, scenario)
+    }
+    return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], tags) }
+  } catch (error) {
+    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
+    const { code, path } = error as NodeJS.ErrnoException
+    if (code === 'ENOTDIR' && path === dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`)
+    if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
+    throw error
+  }
+}

@@ -1,0 +1,138 @@
+import { statSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { CliError, toCliError } from './cli-error.js'
+import { drainOutput } from './drain-output.js'
+import { escapeControls } from '../text/escape-controls.js'
+import type { RunServer } from '../scenarios/run-server.js'
+import type { Scenario } from '../scenarios/scenario-schema.js'
+import type { ScenarioChange, ScenarioWatch } from '../scenarios/watch-scenarios.js'
+
+type Write = (line: string) => void
+
+/** What `run --watch` watches, and how `run` loads and runs (the command's flags, applied). */
+export interface WatchRunOptions {
+  files: string[]
+  dirs: string[]
+  /** The server each run goes to; without one an in-process server is started once, for every run. */
+  baseUrl?: string
+  /** The scenarios the command line chooses, read again; throws a CliError for a broken file. */
+  load(): Promise<Scenario[]>
+  /** One run, printing with WRITE; throws a CliError when it failed or stopped on setup. */
+  run(scenarios: Scenario[], server: RunServer | undefined, write: Write): Promise<void>
+}
+
+/** What a signal exits with when it comes again while watch mode is stopping, as a shell counts it. */
+const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 }
+
+/** Flags that end with one document or a file, or leave nothing to watch: none go with --watch. */
+const NOT_WITH_WATCH = ['json', 'junit', 'list', 'schema'] as const
+
+/** `run --watch` with a flag it cannot go with, or under GitHub Actions: a usage error (exit 2). */
+export function refuseWithWatch(flags: Partial<Record<(typeof NOT_WITH_WATCH)[number], unknown>>): void {
+  const other = NOT_WITH_WATCH.find((flag) => flags[flag])
+  if (other) throw new CliError(`--watch cannot be used with --${other}: it runs again on every change and never ends; run without --watch for ${other === 'junit' ? 'a JUnit report' : other === 'json' ? 'a JSON report' : `--${other}`}`)
+  // A job whose step never ends holds its runner until the job's timeout (6 hours by default).
+  if (process.env.GITHUB_ACTIONS === 'true') throw new CliError('--watch never ends, and under GitHub Actions (GITHUB_ACTIONS=true) it would hold the job until its timeout: run without --watch in CI')
+}
+
+/** A path that cannot be watched is a usage error, before anything starts. */
+function checkTargets({ files, dirs }: WatchRunOptions): void {
+  const stat = (path: string, what: string) => {
+    try {
+      return statSync(path)
+    } catch {
+      throw new CliError(`no such file or directory: ${what}`)
+    }
+  }
+  for (const dir of dirs) {
+    if (!stat(dir, dir).isDirectory()) throw new CliError(`--dir ${dir} is not a directory (give scenario files as arguments, or the directory that holds them)`)
+  }
+  // A named file may be missing for now (saved later): its directory is what is watched.
+  for (const file of files) stat(dirname(file), file)
+}
+
+const show = (text: string) => escapeControls(text)
+
+/** `draft.json changed, new.json added` (or `rerun`, asked for). */
+function describeChanges(changes: ScenarioChange[]): string {
+  if (changes.length === 0) return 'rerun'
+  const shown = changes.slice(0, 3).map((change) => `${show(change.file)} ${change.change}`)
+  return `${shown.join(', ')}${changes.length > 3 ? ` and ${changes.length - 3} more` : ''}`
+}
+
+function describeScenarios(scenarios: Scenario[]): string {
+  const count = `${scenarios.length} ${scenarios.length === 1 ? 'scenario' : 'scenarios'}`
+  return scenarios.length > 6 ? count : `${count}: ${scenarios.map((scenario) => show(scenario.id)).join(', ')}`
+}
+
+/**
+ * `sandbox run --watch`: runs, then runs again on each change to the scenario files, until
+ * SIGINT, SIGTERM or `q`. Like `serve` and `webhook listen`, whose normal end is also a signal,
+ * it then says it stopped and exits 0 (the in-process server stopped first); a second signal
+ * while it stops exits at once with the signal's code, as serve's does.
+ */
+export async function watchRun(options: WatchRunOptions): Promise<never> {
+  checkTargets(options)
+  const out = await import('./output.js')
+  const { watchScenarios } = await import('../scenarios/watch-scenarios.js')
+  const { startRunServer } = await import('../scenarios/run-server.js')
+  const { listenForWatchKeys } = await import('./watch-keys.js')
+  // Once stopping, a run still going (it is not waited for) prints nothing more.
+  let stopping = false
+  const write = (line: string) => { if (!stopping) process.stdout.write(`${line}\n`) }
+  // As main.ts reports a CliError: the message alone, no stack; anything else is a bug, and ends the watch.
+  const report = (error: unknown) => {
+    const known = toCliError(error)
+    if (!known) throw error
+    if (!stopping) process.stderr.write(`sandbox: ${escapeControls(known.message, { keepNewlines: true })}\n`)
+  }
+  let quit!: (how: string) => void
+  const quitting = new Promise<string>((resolve) => { quit = resolve })
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
+    quit(signal)
+  }
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+  let server: RunServer | undefined
+  let watch: ScenarioWatch | undefined
+  let stopKeys: (() => void) | undefined
+  const stop = async () => {
+    stopping = true
+    stopKeys?.()
+    void watch?.close()
+    await server?.close()
+  }
+  try {
+    server = options.baseUrl === undefined ? await startRunServer() : undefined
+    if (server) write(out.chalk.dim(`in-process server on ${server.url} (memory storage), kept up between runs`))
+    const keys = Boolean(process.stdin.isTTY)
+    const targets = [...options.dirs.map((dir) => `${dir.replace(/\/+$/, '')}/`), ...options.files].map(show).join(', ')
+    let first = true
+    watch = watchScenarios({
+      files: options.files,
+      dirs: options.dirs,
+      load: options.load,
+      run: async (scenarios, changes) => {
+        if (!first) write(`\n${describeChanges(changes)}: running ${describeScenarios(scenarios)}`)
+        first = false
+        await options.run(scenarios, server, write).catch(report)
+      },
+      onLoadError: (error, changes) => {
+        if (!first) write(`\n${describeChanges(changes)}`)
+        first = false
+        report(error)
+      },
+      onIdle: () => write(out.chalk.dim(`\nwatching ${targets} for changes; ${keys ? 'Enter runs again, q quits' : 'Ctrl+C quits'}`)),
+    })
+    if (keys) stopKeys = listenForWatchKeys(process.stdin, { rerun: () => watch?.rerun(), quit: () => quit('q') })
+    const how = await Promise.race([quitting, watch.done.then(() => 'closed')])
+    await stop()
+    process.stdout.write(`watch stopped (${how})\n`)
+    await drainOutput()
+    process.exit(0)
+  } finally {
+    // Reached only on an error: a server that could not start, or a bug in a run.
+    await stop()
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+  }
+}

@@ -1,0 +1,233 @@
+import { readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { listenForWatchKeys } from '../../src/cli/watch-keys.js'
+import { watchScenarios, WATCH_DEBOUNCE_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+const tempDir = useTempDirs('sandbox-watch')
+
+/** A watcher whose events the test sends, per directory. */
+function fakeWatcher() {
+  const listeners = new Map<string, (name: string | null) => void>()
+  const watchDirectory: WatchDirectory = (dir, onEvent) => {
+    listeners.set(dir, onEvent)
+    return { close: () => listeners.delete(dir) }
+  }
+  return { watchDirectory, emit: (dir: string, name: string) => listeners.get(dir)?.(name), watching: () => listeners.size }
+}
+
+/** Rounds as the watch ran them, and a promise for the next idle moment. */
+function recordRounds() {
+  const rounds: Array<{ changes: ScenarioChange[]; loaded?: unknown; error?: string }> = []
+  let idle: () => void = () => {}
+  let nextIdle = new Promise<void>((resolve) => { idle = resolve })
+  return {
+    rounds,
+    onIdle: () => {
+      const resolve = idle
+      nextIdle = new Promise<void>((next) => { idle = next })
+      resolve()
+    },
+    idle: () => nextIdle,
+  }
+}
+
+const open: ScenarioWatch[] = []
+afterEach(async () => {
+  vi.useRealTimers()
+  await Promise.all(open.splice(0).map((watch) => watch.close()))
+})
+
+/** Lets the events' timers fire and the round they start settle (fake timers). */
+async function settle(ms = WATCH_DEBOUNCE_MS): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms)
+}
+
+describe('watchScenarios', () => {
+  it('runs once at start, then once per burst of saves, after the files are quiet', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    await writeFile(join(dir, 'a.json'), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    const idle = record.idle()
+    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }])
+    // An editor's save: truncate, write, write again, each an event, the last 100 ms after the first.
+    fake.emit(dir, 'a.json')
+    await settle(50)
+    fake.emit(dir, 'a.json')
+    await settle(50)
+    fake.emit(dir, 'a.json')
+    await settle(WATCH_DEBOUNCE_MS - 1)
+    expect(record.rounds).toHaveLength(1)
+    const next = record.idle()
+    await settle(1)
+    await next
+    expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }, { loaded: 'loaded', changes: [{ file: join(dir, 'a.json'), change: 'changed' }] }])
+  })
+
+  it('tells added and removed files, and leaves out editor temp files and files that came and went', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    await writeFile(join(dir, 'a.json'), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    let idle = record.idle()
+    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => null, run: async (_loaded, changes) => { record.rounds.push({ changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    await writeFile(join(dir, 'b.json'), '{}')
+    await writeFile(join(dir, '.a.json.swp'), '')
+    await writeFile(join(dir, 'a.json~'), '')
+    await writeFile(join(dir, 'gone.json'), '{}')
+    await rm(join(dir, 'gone.json'))
+    await rm(join(dir, 'a.json'))
+    for (const name of ['b.json', '.a.json.swp', 'a.json~', 'gone.json', 'a.json']) fake.emit(dir, name)
+    idle = record.idle()
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'b.json'), change: 'added' }, { file: join(dir, 'a.json'), change: 'removed' }])
+    // Only temp files: no round at all.
+    const rounds = record.rounds.length
+    fake.emit(dir, '4913')
+    fake.emit(dir, '.b.json.swp')
+    await settle()
+    expect(record.rounds).toHaveLength(rounds)
+  })
+
+  it('never runs two rounds at once: changes during a round make exactly one more, with all of them', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    for (const name of ['a.json', 'b.json']) await writeFile(join(dir, name), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    let running = 0
+    let release!: () => void
+    const firstRoundHeld = new Promise<void>((resolve) => { release = resolve })
+    const watch = watchScenarios({
+      dirs: [dir],
+      watchDirectory: fake.watchDirectory,
+      load: async () => null,
+      run: async (_loaded, changes) => {
+        running++
+        expect(running).toBe(1)
+        record.rounds.push({ changes })
+        if (record.rounds.length === 1) await firstRoundHeld
+        running--
+      },
+      onLoadError: () => {},
+      onIdle: record.onIdle,
+    })
+    open.push(watch)
+    // Two saves, each settled past the debounce, and a rerun asked for, all while round 1 runs.
+    fake.emit(dir, 'a.json')
+    await settle()
+    fake.emit(dir, 'b.json')
+    await settle()
+    watch.rerun()
+    expect(record.rounds).toHaveLength(1)
+    const idle = record.idle()
+    release()
+    // A second round at once would throw in run and end the watch: done rejects.
+    await Promise.race([idle, watch.done])
+    expect(record.rounds.map((round) => round.changes)).toEqual([[], [{ file: join(dir, 'a.json'), change: 'changed' }, { file: join(dir, 'b.json'), change: 'changed' }]])
+  })
+
+  it('tells a file that does not load and goes on watching: the next good save runs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    const file = join(dir, 'a.json')
+    await writeFile(file, '{"ok": 1}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    const errors: Array<{ message: string; changes: ScenarioChange[] }> = []
+    let idle = record.idle()
+    const watch = watchScenarios({
+      files: [file],
+      watchDirectory: fake.watchDirectory,
+      load: async () => JSON.parse(await readFile(file, 'utf8')) as unknown,
+      run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) },
+      onLoadError: (error, changes) => { errors.push({ message: (error as Error).message, changes }) },
+      onIdle: record.onIdle,
+    })
+    open.push(watch)
+    await idle
+    await writeFile(file, '{"ok": ')
+    fake.emit(dir, 'a.json')
+    idle = record.idle()
+    await settle()
+    await Promise.race([idle, watch.done])
+    expect(errors).toEqual([{ message: expect.stringContaining('JSON'), changes: [{ file, change: 'changed' }] }])
+    await writeFile(file, '{"ok": 2}')
+    fake.emit(dir, 'a.json')
+    idle = record.idle()
+    await settle()
+    await idle
+    expect(record.rounds.map((round) => round.loaded)).toEqual([{ ok: 1 }, { ok: 2 }])
+    // A file beside the named one is not watched.
+    fake.emit(dir, 'b.json')
+    await settle()
+    expect(record.rounds).toHaveLength(2)
+  })
+
+  it('ends on close (no round after it), and with the error when a round throws one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    const idle = record.idle()
+    const watch = watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => null, run: async (_loaded, changes) => { record.rounds.push({ changes }) }, onLoadError: () => {}, onIdle: record.onIdle })
+    await idle
+    await watch.close()
+    await expect(watch.done).resolves.toBeUndefined()
+    expect(fake.watching()).toBe(0)
+    watch.rerun()
+    await settle()
+    expect(record.rounds).toHaveLength(1)
+
+    const failing = watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => null, run: async () => { throw new Error('a bug') }, onLoadError: () => {} })
+    await expect(failing.done).rejects.toThrow('a bug')
+    expect(fake.watching()).toBe(0)
+  })
+
+  it('sees a save through a rename with the real fs.watch', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'a.json')
+    await writeFile(file, '1')
+    const record = recordRounds()
+    let idle = record.idle()
+    open.push(watchScenarios({ files: [file], load: async () => readFile(file, 'utf8'), run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    // As editors save atomically: a temp file beside it, renamed over it (a watch on the file itself would lose it).
+    for (const content of ['2', '3']) {
+      idle = record.idle()
+      await writeFile(`${file}.tmp`, content)
+      await rename(`${file}.tmp`, file)
+      await idle
+    }
+    expect(record.rounds.map((round) => round.loaded)).toEqual(['1', '2', '3'])
+    expect(record.rounds[2]!.changes).toEqual([{ file, change: 'changed' }])
+  })
+})
+
+describe('the watch keys on a terminal', () => {
+  it('runs again on Enter or r, quits on q, and ignores other lines', async () => {
+    const input = new PassThrough()
+    const actions = { rerun: vi.fn(), quit: vi.fn() }
+    const stop = listenForWatchKeys(input, actions)
+    input.write('\n')
+    input.write('r\n')
+    input.write('x\n')
+    input.write(' Q \n')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(actions.rerun).toHaveBeenCalledTimes(2)
+    expect(actions.quit).toHaveBeenCalledTimes(1)
+    stop()
+    input.write('q\n')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(actions.quit).toHaveBeenCalledTimes(1)
+  })
+})
