@@ -72,9 +72,12 @@ function isLoopback(baseUrl: string): boolean {
 /**
  * The target of a command that calls the API: the base URL (default DEFAULT_BASE_URL); the key
  * from the flag or variable, else LOCAL_KEY on a loopback server, else asked for on a terminal;
- * the proxy; and with `--verbose` every attempt printed through `say`.
+ * the proxy; and with `--verbose` every attempt printed (on stderr with `--json`).
  */
-export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: boolean | undefined; say: (line: string) => void }): Promise<ApiTarget> {
+export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: boolean | undefined }): Promise<ApiTarget> {
+  const { chalk } = await import('./output.js')
+  // Notes for a person: beside the text on stdout, or on stderr when stdout holds one JSON document.
+  const say = options.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => process.stdout.write(`${chalk.dim(line)}\n`)
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
   let apiKey = readApiKey(flags.apiKey)
   const local = apiKey === undefined && isLoopback(baseUrl)
@@ -85,12 +88,12 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
     apiKey = await withPromptSignals((signal) => password({ message: `API key for ${baseUrl} (sk_sandbox_...)`, mask: true }, { signal }))
     checkApiKey(apiKey, 'the key')
   }
-  const proxy = await (await import('./use-proxy.js')).useProxy(baseUrl, options.say)
+  const proxy = await (await import('./use-proxy.js')).useProxy(baseUrl, say)
   const transport: TransportOptions = { baseUrl, apiKey }
   if (flags.verbose) {
     const { formatExchange } = await import('./verbose-exchange.js')
     transport.onAttempt = (request, answer, wire) => {
-      for (const line of formatExchange(request.method, wire, answer)) options.say(`    ${line}`)
+      for (const line of formatExchange(request.method, wire, answer)) say(`    ${line}`)
     }
   }
   return { baseUrl, apiKey, local, proxy, transport }

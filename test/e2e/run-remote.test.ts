@@ -116,6 +116,6 @@ describe('sandbox run against a remote sandbox', () => {
     expect(stderr).toBe('sandbox: SANDBOX_API_KEY holds a space, line break or other character a key cannot have (a key file saved with CRLF line ends, or a trailing newline?): "sk_sandbox_s..."\n')
     const bearer = await runCli(['run', 'loan-flow', '--base-url', 'http://127.0.0.1:9', '--api-key', `Bearer ${key}`])
     expect(bearer.code).toBe(2)
-    expect(bearer.stderr).toBe('sandbox: --api-key must be a sandbox key (sk_sandbox_...), got "Bearer sk_sa..." (the key alone: the run sends "Authorization: Bearer KEY" itself)\n')
+    expect(bearer.stderr).toBe('sandbox: --api-key must be a sandbox key (sk_sandbox_...), got "Bearer sk_sa..." (the key alone: sandbox sends "Authorization: Bearer KEY" itself)\n')
   })
 })

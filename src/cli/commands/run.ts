@@ -90,27 +90,10 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     if (interactive) scenarios = await pickScenarios(all)
     if (scenarios.length === 0) throw new CliError(noScenarioMessage(flags))
   }
-  const baseUrl = flags.startServer ? undefined : (flags.baseUrl ?? process.env.SANDBOX_BASE_URL)
-  if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
-  // fetch refuses such a URL at every attempt (retried as a network error), and every line would print the password.
-  const withUser = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
-  if (withUser && (withUser.username || withUser.password)) {
-    throw new CliError(`--base-url cannot hold a user name or password (${withUser.protocol}//****@${withUser.host}): fetch sends none; the API takes its key from --api-key`)
-  }
-  // An empty variable (a CI secret that is not set) means none, as with SANDBOX_WEBHOOK_SECRET.
-  const apiKey = flags.apiKey ?? (process.env.SANDBOX_API_KEY || undefined)
-  // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
-  // not be sent to scenarios that open loans.
-  const source = flags.apiKey === undefined ? 'SANDBOX_API_KEY' : '--api-key'
-  if (apiKey !== undefined && !apiKey.startsWith('sk_sandbox_')) {
-    const bearer = /^bearer\s/i.test(apiKey) ? ' (the key alone: the run sends "Authorization: Bearer KEY" itself)' : ''
-    throw new CliError(`${source} must be a sandbox key (sk_sandbox_...), got "${apiKey.slice(0, 12)}${apiKey.length > 12 ? '...' : ''}"${bearer}`)
-  }
-  // A key read from a file saved with CRLF, or pasted with a space, cannot be sent in a header:
-  // every step failed (exit 1, as if the API had) with the whole key in the message.
-  if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new CliError(`${source} holds a space, line break or other character a key cannot have (a key file saved with CRLF line ends, or a trailing newline?): "${apiKey.slice(0, 12)}..."`)
-  }
+  // The checks `webhook trigger` and its kin make too: an http(s) URL without a password, a sendable sk_sandbox_ key.
+  const { readApiKey, readBaseUrl } = await import('../api-target.js')
+  const baseUrl = flags.startServer ? undefined : readBaseUrl(flags.baseUrl)
+  const apiKey = readApiKey(flags.apiKey)
   const readDuration = (flag: string, text: string | undefined): number | undefined => {
     if (text === undefined) return undefined
     try {

@@ -13,9 +13,8 @@ interface DeliveriesFlags extends ApiTargetFlags {
 async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<void> {
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
-  const say = flags.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => write(chalk.dim(line))
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
-  const target = await resolveApiTarget(flags, { json: flags.json, say })
+  const target = await resolveApiTarget(flags, { json: flags.json })
   const { createSandboxClient } = await import('../../../client/sandbox-client.js')
   const { endpoint, deliveries } = await createSandboxClient(target.transport).getWebhook().catch((error: unknown) => {
     throw toApiCliError(error, target)

@@ -11,11 +11,9 @@ interface RetryFlags extends ApiTargetFlags {
 
 async function runRetry(ids: string[], flags: RetryFlags, command: Command): Promise<void> {
   const waitMs = readDeliveryWait(flags.wait)
-  const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
-  const say = flags.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => write(chalk.dim(line))
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
-  const target = await resolveApiTarget(flags, { json: flags.json, say })
+  const target = await resolveApiTarget(flags, { json: flags.json })
   const { retryDeliveries } = await import('../../../webhook-tools/retry-deliveries.js')
   const report = await retryDeliveries({ ...target.transport, deliveryIds: ids, waitMs }).catch((error: unknown) => {
     // An id the log does not hold (or one delivered already) is a wrong argument.
