@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, runCli } from '../helpers/cli.js'
 import { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from '../helpers/forward-proxy.js'
 import { findFreePort } from '../helpers/free-port.js'
+import { findClosedPort } from '../helpers/receiver.js'
 import { useProxiedSandbox } from '../helpers/reverse-proxy.js'
 
 // `sandbox run` from behind a corporate or CI forward proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY).
@@ -80,7 +81,7 @@ describe('sandbox run through an HTTP proxy', () => {
   })
 
   it('a proxy that is down: exit 2 naming the proxy and NO_PROXY, not "is the server running?"', async () => {
-    const closed = `http://127.0.0.1:${await findFreePort()}`
+    const closed = `http://127.0.0.1:${await findClosedPort()}`
     const { code, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--timeout', '2s'], { env: { HTTPS_PROXY: closed } })
     expect(code).toBe(2)
     expect(stderr).toBe(`sandbox: cannot reach https://sandbox.test/api/sandbox/state (ECONNREFUSED) after 4 attempts; the requests went through the proxy ${closed} (HTTPS_PROXY): is it up, and can it reach the server? (NO_PROXY=sandbox.test to connect directly)\n`)

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import { once } from 'node:events'
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 
 /** One delivery a test receiver got. */
 export interface Received {
@@ -23,8 +24,23 @@ export interface TestReceiver {
   close(): Promise<void>
 }
 
-/** Starts a receiver on a free loopback port, or on `port`. */
+/** Ports findClosedPort holds, by the socket that holds each. */
+const heldPorts = new Map<number, Socket>()
+
+/** Lets go of a port findClosedPort holds, so that a receiver can listen there. */
+async function releaseClosedPort(port: number): Promise<void> {
+  const holder = heldPorts.get(port)
+  if (!holder) return
+  heldPorts.delete(port)
+  // A reset, not a FIN: a socket that closes first lingers in TIME_WAIT on its port for a minute,
+  // and a listener cannot bind where a socket without SO_REUSEADDR lingers.
+  holder.resetAndDestroy()
+  if (!holder.closed) await once(holder, 'close')
+}
+
+/** Starts a receiver on a free loopback port, or on `port` (a dead receiver from findClosedPort coming back). */
 export async function startReceiver(path = '/webhooks', port = 0): Promise<TestReceiver> {
+  await releaseClosedPort(port)
   const receiver: TestReceiver = {
     url: '',
     received: [],
@@ -72,11 +88,25 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
   return receiver
 }
 
-/** A loopback port nobody listens on (connections to it are refused): a dead receiver. */
+/**
+ * A loopback port nobody listens on (connections to it are refused): a dead receiver. The port is
+ * the local end of a connection this process keeps open, so no other server gets it while the
+ * tests run: a port merely closed again was handed to another test's `listen(0)` about 6 times in
+ * 20,000 here, and that server then got the dead receiver's deliveries (a paced-load test counted
+ * one request too many). Connections to it are still refused: nothing listens there, until
+ * startReceiver is asked for that port (a receiver coming back).
+ */
 export async function findClosedPort(): Promise<number> {
-  const server = createNetServer()
+  // Neither end of the held connection keeps the process alive.
+  // The reset that releases the port reaches the accepted end as ECONNRESET: expected, not a failure.
+  const server = createNetServer((accepted) => accepted.unref().on('error', () => {}))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
+  const holder = connect((server.address() as AddressInfo).port, '127.0.0.1')
+  await once(holder, 'connect')
+  holder.unref()
+  // Stops listening at once; its callback would wait for the held connection to end.
+  server.close()
+  server.unref()
+  heldPorts.set(holder.localPort!, holder)
+  return holder.localPort!
 }
