@@ -163,6 +163,13 @@ describe('sandbox webhook deliveries and retry', () => {
     expect(await runCli(['webhook', 'retry', id, '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 2, stderr: `sandbox: POST /api/sandbox/webhooks/retry answered 404 WEBHOOK_DELIVERY_NOT_FOUND: No retryable delivery ${id} (unknown, or already delivered). (sandbox webhook deliveries lists them)\n` })
     expect(await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--status', 'lost'])).toMatchObject({ code: 2, stderr: expect.stringContaining("argument 'lost' is invalid. one of pending, delivered, retrying, failed") })
   })
+  it('refuses more than 50 ids, or an empty one, as a usage error before any request', async () => {
+    const many = Array.from({ length: 51 }, (_, index) => `whd_${index}`)
+    const tooMany = await runCli(['webhook', 'retry', ...many, '--base-url', serve.url, '--json'])
+    expect(tooMany.code).toBe(2)
+    expect(JSON.parse(tooMany.stdout)).toEqual({ error: { code: 'USAGE', message: 'at most 50 delivery ids at a time (the retry endpoint\'s limit), got 51: retry them in batches of 50' } })
+    expect(await runCli(['webhook', 'retry', '', '--base-url', serve.url])).toMatchObject({ code: 2, stderr: expect.stringContaining('sandbox: a delivery id is an empty string (an unset shell variable?)') })
+  })
 })
 
 describe.skipIf(PTY_UNAVAILABLE !== '')('sandbox webhook trigger on a terminal', () => {

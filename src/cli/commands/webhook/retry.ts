@@ -9,8 +9,14 @@ interface RetryFlags extends ApiTargetFlags {
   json?: boolean
 }
 
+/** The retry endpoint's limit on one request (its `delivery_ids`). */
+const MAX_IDS = 50
+
 async function runRetry(ids: string[], flags: RetryFlags, command: Command): Promise<void> {
   const waitMs = readDeliveryWait(flags.wait)
+  // The server's 400 for these read as the API refusing (exit 1), when the arguments are wrong.
+  if (ids.length > MAX_IDS) throw new CliError(`at most ${MAX_IDS} delivery ids at a time (the retry endpoint's limit), got ${ids.length}: retry them in batches of ${MAX_IDS}`)
+  if (ids.includes('')) throw new CliError('a delivery id is an empty string (an unset shell variable?); give whd_... ids, as sandbox webhook deliveries lists them')
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const say = flags.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => write(chalk.dim(line))
