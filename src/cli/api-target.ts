@@ -1,5 +1,5 @@
 import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
-import type { TransportOptions } from '../client/send-request.js'
+import { DEFAULT_TIMEOUT_MS, type TransportOptions } from '../client/send-request.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
@@ -86,7 +86,10 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
     checkApiKey(apiKey, 'the key')
   }
   const proxy = await (await import('./use-proxy.js')).useProxy(baseUrl, options.say)
-  const transport: TransportOptions = { baseUrl, apiKey }
+  const { formatRetryWait } = await import('./run-progress.js')
+  // As in `run`: a 429's Retry-After or a retried network error can last many seconds, and a
+  // command waiting in silence looks stuck.
+  const transport: TransportOptions = { baseUrl, apiKey, onRetryWait: (wait) => options.say(formatRetryWait(wait, DEFAULT_TIMEOUT_MS)) }
   if (flags.verbose) {
     const { formatExchange } = await import('./verbose-exchange.js')
     transport.onAttempt = (request, answer, wire) => {

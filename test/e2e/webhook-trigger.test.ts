@@ -96,6 +96,19 @@ describe('sandbox webhook trigger', () => {
     }
   })
 
+  it('says when it waits out a rate limit, as run does (on stderr with --json)', async () => {
+    const limited = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '1/1'])
+    try {
+      const text = await runCli(['webhook', 'trigger', 'partner.updated', '--base-url', limited.url])
+      expect(text.stdout).toMatch(/^429 rate limited: waiting \d+ (ms|s), then (GET|POST) \/api\/sandbox\/\w+ again/m)
+      const json = await runCli(['webhook', 'trigger', 'partner.updated', '--base-url', limited.url, '--json'])
+      expect(JSON.parse(json.stdout)).toMatchObject({ event: 'sandbox.partner.updated' })
+      expect(json.stderr).toMatch(/^sandbox: 429 rate limited: waiting \d+ (ms|s), then (GET|POST) \/api\/sandbox\/\w+ again/m)
+    } finally {
+      await limited.stop()
+    }
+  })
+
   it('setup mistakes exit 2 before any request: an unknown event, no event off a terminal, a loan for an event that makes its own', async () => {
     expect(await trigger(['loan.exploded'])).toMatchObject({ code: 2, stderr: `sandbox: unknown event "loan.exploded": one of ${EVENT_LIST}\n` })
     expect(await trigger([])).toMatchObject({ code: 2, stderr: `sandbox: name the event to trigger: one of ${EVENT_LIST}\n` })
