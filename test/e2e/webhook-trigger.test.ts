@@ -39,8 +39,9 @@ describe('sandbox webhook trigger', () => {
     expect(code).toBe(0)
     const lines = stdout.trimEnd().split('\n')
     expect(lines[0]).toBe(`triggering sandbox.repayment.settled on ${serve.url} (key sk_sandbox_trig…aaaa)`)
-    expect(lines.slice(1, 8).map((line) => line.replace(/loan_\w+/, 'LOAN'))).toEqual([
+    expect(lines.slice(1, 9).map((line) => line.replace(/loan_\w+/, 'LOAN'))).toEqual([
       '  200 GET /api/sandbox/config',
+      '  200 GET /api/sandbox/loans',
       '  200 POST /api/sandbox/loans  → sandbox.loan.issued',
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow start_payment  → sandbox.repayment.updated',
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow confirm_usdt  → sandbox.repayment.updated',
@@ -48,8 +49,8 @@ describe('sandbox webhook trigger', () => {
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow complete_settlement  → sandbox.repayment.settled',
       expect.stringMatching(/^deliveries queued, after \d+\.\d s:$/),
     ])
-    expect(lines.slice(8)).toHaveLength(5)
-    for (const line of lines.slice(8)) expect(line).toMatch(new RegExp(`^  whd_\\w+  sandbox\\.\\S+ +forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
+    expect(lines.slice(9)).toHaveLength(5)
+    for (const line of lines.slice(9)) expect(line).toMatch(new RegExp(`^  whd_\\w+  sandbox\\.\\S+ +forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
     const received = (await receiver.waitFor(before + 5)).slice(before)
     expect(received.map((entry) => JSON.parse(entry.body).type)).toEqual(['sandbox.loan.issued', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.settled'])
     for (const entry of received) verifyWebhook({ secret, body: entry.body, headers: entry.headers })

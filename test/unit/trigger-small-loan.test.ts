@@ -22,4 +22,14 @@ describe('chooseSmallLoan', () => {
     expect(Math.abs(loan.collateral_btc * 1e8 - Math.round(loan.collateral_btc * 1e8))).toBeLessThan(1e-6)
     expect(ltvOf(loan, 70_123.45)).toBeLessThanOrEqual(32.5)
   })
+
+  it('fits the wallet, less a reserve, but never below the collateral the LTV limit needs', () => {
+    // 12,000 USDT at 40% and 30,000 USD/BTC needs exactly 1 BTC.
+    const big = { ...config, rates: { ...config.rates, btc_usd: 30_000 }, risk: { ...config.risk, max_ltv_percent: 40 }, limits: { loan_amount: { min: 12_000, max: 50_000 }, collateral_btc: { min: 0.5, max: 3 } } }
+    expect(chooseSmallLoan(big).collateral_btc).toBe(2)
+    expect(chooseSmallLoan(big, 1.7).collateral_btc).toBe(1.7)
+    expect(chooseSmallLoan(big, 2, 0.5).collateral_btc).toBe(1.5)
+    expect(chooseSmallLoan(big, 0.4).collateral_btc).toBe(1)
+    expect(chooseSmallLoan(config, 2)).toEqual({ loan_amount: 100, collateral_btc: 0.00421053 })
+  })
 })
