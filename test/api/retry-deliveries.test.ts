@@ -46,7 +46,7 @@ describe('retryDeliveries', () => {
     const report = await retryDeliveries({ ...options, deliveryIds: [ids[1]!], waitMs: 5000 })
     expect(report.retried).toEqual([ids[1]])
     expect(report.deliveries).toMatchObject([{ id: ids[1], status: 'failed', attempts: 4, last_status_code: 503 }])
-    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, sandbox\.webhook\.test evt_\w+, is failed \(last answer: 503\)$/)
+    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, whd_\w+ \(sandbox\.webhook\.test to \w+ http:\/\/127\.0\.0\.1:\d+\/\w*\), is failed \(last answer: 503\); once the receiver answers 2xx, sandbox webhook retry whd_\w+ sends it again$/)
     expect(receiver.received).toHaveLength(6)
   })
 

@@ -108,7 +108,7 @@ describe('triggerEvent', () => {
     const { receiver, baseUrl, apiKey } = await setup({ respond: 500 })
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 10_000 })
     expect(report.deliveries).toMatchObject([{ event_type: 'sandbox.partner.updated', status: 'failed', attempts: 3, last_status_code: 500 }])
-    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, sandbox\.partner\.updated evt_\w+, is failed \(last answer: 500\)$/)
+    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, whd_\w+ \(sandbox\.partner\.updated to \w+ http:\/\/127\.0\.0\.1:\d+\/\w*\), is failed \(last answer: 500\); once the receiver answers 2xx, sandbox webhook retry whd_\w+ sends it again$/)
     expect(receiver.received).toHaveLength(3)
   })
 
