@@ -149,7 +149,7 @@ describe('sandbox webhook trigger', () => {
     const refused = await trigger(['loan_application.updated', '--api-key', key])
     expect(refused.code).toBe(1)
     expect(refused.stdout).toMatch(/^  409 POST \/api\/sandbox\/loans\/flow start_collateral_transfer$/m)
-    expect(refused.stderr).toMatch(/^sandbox: POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: .*; the key's state is in the way .*sandbox keys reset KEY, or another key\)\n$/)
+    expect(refused.stderr).toMatch(/^sandbox: POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: .*[^.]; the key's state is in the way \(an application or repayment it left open: .*sandbox keys reset KEY for a registered key, or another key\n$/)
   })
 })
 

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { SandboxApiError } from '../../src/client/api-error.js'
+import { CliError } from '../../src/cli/cli-error.js'
+import { toTriggerCliError } from '../../src/cli/trigger-lines.js'
+
+const conflict = (error: string, reason: string, path = '/api/sandbox/loans') =>
+  new SandboxApiError(409, 'FLOW_CONFLICT', 'req_1', { error, error_code: 'FLOW_CONFLICT', details: { reason } }, 'POST', path)
+
+const messageOf = (error: SandboxApiError, local: boolean) => {
+  const cli = toTriggerCliError(error, { proxy: undefined, local })
+  expect(cli).toBeInstanceOf(CliError)
+  expect(cli).toMatchObject({ exitCode: 1, code: 'REFUSED' })
+  return (cli as CliError).message
+}
+
+describe('toTriggerCliError on a 409 FLOW_CONFLICT', () => {
+  it('a wallet too low: names --loan, and a fresh state the key can have (no keys reset for the local default key)', () => {
+    const wallet = conflict('The simulator wallet holds 0 BTC; 1 BTC is needed.', 'INSUFFICIENT_BALANCE')
+    expect(messageOf(wallet, true)).toBe('POST /api/sandbox/loans answered 409 FLOW_CONFLICT: The simulator wallet holds 0 BTC; 1 BTC is needed; '
+      + "the key's simulated wallet is too low: for the loan and repayment events, act on an active loan with --loan ID (GET /api/sandbox/loans lists them); "
+      + 'or start from a fresh state: another key (--api-key sk_sandbox_ and 16 or more letters, digits or _: any key works here)')
+    expect(messageOf(wallet, false)).toMatch(/; or start from a fresh state: sandbox keys reset KEY for a registered key, or another key$/)
+  })
+
+  it('an application left open: where to see it, what to do', () => {
+    const draft = conflict('Application app_1 is still open; finish it before starting another.', 'DRAFT_ALREADY_OPEN', '/api/sandbox/loans/flow (start_collateral_transfer)')
+    expect(messageOf(draft, false)).toBe('POST /api/sandbox/loans/flow (start_collateral_transfer) answered 409 FLOW_CONFLICT: Application app_1 is still open; finish it before starting another; '
+      + "the key's state is in the way (an application or repayment it left open: GET /api/sandbox/loans shows it): finish it, or start from a fresh state: sandbox keys reset KEY for a registered key, or another key")
+  })
+})
