@@ -17,7 +17,7 @@ export function formatTriggerRequest(request: TriggerRequest): string {
 }
 
 /** A trigger's failure as the CLI error a user can act on: setup (exit 2) or the API's refusal (exit 1). */
-export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'proxy' | 'local'>): unknown {
+export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>): unknown {
   if (error instanceof TriggerLoanNotFoundError || error instanceof TriggerUsageError) return new CliError(error.message, { cause: error })
   // The test event needs the key's own endpoint: setup, as a refused key is.
   if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_ENDPOINT_REQUIRED') {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { addKey } from '../../src/keys/manage-keys.js'
@@ -130,6 +131,33 @@ describe('sandbox webhook trigger', () => {
     const test = await trigger(['webhook.test', '--api-key', KEY_A])
     expect(test).toMatchObject({ code: 2, stderr: 'sandbox: POST /api/sandbox/webhooks/test answered 409 WEBHOOK_ENDPOINT_REQUIRED: Configure a webhook endpoint first with POST /api/sandbox/webhooks. (the test event goes only to the key\'s endpoint; serve\'s --webhook-forward-to URL gets every other event type)\n' })
     expect(test.stdout).toMatch(/^  409 POST \/api\/sandbox\/webhooks\/test$/m)
+  })
+
+  it('a base URL that reaches a running server the wrong way is setup (exit 2) with its fix, as in run', async () => {
+    const port = new URL(serve.url).port
+    // https:// to this plain-HTTP server: it is running, so no "is the server running?".
+    const https = await runCli(['webhook', 'trigger', 'partner.updated', '--base-url', `https://127.0.0.1:${port}`])
+    expect(https).toMatchObject({ code: 2, stderr: `sandbox: cannot reach https://127.0.0.1:${port}/api/sandbox/webhooks: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (http://127.0.0.1:${port})\n` })
+    // A redirect (a moved base URL) is not the API refusing a request.
+    const mover = createServer((_request, response) => response.writeHead(301, { location: `${serve.url}/api/sandbox/webhooks` }).end())
+    await new Promise<void>((resolve) => mover.listen(0, '127.0.0.1', resolve))
+    try {
+      const moved = `http://127.0.0.1:${(mover.address() as { port: number }).port}`
+      const redirected = await runCli(['webhook', 'deliveries', '--base-url', moved, '--json'])
+      expect(redirected.code).toBe(2)
+      expect(JSON.parse(redirected.stdout)).toEqual({ error: { code: 'UNREACHABLE', message: `GET /api/sandbox/webhooks answered 301: a redirect to ${serve.url}/api/sandbox/webhooks (not followed; use the URL it names as the base URL)` } })
+    } finally {
+      await new Promise((resolve) => mover.close(resolve))
+    }
+    // http:// to a TLS server: its 400 says to use https://; not the API refusing the walk.
+    const tls = join(import.meta.dirname, '../fixtures/tls')
+    const secure = await startServe(['--port', '0', '--storage', 'memory', '--tls-cert', join(tls, 'cert.pem'), '--tls-key', join(tls, 'key.pem')])
+    try {
+      const plain = secure.url.replace(/^https:/, 'http:')
+      expect(await runCli(['webhook', 'retry', '--base-url', plain])).toMatchObject({ code: 2, stderr: `sandbox: POST /api/sandbox/webhooks/retry answered 400 INVALID_REQUEST: This server answers https only: send the request to ${secure.url}.\n` })
+    } finally {
+      await secure.stop()
+    }
   })
 
   it('acts on --loan, and a refused step exits 1 with the API\'s answer and what to do', async () => {

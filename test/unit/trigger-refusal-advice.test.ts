@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SandboxApiError } from '../../src/client/api-error.js'
+import { SandboxApiError, SandboxConnectionError } from '../../src/client/api-error.js'
 import { CliError } from '../../src/cli/cli-error.js'
 import { toTriggerCliError } from '../../src/cli/trigger-lines.js'
 
@@ -7,7 +7,7 @@ const conflict = (error: string, reason: string, path = '/api/sandbox/loans') =>
   new SandboxApiError(409, 'FLOW_CONFLICT', 'req_1', { error, error_code: 'FLOW_CONFLICT', details: { reason } }, 'POST', path)
 
 const messageOf = (error: SandboxApiError, local: boolean) => {
-  const cli = toTriggerCliError(error, { proxy: undefined, local })
+  const cli = toTriggerCliError(error, { baseUrl: 'http://127.0.0.1:4010', proxy: undefined, local })
   expect(cli).toBeInstanceOf(CliError)
   expect(cli).toMatchObject({ exitCode: 1, code: 'REFUSED' })
   return (cli as CliError).message
@@ -26,5 +26,14 @@ describe('toTriggerCliError on a 409 FLOW_CONFLICT', () => {
     const draft = conflict('Application app_1 is still open; finish it before starting another.', 'DRAFT_ALREADY_OPEN', '/api/sandbox/loans/flow (start_collateral_transfer)')
     expect(messageOf(draft, false)).toBe('POST /api/sandbox/loans/flow (start_collateral_transfer) answered 409 FLOW_CONFLICT: Application app_1 is still open; finish it before starting another; '
       + "the key's state is in the way (an application or repayment it left open: GET /api/sandbox/loans shows it): finish it, or start from a fresh state: sandbox keys reset KEY for a registered key, or another key")
+  })
+})
+
+describe('toTriggerCliError on a server it cannot reach', () => {
+  it('through a proxy: asks about the proxy and names the NO_PROXY that bypasses it, as run does', () => {
+    const refused = new SandboxConnectionError('http://10.0.0.5:4010/api/sandbox/webhooks', 4, { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })
+    const cli = toTriggerCliError(refused, { baseUrl: 'http://10.0.0.5:4010', proxy: 'http://127.0.0.1:3128', local: false })
+    expect(cli).toMatchObject({ exitCode: 2, code: 'UNREACHABLE' })
+    expect((cli as CliError).message).toMatch(/; the requests went through the proxy http:\/\/127\.0\.0\.1:3128: is it up, and can it reach the server\? \(NO_PROXY=10\.0\.0\.5 to connect directly\)$/)
   })
 })
