@@ -58,4 +58,17 @@ describe('retryDeliveries', () => {
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(receiver.received).toHaveLength(4)
   })
+
+  it('with waitMs, says which retried deliveries are older than the 50 the log shows, instead of passing without seeing them', async () => {
+    const { receiver, api, options, ids } = await setupFailed()
+    receiver.respond = () => 200
+    // 50 newer deliveries push both failed ones out of the log's view; the server still holds them.
+    for (let index = 0; index < 50; index++) await api.post('/api/sandbox/webhooks/test')
+    await receiver.waitFor(54)
+    await api.sandbox.deliveriesIdle()
+    const report = await retryDeliveries({ ...options, waitMs: 5000 })
+    expect(report.retried).toEqual(expect.arrayContaining(ids))
+    expect(report.deliveries).toEqual([])
+    expect(report.problem).toBe(`2 of 2 retried are older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${report.retried.join(', ')}`)
+  })
 })

@@ -203,10 +203,30 @@ describe('sandbox webhook deliveries and retry', () => {
     const json = await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--json'])
     expect(JSON.parse(json.stdout)).toMatchObject({ endpoint: null, deliveries: [{ id, status: 'delivered', attempts: 4 }] })
     // Nothing failed is left; a delivered id is the server's 404, a usage error here.
-    expect(await runCli(['webhook', 'retry', '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 0, stdout: "no failed delivery to retry (among the 50 newest of the key's log)\n" })
+    expect(await runCli(['webhook', 'retry', '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 0, stdout: 'no failed delivery to retry\n' })
     expect(await runCli(['webhook', 'retry', id, '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 2, stderr: `sandbox: POST /api/sandbox/webhooks/retry answered 404 WEBHOOK_DELIVERY_NOT_FOUND: No retryable delivery ${id} (unknown, or already delivered). (sandbox webhook deliveries lists them)\n` })
     expect(await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--status', 'lost'])).toMatchObject({ code: 2, stderr: expect.stringContaining("argument 'lost' is invalid. one of pending, delivered, retrying, failed") })
   })
+  it('names the retried deliveries older than the 50 the log shows, and --wait fails on them rather than passing blind', async () => {
+    const key = 'sk_sandbox_trigger_e2e_key_dddddddd'
+    receiver.respond = () => 500
+    expect((await trigger(['partner.updated', '--api-key', key, '--wait'])).code).toBe(1)
+    expect((await trigger(['partner.updated', '--api-key', key, '--wait'])).code).toBe(1)
+    const failed = JSON.parse((await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--status', 'failed', '--json'])).stdout).deliveries.map((delivery: { id: string }) => delivery.id) as string[]
+    expect(failed).toHaveLength(2)
+    receiver.respond = () => 200
+    const before = receiver.received.length
+    for (let index = 0; index < 50; index++) {
+      const answer = await fetch(`${serve.url}/api/sandbox/partner`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `push-${index}` }, body: JSON.stringify({ name: `Push ${index}` }) })
+      expect(answer.status).toBe(200)
+    }
+    await receiver.waitFor(before + 50)
+    const waited = await runCli(['webhook', 'retry', failed[0]!, '--base-url', serve.url, '--api-key', key, '--wait', '2s'])
+    expect(waited).toMatchObject({ code: 1, stderr: `sandbox: 1 of 1 retried is older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${failed[0]}\n` })
+    const text = await runCli(['webhook', 'retry', failed[1]!, '--base-url', serve.url, '--api-key', key])
+    expect(text).toMatchObject({ code: 0, stdout: `retried 1 delivery:\n  older than the 50 newest deliveries the log shows: ${failed[1]}\n` })
+  })
+
   it('refuses more than 50 ids, or an empty one, as a usage error before any request', async () => {
     const many = Array.from({ length: 51 }, (_, index) => `whd_${index}`)
     const tooMany = await runCli(['webhook', 'retry', ...many, '--base-url', serve.url, '--json'])

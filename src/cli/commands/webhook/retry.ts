@@ -30,11 +30,14 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
     throw toApiCliError(error, target)
   })
   if (flags.json) printJsonDocument(command, report, 2)
-  else if (report.retried.length === 0) write('no failed delivery to retry (among the 50 newest of the key\'s log)')
+  else if (report.retried.length === 0) write('no failed delivery to retry')
   else {
     const { formatDeliveries } = await import('../../delivery-lines.js')
-    const shown = formatDeliveries(report.deliveries, report.waited_ms, `retried ${report.retried.length === 1 ? '1 delivery' : `${report.retried.length} deliveries`}`)
-    for (const line of shown) write(line)
+    const heading = `retried ${report.retried.length === 1 ? '1 delivery' : `${report.retried.length} deliveries`}`
+    const shown = formatDeliveries(report.deliveries, report.waited_ms, heading)
+    for (const line of shown.length > 0 ? shown : [`${heading}:`]) write(line)
+    const unseen = report.retried.filter((id) => !report.deliveries.some((delivery) => delivery.id === id))
+    if (unseen.length > 0) write(chalk.dim(`  older than the 50 newest deliveries the log shows: ${unseen.join(' ')}`))
   }
   if (report.problem) throw new CliError(report.problem, { exitCode: 1, code: CliErrorCodes.FAILED })
 }
