@@ -121,7 +121,8 @@ export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' 
   }
   if (error.status === 401 || error.status === 403) {
     const which = target.local ? ': this server takes registered keys only, give one with --api-key (sandbox keys list)' : ''
-    return new CliError(`the server refused the key: ${error.message}${which}`, { code: CliErrorCodes.KEY_REFUSED, cause: error })
+    // The API's sentence ends with a period; the advice follows it after a colon.
+    return new CliError(`the server refused the key: ${which ? error.message.replace(/\.$/, '') : error.message}${which}`, { code: CliErrorCodes.KEY_REFUSED, cause: error })
   }
   return new CliError(error.message, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
 }

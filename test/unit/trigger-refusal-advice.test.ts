@@ -36,4 +36,10 @@ describe('toTriggerCliError on a server it cannot reach', () => {
     expect(cli).toMatchObject({ exitCode: 2, code: 'UNREACHABLE' })
     expect((cli as CliError).message).toMatch(/; the requests went through the proxy http:\/\/127\.0\.0\.1:3128: is it up, and can it reach the server\? \(NO_PROXY=10\.0\.0\.5 to connect directly\)$/)
   })
+
+  it('a key the server does not take: the default local key gets the advice after the API\'s sentence, without ".:"', () => {
+    const refused = new SandboxApiError(401, 'SANDBOX_API_KEY_INVALID', 'req_1', { error: 'The API key is not registered on this sandbox.' }, 'GET', '/api/sandbox/webhooks')
+    const cli = toTriggerCliError(refused, { baseUrl: 'http://127.0.0.1:4010', proxy: undefined, local: true })
+    expect(cli).toMatchObject({ exitCode: 2, code: 'KEY_REFUSED', message: 'the server refused the key: GET /api/sandbox/webhooks answered 401 SANDBOX_API_KEY_INVALID: The API key is not registered on this sandbox: this server takes registered keys only, give one with --api-key (sandbox keys list)' })
+  })
 })
