@@ -74,13 +74,15 @@ const floorBtc = (value: number) => Math.floor(value * 1e8 + 1e-6) / 1e8
  * twice when the wallet (`walletBtc`, less `reserveBtc` kept for a later step) holds less, down
  * to what the LTV limit needs; below that the server's refusal says what is short.
  */
-export function chooseSmallLoan(config: SandboxConfig, walletBtc = Number.POSITIVE_INFINITY, reserveBtc = 0): { collateral_btc: number; loan_amount: number } {
+export function chooseSmallLoan(config: SandboxConfig, walletBtc = Number.POSITIVE_INFINITY, reserveBtc = 0): { collateral_btc: number; loan_amount: number; loan_currency: string } {
   const loanAmount = config.limits.loan_amount.min
   const needed = loanAmount / config.rates.btc_usd / (config.risk.max_ltv_percent / 100)
   const { min, max } = config.limits.collateral_btc
   const least = Math.max(min, ceilBtc(needed))
   const most = Math.min(max, floorBtc(walletBtc - reserveBtc))
-  return { loan_amount: loanAmount, collateral_btc: Math.max(least, Math.min(most, ceilBtc(needed * 2))) }
+  // USDT, the API's default, unless the config lists other currencies only.
+  const currency = config.currencies.includes('USDT') ? 'USDT' : config.currencies[0]!
+  return { loan_amount: loanAmount, collateral_btc: Math.max(least, Math.min(most, ceilBtc(needed * 2))), loan_currency: currency }
 }
 
 async function readConfig(walk: Walk): Promise<SandboxConfig> {
@@ -89,7 +91,7 @@ async function readConfig(walk: Walk): Promise<SandboxConfig> {
 }
 
 /** A loan for a new loan or application: sized by the config, and by the wallet the key has left. */
-async function chooseLoanFor(walk: Walk, reserveBtc = 0): Promise<{ collateral_btc: number; loan_amount: number }> {
+async function chooseLoanFor(walk: Walk, reserveBtc = 0): Promise<ReturnType<typeof chooseSmallLoan>> {
   const config = await readConfig(walk)
   const { wallet } = (await send(walk, get('/api/sandbox/loans'), [])).body as LoanAnswer
   return chooseSmallLoan(config, wallet.BTC, reserveBtc)

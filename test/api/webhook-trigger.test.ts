@@ -92,6 +92,13 @@ describe('triggerEvent', () => {
     expect((await bigger.get('/api/sandbox/loans')).body).toMatchObject({ wallet: { BTC: 0 }, activeLoans: [{ collateral: 2 }] })
   })
 
+  it('borrows in the config\'s currency when it does not list USDT', async () => {
+    const { api, baseUrl, apiKey } = await setup({ config: { currencies: ['USDC'] } })
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.repayment.settled', waitMs: 5000 })
+    expect(report.problem).toBeNull()
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toMatchObject([{ currency: 'USDC' }])
+  })
+
   it('explains why nothing was queued: no endpoint, or one not subscribed to the event', async () => {
     const { api, baseUrl, apiKey, receiver } = await setup({ forward: false })
     const none = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated' })

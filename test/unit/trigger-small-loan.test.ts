@@ -8,7 +8,7 @@ const ltvOf = (loan: { collateral_btc: number; loan_amount: number }, btcUsd: nu
 describe('chooseSmallLoan', () => {
   it('takes the smallest loan amount with collateral for half the LTV limit, in whole satoshis', () => {
     const loan = chooseSmallLoan(config)
-    expect(loan).toEqual({ loan_amount: 100, collateral_btc: 0.00421053 })
+    expect(loan).toEqual({ loan_amount: 100, collateral_btc: 0.00421053, loan_currency: 'USDT' })
     expect(ltvOf(loan, config.rates.btc_usd)).toBeLessThanOrEqual(config.risk.max_ltv_percent / 2)
   })
 
@@ -30,6 +30,11 @@ describe('chooseSmallLoan', () => {
     expect(chooseSmallLoan(big, 1.7).collateral_btc).toBe(1.7)
     expect(chooseSmallLoan(big, 2, 0.5).collateral_btc).toBe(1.5)
     expect(chooseSmallLoan(big, 0.4).collateral_btc).toBe(1)
-    expect(chooseSmallLoan(config, 2)).toEqual({ loan_amount: 100, collateral_btc: 0.00421053 })
+    expect(chooseSmallLoan(config, 2)).toEqual({ loan_amount: 100, collateral_btc: 0.00421053, loan_currency: 'USDT' })
+  })
+
+  it('borrows in USDT, or in the config\'s first currency when it does not list USDT', () => {
+    expect(chooseSmallLoan({ ...config, currencies: ['USDC', 'USDT'] }).loan_currency).toBe('USDT')
+    expect(chooseSmallLoan({ ...config, currencies: ['USDC'] }).loan_currency).toBe('USDC')
   })
 })
