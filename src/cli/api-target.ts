@@ -1,5 +1,5 @@
 import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
-import type { TransportOptions } from '../client/send-request.js'
+import { DEFAULT_TIMEOUT_MS, type TransportOptions } from '../client/send-request.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
@@ -89,7 +89,11 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
     checkApiKey(apiKey, 'the key')
   }
   const proxy = await (await import('./use-proxy.js')).useProxy(baseUrl, say)
-  const transport: TransportOptions = { baseUrl, apiKey }
+  const { formatRetryWait } = await import('./run-progress.js')
+  // As in `run`: a 429's Retry-After or a retried network error can last many seconds, and a
+  // command waiting in silence looks stuck.
+  const retryWait = options.json ? say : (line: string) => process.stdout.write(`${chalk.yellow(`    ${line}`)}\n`)
+  const transport: TransportOptions = { baseUrl, apiKey, onRetryWait: (wait) => retryWait(formatRetryWait(wait, DEFAULT_TIMEOUT_MS)) }
   if (flags.verbose) {
     const { formatExchange } = await import('./verbose-exchange.js')
     transport.onAttempt = (request, answer, wire) => {
@@ -100,19 +104,29 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
 }
 
 /**
- * A client failure as the CLI error a user can act on: an unreachable server, a refused key or a
- * request HTTP cannot carry is setup (exit 2); any other refusal by the API is exit 1.
+ * A client failure as the CLI error a user can act on: an unreachable server, a base URL that
+ * reaches it the wrong way, a refused key or a request HTTP cannot carry is setup (exit 2); any
+ * other refusal by the API is exit 1.
  */
-export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'proxy' | 'local'>): unknown {
+export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>): unknown {
   if (error instanceof SandboxConnectionError) {
-    const hint = target.proxy ? `; the requests went through the proxy ${target.proxy}: is it up, and can it reach the server?` : '; is the server running? (sandbox serve, or --base-url for another one)'
-    return new CliError(`${error.message}${error.certificate || error.proxyRefusal ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
+    // A server with an untrusted certificate, or answering plain HTTP, is running: its message says what to change.
+    const running = error.certificate || error.proxyRefusal || error.plainHttp
+    const hint = target.proxy
+      ? `; the requests went through the proxy ${target.proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(target.baseUrl).hostname} to connect directly)`
+      : '; is the server running? (sandbox serve, or --base-url for another one)'
+    return new CliError(`${error.message}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
   }
   if (error instanceof SandboxRequestError) return new CliError(error.message, { cause: error })
   if (!(error instanceof SandboxApiError)) return error
+  // The base URL is wrong, not the request: a redirect (not followed), or a TLS server asked in plain HTTP. As in run.
+  if ((error.status >= 300 && error.status < 400) || (error.status === 400 && /answers https only/.test(error.message))) {
+    return new CliError(error.message, { code: CliErrorCodes.UNREACHABLE, cause: error })
+  }
   if (error.status === 401 || error.status === 403) {
     const which = target.local ? ': this server takes registered keys only, give one with --api-key (sandbox keys list)' : ''
-    return new CliError(`the server refused the key: ${error.message}${which}`, { code: CliErrorCodes.KEY_REFUSED, cause: error })
+    // The API's sentence ends with a period; the advice follows it after a colon.
+    return new CliError(`the server refused the key: ${which ? error.message.replace(/\.$/, '') : error.message}${which}`, { code: CliErrorCodes.KEY_REFUSED, cause: error })
   }
   return new CliError(error.message, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
 }

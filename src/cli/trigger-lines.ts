@@ -17,15 +17,21 @@ export function formatTriggerRequest(request: TriggerRequest): string {
 }
 
 /** A trigger's failure as the CLI error a user can act on: setup (exit 2) or the API's refusal (exit 1). */
-export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'proxy' | 'local'>): unknown {
+export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>): unknown {
   if (error instanceof TriggerLoanNotFoundError || error instanceof TriggerUsageError) return new CliError(error.message, { cause: error })
   // The test event needs the key's own endpoint: setup, as a refused key is.
   if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_ENDPOINT_REQUIRED') {
     return new CliError(`${error.message} (the test event goes only to the key's endpoint; serve's --webhook-forward-to URL gets every other event type)`, { code: CliErrorCodes.NO_RECEIVER, cause: error })
   }
   if (error instanceof SandboxApiError && error.errorCode === 'FLOW_CONFLICT') {
-    const advice = '; the key\'s state is in the way (an open application or repayment, or a wallet too low): finish it, or start from a fresh state (sandbox keys reset KEY, or another key)'
-    return new CliError(`${error.message}${advice}`, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
+    // `keys reset` knows registered keys only: an open-mode key (the local default) cannot be reset.
+    const fresh = target.local ? 'another key (--api-key sk_sandbox_ and 16 or more letters, digits or _: any key works here)' : 'sandbox keys reset KEY for a registered key, or another key'
+    const reason = error.details?.reason
+    const advice = reason === 'INSUFFICIENT_BALANCE'
+      ? `the key's simulated wallet is too low: for the loan and repayment events, act on an active loan with --loan ID (GET /api/sandbox/loans lists them); or start from a fresh state: ${fresh}`
+      : `the key's state is in the way${reason === 'DRAFT_ALREADY_OPEN' || reason === 'OPERATION_IN_PROGRESS' ? ' (an application or repayment it left open: GET /api/sandbox/loans shows it)' : ''}: finish it, or start from a fresh state: ${fresh}`
+    // The API's sentence ends with a period; the advice follows it after a semicolon.
+    return new CliError(`${error.message.replace(/\.$/, '')}; ${advice}`, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
   }
   return toApiCliError(error, target)
 }

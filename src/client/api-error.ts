@@ -41,6 +41,8 @@ export class SandboxConnectionError extends Error {
   readonly certificate: string | undefined
   /** The status an HTTP proxy answered instead of opening a tunnel (403, 407), if that is why. */
   readonly proxyRefusal: number | undefined
+  /** True when an https:// URL met a server answering plain HTTP: it runs, on http://. */
+  readonly plainHttp: boolean
   constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; proxyRefusal?: number | undefined; unsafe?: boolean; message?: string }) {
     const why = describeNetworkError(options.cause)
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
@@ -57,6 +59,7 @@ export class SandboxConnectionError extends Error {
     super(options.message ?? message, { cause: options.cause })
     this.certificate = options.certificate
     this.proxyRefusal = options.proxyRefusal
+    this.plainHttp = options.plainHttp === true
   }
 }
 

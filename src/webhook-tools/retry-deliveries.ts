@@ -17,7 +17,7 @@ export interface RetryReport {
   /** Those deliveries as the log showed them last (one retried but no longer among the 50 newest is left out). */
   deliveries: DeliveryEntry[]
   waited_ms: number | null
-  /** Why some were not delivered after the wait; null when all were, or when not waiting. */
+  /** Why some were not delivered after the wait, or cannot be seen in the log; null when all were, or when not waiting. */
   problem: string | null
 }
 
@@ -32,7 +32,11 @@ export async function retryDeliveries(options: RetryDeliveriesOptions): Promise<
   const answer = await client.retryWebhooks(ids.length === 0 ? {} : ids.length === 1 ? { delivery_id: ids[0]! } : { delivery_ids: ids })
   const pick = (log: DeliveryEntry[]) => answer.retried.flatMap((id) => log.filter((delivery) => delivery.id === id))
   const deliveries = pick(answer.deliveries)
-  if (options.waitMs === undefined || deliveries.length === 0) return { retried: answer.retried, deliveries, waited_ms: null, problem: null }
-  const waited = await waitForDeliveries(async () => pick((await client.getWebhook()).deliveries), deliveries, options.waitMs)
-  return { retried: answer.retried, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms) }
+  if (options.waitMs === undefined || answer.retried.length === 0) return { retried: answer.retried, deliveries, waited_ms: null, problem: null }
+  // The server keeps more failed deliveries than the log shows: `{}` may put back older ones.
+  const unseen = answer.retried.filter((id) => !deliveries.some((delivery) => delivery.id === id))
+  const hidden = unseen.length === 0 ? null : `${unseen.length} of ${answer.retried.length} retried ${unseen.length === 1 ? 'is' : 'are'} older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${unseen.join(', ')}`
+  const waited = deliveries.length > 0 ? await waitForDeliveries(async () => pick((await client.getWebhook()).deliveries), deliveries, options.waitMs) : { deliveries, waited_ms: 0 }
+  const problem = [explainUndelivered(waited.deliveries, waited.waited_ms), hidden].filter(Boolean).join('; ') || null
+  return { retried: answer.retried, ...waited, problem }
 }

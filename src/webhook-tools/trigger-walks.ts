@@ -65,16 +65,24 @@ const txHash = () => randomBytes(32).toString('hex')
 
 /** Up to 8 decimals (satoshis), rounded up so an LTV bound stays met. */
 const ceilBtc = (value: number) => Math.ceil(value * 1e8 - 1e-6) / 1e8
+/** Down to whole satoshis, so a wallet bound stays met. */
+const floorBtc = (value: number) => Math.floor(value * 1e8 + 1e-6) / 1e8
 
 /**
  * The smallest loan the config allows, with twice the collateral its LTV limit needs: cheap on
- * the key's simulated wallet, and far from every limit whatever the server's config.
+ * the key's simulated wallet, and far from every limit whatever the server's config. Less than
+ * twice when the wallet (`walletBtc`, less `reserveBtc` kept for a later step) holds less, down
+ * to what the LTV limit needs; below that the server's refusal says what is short.
  */
-export function chooseSmallLoan(config: SandboxConfig): { collateral_btc: number; loan_amount: number } {
+export function chooseSmallLoan(config: SandboxConfig, walletBtc = Number.POSITIVE_INFINITY, reserveBtc = 0): { collateral_btc: number; loan_amount: number; loan_currency: string } {
   const loanAmount = config.limits.loan_amount.min
   const needed = loanAmount / config.rates.btc_usd / (config.risk.max_ltv_percent / 100)
   const { min, max } = config.limits.collateral_btc
-  return { loan_amount: loanAmount, collateral_btc: Math.min(max, Math.max(min, ceilBtc(needed * 2))) }
+  const least = Math.max(min, ceilBtc(needed))
+  const most = Math.min(max, floorBtc(walletBtc - reserveBtc))
+  // USDT, the API's default, unless the config lists other currencies only.
+  const currency = config.currencies.includes('USDT') ? 'USDT' : config.currencies[0]!
+  return { loan_amount: loanAmount, collateral_btc: Math.max(least, Math.min(most, ceilBtc(needed * 2))), loan_currency: currency }
 }
 
 async function readConfig(walk: Walk): Promise<SandboxConfig> {
@@ -82,21 +90,28 @@ async function readConfig(walk: Walk): Promise<SandboxConfig> {
   return walk.config
 }
 
+/** A loan for a new loan or application: sized by the config, and by the wallet the key has left. */
+async function chooseLoanFor(walk: Walk, reserveBtc = 0): Promise<ReturnType<typeof chooseSmallLoan>> {
+  const config = await readConfig(walk)
+  const { wallet } = (await send(walk, get('/api/sandbox/loans'), [])).body as LoanAnswer
+  return chooseSmallLoan(config, wallet.BTC, reserveBtc)
+}
+
 /** The loan `--loan` names (its debt read from the loan state), or a new small one. */
-async function findOrOpenLoan(walk: Walk): Promise<{ id: string; debt: number }> {
+async function findOrOpenLoan(walk: Walk, reserveBtc = 0): Promise<{ id: string; debt: number }> {
   if (walk.loanId !== undefined) {
     const state = (await send(walk, get('/api/sandbox/loans'), [])).body as LoanAnswer
     const loan = state.activeLoans.find((item) => item.id === walk.loanId)
     if (!loan) throw new TriggerLoanNotFoundError(walk.loanId)
     return loan
   }
-  const answer = await send(walk, post('/api/sandbox/loans', chooseSmallLoan(await readConfig(walk))), ['sandbox.loan.issued'])
+  const answer = await send(walk, post('/api/sandbox/loans', await chooseLoanFor(walk, reserveBtc)), ['sandbox.loan.issued'])
   return (answer.body as LoanAnswer).activeLoans.at(-1)!
 }
 
 async function walkLoanFlow(walk: Walk): Promise<void> {
   const path = '/api/sandbox/loans/flow'
-  const started = await send(walk, post(path, { action: 'start_collateral_transfer', ...chooseSmallLoan(await readConfig(walk)) }), ['sandbox.loan_application.updated'])
+  const started = await send(walk, post(path, { action: 'start_collateral_transfer', ...(await chooseLoanFor(walk)) }), ['sandbox.loan_application.updated'])
   const draft = (started.body as LoanAnswer).draft!
   const confirmations = draft.wallets.collateralDeposit.requiredConfirmations
   await send(walk, post(path, { action: 'confirm_btc', application_id: draft.id, tx_hash: txHash(), confirmations }), ['sandbox.loan_application.updated'])
@@ -117,9 +132,10 @@ async function walkInterestRepayment(walk: Walk): Promise<void> {
 }
 
 async function walkAddCollateral(walk: Walk): Promise<void> {
-  const loan = await findOrOpenLoan(walk)
-  const config = await readConfig(walk)
-  await send(walk, post(loanPath(loan.id, 'action'), { action: 'add_collateral', amount: config.limits.collateral_btc.min }), ['sandbox.loan.updated'])
+  // The config first: a new loan leaves the wallet enough for the collateral added after it.
+  const { min } = (await readConfig(walk)).limits.collateral_btc
+  const loan = await findOrOpenLoan(walk, min)
+  await send(walk, post(loanPath(loan.id, 'action'), { action: 'add_collateral', amount: min }), ['sandbox.loan.updated'])
 }
 
 async function walkRepayAll(walk: Walk): Promise<void> {

@@ -24,11 +24,18 @@ export async function waitForDeliveries(read: () => Promise<DeliveryEntry[]>, fi
   return { deliveries, waited_ms: Date.now() - started }
 }
 
-/** Why some of `deliveries` were not delivered after a wait, naming the first; null when all were. */
+/**
+ * Why some of `deliveries` were not delivered after a wait, naming the first by its delivery id
+ * (what `webhook retry` takes; an event id is shared by its endpoint and forward deliveries) and
+ * its receiver, and what to do next; null when all were.
+ */
 export function explainUndelivered(deliveries: DeliveryEntry[], waitedMs: number): string | null {
   const left = deliveries.filter((delivery) => delivery.status !== 'delivered')
   if (left.length === 0) return null
   const first = left[0]!
   const last = first.last_status_code ?? first.last_error
-  return `${left.length} of ${deliveries.length} not delivered after ${(waitedMs / 1000).toFixed(1)} s: the first, ${first.event_type} ${first.event_id}, is ${first.status}${last === null ? '' : ` (last answer: ${last})`}`
+  // A hosted server's log may show neither target nor URL.
+  const to = [first.target, first.url].filter(Boolean).join(' ')
+  const next = first.status === 'failed' ? `once the receiver answers 2xx, sandbox webhook retry ${first.id} sends it again` : `sandbox webhook deliveries shows how it ends`
+  return `${left.length} of ${deliveries.length} not delivered after ${(waitedMs / 1000).toFixed(1)} s: the first, ${first.id} (${first.event_type}${to ? ` to ${to}` : ''}), is ${first.status}${last === null ? '' : ` (last answer: ${last})`}; ${next}`
 }

@@ -46,7 +46,7 @@ describe('retryDeliveries', () => {
     const report = await retryDeliveries({ ...options, deliveryIds: [ids[1]!], waitMs: 5000 })
     expect(report.retried).toEqual([ids[1]])
     expect(report.deliveries).toMatchObject([{ id: ids[1], status: 'failed', attempts: 4, last_status_code: 503 }])
-    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, sandbox\.webhook\.test evt_\w+, is failed \(last answer: 503\)$/)
+    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, whd_\w+ \(sandbox\.webhook\.test to \w+ http:\/\/127\.0\.0\.1:\d+\/\w*\), is failed \(last answer: 503\); once the receiver answers 2xx, sandbox webhook retry whd_\w+ sends it again$/)
     expect(receiver.received).toHaveLength(6)
   })
 
@@ -57,5 +57,18 @@ describe('retryDeliveries', () => {
     expect(error).toMatchObject({ status: 404, errorCode: 'WEBHOOK_DELIVERY_NOT_FOUND' })
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(receiver.received).toHaveLength(4)
+  })
+
+  it('with waitMs, says which retried deliveries are older than the 50 the log shows, instead of passing without seeing them', async () => {
+    const { receiver, api, options, ids } = await setupFailed()
+    receiver.respond = () => 200
+    // 50 newer deliveries push both failed ones out of the log's view; the server still holds them.
+    for (let index = 0; index < 50; index++) await api.post('/api/sandbox/webhooks/test')
+    await receiver.waitFor(54)
+    await api.sandbox.deliveriesIdle()
+    const report = await retryDeliveries({ ...options, waitMs: 5000 })
+    expect(report.retried).toEqual(expect.arrayContaining(ids))
+    expect(report.deliveries).toEqual([])
+    expect(report.problem).toBe(`2 of 2 retried are older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${report.retried.join(', ')}`)
   })
 })

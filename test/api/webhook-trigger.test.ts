@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { triggerEvent } from '../../src/webhook-tools/trigger-event.js'
 import { TriggerLoanNotFoundError, TriggerRefusedError } from '../../src/webhook-tools/trigger-walks.js'
+import type { SandboxOptions } from '../../src/server/create-sandbox.js'
 import { createTestApi, listenTestApi, type TestApi } from '../helpers/api.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
@@ -12,13 +13,14 @@ afterEach(async () => {
 })
 
 /** A sandbox on a real port forwarding every event to a receiver; the retry schedule is short. */
-async function setup(options: { respond?: number; forward?: boolean; retrySchedule?: number[] } = {}) {
+async function setup(options: { respond?: number; forward?: boolean; retrySchedule?: number[]; config?: SandboxOptions['config'] } = {}) {
   const receiver: TestReceiver = await startReceiver('/hooks')
   stops.push(() => receiver.close())
   receiver.respond = () => options.respond ?? 200
   const api: TestApi = await createTestApi({
     allowLocalWebhooks: true,
     webhookRetrySchedule: options.retrySchedule ?? [100, 100],
+    ...(options.config ? { config: options.config } : {}),
     ...(options.forward === false ? {} : { webhookForwardTo: receiver.url }),
   })
   stops.push(() => api.sandbox.close())
@@ -63,13 +65,38 @@ describe('triggerEvent', () => {
     expect(opened.requests.at(-1)).toMatchObject({ method: 'POST', path: '/api/sandbox/loans', status: 200 })
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.updated', loanId, waitMs: 5000 })
     expect(report.requests.map((request) => `${request.method} ${request.path} ${request.action ?? ''}`.trim())).toEqual([
-      'GET /api/sandbox/loans', 'GET /api/sandbox/config', `POST /api/sandbox/loans/${loanId}/action add_collateral`,
+      'GET /api/sandbox/config', 'GET /api/sandbox/loans', `POST /api/sandbox/loans/${loanId}/action add_collateral`,
     ])
     const updated = JSON.parse((await receiver.waitFor(2))[1]!.body)
     expect(updated).toMatchObject({ type: 'sandbox.loan.updated', data: { object: { id: loanId } } })
     expect((await api.get('/api/sandbox/loans')).body.activeLoans).toHaveLength(1)
     await expect(triggerEvent({ baseUrl, apiKey, event: 'sandbox.collateral.returned', loanId: 'loan_nope' })).rejects.toBeInstanceOf(TriggerLoanNotFoundError)
     await expect(triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued', loanId })).rejects.toMatchObject({ name: 'TriggerUsageError' })
+  })
+
+  it('sizes a new loan to the key\'s wallet when twice the LTV\'s collateral would not fit (the 2 BTC wallet against a config with large loans)', async () => {
+    // 12,000 USDT at 40% LTV and 30,000 USD/BTC needs 1 BTC: twice that is the whole wallet.
+    const config = { rates: { btc_usd: 30_000 }, risk: { max_ltv_percent: 40 }, limits: { loan_amount: { min: 12_000, max: 50_000 }, collateral_btc: { min: 0.5, max: 3 } } }
+    const { api, baseUrl, apiKey } = await setup({ config })
+    // The added collateral must still fit after the loan: 1.5 BTC on the loan, 0.5 added.
+    const updated = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.updated', waitMs: 5000 })
+    expect(updated.problem).toBeNull()
+    expect((await api.get('/api/sandbox/loans')).body.wallet.BTC).toBe(0)
+    // 20,000 USDT needs 1.67 BTC: twice that, 3 BTC (the config's maximum), is over the 2 BTC wallet.
+    const config20k = { ...config, limits: { ...config.limits, loan_amount: { min: 20_000, max: 50_000 } } }
+    const bigger = await createTestApi({ config: config20k })
+    stops.push(() => bigger.sandbox.close())
+    const biggerListener = await listenTestApi(bigger.sandbox)
+    stops.push(() => biggerListener.close())
+    await triggerEvent({ baseUrl: biggerListener.url, apiKey: bigger.key, event: 'sandbox.loan_application.updated' })
+    expect((await bigger.get('/api/sandbox/loans')).body).toMatchObject({ wallet: { BTC: 0 }, activeLoans: [{ collateral: 2 }] })
+  })
+
+  it('borrows in the config\'s currency when it does not list USDT', async () => {
+    const { api, baseUrl, apiKey } = await setup({ config: { currencies: ['USDC'] } })
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.repayment.settled', waitMs: 5000 })
+    expect(report.problem).toBeNull()
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toMatchObject([{ currency: 'USDC' }])
   })
 
   it('explains why nothing was queued: no endpoint, or one not subscribed to the event', async () => {
@@ -88,7 +115,7 @@ describe('triggerEvent', () => {
     const { receiver, baseUrl, apiKey } = await setup({ respond: 500 })
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 10_000 })
     expect(report.deliveries).toMatchObject([{ event_type: 'sandbox.partner.updated', status: 'failed', attempts: 3, last_status_code: 500 }])
-    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, sandbox\.partner\.updated evt_\w+, is failed \(last answer: 500\)$/)
+    expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, whd_\w+ \(sandbox\.partner\.updated to \w+ http:\/\/127\.0\.0\.1:\d+\/\w*\), is failed \(last answer: 500\); once the receiver answers 2xx, sandbox webhook retry whd_\w+ sends it again$/)
     expect(receiver.received).toHaveLength(3)
   })
 
@@ -107,6 +134,6 @@ describe('triggerEvent', () => {
     const error = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan_application.updated', onRequest: (request) => seen.push(`${request.status} ${request.action ?? request.path}`) }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(TriggerRefusedError)
     expect((error as TriggerRefusedError).message).toMatch(/^POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: /)
-    expect(seen).toEqual(['200 /api/sandbox/config', '409 start_collateral_transfer'])
+    expect(seen).toEqual(['200 /api/sandbox/config', '200 /api/sandbox/loans', '409 start_collateral_transfer'])
   })
 })

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { addKey } from '../../src/keys/manage-keys.js'
@@ -39,8 +40,9 @@ describe('sandbox webhook trigger', () => {
     expect(code).toBe(0)
     const lines = stdout.trimEnd().split('\n')
     expect(lines[0]).toBe(`triggering sandbox.repayment.settled on ${serve.url} (key sk_sandbox_trig…aaaa)`)
-    expect(lines.slice(1, 8).map((line) => line.replace(/loan_\w+/, 'LOAN'))).toEqual([
+    expect(lines.slice(1, 9).map((line) => line.replace(/loan_\w+/, 'LOAN'))).toEqual([
       '  200 GET /api/sandbox/config',
+      '  200 GET /api/sandbox/loans',
       '  200 POST /api/sandbox/loans  → sandbox.loan.issued',
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow start_payment  → sandbox.repayment.updated',
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow confirm_usdt  → sandbox.repayment.updated',
@@ -48,8 +50,8 @@ describe('sandbox webhook trigger', () => {
       '  200 POST /api/sandbox/loans/LOAN/repayment-flow complete_settlement  → sandbox.repayment.settled',
       expect.stringMatching(/^deliveries queued, after \d+\.\d s:$/),
     ])
-    expect(lines.slice(8)).toHaveLength(5)
-    for (const line of lines.slice(8)) expect(line).toMatch(new RegExp(`^  whd_\\w+  sandbox\\.\\S+ +forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
+    expect(lines.slice(9)).toHaveLength(5)
+    for (const line of lines.slice(9)) expect(line).toMatch(new RegExp(`^  whd_\\w+  sandbox\\.\\S+ +forward ${receiver.url}  ✓ delivered \\(200, 1 attempt\\)$`))
     const received = (await receiver.waitFor(before + 5)).slice(before)
     expect(received.map((entry) => JSON.parse(entry.body).type)).toEqual(['sandbox.loan.issued', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.updated', 'sandbox.repayment.settled'])
     for (const entry of received) verifyWebhook({ secret, body: entry.body, headers: entry.headers })
@@ -74,7 +76,9 @@ describe('sandbox webhook trigger', () => {
       endpoint: null,
       deliveries: [{ event_type: 'sandbox.partner.updated', target: 'forward', url: receiver.url, status: 'failed', attempts: 3, last_status_code: 500 }],
     })
-    expect(stderr).toMatch(/^sandbox: 1 of 1 not delivered after [\d.]+ s: the first, sandbox\.partner\.updated evt_\w+, is failed \(last answer: 500\)\n$/)
+    // Named by its delivery id, which retry takes, and its receiver: the event id is shared by every target.
+    const id = report.deliveries[0].id as string
+    expect(stderr).toMatch(new RegExp(`^sandbox: 1 of 1 not delivered after [\\d.]+ s: the first, ${id} \\(sandbox\\.partner\\.updated to forward ${receiver.url}\\), is failed \\(last answer: 500\\); once the receiver answers 2xx, sandbox webhook retry ${id} sends it again\n$`))
   })
 
   it('--verbose prints every request and answer with the key masked (on stderr with --json)', async () => {
@@ -104,6 +108,19 @@ describe('sandbox webhook trigger', () => {
     }
   })
 
+  it('says when it waits out a rate limit, as run does (on stderr with --json)', async () => {
+    const limited = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '1/1'])
+    try {
+      const text = await runCli(['webhook', 'trigger', 'partner.updated', '--base-url', limited.url])
+      expect(text.stdout).toMatch(/^    429 rate limited: waiting \d+ (ms|s), then (GET|POST) \/api\/sandbox\/\w+ again/m)
+      const json = await runCli(['webhook', 'trigger', 'partner.updated', '--base-url', limited.url, '--json'])
+      expect(JSON.parse(json.stdout)).toMatchObject({ event: 'sandbox.partner.updated' })
+      expect(json.stderr).toMatch(/^sandbox: 429 rate limited: waiting \d+ (ms|s), then (GET|POST) \/api\/sandbox\/\w+ again/m)
+    } finally {
+      await limited.stop()
+    }
+  })
+
   it('setup mistakes exit 2 before any request: an unknown event, no event off a terminal, a loan for an event that makes its own', async () => {
     expect(await trigger(['loan.exploded'])).toMatchObject({ code: 2, stderr: `sandbox: unknown event "loan.exploded": one of ${EVENT_LIST}\n` })
     expect(await trigger([])).toMatchObject({ code: 2, stderr: `sandbox: name the event to trigger: one of ${EVENT_LIST}\n` })
@@ -124,6 +141,33 @@ describe('sandbox webhook trigger', () => {
     expect(test.stdout).toMatch(/^  409 POST \/api\/sandbox\/webhooks\/test$/m)
   })
 
+  it('a base URL that reaches a running server the wrong way is setup (exit 2) with its fix, as in run', async () => {
+    const port = new URL(serve.url).port
+    // https:// to this plain-HTTP server: it is running, so no "is the server running?".
+    const https = await runCli(['webhook', 'trigger', 'partner.updated', '--base-url', `https://127.0.0.1:${port}`])
+    expect(https).toMatchObject({ code: 2, stderr: `sandbox: cannot reach https://127.0.0.1:${port}/api/sandbox/webhooks: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (http://127.0.0.1:${port})\n` })
+    // A redirect (a moved base URL) is not the API refusing a request.
+    const mover = createServer((_request, response) => response.writeHead(301, { location: `${serve.url}/api/sandbox/webhooks` }).end())
+    await new Promise<void>((resolve) => mover.listen(0, '127.0.0.1', resolve))
+    try {
+      const moved = `http://127.0.0.1:${(mover.address() as { port: number }).port}`
+      const redirected = await runCli(['webhook', 'deliveries', '--base-url', moved, '--json'])
+      expect(redirected.code).toBe(2)
+      expect(JSON.parse(redirected.stdout)).toEqual({ error: { code: 'UNREACHABLE', message: `GET /api/sandbox/webhooks answered 301: a redirect to ${serve.url}/api/sandbox/webhooks (not followed; use the URL it names as the base URL)` } })
+    } finally {
+      await new Promise((resolve) => mover.close(resolve))
+    }
+    // http:// to a TLS server: its 400 says to use https://; not the API refusing the walk.
+    const tls = join(import.meta.dirname, '../fixtures/tls')
+    const secure = await startServe(['--port', '0', '--storage', 'memory', '--tls-cert', join(tls, 'cert.pem'), '--tls-key', join(tls, 'key.pem')])
+    try {
+      const plain = secure.url.replace(/^https:/, 'http:')
+      expect(await runCli(['webhook', 'retry', '--base-url', plain])).toMatchObject({ code: 2, stderr: `sandbox: POST /api/sandbox/webhooks/retry answered 400 INVALID_REQUEST: This server answers https only: send the request to ${secure.url}.\n` })
+    } finally {
+      await secure.stop()
+    }
+  })
+
   it('acts on --loan, and a refused step exits 1 with the API\'s answer and what to do', async () => {
     const opened = JSON.parse((await trigger(['loan.issued', '--api-key', KEY_A, '--json'])).stdout)
     const loanId = JSON.parse(receiver.received.at(-1)!.body).data.object.id as string
@@ -141,7 +185,7 @@ describe('sandbox webhook trigger', () => {
     const refused = await trigger(['loan_application.updated', '--api-key', key])
     expect(refused.code).toBe(1)
     expect(refused.stdout).toMatch(/^  409 POST \/api\/sandbox\/loans\/flow start_collateral_transfer$/m)
-    expect(refused.stderr).toMatch(/^sandbox: POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: .*; the key's state is in the way .*sandbox keys reset KEY, or another key\)\n$/)
+    expect(refused.stderr).toMatch(/^sandbox: POST \/api\/sandbox\/loans\/flow \(start_collateral_transfer\) answered 409 FLOW_CONFLICT: .*[^.]; the key's state is in the way \(an application or repayment it left open: .*sandbox keys reset KEY for a registered key, or another key\n$/)
   })
 })
 
@@ -167,9 +211,36 @@ describe('sandbox webhook deliveries and retry', () => {
     const json = await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--json'])
     expect(JSON.parse(json.stdout)).toMatchObject({ endpoint: null, deliveries: [{ id, status: 'delivered', attempts: 4 }] })
     // Nothing failed is left; a delivered id is the server's 404, a usage error here.
-    expect(await runCli(['webhook', 'retry', '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 0, stdout: "no failed delivery to retry (among the 50 newest of the key's log)\n" })
+    expect(await runCli(['webhook', 'retry', '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 0, stdout: 'no failed delivery to retry\n' })
     expect(await runCli(['webhook', 'retry', id, '--base-url', serve.url, '--api-key', key])).toMatchObject({ code: 2, stderr: `sandbox: POST /api/sandbox/webhooks/retry answered 404 WEBHOOK_DELIVERY_NOT_FOUND: No retryable delivery ${id} (unknown, or already delivered). (sandbox webhook deliveries lists them)\n` })
     expect(await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--status', 'lost'])).toMatchObject({ code: 2, stderr: expect.stringContaining("argument 'lost' is invalid. one of pending, delivered, retrying, failed") })
+  })
+  it('names the retried deliveries older than the 50 the log shows, and --wait fails on them rather than passing blind', async () => {
+    const key = 'sk_sandbox_trigger_e2e_key_dddddddd'
+    receiver.respond = () => 500
+    expect((await trigger(['partner.updated', '--api-key', key, '--wait'])).code).toBe(1)
+    expect((await trigger(['partner.updated', '--api-key', key, '--wait'])).code).toBe(1)
+    const failed = JSON.parse((await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--status', 'failed', '--json'])).stdout).deliveries.map((delivery: { id: string }) => delivery.id) as string[]
+    expect(failed).toHaveLength(2)
+    receiver.respond = () => 200
+    const before = receiver.received.length
+    for (let index = 0; index < 50; index++) {
+      const answer = await fetch(`${serve.url}/api/sandbox/partner`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `push-${index}` }, body: JSON.stringify({ name: `Push ${index}` }) })
+      expect(answer.status).toBe(200)
+    }
+    await receiver.waitFor(before + 50)
+    const waited = await runCli(['webhook', 'retry', failed[0]!, '--base-url', serve.url, '--api-key', key, '--wait', '2s'])
+    expect(waited).toMatchObject({ code: 1, stderr: `sandbox: 1 of 1 retried is older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${failed[0]}\n` })
+    const text = await runCli(['webhook', 'retry', failed[1]!, '--base-url', serve.url, '--api-key', key])
+    expect(text).toMatchObject({ code: 0, stdout: `retried 1 delivery:\n  older than the 50 newest deliveries the log shows: ${failed[1]}\n` })
+  })
+
+  it('refuses more than 50 ids, or an empty one, as a usage error before any request', async () => {
+    const many = Array.from({ length: 51 }, (_, index) => `whd_${index}`)
+    const tooMany = await runCli(['webhook', 'retry', ...many, '--base-url', serve.url, '--json'])
+    expect(tooMany.code).toBe(2)
+    expect(JSON.parse(tooMany.stdout)).toEqual({ error: { code: 'USAGE', message: 'at most 50 delivery ids at a time (the retry endpoint\'s limit), got 51: retry them in batches of 50' } })
+    expect(await runCli(['webhook', 'retry', '', '--base-url', serve.url])).toMatchObject({ code: 2, stderr: expect.stringContaining('sandbox: a delivery id is an empty string (an unset shell variable?)') })
   })
 })
 

@@ -8,7 +8,7 @@ const ltvOf = (loan: { collateral_btc: number; loan_amount: number }, btcUsd: nu
 describe('chooseSmallLoan', () => {
   it('takes the smallest loan amount with collateral for half the LTV limit, in whole satoshis', () => {
     const loan = chooseSmallLoan(config)
-    expect(loan).toEqual({ loan_amount: 100, collateral_btc: 0.00421053 })
+    expect(loan).toEqual({ loan_amount: 100, collateral_btc: 0.00421053, loan_currency: 'USDT' })
     expect(ltvOf(loan, config.rates.btc_usd)).toBeLessThanOrEqual(config.risk.max_ltv_percent / 2)
   })
 
@@ -21,5 +21,20 @@ describe('chooseSmallLoan', () => {
     const loan = chooseSmallLoan(odd)
     expect(Math.abs(loan.collateral_btc * 1e8 - Math.round(loan.collateral_btc * 1e8))).toBeLessThan(1e-6)
     expect(ltvOf(loan, 70_123.45)).toBeLessThanOrEqual(32.5)
+  })
+
+  it('fits the wallet, less a reserve, but never below the collateral the LTV limit needs', () => {
+    // 12,000 USDT at 40% and 30,000 USD/BTC needs exactly 1 BTC.
+    const big = { ...config, rates: { ...config.rates, btc_usd: 30_000 }, risk: { ...config.risk, max_ltv_percent: 40 }, limits: { loan_amount: { min: 12_000, max: 50_000 }, collateral_btc: { min: 0.5, max: 3 } } }
+    expect(chooseSmallLoan(big).collateral_btc).toBe(2)
+    expect(chooseSmallLoan(big, 1.7).collateral_btc).toBe(1.7)
+    expect(chooseSmallLoan(big, 2, 0.5).collateral_btc).toBe(1.5)
+    expect(chooseSmallLoan(big, 0.4).collateral_btc).toBe(1)
+    expect(chooseSmallLoan(config, 2)).toEqual({ loan_amount: 100, collateral_btc: 0.00421053, loan_currency: 'USDT' })
+  })
+
+  it('borrows in USDT, or in the config\'s first currency when it does not list USDT', () => {
+    expect(chooseSmallLoan({ ...config, currencies: ['USDC', 'USDT'] }).loan_currency).toBe('USDT')
+    expect(chooseSmallLoan({ ...config, currencies: ['USDC'] }).loan_currency).toBe('USDC')
   })
 })

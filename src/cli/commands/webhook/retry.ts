@@ -9,8 +9,15 @@ interface RetryFlags extends ApiTargetFlags {
   json?: boolean
 }
 
+/** The retry endpoint's limit on one request (its `delivery_ids`). */
+const MAX_IDS = 50
+
 async function runRetry(ids: string[], flags: RetryFlags, command: Command): Promise<void> {
   const waitMs = readDeliveryWait(flags.wait)
+  // The server's 400 for these read as the API refusing (exit 1), when the arguments are wrong.
+  if (ids.length > MAX_IDS) throw new CliError(`at most ${MAX_IDS} delivery ids at a time (the retry endpoint's limit), got ${ids.length}: retry them in batches of ${MAX_IDS}`)
+  if (ids.includes('')) throw new CliError('a delivery id is an empty string (an unset shell variable?); give whd_... ids, as sandbox webhook deliveries lists them')
+  const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
@@ -22,11 +29,14 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
     throw toApiCliError(error, target)
   })
   if (flags.json) printJsonDocument(command, report, 2)
-  else if (report.retried.length === 0) write('no failed delivery to retry (among the 50 newest of the key\'s log)')
+  else if (report.retried.length === 0) write('no failed delivery to retry')
   else {
     const { formatDeliveries } = await import('../../delivery-lines.js')
-    const shown = formatDeliveries(report.deliveries, report.waited_ms, `retried ${report.retried.length === 1 ? '1 delivery' : `${report.retried.length} deliveries`}`)
-    for (const line of shown) write(line)
+    const heading = `retried ${report.retried.length === 1 ? '1 delivery' : `${report.retried.length} deliveries`}`
+    const shown = formatDeliveries(report.deliveries, report.waited_ms, heading)
+    for (const line of shown.length > 0 ? shown : [`${heading}:`]) write(line)
+    const unseen = report.retried.filter((id) => !report.deliveries.some((delivery) => delivery.id === id))
+    if (unseen.length > 0) write(chalk.dim(`  older than the 50 newest deliveries the log shows: ${unseen.join(' ')}`))
   }
   if (report.problem) throw new CliError(report.problem, { exitCode: 1, code: CliErrorCodes.FAILED })
 }
