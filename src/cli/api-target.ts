@@ -1,9 +1,9 @@
 import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
-import { DEFAULT_TIMEOUT_MS, type TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/send-request.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
-import { DEFAULT_BASE_URL } from './options.js'
+import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, parseDuration } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */
@@ -50,6 +50,7 @@ export function checkApiKey(apiKey: string, source: string): void {
 export interface ApiTargetFlags {
   baseUrl?: string
   apiKey?: string
+  timeout?: string
   verbose?: boolean
 }
 
@@ -62,6 +63,15 @@ export interface ApiTarget {
   /** The proxy the requests go through, if a proxy variable applies. */
   proxy: string | undefined
   transport: TransportOptions
+}
+
+function readTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_API_TIMEOUT_MS
+  try {
+    return parseDuration(text, 3_600_000)
+  } catch (error) {
+    throw new CliError(`--timeout: ${(error as Error).message}`)
+  }
 }
 
 function isLoopback(baseUrl: string): boolean {
@@ -79,6 +89,7 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   // Notes for a person: beside the text on stdout, or on stderr when stdout holds one JSON document.
   const say = options.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => process.stdout.write(`${chalk.dim(line)}\n`)
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
+  const timeoutMs = readTimeout(flags.timeout)
   let apiKey = readApiKey(flags.apiKey)
   const local = apiKey === undefined && isLoopback(baseUrl)
   if (local) apiKey = LOCAL_KEY
@@ -93,7 +104,7 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   // As in `run`: a 429's Retry-After or a retried network error can last many seconds, and a
   // command waiting in silence looks stuck.
   const retryWait = options.json ? say : (line: string) => process.stdout.write(`${chalk.yellow(`    ${line}`)}\n`)
-  const transport: TransportOptions = { baseUrl, apiKey, onRetryWait: (wait) => retryWait(formatRetryWait(wait, DEFAULT_TIMEOUT_MS)) }
+  const transport: TransportOptions = { baseUrl, apiKey, timeoutMs, onRetryWait: (wait) => retryWait(formatRetryWait(wait, timeoutMs)) }
   if (flags.verbose) {
     const { formatExchange } = await import('./verbose-exchange.js')
     transport.onAttempt = (request, answer, wire) => {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { addKey } from '../../src/keys/manage-keys.js'
@@ -129,6 +130,21 @@ describe('sandbox webhook trigger', () => {
     expect(await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', 'https://sandbox.test'], { env: { SANDBOX_API_KEY: '' } })).toMatchObject({ code: 2, stderr: 'sandbox: give the API key for https://sandbox.test with --api-key or SANDBOX_API_KEY\n' })
     expect(await trigger(['webhook.test', '--wait', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*[^t]\n$/) })
     expect(await trigger(['--wait', 'loan.issued'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*; "loan\.issued" is not a duration: put it before --wait, or give --wait one \(--wait 10s\)\n$/) })
+  })
+
+  it('--timeout gives up on a server that never answers after 4 attempts of that long each (exit 2)', async () => {
+    const hanging = createNetServer((socket) => socket.on('error', () => {}))
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+      const { code, stdout, stderr } = await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', url, '--timeout', '200ms'])
+      expect(code).toBe(2)
+      expect(stdout.match(/^ {4}network error \(no answer within 0\.2 s\): waiting \d+ ms, then GET \/api\/sandbox\/webhooks again \(attempt [234] of 4\)$/gm)).toHaveLength(3)
+      expect(stderr).toBe(`sandbox: cannot reach ${url}/api/sandbox/webhooks (timed out after 4 attempts of 0.2 s each); is the server running? (sandbox serve, or --base-url for another one)\n`)
+    } finally {
+      hanging.close()
+    }
+    expect(await trigger(['loan.issued', '--timeout', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --timeout: invalid duration "soon"/) })
   })
 
   it('names the server that cannot be reached, and the test event\'s missing endpoint (exit 2)', async () => {
