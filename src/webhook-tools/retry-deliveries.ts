@@ -19,6 +19,11 @@ export interface RetryReport {
   waited_ms: number | null
   /** Why some were not delivered after the wait, or cannot be seen in the log; null when all were, or when not waiting. */
   problem: string | null
+  /**
+   * Without `deliveryIds`: ids of deliveries the log shows still retrying on their own schedule,
+   * which the endpoint's "every failed one" leaves as they are (named, they go now).
+   */
+  still_retrying: string[]
 }
 
 /**
@@ -32,11 +37,12 @@ export async function retryDeliveries(options: RetryDeliveriesOptions): Promise<
   const answer = await client.retryWebhooks(ids.length === 0 ? {} : ids.length === 1 ? { delivery_id: ids[0]! } : { delivery_ids: ids })
   const pick = (log: DeliveryEntry[]) => answer.retried.flatMap((id) => log.filter((delivery) => delivery.id === id))
   const deliveries = pick(answer.deliveries)
-  if (options.waitMs === undefined || answer.retried.length === 0) return { retried: answer.retried, deliveries, waited_ms: null, problem: null }
+  const stillRetrying = ids.length > 0 ? [] : answer.deliveries.filter((delivery) => delivery.status === 'retrying').reverse().map((delivery) => delivery.id)
+  if (options.waitMs === undefined || answer.retried.length === 0) return { retried: answer.retried, deliveries, waited_ms: null, problem: null, still_retrying: stillRetrying }
   // The server keeps more failed deliveries than the log shows: `{}` may put back older ones.
   const unseen = answer.retried.filter((id) => !deliveries.some((delivery) => delivery.id === id))
   const hidden = unseen.length === 0 ? null : `${unseen.length} of ${answer.retried.length} retried ${unseen.length === 1 ? 'is' : 'are'} older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${unseen.join(', ')}`
   const waited = deliveries.length > 0 ? await waitForDeliveries(async () => pick((await client.getWebhook()).deliveries), deliveries, options.waitMs) : { deliveries, waited_ms: 0 }
   const problem = [explainUndelivered(waited.deliveries, waited.waited_ms), hidden].filter(Boolean).join('; ') || null
-  return { retried: answer.retried, ...waited, problem }
+  return { retried: answer.retried, ...waited, problem, still_retrying: stillRetrying }
 }

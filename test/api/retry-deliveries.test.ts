@@ -38,7 +38,7 @@ describe('retryDeliveries', () => {
     expect(report.problem).toBeNull()
     expect(receiver.received).toHaveLength(6)
     // Nothing failed is left: an empty retry, and nothing to wait for.
-    expect(await retryDeliveries({ ...options, waitMs: 5000 })).toEqual({ retried: [], deliveries: [], waited_ms: null, problem: null })
+    expect(await retryDeliveries({ ...options, waitMs: 5000 })).toEqual({ retried: [], deliveries: [], waited_ms: null, problem: null, still_retrying: [] })
   })
 
   it('retries only the ids given, and says which one is still failing after the wait', async () => {
@@ -70,5 +70,26 @@ describe('retryDeliveries', () => {
     expect(report.retried).toEqual(expect.arrayContaining(ids))
     expect(report.deliveries).toEqual([])
     expect(report.problem).toBe(`2 of 2 retried are older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${report.retried.join(', ')}`)
+  })
+
+  it('without ids, names the deliveries still retrying on their schedule, which only their ids send now', async () => {
+    const receiver = await startReceiver()
+    stops.push(() => receiver.close())
+    receiver.respond = () => 503
+    const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [60_000] })
+    stops.push(() => api.sandbox.close())
+    const listener = await listenTestApi(api.sandbox)
+    stops.push(() => listener.close())
+    await api.post('/api/sandbox/webhooks', { url: receiver.url })
+    await api.post('/api/sandbox/webhooks/test')
+    await receiver.waitFor(1)
+    await api.sandbox.deliveriesIdle()
+    const [retrying] = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string }>
+    expect(retrying!.status).toBe('retrying')
+    const options = { baseUrl: listener.url, apiKey: api.key }
+    expect(await retryDeliveries(options)).toMatchObject({ retried: [], still_retrying: [retrying!.id] })
+    receiver.respond = () => 200
+    const named = await retryDeliveries({ ...options, deliveryIds: [retrying!.id], waitMs: 5000 })
+    expect(named).toMatchObject({ retried: [retrying!.id], deliveries: [{ id: retrying!.id, status: 'delivered' }], problem: null, still_retrying: [] })
   })
 })

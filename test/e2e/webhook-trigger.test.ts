@@ -260,6 +260,30 @@ describe('sandbox webhook deliveries and retry', () => {
   })
 })
 
+describe('sandbox webhook retry after an outage', () => {
+  it('without ids, names the deliveries still retrying on their schedule, and sends them when named', async () => {
+    const down = await startReceiver('/hooks')
+    down.respond = () => 503
+    const slow = await startServe(['--port', '0', '--storage', 'memory', '--webhook-forward-to', down.url, '--webhook-retry-schedule', '10m'])
+    try {
+      const args = ['--base-url', slow.url, '--api-key', KEY_A]
+      expect((await runCli(['webhook', 'trigger', 'partner.updated', ...args, '--wait', '1s'])).code).toBe(1)
+      const id = JSON.parse((await runCli(['webhook', 'deliveries', ...args, '--status', 'retrying', '--json'])).stdout).deliveries[0].id as string
+      const hinted = await runCli(['webhook', 'retry', ...args])
+      expect(hinted).toMatchObject({ code: 0, stdout: `no failed delivery to retry\n1 delivery is still retrying on the schedule (without ids, only failed ones are put back); to send it now: sandbox webhook retry ${id}\n` })
+      down.respond = () => 200
+      const sent = await runCli(['webhook', 'retry', id, ...args, '--wait'])
+      expect(sent.code).toBe(0)
+      expect(sent.stdout).toContain(`${id}  sandbox.partner.updated`)
+      expect(sent.stdout).toContain('✓ delivered (200, 2 attempts)')
+      expect(sent.stdout).not.toContain('still retrying')
+    } finally {
+      await slow.stop()
+      await down.close()
+    }
+  })
+})
+
 describe.skipIf(PTY_UNAVAILABLE !== '')('sandbox webhook trigger on a terminal', () => {
   it('asks which event when none is named, and Ctrl+C there exits 130', async () => {
     const pty = runInPty(['webhook', 'trigger', '--base-url', serve.url])

@@ -38,6 +38,11 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
     const unseen = report.retried.filter((id) => !report.deliveries.some((delivery) => delivery.id === id))
     if (unseen.length > 0) write(chalk.dim(`  older than the 50 newest deliveries the log shows: ${unseen.join(' ')}`))
   }
+  // A receiver back after an outage: its deliveries are often still retrying, not failed yet.
+  const retrying = report.still_retrying
+  if (!flags.json && retrying.length > 0) {
+    write(chalk.dim(`${retrying.length === 1 ? '1 delivery is' : `${retrying.length} deliveries are`} still retrying on the schedule (without ids, only failed ones are put back); to send ${retrying.length === 1 ? 'it' : 'them'} now: sandbox webhook retry ${retrying.slice(0, 50).join(' ')}`))
+  }
   if (report.problem) throw new CliError(report.problem, { exitCode: 1, code: CliErrorCodes.FAILED })
 }
 
