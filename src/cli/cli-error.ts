@@ -77,6 +77,19 @@ function asksForJson(command: Command): boolean {
   return (end === -1 ? words : words.slice(0, end)).includes('--json')
 }
 
+/**
+ * From here on COMMAND prints JSON lines, not one document (`webhook deliveries --follow --json`,
+ * as `logs --json`): no error document, and a signal ends it as the command decides.
+ */
+export function printJsonLinesInstead(command: Command): void {
+  commands.delete(command)
+}
+
+/** Whether COMMAND's `--json` output is one document (printErrorsAsJson), not JSON lines. */
+export function printsOneJsonDocument(command: Command): boolean {
+  return commands.has(command)
+}
+
 /** Whether an error of COMMAND is reported as a JSON document on stdout (and none was printed yet). */
 export function printsErrorsAsJson(command: Command): boolean {
   return commands.has(command) && !printed.has(command) && asksForJson(command)

@@ -13,11 +13,11 @@ function describeState(delivery: DeliveryEntry): string {
   return `${chalk.red('✗')} ${delivery.status === 'failed' ? chalk.red('failed') : chalk.yellow('retrying')} (${detail})`
 }
 
-/** One delivery of the log on one line: id (what `webhook retry` takes), event type, target and URL, state. */
-export function formatDelivery(delivery: DeliveryEntry, options: { clock?: boolean } = {}): string {
+/** One delivery of the log on one line: the local time of `clock`, id (what `webhook retry` takes), event type, target and URL, state. */
+export function formatDelivery(delivery: DeliveryEntry, options: { clock?: 'created_at' | 'updated_at' } = {}): string {
   // A hosted server's log may show neither target nor URL.
   const to = [delivery.target, delivery.url && show(delivery.url)].filter(Boolean).join(' ')
-  const clock = options.clock ? `${formatClock(delivery.created_at)} ` : ''
+  const clock = options.clock ? `${formatClock(delivery[options.clock])} ` : ''
   return `  ${clock}${chalk.dim(show(delivery.id))}  ${delivery.event_type.padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}`
 }
 

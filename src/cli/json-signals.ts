@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { printInterruptedAsJson } from './cli-error.js'
+import { printInterruptedAsJson, printsOneJsonDocument } from './cli-error.js'
 import { drainOutput } from './drain-output.js'
 
 /**
@@ -11,6 +11,8 @@ import { drainOutput } from './drain-output.js'
  */
 export function printDocumentOnSignals(command: Command): void {
   const onSignal = (signal: NodeJS.Signals) => {
+    // A command that switched to JSON lines (a --follow) ends on a signal as it decides.
+    if (!printsOneJsonDocument(command)) return
     // A second signal while the document drains kills at once.
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
     const message = `stopped by ${signal} before the report was complete`

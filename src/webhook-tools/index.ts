@@ -6,3 +6,4 @@ export { triggerEvent, TriggerUsageError, type TriggerEventOptions, type Trigger
 export { waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 export { TriggerRefusedError, TriggerLoanNotFoundError, type TriggerRequest } from './trigger-walks.js'
 export { retryDeliveries, type RetryDeliveriesOptions, type RetryReport } from './retry-deliveries.js'
+export { followDeliveries, takeChangedDeliveries, type FollowDeliveriesOptions } from './follow-deliveries.js'

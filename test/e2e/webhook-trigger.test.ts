@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { addKey } from '../../src/keys/manage-keys.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { killAll, runCli, startServe, type ServeProcess } from '../helpers/cli.js'
+import { BIN, killAll, runCli, startNodeProcess, startServe, waitUntil, type ServeProcess } from '../helpers/cli.js'
 import { KEY, PTY_UNAVAILABLE, killPtys, runInPty } from '../helpers/pty.js'
 import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -257,6 +257,25 @@ describe('sandbox webhook deliveries and retry', () => {
     expect(tooMany.code).toBe(2)
     expect(JSON.parse(tooMany.stdout)).toEqual({ error: { code: 'USAGE', message: 'at most 50 delivery ids at a time (the retry endpoint\'s limit), got 51: retry them in batches of 50' } })
     expect(await runCli(['webhook', 'retry', '', '--base-url', serve.url])).toMatchObject({ code: 2, stderr: expect.stringContaining('sandbox: a delivery id is an empty string (an unset shell variable?)') })
+  })
+})
+
+describe('sandbox webhook deliveries --follow', () => {
+  it('prints each new delivery and each new attempt until Ctrl+C (exit 0); with --json one delivery per line', async () => {
+    const key = 'sk_sandbox_trigger_e2e_key_dddddddd'
+    const args = ['--base-url', serve.url, '--api-key', key]
+    const follow = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', ...args], /^(no endpoint)/m)
+    receiver.respond = () => 500
+    expect((await trigger(['partner.updated', '--api-key', key, '--wait'])).code).toBe(1)
+    // The 100 ms schedule: 3 attempts in ~0.2 s, read every 2 s; the last read shows it failed.
+    await waitUntil(() => /✗ failed \(500, 3 attempts\)$/m.test(follow.output()), 10_000, 'the failed delivery')
+    const json = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', '--json', '--status', 'failed', ...args], /"status":"failed"/)
+    const lines = follow.output().trimEnd().split('\n')
+    expect(lines.slice(1).every((line) => /^ {2}\d\d:\d\d:\d\d whd_\w+ {2}sandbox\.partner\.updated +forward /.test(line))).toBe(true)
+    expect(await follow.stop('SIGINT')).toBe(0)
+    expect(await json.stop('SIGTERM')).toBe(0)
+    // Only failed deliveries, one JSON object per line.
+    expect(json.output().trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event_type: 'sandbox.partner.updated', status: 'failed', attempts: 3 })])
   })
 })
 

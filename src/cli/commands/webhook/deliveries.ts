@@ -1,14 +1,19 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { ApiTargetFlags } from '../../api-target.js'
-import { printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
+import type { DeliveryEntry } from '../../../webhook-tools/wait-for-deliveries.js'
+import { printErrorsAsJson, printJsonDocument, printJsonLinesInstead } from '../../cli-error.js'
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
 
 const STATUSES = ['pending', 'delivered', 'retrying', 'failed'] as const
 
 interface DeliveriesFlags extends ApiTargetFlags {
   status: string[]
+  follow?: boolean
   json?: boolean
 }
+
+/** Reads of the log while following: a quarter of the key's 120 requests a minute, leaving the rest to the partner's own. */
+const FOLLOW_INTERVAL_MS = 2000
 
 async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<void> {
   const { chalk } = await import('../../output.js')
@@ -16,17 +21,53 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
   const { createSandboxClient } = await import('../../../client/sandbox-client.js')
-  const { endpoint, deliveries } = await createSandboxClient(target.transport).getWebhook().catch((error: unknown) => {
+  const client = createSandboxClient(target.transport)
+  const { endpoint, deliveries } = await client.getWebhook().catch((error: unknown) => {
     throw toApiCliError(error, target)
   })
+  const wanted = (delivery: DeliveryEntry) => flags.status.length === 0 || flags.status.includes(delivery.status)
   // Oldest first, as a terminal log reads: the newest last, above the prompt.
-  const shown = deliveries.filter((delivery) => flags.status.length === 0 || flags.status.includes(delivery.status)).reverse()
-  if (flags.json) return printJsonDocument(command, { endpoint, deliveries: shown }, 2)
+  const shown = deliveries.filter(wanted).reverse()
+  if (flags.json && !flags.follow) return printJsonDocument(command, { endpoint, deliveries: shown }, 2)
   const { formatDelivery, formatEndpoint } = await import('../../delivery-lines.js')
-  const { EVENT_TYPES } = await import('../../../webhooks/types.js')
-  write(formatEndpoint(endpoint, EVENT_TYPES.length))
-  if (shown.length === 0) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
-  for (const delivery of shown) write(formatDelivery(delivery, { clock: true }))
+  if (!flags.json) {
+    const { EVENT_TYPES } = await import('../../../webhooks/types.js')
+    write(formatEndpoint(endpoint, EVENT_TYPES.length))
+    if (shown.length === 0 && !flags.follow) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
+  }
+  if (!flags.follow) {
+    for (const delivery of shown) write(formatDelivery(delivery, { clock: 'created_at' }))
+    return
+  }
+  const { formatJson } = await import('../../json-text.js')
+  const { SandboxConnectionError } = await import('../../../client/api-error.js')
+  const { followDeliveries } = await import('../../../webhook-tools/follow-deliveries.js')
+  // Ctrl+C is how --follow ends, as with `logs --follow` and `webhook listen`: a clean stop and exit 0.
+  printJsonLinesInstead(command)
+  const stop = new AbortController()
+  process.once('SIGINT', () => stop.abort()).once('SIGTERM', () => stop.abort())
+  let unreachable = false
+  // Following retries every 2 s itself: no retries within a read, and no note for each.
+  await followDeliveries(createSandboxClient({ ...target.transport, retries: 0, onRetryWait: undefined }), {
+    intervalMs: FOLLOW_INTERVAL_MS,
+    signal: stop.signal,
+    onChange: (delivery) => {
+      if (wanted(delivery)) write(flags.json ? formatJson(delivery) : formatDelivery(delivery, { clock: 'updated_at' }))
+    },
+    onRead: () => {
+      if (unreachable) process.stderr.write('sandbox: reached the server again\n')
+      unreachable = false
+    },
+    // A server restarted meanwhile (`serve` stopped and started again) is waited for, said once.
+    onReadError: (error) => {
+      if (!(error instanceof SandboxConnectionError)) return false
+      if (!unreachable) process.stderr.write(`sandbox: ${error.message}; still following, every ${FOLLOW_INTERVAL_MS / 1000} s\n`)
+      unreachable = true
+      return true
+    },
+  }).catch((error: unknown) => {
+    throw toApiCliError(error, target)
+  })
 }
 
 /** `sandbox webhook deliveries`: the key's endpoint and delivery log (GET /api/sandbox/webhooks), one line each. */
@@ -38,7 +79,8 @@ export function registerWebhookDeliveries(group: Command): void {
       if (!(STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of ${STATUSES.join(', ')}`)
       return [...previous, value]
     }).default([], 'any'))
+    .addOption(new Option('--follow', 'keep printing each new delivery and each new attempt until Ctrl+C (the log read every 2 s)'))
   addApiTargetOptions(command)
-  addJsonOption(command, 'print `{ endpoint, deliveries }` on stdout, oldest first (an error: {"error": {"code", "message"}})')
+  addJsonOption(command, 'print `{ endpoint, deliveries }` on stdout, oldest first; with --follow, one delivery per line (an error: {"error": {"code", "message"}})')
   printErrorsAsJson(command).action((flags: DeliveriesFlags) => runDeliveries(flags, command))
 }

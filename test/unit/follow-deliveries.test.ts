@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest'
+import { takeChangedDeliveries } from '../../src/webhook-tools/follow-deliveries.js'
+import type { DeliveryEntry } from '../../src/webhook-tools/wait-for-deliveries.js'
+
+const entry = (id: string, status: DeliveryEntry['status'], attempts: number, updated = '2026-11-26T00:00:00.000Z'): DeliveryEntry => ({
+  id, event_id: `evt_${id}`, event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1:1/h', status, attempts,
+  next_attempt_at: null, last_status_code: null, last_error: null, created_at: '2026-11-26T00:00:00.000Z', updated_at: updated,
+})
+
+describe('takeChangedDeliveries', () => {
+  it('reports the whole log first, oldest first, then only what is new or has a new attempt or state', () => {
+    const seen = new Map<string, string>()
+    // The API lists the newest first.
+    expect(takeChangedDeliveries(seen, [entry('b', 'pending', 0), entry('a', 'delivered', 1)]).map((d) => d.id)).toEqual(['a', 'b'])
+    expect(takeChangedDeliveries(seen, [entry('b', 'pending', 0), entry('a', 'delivered', 1)])).toEqual([])
+    const next = takeChangedDeliveries(seen, [entry('c', 'pending', 0), entry('b', 'retrying', 1), entry('a', 'delivered', 1)])
+    expect(next.map((d) => `${d.id} ${d.status}`)).toEqual(['b retrying', 'c pending'])
+    // A retry that failed again: same state, one more attempt.
+    expect(takeChangedDeliveries(seen, [entry('c', 'pending', 0), entry('b', 'retrying', 2), entry('a', 'delivered', 1)]).map((d) => `${d.id} ${d.attempts}`)).toEqual(['b 2'])
+    // The retry endpoint puts a failed one back: its state changes even at the same count.
+    takeChangedDeliveries(seen, [entry('d', 'failed', 3)])
+    expect(takeChangedDeliveries(seen, [entry('d', 'pending', 3, '2026-11-26T00:01:00.000Z')]).map((d) => d.status)).toEqual(['pending'])
+  })
+})
