@@ -29,6 +29,6 @@ export type { RunScenariosOptions, RunServer, ScenarioChange, ScenarioWatch, Wat
 export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode, type HeaderSource } from './webhooks/signature.js'
 export { verifyReceiver, startWebhookListener, buildVerifyBattery, buildSampleEvents, ReceiverUnreachableError } from './webhook-tools/index.js'
 export type { VerifyReport, VerifyCaseResult, VerifyReceiverOptions, VerifyCase, SignedDelivery, ReceivedWebhook, WebhookListenerOptions } from './webhook-tools/index.js'
-export { triggerEvent, TriggerUsageError, TriggerRefusedError, TriggerLoanNotFoundError, retryDeliveries, waitForDeliveries } from './webhook-tools/index.js'
-export type { TriggerEventOptions, TriggerReport, TriggerRequest, DeliveryEntry, RetryDeliveriesOptions, RetryReport } from './webhook-tools/index.js'
+export { triggerEvent, TriggerUsageError, TriggerRefusedError, TriggerLoanNotFoundError, retryDeliveries, waitForDeliveries, followDeliveries } from './webhook-tools/index.js'
+export type { TriggerEventOptions, TriggerReport, TriggerRequest, DeliveryEntry, RetryDeliveriesOptions, RetryReport, FollowDeliveriesOptions } from './webhook-tools/index.js'
 export { buildOpenApiDocument } from './openapi/build-document.js'
