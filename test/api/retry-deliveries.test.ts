@@ -9,23 +9,31 @@ afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop()
 })
 
-/** A key whose endpoint refused every attempt of two test events (schedule 50 ms): both `failed`. */
-async function setupFailed() {
+/**
+ * A key whose endpoint (a receiver answering 503) got `events` test events, on `schedule`; its
+ * log, oldest first, once the receiver has refused `attempts` POSTs and nothing is in flight.
+ */
+async function setupRefusing(events: number, schedule: number[], attempts: number) {
   const receiver: TestReceiver = await startReceiver()
   stops.push(() => receiver.close())
   receiver.respond = () => 503
-  const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [50] })
+  const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: schedule })
   stops.push(() => api.sandbox.close())
   const listener = await listenTestApi(api.sandbox)
   stops.push(() => listener.close())
   await api.post('/api/sandbox/webhooks', { url: receiver.url })
-  await api.post('/api/sandbox/webhooks/test')
-  await api.post('/api/sandbox/webhooks/test')
-  await receiver.waitFor(4)
+  for (let sent = 0; sent < events; sent++) await api.post('/api/sandbox/webhooks/test')
+  await receiver.waitFor(attempts)
   await api.sandbox.deliveriesIdle()
   const log = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string }>
+  return { receiver, api, options: { baseUrl: listener.url, apiKey: api.key }, log: log.reverse() }
+}
+
+/** Two test events whose every attempt was refused (schedule 50 ms): both `failed`. */
+async function setupFailed() {
+  const { log, ...rest } = await setupRefusing(2, [50], 4)
   expect(log.map((delivery) => delivery.status)).toEqual(['failed', 'failed'])
-  return { receiver, api, options: { baseUrl: listener.url, apiKey: api.key }, ids: log.map((delivery) => delivery.id).reverse() }
+  return { ...rest, ids: log.map((delivery) => delivery.id) }
 }
 
 describe('retryDeliveries', () => {
@@ -73,20 +81,9 @@ describe('retryDeliveries', () => {
   })
 
   it('without ids, names the deliveries still retrying on their schedule, which only their ids send now', async () => {
-    const receiver = await startReceiver()
-    stops.push(() => receiver.close())
-    receiver.respond = () => 503
-    const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [60_000] })
-    stops.push(() => api.sandbox.close())
-    const listener = await listenTestApi(api.sandbox)
-    stops.push(() => listener.close())
-    await api.post('/api/sandbox/webhooks', { url: receiver.url })
-    await api.post('/api/sandbox/webhooks/test')
-    await receiver.waitFor(1)
-    await api.sandbox.deliveriesIdle()
-    const [retrying] = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string }>
+    // The first attempt refused, the next one 60 s away: still retrying.
+    const { receiver, options, log: [retrying] } = await setupRefusing(1, [60_000], 1)
     expect(retrying!.status).toBe('retrying')
-    const options = { baseUrl: listener.url, apiKey: api.key }
     expect(await retryDeliveries(options)).toMatchObject({ retried: [], still_retrying: [retrying!.id] })
     receiver.respond = () => 200
     const named = await retryDeliveries({ ...options, deliveryIds: [retrying!.id], waitMs: 5000 })
