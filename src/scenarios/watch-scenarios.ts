@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, watch } from 'node:fs'
 import { basename, dirname, join, normalize, resolve } from 'node:path'
+import { isLeftOutName } from './load-scenarios.js'
 
 /** One scenario file that changed since the last round. */
 export interface ScenarioChange {
@@ -55,7 +56,7 @@ export interface ScenarioWatch {
 export const WATCH_DEBOUNCE_MS = 150
 
 /** Names loadScenarios reads, or refuses loudly (a YAML scenario): editors' temp and swap files are not among them. */
-const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !name.startsWith('_')
+const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !isLeftOutName(name)
 
 /**
  * Runs `load` then `run` once, then again after each change to the watched scenario files, one

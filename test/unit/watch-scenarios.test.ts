@@ -1,4 +1,4 @@
-import { readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -70,7 +70,7 @@ describe('watchScenarios', () => {
     expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }, { loaded: 'loaded', changes: [{ file: join(dir, 'a.json'), change: 'changed' }] }])
   })
 
-  it('tells added and removed files, and leaves out editor temp files and files that came and went', async () => {
+  it('tells added and removed files, and leaves out editor temp and hidden files and files that came and went', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const dir = await tempDir()
     await writeFile(join(dir, 'a.json'), '{}')
@@ -94,6 +94,11 @@ describe('watchScenarios', () => {
     const rounds = record.rounds.length
     fake.emit(dir, '4913')
     fake.emit(dir, '.b.json.swp')
+    // Emacs's lock while a buffer is unsaved, macOS's AppleDouble file: hidden, as the load leaves them out.
+    await symlink('partner@laptop.4242:1700000000', join(dir, '.#b.json'))
+    await writeFile(join(dir, '._b.json'), '')
+    fake.emit(dir, '.#b.json')
+    fake.emit(dir, '._b.json')
     await settle()
     expect(record.rounds).toHaveLength(rounds)
   })
