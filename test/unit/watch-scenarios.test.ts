@@ -1,4 +1,4 @@
-import { readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -215,6 +215,32 @@ describe('watchScenarios', () => {
     }
     expect(record.rounds.map((round) => round.loaded)).toEqual(['1', '2', '3'])
     expect(record.rounds[2]!.changes).toEqual([{ file, change: 'changed' }])
+  })
+
+  it('goes on watching a directory that is deleted and made again (rm -rf, then a copy back)', async () => {
+    const dir = join(await tempDir(), 'scenarios')
+    await mkdir(dir)
+    const file = join(dir, 'a.json')
+    await writeFile(file, '1')
+    const record = recordRounds()
+    let idle = record.idle()
+    const load = async () => readFile(file, 'utf8')
+    open.push(watchScenarios({ dirs: [dir], load, run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: (_error, changes) => { record.rounds.push({ changes, error: 'load' }) }, onIdle: record.onIdle }))
+    await idle
+    idle = record.idle()
+    await rm(dir, { recursive: true })
+    await idle
+    expect(record.rounds.at(-1)).toEqual({ changes: [{ file, change: 'removed' }], error: 'load' })
+    idle = record.idle()
+    await mkdir(dir)
+    await writeFile(file, '2')
+    await idle
+    expect(record.rounds.at(-1)).toEqual({ loaded: '2', changes: [{ file, change: 'added' }] })
+    // And its watch is a live one: the next save runs too.
+    idle = record.idle()
+    await writeFile(file, '3')
+    await idle
+    expect(record.rounds.at(-1)).toEqual({ loaded: '3', changes: [{ file, change: 'changed' }] })
   })
 })
 
