@@ -15,6 +15,12 @@ export interface WatchRunOptions {
   dirs: string[]
   /** The server each run goes to; without one an in-process server is started once, for every run. */
   baseUrl?: string
+  /**
+   * Each run without a base URL starts an in-process server of its own, as `run` does: with one
+   * `--api-key` for every run, a server kept up would hand the key's loans and wallet of one run
+   * to the next, and a scenario that passes on its own would fail on the second save.
+   */
+  serverPerRun?: boolean
   /** The scenarios the command line chooses, read again; throws a CliError for a broken file. */
   load(): Promise<Scenario[]>
   /** One run, printing with WRITE; throws a CliError when it failed or stopped on setup. */
@@ -103,8 +109,9 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
     await server?.close()
   }
   try {
-    server = options.baseUrl === undefined ? await startRunServer() : undefined
+    server = options.baseUrl === undefined && !options.serverPerRun ? await startRunServer() : undefined
     if (server) write(out.chalk.dim(`in-process server on ${server.url} (memory storage), kept up between runs`))
+    else if (options.baseUrl === undefined) write(out.chalk.dim('in-process server: a new one for each run (with --api-key, one kept up would carry the key\'s loans and wallet into the next run)'))
     const keys = Boolean(process.stdin.isTTY)
     const targets = [...options.dirs.map((dir) => `${dir.replace(/\/+$/, '')}/`), ...options.files].map(show).join(', ')
     let first = true
