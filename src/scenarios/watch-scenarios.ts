@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync, watch } from 'node:fs'
 import { basename, dirname, join, normalize, resolve } from 'node:path'
 import { isLeftOutName } from './load-scenarios.js'
+import { watchLinkTargets } from './watch-link-targets.js'
 
 /** One scenario file that changed since the last round. */
 export interface ScenarioChange {
@@ -94,6 +95,12 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
   let settle!: { resolve(): void; reject(error: unknown): void }
   const done = new Promise<void>((resolve, reject) => { settle = { resolve, reject } })
 
+  const schedule = (files: string[]) => {
+    for (const file of files) pending.add(file)
+    clearTimeout(timer)
+    timer = setTimeout(flush, debounceMs)
+  }
+  const links = watchLinkTargets(options.watchDirectory ?? watchWithFs, schedule)
   const watchers = new Set<{ close(): void }>()
   // Timers of directories that are gone, each looking for its directory to come back.
   const polls = new Set<NodeJS.Timeout>()
@@ -103,6 +110,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       clearTimeout(timer)
       for (const poll of polls) clearTimeout(poll)
       for (const watcher of watchers) watcher.close()
+      links.close()
       settle.resolve()
     }
     await round?.catch(() => undefined)
@@ -123,6 +131,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       if (change) changes.push({ file, change })
     }
     pending.clear()
+    links.update(known)
     if (changes.length > 0) enqueue(changes)
   }
   const enqueue = (changes: ScenarioChange[]) => {
@@ -168,11 +177,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       }
     }
     const knownNames = () => [...known].filter((file) => dirname(file) === target.dir).map((file) => basename(file))
-    const touch = (names: string[]) => {
-      for (const changed of names.filter(counts)) pending.add(join(target.dir, changed))
-      clearTimeout(timer)
-      timer = setTimeout(flush, debounceMs)
-    }
+    const touch = (names: string[]) => schedule(names.filter(counts).map((name) => join(target.dir, name)))
     const start = () => {
       const inode = inodeOf(path)
       const watcher = (options.watchDirectory ?? watchWithFs)(path, (name) => {
@@ -214,6 +219,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       throw error
     }
   }
+  links.update(known)
   enqueue([])
   return { rerun: () => { if (!closed) enqueue([]) }, close, done }
 }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -101,6 +101,24 @@ describe('watchScenarios', () => {
     fake.emit(dir, '._b.json')
     await settle()
     expect(record.rounds).toHaveLength(rounds)
+  })
+
+  it('runs again when a scenario that is a link to a file elsewhere is saved there', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const [dir, shared] = [await tempDir(), await tempDir()]
+    await writeFile(join(shared, 'loan.json'), '{}')
+    await symlink(join(shared, 'loan.json'), join(dir, 'loan.json'))
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    let idle = record.idle()
+    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => null, run: async (_loaded, changes) => { record.rounds.push({ changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    // Saved where the file is: the event comes from the other directory, under the target's name.
+    idle = record.idle()
+    fake.emit(await realpath(shared), 'loan.json')
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'loan.json'), change: 'changed' }])
   })
 
   it('never runs two rounds at once: changes during a round make exactly one more, with all of them', async () => {
