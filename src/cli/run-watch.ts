@@ -73,7 +73,7 @@ function describeScenarios(scenarios: Scenario[]): string {
 
 /**
  * `sandbox run --watch`: runs, then runs again on each change to the scenario files, until
- * SIGINT, SIGTERM or `q`. Like `serve` and `webhook listen`, whose normal end is also a signal,
+ * SIGINT, SIGTERM, `q` or its stdout closed. Like `serve` and `webhook listen`, whose normal end is also a signal,
  * it then says it stopped and exits 0 (the in-process server stopped first); a second signal
  * while it stops exits at once with the signal's code, as serve's does.
  */
@@ -99,6 +99,10 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
     quit(signal)
   }
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+  // `run --watch | head`: with the reader gone no run can be seen, and nothing else would end the
+  // watch (run goes on after EPIPE for its exit code, which a watch has not). Found at a write.
+  const onStdoutError = (error: NodeJS.ErrnoException) => { if (error.code === 'EPIPE') quit('stdout closed') }
+  process.stdout.on('error', onStdoutError)
   let server: RunServer | undefined
   let watch: ScenarioWatch | undefined
   let stopKeys: (() => void) | undefined
@@ -141,5 +145,6 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
     // Reached only on an error: a server that could not start, or a bug in a run.
     await stop()
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+    process.stdout.off('error', onStdoutError)
   }
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -137,6 +138,27 @@ describe('sandbox run --watch', () => {
     expect(second).toContain('1 passed, 0 failed')
     expect(watch.output()).toContain('in-process server: a new one for each run')
     expect(await watch.stop('SIGINT')).toBe(0)
+  }, 60_000)
+
+  it('ends with 0 when its stdout closes (run --watch | head), at the next run, leaving no process behind', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'tiny-a.json')
+    await writeFile(file, tinyScenario(200))
+    const child = spawn(process.execPath, [BIN, 'run', '--watch', '--dir', dir], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let exitCode: number | null | undefined
+    child.once('exit', (code) => { exitCode = code })
+    try {
+      let out = ''
+      child.stdout!.on('data', (chunk) => { out += chunk })
+      await waitUntil(() => out.includes('for changes; Ctrl+C quits'), WAIT_MS, 'the first round')
+      // The reader goes, as head does after its lines.
+      child.stdout!.destroy()
+      await writeFile(file, tinyScenario(200))
+      await waitUntil(() => exitCode !== undefined, WAIT_MS, 'the watch to end')
+      expect(exitCode).toBe(0)
+    } finally {
+      child.kill('SIGKILL')
+    }
   }, 60_000)
 
   it('without arguments watches the directory the scenarios come from (the shipped one)', async () => {
