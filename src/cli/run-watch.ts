@@ -15,6 +15,12 @@ export interface WatchRunOptions {
   dirs: string[]
   /** The server each run goes to; without one an in-process server is started once, for every run. */
   baseUrl?: string
+  /**
+   * Each run without a base URL starts an in-process server of its own, as `run` does: with one
+   * `--api-key` for every run, a server kept up would hand the key's loans and wallet of one run
+   * to the next, and a scenario that passes on its own would fail on the second save.
+   */
+  serverPerRun?: boolean
   /** The scenarios the command line chooses, read again; throws a CliError for a broken file. */
   load(): Promise<Scenario[]>
   /** One run, printing with WRITE; throws a CliError when it failed or stopped on setup. */
@@ -67,7 +73,7 @@ function describeScenarios(scenarios: Scenario[]): string {
 
 /**
  * `sandbox run --watch`: runs, then runs again on each change to the scenario files, until
- * SIGINT, SIGTERM or `q`. Like `serve` and `webhook listen`, whose normal end is also a signal,
+ * SIGINT, SIGTERM, `q` or its stdout closed. Like `serve` and `webhook listen`, whose normal end is also a signal,
  * it then says it stopped and exits 0 (the in-process server stopped first); a second signal
  * while it stops exits at once with the signal's code, as serve's does.
  */
@@ -93,6 +99,10 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
     quit(signal)
   }
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+  // `run --watch | head`: with the reader gone no run can be seen, and nothing else would end the
+  // watch (run goes on after EPIPE for its exit code, which a watch has not). Found at a write.
+  const onStdoutError = (error: NodeJS.ErrnoException) => { if (error.code === 'EPIPE') quit('stdout closed') }
+  process.stdout.on('error', onStdoutError)
   let server: RunServer | undefined
   let watch: ScenarioWatch | undefined
   let stopKeys: (() => void) | undefined
@@ -103,8 +113,9 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
     await server?.close()
   }
   try {
-    server = options.baseUrl === undefined ? await startRunServer() : undefined
+    server = options.baseUrl === undefined && !options.serverPerRun ? await startRunServer() : undefined
     if (server) write(out.chalk.dim(`in-process server on ${server.url} (memory storage), kept up between runs`))
+    else if (options.baseUrl === undefined) write(out.chalk.dim('in-process server: a new one for each run (with --api-key, one kept up would carry the key\'s loans and wallet into the next run)'))
     const keys = Boolean(process.stdin.isTTY)
     const targets = [...options.dirs.map((dir) => `${dir.replace(/\/+$/, '')}/`), ...options.files].map(show).join(', ')
     let first = true
@@ -134,5 +145,6 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
     // Reached only on an error: a server that could not start, or a bug in a run.
     await stop()
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+    process.stdout.off('error', onStdoutError)
   }
 }

@@ -116,15 +116,22 @@ const YAML_REFUSED = 'scenario files are JSON (.json); YAML is not read'
 export const isScenarioFilePath = (arg: string): boolean => /\.json$/i.test(arg) || YAML_FILE.test(arg)
 
 /**
- * Loads every `*.json` scenario of a directory (not those whose name starts with `_`), in id
- * order; all files' mistakes at once.
+ * Whether a file of a scenario directory is left out: `_` by choice; a hidden one is no file the
+ * partner wrote (Emacs's lock `.#loan.json`, a dangling link while a buffer is unsaved; macOS's
+ * `._loan.json`, binary, on shared drives).
+ */
+export const isLeftOutName = (name: string): boolean => name.startsWith('_') || name.startsWith('.')
+
+/**
+ * Loads every `*.json` scenario of a directory (not those whose name starts with `_` or `.`), in
+ * id order; all files' mistakes at once.
  */
 export async function loadScenarios(dir: string = SHIPPED_SCENARIOS_DIR): Promise<Scenario[]> {
-  const all = await readdir(dir)
-  const names = all.filter((name) => name.toLowerCase().endsWith('.json') && !name.startsWith('_')).sort()
+  const all = (await readdir(dir)).filter((name) => !isLeftOutName(name))
+  const names = all.filter((name) => name.toLowerCase().endsWith('.json')).sort()
   const scenarios: Scenario[] = []
   const problems: ScenarioProblem[] = []
-  for (const name of all.filter((name) => YAML_FILE.test(name) && !name.startsWith('_'))) {
+  for (const name of all.filter((name) => YAML_FILE.test(name))) {
     const text = await readFile(join(dir, name), 'utf8').catch(() => '')
     if (YAML_SCENARIO.test(text)) problems.push({ file: join(dir, name), message: YAML_REFUSED })
   }

@@ -1,5 +1,7 @@
-import { existsSync, readdirSync, watch } from 'node:fs'
+import { existsSync, readdirSync, statSync, watch } from 'node:fs'
 import { basename, dirname, join, normalize, resolve } from 'node:path'
+import { isLeftOutName } from './load-scenarios.js'
+import { watchLinkTargets } from './watch-link-targets.js'
 
 /** One scenario file that changed since the last round. */
 export interface ScenarioChange {
@@ -34,7 +36,10 @@ export type WatchDirectory = (dir: string, onEvent: (name: string | null) => voi
 const watchWithFs: WatchDirectory = (dir, onEvent) => {
   const watcher = watch(dir, (_event, name) => onEvent(name === null ? null : String(name)))
   // A directory deleted or made unreadable under the watch: the next load says what is wrong.
-  watcher.on('error', () => watcher.close())
+  watcher.on('error', () => {
+    watcher.close()
+    onEvent(null)
+  })
   return watcher
 }
 
@@ -54,14 +59,21 @@ export interface ScenarioWatch {
  */
 export const WATCH_DEBOUNCE_MS = 150
 
+/** How often a watched directory that was deleted is looked for (a watch needs one that exists). */
+const REWATCH_POLL_MS = 500
+
+/** The directory's inode, undefined when it is gone: a new one in its place is a new inode. */
+const inodeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.ino
+
 /** Names loadScenarios reads, or refuses loudly (a YAML scenario): editors' temp and swap files are not among them. */
-const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !name.startsWith('_')
+const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !isLeftOutName(name)
 
 /**
  * Runs `load` then `run` once, then again after each change to the watched scenario files, one
  * round at a time: a change during a round queues exactly one more. A directory is watched
  * itself (fs.watch, not recursive), and so is each file's directory, so a save through a rename
- * is seen where a watch on the file would lose it.
+ * is seen where a watch on the file would lose it; a watched directory deleted is watched again
+ * when it is back.
  */
 export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWatch {
   const debounceMs = options.debounceMs ?? WATCH_DEBOUNCE_MS
@@ -83,12 +95,22 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
   let settle!: { resolve(): void; reject(error: unknown): void }
   const done = new Promise<void>((resolve, reject) => { settle = { resolve, reject } })
 
-  const watchers: Array<{ close(): void }> = []
+  const schedule = (files: string[]) => {
+    for (const file of files) pending.add(file)
+    clearTimeout(timer)
+    timer = setTimeout(flush, debounceMs)
+  }
+  const links = watchLinkTargets(options.watchDirectory ?? watchWithFs, schedule)
+  const watchers = new Set<{ close(): void }>()
+  // Timers of directories that are gone, each looking for its directory to come back.
+  const polls = new Set<NodeJS.Timeout>()
   const close = async () => {
     if (!closed) {
       closed = true
       clearTimeout(timer)
+      for (const poll of polls) clearTimeout(poll)
       for (const watcher of watchers) watcher.close()
+      links.close()
       settle.resolve()
     }
     await round?.catch(() => undefined)
@@ -109,6 +131,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       if (change) changes.push({ file, change })
     }
     pending.clear()
+    links.update(known)
     if (changes.length > 0) enqueue(changes)
   }
   const enqueue = (changes: ScenarioChange[]) => {
@@ -153,20 +176,50 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
         return []
       }
     }
+    const knownNames = () => [...known].filter((file) => dirname(file) === target.dir).map((file) => basename(file))
+    const touch = (names: string[]) => schedule(names.filter(counts).map((name) => join(target.dir, name)))
+    const start = () => {
+      const inode = inodeOf(path)
+      const watcher = (options.watchDirectory ?? watchWithFs)(path, (name) => {
+        if (!watchers.has(watcher)) return
+        // Some platforms give no name: every file of the target may have changed.
+        touch(name ? [name] : [...list(), ...knownNames()])
+        if (inodeOf(path) === inode) return
+        // The directory deleted or replaced (rm -rf, a checkout, a copy back): a watch holds the
+        // one that is gone, so it is dropped and the directory watched again once it is back.
+        watcher.close()
+        watchers.delete(watcher)
+        touch(knownNames())
+        awaitReturn()
+      })
+      watchers.add(watcher)
+    }
+    const awaitReturn = () => {
+      if (closed) return
+      if (inodeOf(path) !== undefined) {
+        try {
+          start()
+          touch(list())
+          return
+        } catch {
+          // Gone again before it could be watched: the next look finds out.
+        }
+      }
+      const poll = setTimeout(() => {
+        polls.delete(poll)
+        awaitReturn()
+      }, REWATCH_POLL_MS)
+      polls.add(poll)
+    }
     for (const name of list()) known.add(join(target.dir, name))
     try {
-      watchers.push((options.watchDirectory ?? watchWithFs)(path, (name) => {
-        // Some platforms give no name: every file of the target may have changed.
-        const names = name ? [name] : [...list(), ...[...known].filter((file) => dirname(file) === target.dir).map((file) => basename(file))]
-        for (const changed of names.filter(counts)) pending.add(join(target.dir, changed))
-        clearTimeout(timer)
-        timer = setTimeout(flush, debounceMs)
-      }))
+      start()
     } catch (error) {
       void close()
       throw error
     }
   }
+  links.update(known)
   enqueue([])
   return { rerun: () => { if (!closed) enqueue([]) }, close, done }
 }

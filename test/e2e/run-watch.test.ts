@@ -1,4 +1,5 @@
-import { rename, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, killAll, runCli, startNodeProcess, startServe, waitUntil, type ServeProcess } from '../helpers/cli.js'
@@ -120,6 +121,44 @@ describe('sandbox run --watch', () => {
     expect(await watch.stop('SIGINT')).toBe(0)
     expect((await fetch(`${serve.url}/api/sandbox/openapi.json`)).status).toBe(200)
     expect(await serve.stop()).toBe(0)
+  }, 60_000)
+
+  it('with --api-key gives each run a new in-process server, so a scenario that passes alone passes again on the next save', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'first-loan.json')
+    // A partner's first scenario: it leaves its loan open, and expects the key to hold that one loan.
+    const create = { method: 'POST', path: '/api/sandbox/loans', body: { collateral_btc: 0.05, loan_amount: 2000, loan_currency: 'USDT', external_client_id: 'client-1' } }
+    await writeFile(file, JSON.stringify({ name: 'First loan', description: 'one loan on the key', steps: [{ name: 'create', request: create, expect: { status: 200, body: { activeLoans: { $length: 1 } } } }] }))
+    const watch = await startNodeProcess([BIN, 'run', '--watch', '--dir', dir, '--api-key', 'sk_sandbox_partner_watch_key_1'], /^(first-loan) — /m)
+    const first = await waitForRound(watch, 0, 'the first report')
+    expect(first).toContain('1 passed, 0 failed')
+    const mark = watch.output().length
+    await writeFile(file, await readFile(file, 'utf8'))
+    const second = await waitForRound(watch, mark, 'the report after a save')
+    expect(second).toContain('1 passed, 0 failed')
+    expect(watch.output()).toContain('in-process server: a new one for each run')
+    expect(await watch.stop('SIGINT')).toBe(0)
+  }, 60_000)
+
+  it('ends with 0 when its stdout closes (run --watch | head), at the next run, leaving no process behind', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'tiny-a.json')
+    await writeFile(file, tinyScenario(200))
+    const child = spawn(process.execPath, [BIN, 'run', '--watch', '--dir', dir], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let exitCode: number | null | undefined
+    child.once('exit', (code) => { exitCode = code })
+    try {
+      let out = ''
+      child.stdout!.on('data', (chunk) => { out += chunk })
+      await waitUntil(() => out.includes('for changes; Ctrl+C quits'), WAIT_MS, 'the first round')
+      // The reader goes, as head does after its lines.
+      child.stdout!.destroy()
+      await writeFile(file, tinyScenario(200))
+      await waitUntil(() => exitCode !== undefined, WAIT_MS, 'the watch to end')
+      expect(exitCode).toBe(0)
+    } finally {
+      child.kill('SIGKILL')
+    }
   }, 60_000)
 
   it('without arguments watches the directory the scenarios come from (the shipped one)', async () => {

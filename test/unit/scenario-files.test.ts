@@ -98,6 +98,14 @@ describe('scenario files', () => {
     await expect(loadScenarioFile(join(dir, 'loop.json'))).rejects.toThrow(ScenarioFileError)
   })
 
+  it('leaves out hidden files: an Emacs lock (a dangling link) and a macOS ._ file beside a scenario', async () => {
+    const dir = await scenarioDir()
+    await writeFile(join(dir, 'fine.json'), JSON.stringify(valid))
+    await symlink('partner@laptop.4242:1700000000', join(dir, '.#fine.json'))
+    await writeFile(join(dir, '._fine.json'), Buffer.from([0, 5, 22, 7, 0, 2]))
+    expect((await loadScenarios(dir)).map((scenario) => scenario.id)).toEqual(['fine'])
+  })
+
   it('reads a scenario saved with CRLF, tabs and a byte order mark from a path with spaces, # and %', async () => {
     const dir = join(await scenarioDir(), 'my scenarios #1 %41 é 日本')
     await mkdir(dir)

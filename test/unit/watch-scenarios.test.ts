@@ -1,4 +1,4 @@
-import { readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -70,7 +70,7 @@ describe('watchScenarios', () => {
     expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }, { loaded: 'loaded', changes: [{ file: join(dir, 'a.json'), change: 'changed' }] }])
   })
 
-  it('tells added and removed files, and leaves out editor temp files and files that came and went', async () => {
+  it('tells added and removed files, and leaves out editor temp and hidden files and files that came and went', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const dir = await tempDir()
     await writeFile(join(dir, 'a.json'), '{}')
@@ -94,8 +94,31 @@ describe('watchScenarios', () => {
     const rounds = record.rounds.length
     fake.emit(dir, '4913')
     fake.emit(dir, '.b.json.swp')
+    // Emacs's lock while a buffer is unsaved, macOS's AppleDouble file: hidden, as the load leaves them out.
+    await symlink('partner@laptop.4242:1700000000', join(dir, '.#b.json'))
+    await writeFile(join(dir, '._b.json'), '')
+    fake.emit(dir, '.#b.json')
+    fake.emit(dir, '._b.json')
     await settle()
     expect(record.rounds).toHaveLength(rounds)
+  })
+
+  it('runs again when a scenario that is a link to a file elsewhere is saved there', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const [dir, shared] = [await tempDir(), await tempDir()]
+    await writeFile(join(shared, 'loan.json'), '{}')
+    await symlink(join(shared, 'loan.json'), join(dir, 'loan.json'))
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    let idle = record.idle()
+    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => null, run: async (_loaded, changes) => { record.rounds.push({ changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    // Saved where the file is: the event comes from the other directory, under the target's name.
+    idle = record.idle()
+    fake.emit(await realpath(shared), 'loan.json')
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'loan.json'), change: 'changed' }])
   })
 
   it('never runs two rounds at once: changes during a round make exactly one more, with all of them', async () => {
@@ -210,6 +233,32 @@ describe('watchScenarios', () => {
     }
     expect(record.rounds.map((round) => round.loaded)).toEqual(['1', '2', '3'])
     expect(record.rounds[2]!.changes).toEqual([{ file, change: 'changed' }])
+  })
+
+  it('goes on watching a directory that is deleted and made again (rm -rf, then a copy back)', async () => {
+    const dir = join(await tempDir(), 'scenarios')
+    await mkdir(dir)
+    const file = join(dir, 'a.json')
+    await writeFile(file, '1')
+    const record = recordRounds()
+    let idle = record.idle()
+    const load = async () => readFile(file, 'utf8')
+    open.push(watchScenarios({ dirs: [dir], load, run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: (_error, changes) => { record.rounds.push({ changes, error: 'load' }) }, onIdle: record.onIdle }))
+    await idle
+    idle = record.idle()
+    await rm(dir, { recursive: true })
+    await idle
+    expect(record.rounds.at(-1)).toEqual({ changes: [{ file, change: 'removed' }], error: 'load' })
+    idle = record.idle()
+    await mkdir(dir)
+    await writeFile(file, '2')
+    await idle
+    expect(record.rounds.at(-1)).toEqual({ loaded: '2', changes: [{ file, change: 'added' }] })
+    // And its watch is a live one: the next save runs too.
+    idle = record.idle()
+    await writeFile(file, '3')
+    await idle
+    expect(record.rounds.at(-1)).toEqual({ loaded: '3', changes: [{ file, change: 'changed' }] })
   })
 })
 

@@ -118,6 +118,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     // Ids name files of the directory, and with no arguments the run is the directory's.
     dirs: flags.dir !== undefined || args.length === 0 || args.some((arg) => !isScenarioFilePath(arg)) ? [flags.dir ?? SHIPPED_SCENARIOS_DIR] : [],
     baseUrl,
+    serverPerRun: apiKey !== undefined,
     load: async () => {
       const { chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
       if (chosen.length === 0) throw new CliError(noScenarioMessage(flags))
@@ -211,7 +212,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--list', 'list the scenarios and exit'))
     .addOption(new Option('--schema', 'print the JSON Schema of scenario files (for editors; dist/scenario.schema.json in the package) and exit'))
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
-    .addOption(new Option('--watch', 'run again when a scenario file changes (Ctrl+C quits); the in-process server stays up between runs'))
+    .addOption(new Option('--watch', 'run again when a scenario file changes (Ctrl+C quits); the in-process server stays up between runs (with --api-key, a new one per run)'))
     .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
