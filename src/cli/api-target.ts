@@ -114,6 +114,11 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   return { baseUrl, apiKey, local, proxy, transport }
 }
 
+/** What to check when BASE_URL was not reached through PROXY, and the NO_PROXY that goes around it. */
+export function formatProxyHint(proxy: string, baseUrl: string): string {
+  return `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl).hostname} to connect directly)`
+}
+
 /**
  * A client failure as the CLI error a user can act on: an unreachable server, a base URL that
  * reaches it the wrong way, a refused key or a request HTTP cannot carry is setup (exit 2); any
@@ -123,9 +128,7 @@ export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' 
   if (error instanceof SandboxConnectionError) {
     // A server with an untrusted certificate, or answering plain HTTP, is running: its message says what to change.
     const running = error.certificate || error.proxyRefusal || error.plainHttp
-    const hint = target.proxy
-      ? `; the requests went through the proxy ${target.proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(target.baseUrl).hostname} to connect directly)`
-      : '; is the server running? (sandbox serve, or --base-url for another one)'
+    const hint = target.proxy ? formatProxyHint(target.proxy, target.baseUrl) : '; is the server running? (sandbox serve, or --base-url for another one)'
     return new CliError(`${error.message}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
   }
   if (error instanceof SandboxRequestError) return new CliError(error.message, { cause: error })

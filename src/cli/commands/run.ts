@@ -179,8 +179,9 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
   const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered/.test(unreachable.error ?? '')
+  const { formatProxyHint } = await import('../api-target.js')
   const hint = proxy
-    ? `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl!).hostname} to connect directly)`
+    ? formatProxyHint(proxy, baseUrl!)
     : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
