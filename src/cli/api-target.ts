@@ -3,7 +3,7 @@ import type { TransportOptions } from '../client/send-request.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
-import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, parseDuration } from './options.js'
+import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, readDurationFlag } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */
@@ -65,15 +65,6 @@ export interface ApiTarget {
   transport: TransportOptions
 }
 
-function readTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_API_TIMEOUT_MS
-  try {
-    return parseDuration(text, 3_600_000)
-  } catch (error) {
-    throw new CliError(`--timeout: ${(error as Error).message}`)
-  }
-}
-
 function isLoopback(baseUrl: string): boolean {
   const { hostname } = new URL(baseUrl)
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
@@ -89,7 +80,7 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   // Notes for a person: beside the text on stdout, or on stderr when stdout holds one JSON document.
   const say = options.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => process.stdout.write(`${chalk.dim(line)}\n`)
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
-  const timeoutMs = readTimeout(flags.timeout)
+  const timeoutMs = readDurationFlag('--timeout', flags.timeout, 3_600_000) ?? DEFAULT_API_TIMEOUT_MS
   let apiKey = readApiKey(flags.apiKey)
   const local = apiKey === undefined && isLoopback(baseUrl)
   if (local) apiKey = LOCAL_KEY

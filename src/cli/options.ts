@@ -149,6 +149,16 @@ export function parseDuration(text: string, maxMs: number = MAX_DURATION_MS): nu
   return ms
 }
 
+/** A duration flag in ms, or undefined when not given; a bad one is a CliError that names FLAG. */
+export function readDurationFlag(flag: string, text: string | undefined, maxMs: number): number | undefined {
+  if (text === undefined) return undefined
+  try {
+    return parseDuration(text, maxMs)
+  } catch (error) {
+    throw new CliError(`${flag}: ${(error as Error).message}`)
+  }
+}
+
 /** `--wait` alone: a first try and the 5 s retry of the default schedule. */
 const DEFAULT_DELIVERY_WAIT_MS = 10_000
 const MAX_DELIVERY_WAIT_MS = 900_000

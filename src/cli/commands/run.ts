@@ -3,7 +3,7 @@ import { canPrompt } from '../can-prompt.js'
 import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
 import { loadChosenScenarios } from '../load-chosen.js'
-import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
+import { addJsonOption, addReceiverOptions, formatDuration, readDurationFlag, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import type { TransportOptions } from '../../client/send-request.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
@@ -94,17 +94,9 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const { readApiKey, readBaseUrl } = await import('../api-target.js')
   const baseUrl = flags.startServer ? undefined : readBaseUrl(flags.baseUrl)
   const apiKey = readApiKey(flags.apiKey)
-  const readDuration = (flag: string, text: string | undefined): number | undefined => {
-    if (text === undefined) return undefined
-    try {
-      return parseDuration(text, MAX_WAIT_MS)
-    } catch (error) {
-      throw new CliError(`${flag}: ${(error as Error).message}`)
-    }
-  }
   const receiver = resolveReceiverFlags(flags)
-  const waitForServerMs = readDuration('--wait', flags.wait)
-  const timeoutMs = readDuration('--timeout', flags.timeout)
+  const waitForServerMs = readDurationFlag('--wait', flags.wait, MAX_WAIT_MS)
+  const timeoutMs = readDurationFlag('--timeout', flags.timeout, MAX_WAIT_MS)
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
