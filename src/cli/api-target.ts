@@ -1,5 +1,6 @@
 import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
 import type { TransportOptions } from '../client/send-request.js'
+import { isLoopbackUrl } from '../scenarios/select-scenarios.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
@@ -65,11 +66,6 @@ export interface ApiTarget {
   transport: TransportOptions
 }
 
-function isLoopback(baseUrl: string): boolean {
-  const { hostname } = new URL(baseUrl)
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-}
-
 /**
  * The target of a command that calls the API: the base URL (default DEFAULT_BASE_URL); the key
  * from the flag or variable, else LOCAL_KEY on a loopback server, else asked for on a terminal;
@@ -82,7 +78,8 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
   const timeoutMs = readDurationFlag('--timeout', flags.timeout, 3_600_000) ?? DEFAULT_API_TIMEOUT_MS
   let apiKey = readApiKey(flags.apiKey)
-  const local = apiKey === undefined && isLoopback(baseUrl)
+  // This machine as `run` tells it: serve --host 0.0.0.0 prints its URL with that host.
+  const local = apiKey === undefined && isLoopbackUrl(baseUrl)
   if (local) apiKey = LOCAL_KEY
   if (apiKey === undefined) {
     if (options.json || !canPrompt()) throw new CliError(`give the API key for ${baseUrl} with --api-key or SANDBOX_API_KEY`)
