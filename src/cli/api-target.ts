@@ -47,7 +47,7 @@ export function checkApiKey(apiKey: string, source: string): void {
   }
 }
 
-/** `--base-url`, `--api-key` and `--verbose` as given. */
+/** `--base-url`, `--api-key`, `--timeout` and `--verbose` as given. */
 export interface ApiTargetFlags {
   baseUrl?: string
   apiKey?: string

@@ -181,7 +181,7 @@ export function readDeliveryWait(value: string | true | undefined): number | und
   }
 }
 
-/** `--base-url`, `--api-key` and `--verbose`: the commands that call a running server's API. */
+/** `--base-url`, `--api-key`, `--timeout` and `--verbose`: the commands that call a running server's API. */
 export function addApiTargetOptions(command: Command): Command {
   return command
     .addOption(new Option('--base-url <url>', `server to call (env SANDBOX_BASE_URL, default ${DEFAULT_BASE_URL}: sandbox serve)`))
