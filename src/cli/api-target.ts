@@ -72,9 +72,8 @@ export interface ApiTarget {
  * the proxy; and with `--verbose` every attempt printed (on stderr with `--json`).
  */
 export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: boolean | undefined }): Promise<ApiTarget> {
-  const { chalk } = await import('./output.js')
-  // Notes for a person: beside the text on stdout, or on stderr when stdout holds one JSON document.
-  const say = options.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => process.stdout.write(`${chalk.dim(line)}\n`)
+  const { chalk, createNoteWriter } = await import('./output.js')
+  const say = createNoteWriter(options.json)
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
   const timeoutMs = readDurationFlag('--timeout', flags.timeout, 3_600_000) ?? DEFAULT_API_TIMEOUT_MS
   let apiKey = readApiKey(flags.apiKey)

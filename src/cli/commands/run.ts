@@ -100,7 +100,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
-  const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, flags.json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(out.chalk.dim(line)))
+  const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, out.createNoteWriter(flags.json, write))
   const setup: RunSetup = { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy }
   if (!flags.watch) return runChosen(scenarios, setup, write)
   const { watchRun } = await import('../run-watch.js')
@@ -135,10 +135,9 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
   // Where the tunnel must forward to: before the first scenario, which may wait on it.
+  const note = out.createNoteWriter(flags.json, write)
   const onReceiverStart = ({ localUrl, publicUrl }: { localUrl: string; publicUrl?: string }) => {
-    const line = `webhook receiver listening on ${localUrl}${publicUrl ? `, expecting deliveries through ${publicUrl}/hooks/<run> (forward ${publicUrl}/* to ${localUrl})` : ''}`
-    if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
-    else write(out.chalk.dim(line))
+    note(`webhook receiver listening on ${localUrl}${publicUrl ? `, expecting deliveries through ${publicUrl}/hooks/<run> (forward ${publicUrl}/* to ${localUrl})` : ''}`)
   }
   const report = await runScenarios(scenarios, {
     baseUrl,
