@@ -48,6 +48,10 @@ describe('sandbox run through an HTTP proxy', () => {
     const { code, stdout } = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010'], { env: { http_proxy: proxy.url } })
     expect([code, lastLine(stdout)]).toEqual([0, '1 passed, 0 failed'])
     expect(stdout).toContain(`go through the proxy ${proxy.url} (http_proxy)`)
+    // With --json the note goes to stderr, and stdout holds the report alone.
+    const json = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010', '--json'], { env: { http_proxy: proxy.url } })
+    expect(json.stderr).toBe(`sandbox: requests to http://sandbox.test:4010 go through the proxy ${proxy.url} (http_proxy)\n`)
+    expect(JSON.parse(json.stdout)).toMatchObject({ passed: 1, failed: 0 })
     expect(proxy.requests.some((request) => request.method === 'POST' && request.target.startsWith('http://sandbox.test:4010/api/sandbox/'))).toBe(true)
     expect(proxy.requests.every((request) => request.method !== 'CONNECT')).toBe(true)
   })
