@@ -33,7 +33,7 @@ export function readApiKey(flag: string | undefined): string | undefined {
 }
 
 /** A sandbox key that can be sent in a header; `source` names where it came from. */
-export function checkApiKey(apiKey: string, source: string): void {
+function checkApiKey(apiKey: string, source: string): void {
   // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
   // not be sent to requests that open loans.
   if (!apiKey.startsWith('sk_sandbox_')) {
