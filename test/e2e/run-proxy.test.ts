@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, runCli } from '../helpers/cli.js'
 import { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from '../helpers/forward-proxy.js'
-import { findFreePort } from '../helpers/free-port.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { useProxiedSandbox } from '../helpers/reverse-proxy.js'
 
