@@ -187,7 +187,7 @@ export function addApiTargetOptions(command: Command): Command {
     .addOption(new Option('--base-url <url>', `server to call (env SANDBOX_BASE_URL, default ${DEFAULT_BASE_URL}: sandbox serve)`))
     .addOption(new Option('--api-key <key>', 'API key to call it with (env SANDBOX_API_KEY); on a local server, a fixed default'))
     .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default ${formatDuration(DEFAULT_API_TIMEOUT_MS)}, at most 1h)`))
-    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked'))
+    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
 }
 
 /** How long one attempt of a request may take in the API commands unless --timeout says otherwise: as in `run`. */
