@@ -4,7 +4,7 @@ import { isLoopbackUrl } from '../scenarios/select-scenarios.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
-import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, readDurationFlag } from './options.js'
+import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, MAX_API_TIMEOUT_MS, readDurationFlag } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */
@@ -75,7 +75,7 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   const { chalk, createNoteWriter } = await import('./output.js')
   const say = createNoteWriter(options.json)
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
-  const timeoutMs = readDurationFlag('--timeout', flags.timeout, 3_600_000) ?? DEFAULT_API_TIMEOUT_MS
+  const timeoutMs = readDurationFlag('--timeout', flags.timeout, MAX_API_TIMEOUT_MS) ?? DEFAULT_API_TIMEOUT_MS
   let apiKey = readApiKey(flags.apiKey)
   // This machine as `run` tells it: serve --host 0.0.0.0 prints its URL with that host.
   const local = apiKey === undefined && isLoopbackUrl(baseUrl)

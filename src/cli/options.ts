@@ -186,9 +186,11 @@ export function addApiTargetOptions(command: Command): Command {
   return command
     .addOption(new Option('--base-url <url>', `server to call (env SANDBOX_BASE_URL, default ${DEFAULT_BASE_URL}: sandbox serve)`))
     .addOption(new Option('--api-key <key>', 'API key to call it with (env SANDBOX_API_KEY); on a local server, a fixed default'))
-    .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default ${formatDuration(DEFAULT_API_TIMEOUT_MS)}, at most 1h)`))
+    .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default ${formatDuration(DEFAULT_API_TIMEOUT_MS)}, at most ${formatDuration(MAX_API_TIMEOUT_MS)})`))
     .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
 }
 
 /** How long one attempt of a request may take in the API commands unless --timeout says otherwise: as in `run`. */
 export const DEFAULT_API_TIMEOUT_MS = 10_000
+/** The longest `--timeout` the API commands take: beyond an hour an attempt is a typo. */
+export const MAX_API_TIMEOUT_MS = 3_600_000

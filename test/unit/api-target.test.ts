@@ -13,3 +13,10 @@ describe('resolveApiTarget without a key', () => {
     await expect(resolveApiTarget({ baseUrl: 'https://sandbox.example' }, { json: true })).rejects.toThrow('give the API key for https://sandbox.example with --api-key or SANDBOX_API_KEY')
   })
 })
+
+describe('resolveApiTarget --timeout', () => {
+  it('takes up to the 1h the help names, per attempt, and names the flag beyond it', async () => {
+    expect((await resolveApiTarget({ timeout: '1h' }, { json: true })).transport.timeoutMs).toBe(3_600_000)
+    await expect(resolveApiTarget({ timeout: '61m' }, { json: true })).rejects.toThrow('--timeout: duration "61m" is out of range: from 1ms to 1h')
+  })
+})
