@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander'
 import { canPrompt } from '../can-prompt.js'
 import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
+import { CliErrorCodes } from '../../errors/codes.js'
 import { loadChosenScenarios } from '../load-chosen.js'
 import { addJsonOption, addReceiverOptions, formatDuration, readDurationFlag, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
@@ -176,8 +177,8 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
     : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
-  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: 'UNREACHABLE' })
-    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
+  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE })
+    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: CliErrorCodes.KEY_REFUSED })
       : undefined
   // Before the closing summary, whose last line stays `N passed, N failed`.
   if (flags.githubReport) await (await import('../github-report.js')).reportToGithub(report, { json: flags.json, stopMessage: stop?.message })
@@ -187,7 +188,7 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   if (stop) throw stop
-  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: 'FAILED' })
+  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: CliErrorCodes.FAILED })
 }
 
 /** `sandbox run`: walks scenarios against a base URL (or an in-process server) like a test runner. */
