@@ -68,7 +68,7 @@ export interface ApiTarget {
 
 /**
  * The target of a command that calls the API: the base URL (default DEFAULT_BASE_URL); the key
- * from the flag or variable, else LOCAL_KEY on a loopback server, else asked for on a terminal;
+ * from the flag or variable, else LOCAL_KEY on a server on this machine, else asked for on a terminal;
  * the proxy; and with `--verbose` every attempt printed (on stderr with `--json`).
  */
 export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: boolean | undefined }): Promise<ApiTarget> {
