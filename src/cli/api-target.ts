@@ -1,9 +1,10 @@
 import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
 import type { TransportOptions } from '../client/send-request.js'
+import { isLoopbackUrl } from '../scenarios/select-scenarios.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
-import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, parseDuration } from './options.js'
+import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, MAX_API_TIMEOUT_MS, readDurationFlag } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */
@@ -32,7 +33,7 @@ export function readApiKey(flag: string | undefined): string | undefined {
 }
 
 /** A sandbox key that can be sent in a header; `source` names where it came from. */
-export function checkApiKey(apiKey: string, source: string): void {
+function checkApiKey(apiKey: string, source: string): void {
   // Spec 5: sandbox keys start with sk_sandbox_. Anything else is a mistake, and a live key must
   // not be sent to requests that open loans.
   if (!apiKey.startsWith('sk_sandbox_')) {
@@ -46,7 +47,7 @@ export function checkApiKey(apiKey: string, source: string): void {
   }
 }
 
-/** `--base-url`, `--api-key` and `--verbose` as given. */
+/** `--base-url`, `--api-key`, `--timeout` and `--verbose` as given. */
 export interface ApiTargetFlags {
   baseUrl?: string
   apiKey?: string
@@ -65,33 +66,19 @@ export interface ApiTarget {
   transport: TransportOptions
 }
 
-function readTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_API_TIMEOUT_MS
-  try {
-    return parseDuration(text, 3_600_000)
-  } catch (error) {
-    throw new CliError(`--timeout: ${(error as Error).message}`)
-  }
-}
-
-function isLoopback(baseUrl: string): boolean {
-  const { hostname } = new URL(baseUrl)
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-}
-
 /**
  * The target of a command that calls the API: the base URL (default DEFAULT_BASE_URL); the key
- * from the flag or variable, else LOCAL_KEY on a loopback server, else asked for on a terminal;
+ * from the flag or variable, else LOCAL_KEY on a server on this machine, else asked for on a terminal;
  * the proxy; and with `--verbose` every attempt printed (on stderr with `--json`).
  */
 export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: boolean | undefined }): Promise<ApiTarget> {
-  const { chalk } = await import('./output.js')
-  // Notes for a person: beside the text on stdout, or on stderr when stdout holds one JSON document.
-  const say = options.json ? (line: string) => process.stderr.write(`sandbox: ${line}\n`) : (line: string) => process.stdout.write(`${chalk.dim(line)}\n`)
+  const { chalk, createNoteWriter } = await import('./output.js')
+  const say = createNoteWriter(options.json)
   const baseUrl = readBaseUrl(flags.baseUrl) ?? DEFAULT_BASE_URL
-  const timeoutMs = readTimeout(flags.timeout)
+  const timeoutMs = readDurationFlag('--timeout', flags.timeout, MAX_API_TIMEOUT_MS) ?? DEFAULT_API_TIMEOUT_MS
   let apiKey = readApiKey(flags.apiKey)
-  const local = apiKey === undefined && isLoopback(baseUrl)
+  // This machine as `run` tells it: serve --host 0.0.0.0 prints its URL with that host.
+  const local = apiKey === undefined && isLoopbackUrl(baseUrl)
   if (local) apiKey = LOCAL_KEY
   if (apiKey === undefined) {
     if (options.json || !canPrompt()) throw new CliError(`give the API key for ${baseUrl} with --api-key or SANDBOX_API_KEY`)
@@ -114,6 +101,11 @@ export async function resolveApiTarget(flags: ApiTargetFlags, options: { json?: 
   return { baseUrl, apiKey, local, proxy, transport }
 }
 
+/** What to check when BASE_URL was not reached through PROXY, and the NO_PROXY that goes around it. */
+export function formatProxyHint(proxy: string, baseUrl: string): string {
+  return `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl).hostname} to connect directly)`
+}
+
 /**
  * A client failure as the CLI error a user can act on: an unreachable server, a base URL that
  * reaches it the wrong way, a refused key or a request HTTP cannot carry is setup (exit 2); any
@@ -123,9 +115,7 @@ export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' 
   if (error instanceof SandboxConnectionError) {
     // A server with an untrusted certificate, or answering plain HTTP, is running: its message says what to change.
     const running = error.certificate || error.proxyRefusal || error.plainHttp
-    const hint = target.proxy
-      ? `; the requests went through the proxy ${target.proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(target.baseUrl).hostname} to connect directly)`
-      : '; is the server running? (sandbox serve, or --base-url for another one)'
+    const hint = target.proxy ? formatProxyHint(target.proxy, target.baseUrl) : '; is the server running? (sandbox serve, or --base-url for another one)'
     return new CliError(`${error.message}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
   }
   if (error instanceof SandboxRequestError) return new CliError(error.message, { cause: error })

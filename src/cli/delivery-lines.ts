@@ -1,6 +1,6 @@
 import { escapeControls as show } from '../text/escape-controls.js'
 import type { WebhookAnswer } from '../client/sandbox-client.js'
-import type { DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
+import { describeReceiver, type DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
 import { chalk, formatClock, formatCount } from './output.js'
 
 /** A delivery's state: ✓ delivered, … pending, ✗ retrying or failed, with the last answer and attempts. */
@@ -15,8 +15,7 @@ function describeState(delivery: DeliveryEntry): string {
 
 /** One delivery of the log on one line: the local time of `clock`, id (what `webhook retry` takes), event type, target and URL, state. */
 export function formatDelivery(delivery: DeliveryEntry, options: { clock?: 'created_at' | 'updated_at' } = {}): string {
-  // A hosted server's log may show neither target nor URL.
-  const to = [delivery.target, delivery.url && show(delivery.url)].filter(Boolean).join(' ')
+  const to = show(describeReceiver(delivery))
   const clock = options.clock ? `${formatClock(delivery[options.clock])} ` : ''
   return `  ${clock}${chalk.dim(show(delivery.id))}  ${delivery.event_type.padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}`
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { CliError } from './cli-error.js'
+import { CliErrorCodes } from '../errors/codes.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 
 /**
@@ -25,7 +26,7 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     }
     return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], tags) }
   } catch (error) {
-    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: 'SCENARIO' })
+    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: CliErrorCodes.SCENARIO })
     const { code, path } = error as NodeJS.ErrnoException
     if (code === 'ENOTDIR' && path === dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`)

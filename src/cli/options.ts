@@ -149,6 +149,16 @@ export function parseDuration(text: string, maxMs: number = MAX_DURATION_MS): nu
   return ms
 }
 
+/** A duration flag in ms, or undefined when not given; a bad one is a CliError that names FLAG. */
+export function readDurationFlag(flag: string, text: string | undefined, maxMs: number): number | undefined {
+  if (text === undefined) return undefined
+  try {
+    return parseDuration(text, maxMs)
+  } catch (error) {
+    throw new CliError(`${flag}: ${(error as Error).message}`)
+  }
+}
+
 /** `--wait` alone: a first try and the 5 s retry of the default schedule. */
 const DEFAULT_DELIVERY_WAIT_MS = 10_000
 const MAX_DELIVERY_WAIT_MS = 900_000
@@ -171,14 +181,16 @@ export function readDeliveryWait(value: string | true | undefined): number | und
   }
 }
 
-/** `--base-url`, `--api-key` and `--verbose`: the commands that call a running server's API. */
+/** `--base-url`, `--api-key`, `--timeout` and `--verbose`: the commands that call a running server's API. */
 export function addApiTargetOptions(command: Command): Command {
   return command
     .addOption(new Option('--base-url <url>', `server to call (env SANDBOX_BASE_URL, default ${DEFAULT_BASE_URL}: sandbox serve)`))
     .addOption(new Option('--api-key <key>', 'API key to call it with (env SANDBOX_API_KEY); on a local server, a fixed default'))
-    .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default ${formatDuration(DEFAULT_API_TIMEOUT_MS)}, at most 1h)`))
-    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked'))
+    .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default ${formatDuration(DEFAULT_API_TIMEOUT_MS)}, at most ${formatDuration(MAX_API_TIMEOUT_MS)})`))
+    .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
 }
 
 /** How long one attempt of a request may take in the API commands unless --timeout says otherwise: as in `run`. */
 export const DEFAULT_API_TIMEOUT_MS = 10_000
+/** The longest `--timeout` the API commands take: beyond an hour an attempt is a typo. */
+export const MAX_API_TIMEOUT_MS = 3_600_000

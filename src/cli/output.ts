@@ -12,6 +12,14 @@ export function configureColor(stream: NodeJS.WriteStream = process.stdout): voi
 // Commands load this module lazily (chalk is not needed for --help), so it configures itself.
 configureColor()
 
+/**
+ * A note for a person (a proxy in use, where a receiver listens): dim, through WRITE, beside the
+ * text on stdout; with JSON on stdout, on stderr after `sandbox: `, so stdout holds the document only.
+ */
+export function createNoteWriter(json: boolean | undefined, write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): (line: string) => void {
+  return json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(chalk.dim(line))
+}
+
 /** Colours of statuses in request lines. */
 export function colorStatus(status: number): string {
   const text = String(status)

@@ -2,7 +2,7 @@ import { SandboxApiError } from '../client/api-error.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { TriggerUsageError } from '../webhook-tools/trigger-event.js'
 import { TriggerLoanNotFoundError, type TriggerRequest } from '../webhook-tools/trigger-walks.js'
-import { CliErrorCodes } from '../errors/codes.js'
+import { CliErrorCodes, ConflictReasons } from '../errors/codes.js'
 import { toApiCliError, type ApiTarget } from './api-target.js'
 import { CliError } from './cli-error.js'
 import { chalk, colorStatus } from './output.js'
@@ -27,9 +27,9 @@ export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'baseU
     // `keys reset` knows registered keys only: an open-mode key (the local default) cannot be reset.
     const fresh = target.local ? 'another key (--api-key sk_sandbox_ and 16 or more letters, digits or _: any key works here)' : 'sandbox keys reset KEY for a registered key, or another key'
     const reason = error.details?.reason
-    const advice = reason === 'INSUFFICIENT_BALANCE'
+    const advice = reason === ConflictReasons.INSUFFICIENT_BALANCE
       ? `the key's simulated wallet is too low: for the loan and repayment events, act on an active loan with --loan ID (GET /api/sandbox/loans lists them); or start from a fresh state: ${fresh}`
-      : `the key's state is in the way${reason === 'DRAFT_ALREADY_OPEN' || reason === 'OPERATION_IN_PROGRESS' ? ' (an application or repayment it left open: GET /api/sandbox/loans shows it)' : ''}: finish it, or start from a fresh state: ${fresh}`
+      : `the key's state is in the way${reason === ConflictReasons.DRAFT_ALREADY_OPEN || reason === ConflictReasons.OPERATION_IN_PROGRESS ? ' (an application or repayment it left open: GET /api/sandbox/loans shows it)' : ''}: finish it, or start from a fresh state: ${fresh}`
     // The API's sentence ends with a period; the advice follows it after a semicolon.
     return new CliError(`${error.message.replace(/\.$/, '')}; ${advice}`, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
   }

@@ -71,6 +71,11 @@ export interface WebhookEndpointInput {
 /** Body of POST /webhooks/retry. */
 export type WebhookRetryInput = z.input<typeof webhookRetrySchema>
 
+/** The path of a loan's `action` or `repayment-flow` endpoint (the id escaped, as it comes from an answer or a flag). */
+export function buildLoanPath(loanId: string, tail: 'action' | 'repayment-flow'): string {
+  return `/api/sandbox/loans/${encodeURIComponent(loanId)}/${tail}`
+}
+
 /**
  * A typed client of the whole `/api/sandbox` API. Every method resolves with the parsed answer on
  * 2xx and rejects with a SandboxApiError (status, error_code, request_id) otherwise; network errors
@@ -86,7 +91,6 @@ export function createSandboxClient(options: SandboxClientOptions) {
   }
   const post = <T>(path: string, body: unknown, postOptions: PostOptions = {}) =>
     call<T>({ method: 'POST', path, body, idempotencyKey: postOptions.idempotencyKey })
-  const loanPath = (loanId: string, tail: string) => `/api/sandbox/loans/${encodeURIComponent(loanId)}/${tail}`
 
   return {
     /** Sends any request and returns the answer whatever its status (for tools and tests). */
@@ -96,8 +100,8 @@ export function createSandboxClient(options: SandboxClientOptions) {
     listLoans: () => call<Envelope & LoanStateView>({ method: 'GET', path: '/api/sandbox/loans' }),
     createLoan: (body: CreateLoanInput, o?: PostOptions) => post<LoanAnswer>('/api/sandbox/loans', body, o),
     loanFlow: (body: LoanFlowInput, o?: PostOptions) => post<LoanAnswer>('/api/sandbox/loans/flow', body, o),
-    loanAction: (loanId: string, body: LoanActionInput, o?: PostOptions) => post<LoanAnswer>(loanPath(loanId, 'action'), body, o),
-    repaymentFlow: (loanId: string, body: RepaymentFlowInput, o?: PostOptions) => post<LoanAnswer>(loanPath(loanId, 'repayment-flow'), body, o),
+    loanAction: (loanId: string, body: LoanActionInput, o?: PostOptions) => post<LoanAnswer>(buildLoanPath(loanId, 'action'), body, o),
+    repaymentFlow: (loanId: string, body: RepaymentFlowInput, o?: PostOptions) => post<LoanAnswer>(buildLoanPath(loanId, 'repayment-flow'), body, o),
     getPartner: () => call<PartnerAnswer>({ method: 'GET', path: '/api/sandbox/partner' }),
     updatePartner: (body: PartnerProfileInput, o?: PostOptions) => post<PartnerWriteAnswer>('/api/sandbox/partner', body, o),
     getWebhook: () => call<WebhookAnswer>({ method: 'GET', path: '/api/sandbox/webhooks' }),

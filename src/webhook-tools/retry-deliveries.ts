@@ -27,6 +27,14 @@ export interface RetryReport {
 }
 
 /**
+ * The RETRIED ids missing from DELIVERIES: the server keeps more failed deliveries than the log's
+ * 50 newest, so `{}` may put back older ones whose outcome the log cannot show.
+ */
+export function findUnseenRetries(retried: string[], deliveries: DeliveryEntry[]): string[] {
+  return retried.filter((id) => !deliveries.some((delivery) => delivery.id === id))
+}
+
+/**
  * POST /api/sandbox/webhooks/retry for `deliveryIds` (or every failed delivery), then, with
  * `waitMs`, polls the log until each is delivered or has failed for good. An unknown or delivered
  * id rejects with the server's 404 WEBHOOK_DELIVERY_NOT_FOUND, and nothing is retried.
@@ -40,7 +48,7 @@ export async function retryDeliveries(options: RetryDeliveriesOptions): Promise<
   const stillRetrying = ids.length > 0 ? [] : answer.deliveries.filter((delivery) => delivery.status === 'retrying').reverse().map((delivery) => delivery.id)
   if (options.waitMs === undefined || answer.retried.length === 0) return { retried: answer.retried, deliveries, waited_ms: null, problem: null, still_retrying: stillRetrying }
   // The server keeps more failed deliveries than the log shows: `{}` may put back older ones.
-  const unseen = answer.retried.filter((id) => !deliveries.some((delivery) => delivery.id === id))
+  const unseen = findUnseenRetries(answer.retried, deliveries)
   const hidden = unseen.length === 0 ? null : `${unseen.length} of ${answer.retried.length} retried ${unseen.length === 1 ? 'is' : 'are'} older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${unseen.join(', ')}`
   const waited = deliveries.length > 0 ? await waitForDeliveries(async () => pick((await client.getWebhook()).deliveries), deliveries, options.waitMs) : { deliveries, waited_ms: 0 }
   const problem = [explainUndelivered(waited.deliveries, waited.waited_ms), hidden].filter(Boolean).join('; ') || null

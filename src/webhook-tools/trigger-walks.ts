@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { SandboxApiError } from '../client/api-error.js'
-import type { SandboxClient, LoanAnswer, PartnerAnswer } from '../client/sandbox-client.js'
+import { buildLoanPath, type SandboxClient, type LoanAnswer, type PartnerAnswer } from '../client/sandbox-client.js'
 import type { ClientAnswer, ClientRequest } from '../client/send-request.js'
 import type { EventType, SandboxConfig } from '../domain/types.js'
 
@@ -60,7 +60,6 @@ async function send(walk: Walk, request: ClientRequest, events: EventType[]): Pr
 
 const post = (path: string, body: Record<string, unknown>): ClientRequest => ({ method: 'POST', path, body })
 const get = (path: string): ClientRequest => ({ method: 'GET', path })
-const loanPath = (loanId: string, tail: string) => `/api/sandbox/loans/${encodeURIComponent(loanId)}/${tail}`
 const txHash = () => randomBytes(32).toString('hex')
 
 /** Up to 8 decimals (satoshis), rounded up so an LTV bound stays met. */
@@ -121,7 +120,7 @@ async function walkLoanFlow(walk: Walk): Promise<void> {
 
 async function walkInterestRepayment(walk: Walk): Promise<void> {
   const loan = await findOrOpenLoan(walk)
-  const path = loanPath(loan.id, 'repayment-flow')
+  const path = buildLoanPath(loan.id, 'repayment-flow')
   const started = await send(walk, post(path, { action: 'start_payment', repayment_kind: 'interest' }), ['sandbox.repayment.updated'])
   const operation = (started.body as LoanAnswer).sandboxFlow.repaymentOperations.findLast((item) => item.loan_id === loan.id)!
   const ids = { operation_id: operation.operation_id }
@@ -135,12 +134,12 @@ async function walkAddCollateral(walk: Walk): Promise<void> {
   // The config first: a new loan leaves the wallet enough for the collateral added after it.
   const { min } = (await readConfig(walk)).limits.collateral_btc
   const loan = await findOrOpenLoan(walk, min)
-  await send(walk, post(loanPath(loan.id, 'action'), { action: 'add_collateral', amount: min }), ['sandbox.loan.updated'])
+  await send(walk, post(buildLoanPath(loan.id, 'action'), { action: 'add_collateral', amount: min }), ['sandbox.loan.updated'])
 }
 
 async function walkRepayAll(walk: Walk): Promise<void> {
   const loan = await findOrOpenLoan(walk)
-  await send(walk, post(loanPath(loan.id, 'action'), { action: 'repay_principal', amount: loan.debt }), ['sandbox.loan.updated', 'sandbox.collateral.returned'])
+  await send(walk, post(buildLoanPath(loan.id, 'action'), { action: 'repay_principal', amount: loan.debt }), ['sandbox.loan.updated', 'sandbox.collateral.returned'])
 }
 
 async function walkPartnerUpdate(walk: Walk): Promise<void> {

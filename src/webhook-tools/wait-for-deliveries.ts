@@ -24,6 +24,11 @@ export async function waitForDeliveries(read: () => Promise<DeliveryEntry[]>, fi
   return { deliveries, waited_ms: Date.now() - started }
 }
 
+/** Where a delivery goes: its target and URL (`forward http://...`); empty when the log shows neither, as a hosted server's may. */
+export function describeReceiver(delivery: DeliveryEntry): string {
+  return [delivery.target, delivery.url].filter(Boolean).join(' ')
+}
+
 /**
  * Why some of `deliveries` were not delivered after a wait, naming the first by its delivery id
  * (what `webhook retry` takes; an event id is shared by its endpoint and forward deliveries) and
@@ -34,8 +39,7 @@ export function explainUndelivered(deliveries: DeliveryEntry[], waitedMs: number
   if (left.length === 0) return null
   const first = left[0]!
   const last = first.last_status_code ?? first.last_error
-  // A hosted server's log may show neither target nor URL.
-  const to = [first.target, first.url].filter(Boolean).join(' ')
+  const to = describeReceiver(first)
   const next = first.status === 'failed' ? `once the receiver answers 2xx, sandbox webhook retry ${first.id} sends it again` : `sandbox webhook deliveries shows how it ends`
   return `${left.length} of ${deliveries.length} not delivered after ${(waitedMs / 1000).toFixed(1)} s: the first, ${first.id} (${first.event_type}${to ? ` to ${to}` : ''}), is ${first.status}${last === null ? '' : ` (last answer: ${last})`}; ${next}`
 }

@@ -59,11 +59,12 @@ describe('retryDeliveries', () => {
   })
 
   it('an unknown id is the server\'s 404 and nothing is retried', async () => {
-    const { receiver, options, ids } = await setupFailed()
+    const { receiver, api, options, ids } = await setupFailed()
     const error = await retryDeliveries({ ...options, deliveryIds: [ids[0]!, 'whd_unknown'] }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(SandboxApiError)
     expect(error).toMatchObject({ status: 404, errorCode: 'WEBHOOK_DELIVERY_NOT_FOUND' })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Every send the server would have made is over: a delivery put back would show here.
+    await api.sandbox.deliveriesIdle()
     expect(receiver.received).toHaveLength(4)
   })
 

@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { killAll, runCli } from '../helpers/cli.js'
 import { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from '../helpers/forward-proxy.js'
-import { findFreePort } from '../helpers/free-port.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { useProxiedSandbox } from '../helpers/reverse-proxy.js'
 
@@ -48,6 +47,10 @@ describe('sandbox run through an HTTP proxy', () => {
     const { code, stdout } = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010'], { env: { http_proxy: proxy.url } })
     expect([code, lastLine(stdout)]).toEqual([0, '1 passed, 0 failed'])
     expect(stdout).toContain(`go through the proxy ${proxy.url} (http_proxy)`)
+    // With --json the note goes to stderr, and stdout holds the report alone.
+    const json = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010', '--json'], { env: { http_proxy: proxy.url } })
+    expect(json.stderr).toBe(`sandbox: requests to http://sandbox.test:4010 go through the proxy ${proxy.url} (http_proxy)\n`)
+    expect(JSON.parse(json.stdout)).toMatchObject({ passed: 1, failed: 0 })
     expect(proxy.requests.some((request) => request.method === 'POST' && request.target.startsWith('http://sandbox.test:4010/api/sandbox/'))).toBe(true)
     expect(proxy.requests.every((request) => request.method !== 'CONNECT')).toBe(true)
   })

@@ -2,8 +2,9 @@ import { Option, type Command } from 'commander'
 import { canPrompt } from '../can-prompt.js'
 import { CliError, describeListenError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
+import { CliErrorCodes } from '../../errors/codes.js'
 import { loadChosenScenarios } from '../load-chosen.js'
-import { addJsonOption, addReceiverOptions, formatDuration, parseDuration, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
+import { addJsonOption, addReceiverOptions, formatDuration, readDurationFlag, resolveReceiverFlags, type ReceiverFlags } from '../options.js'
 import { withPromptSignals } from '../prompt-signals.js'
 import type { TransportOptions } from '../../client/send-request.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
@@ -94,21 +95,13 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const { readApiKey, readBaseUrl } = await import('../api-target.js')
   const baseUrl = flags.startServer ? undefined : readBaseUrl(flags.baseUrl)
   const apiKey = readApiKey(flags.apiKey)
-  const readDuration = (flag: string, text: string | undefined): number | undefined => {
-    if (text === undefined) return undefined
-    try {
-      return parseDuration(text, MAX_WAIT_MS)
-    } catch (error) {
-      throw new CliError(`${flag}: ${(error as Error).message}`)
-    }
-  }
   const receiver = resolveReceiverFlags(flags)
-  const waitForServerMs = readDuration('--wait', flags.wait)
-  const timeoutMs = readDuration('--timeout', flags.timeout)
+  const waitForServerMs = readDurationFlag('--wait', flags.wait, MAX_WAIT_MS)
+  const timeoutMs = readDurationFlag('--timeout', flags.timeout, MAX_WAIT_MS)
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
-  const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, flags.json ? (line) => process.stderr.write(`sandbox: ${line}\n`) : (line) => write(out.chalk.dim(line)))
+  const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, out.createNoteWriter(flags.json, write))
   const setup: RunSetup = { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy }
   if (!flags.watch) return runChosen(scenarios, setup, write)
   const { watchRun } = await import('../run-watch.js')
@@ -144,10 +137,9 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('../run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
   // Where the tunnel must forward to: before the first scenario, which may wait on it.
+  const note = out.createNoteWriter(flags.json, write)
   const onReceiverStart = ({ localUrl, publicUrl }: { localUrl: string; publicUrl?: string }) => {
-    const line = `webhook receiver listening on ${localUrl}${publicUrl ? `, expecting deliveries through ${publicUrl}/hooks/<run> (forward ${publicUrl}/* to ${localUrl})` : ''}`
-    if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
-    else write(out.chalk.dim(line))
+    note(`webhook receiver listening on ${localUrl}${publicUrl ? `, expecting deliveries through ${publicUrl}/hooks/<run> (forward ${publicUrl}/* to ${localUrl})` : ''}`)
   }
   const report = await runScenarios(scenarios, {
     baseUrl,
@@ -180,13 +172,14 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
   const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered/.test(unreachable.error ?? '')
+  const { formatProxyHint } = await import('../api-target.js')
   const hint = proxy
-    ? `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl!).hostname} to connect directly)`
+    ? formatProxyHint(proxy, baseUrl!)
     : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
-  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: 'UNREACHABLE' })
-    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: 'KEY_REFUSED' })
+  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE })
+    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: CliErrorCodes.KEY_REFUSED })
       : undefined
   // Before the closing summary, whose last line stays `N passed, N failed`.
   if (flags.githubReport) await (await import('../github-report.js')).reportToGithub(report, { json: flags.json, stopMessage: stop?.message })
@@ -196,7 +189,7 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   if (stop) throw stop
-  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: 'FAILED' })
+  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: CliErrorCodes.FAILED })
 }
 
 /** `sandbox run`: walks scenarios against a base URL (or an in-process server) like a test runner. */

@@ -21,11 +21,11 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
-  const { retryDeliveries } = await import('../../../webhook-tools/retry-deliveries.js')
+  const { retryDeliveries, findUnseenRetries } = await import('../../../webhook-tools/retry-deliveries.js')
+  const { SandboxApiError } = await import('../../../client/api-error.js')
   const report = await retryDeliveries({ ...target.transport, deliveryIds: ids, waitMs }).catch((error: unknown) => {
     // An id the log does not hold (or one delivered already) is a wrong argument.
-    const code = (error as { errorCode?: unknown }).errorCode
-    if (code === 'WEBHOOK_DELIVERY_NOT_FOUND') throw new CliError(`${(error as Error).message} (sandbox webhook deliveries lists them)`, { cause: error })
+    if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_DELIVERY_NOT_FOUND') throw new CliError(`${error.message} (sandbox webhook deliveries lists them)`, { cause: error })
     throw toApiCliError(error, target)
   })
   if (flags.json) printJsonDocument(command, report, 2)
@@ -35,7 +35,7 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
     const heading = `retried ${report.retried.length === 1 ? '1 delivery' : `${report.retried.length} deliveries`}`
     const shown = formatDeliveries(report.deliveries, report.waited_ms, heading)
     for (const line of shown.length > 0 ? shown : [`${heading}:`]) write(line)
-    const unseen = report.retried.filter((id) => !report.deliveries.some((delivery) => delivery.id === id))
+    const unseen = findUnseenRetries(report.retried, report.deliveries)
     if (unseen.length > 0) write(chalk.dim(`  older than the 50 newest deliveries the log shows: ${unseen.join(' ')}`))
   }
   // A receiver back after an outage: its deliveries are often still retrying, not failed yet.

@@ -13,13 +13,9 @@ interface TriggerFlags extends ApiTargetFlags {
   json?: boolean
 }
 
-async function loadEventTypes(): Promise<readonly EventType[]> {
-  return (await import('../../../webhooks/types.js')).EVENT_TYPES
-}
-
 /** The event named (`loan.issued` stands for `sandbox.loan.issued`), or asked for on a terminal. */
 async function resolveEvent(name: string | undefined, json: boolean | undefined): Promise<EventType> {
-  const types = await loadEventTypes()
+  const types: readonly EventType[] = (await import('../../../webhooks/types.js')).EVENT_TYPES
   if (name === undefined) {
     if (json || !canPrompt()) throw new CliError(`name the event to trigger: one of ${types.join(', ')}`)
     const { select } = await import('@inquirer/prompts')
