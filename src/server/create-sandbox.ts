@@ -9,7 +9,8 @@ import { StorageError } from '../storage/storage-error.js'
 import { ApiError } from './api-error.js'
 import { createAuthenticator, deriveKeyId, type EndedSession } from './auth.js'
 import { resolveConfig, type DeepPartial } from './config.js'
-import { parseForwardUrl } from '../webhooks/forward-url.js'
+import { parseForwardSecret, parseForwardUrl } from '../webhooks/forward-url.js'
+import { SetupError } from '../errors/setup-error.js'
 import { loadFixtures } from './fixtures.js'
 import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limiter.js'
@@ -74,6 +75,11 @@ export interface SandboxOptions {
   allowLocalWebhooks?: boolean
   /** `--webhook-forward-to`: also deliver every key's events, signed, to this URL. */
   webhookForwardTo?: string
+  /**
+   * `--webhook-forward-secret`: sign the forward deliveries with this `whsec_` secret rather than
+   * the one kept in storage (which is left as it is); needs `webhookForwardTo`.
+   */
+  webhookForwardSecret?: string
   /** Delays after the first attempt, in ms; default 5 s, 30 s, 2 min, 10 min. */
   webhookRetrySchedule?: number[]
   /** Delivery timeout in ms; default 10 s. */
@@ -123,6 +129,8 @@ const ROUTE_PREFIX = '/api/sandbox'
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const forwardTo = options.webhookForwardTo === undefined ? undefined : parseForwardUrl(options.webhookForwardTo)
+  const givenSecret = options.webhookForwardSecret === undefined ? undefined : parseForwardSecret(options.webhookForwardSecret)
+  if (givenSecret !== undefined && forwardTo === undefined) throw new SetupError('--webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too')
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config, options.configSource)
   const faults = options.faults === undefined ? undefined : createFaultPlan(parseFaults(options.faults, options.faultsSource))
@@ -141,7 +149,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     })
   let forwardSecret: string | undefined
   try {
-    forwardSecret = forwardTo ? await loadForwardSecret(storage) : undefined
+    forwardSecret = forwardTo ? givenSecret ?? await loadForwardSecret(storage) : undefined
   } catch (error) {
     // A storage opened here holds its lock or lease until disposed.
     if (typeof options.storage !== 'object') await storage.dispose().catch(() => {})

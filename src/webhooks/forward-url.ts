@@ -14,3 +14,16 @@ export function parseForwardUrl(text: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SetupError(`--webhook-forward-to must be an http(s) URL, not ${url.protocol}`)
   return url.href
 }
+
+/**
+ * A forward secret given by the operator (`--webhook-forward-secret`): `whsec_` and at least 16
+ * printable characters, so that a CI job's receiver can hold it before `serve` starts. The
+ * deliveries are signed with the whole string, as with a generated one.
+ */
+export function parseForwardSecret(text: string, source = '--webhook-forward-secret'): string {
+  if (!/^whsec_[\x21-\x7e]{16,}$/.test(text)) {
+    const shown = text.startsWith('whsec_') ? `whsec_ and ${text.length - 6} characters` : `"${text.slice(0, 6)}..."`
+    throw new SetupError(`${source} must be whsec_ and at least 16 printable characters without spaces (sandbox webhook sign and the receivers use it whole), got ${shown}`)
+  }
+  return text
+}

@@ -20,6 +20,7 @@ interface ServeFlags extends StorageFlags, TlsFlags {
   logBodies?: boolean
   allowLocalWebhooks?: boolean
   webhookForwardTo?: string
+  webhookForwardSecret?: string
   webhookRetrySchedule?: string
   faults?: string
 }
@@ -93,6 +94,13 @@ async function runServe(flags: ServeFlags): Promise<void> {
     throw new CliError(`--webhook-retry-schedule: ${(error as Error).message}`)
   }
   const webhookForwardTo = flags.webhookForwardTo
+  // A secret belongs in the environment (a flag shows in `ps`); empty means none, as with the other secrets.
+  const webhookForwardSecret = flags.webhookForwardSecret ?? (process.env.SANDBOX_WEBHOOK_FORWARD_SECRET || undefined)
+  if (webhookForwardSecret !== undefined) {
+    // Checked here too, to name where a bad one came from.
+    const { parseForwardSecret } = await import('../../webhooks/forward-url.js')
+    parseForwardSecret(webhookForwardSecret, flags.webhookForwardSecret === undefined ? 'SANDBOX_WEBHOOK_FORWARD_SECRET' : '--webhook-forward-secret')
+  }
   const json = Boolean(flags.jsonLogs)
   const out = await import('../output.js')
 
@@ -121,6 +129,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     },
     allowLocalWebhooks: Boolean(flags.allowLocalWebhooks),
     webhookForwardTo,
+    webhookForwardSecret,
     webhookRetrySchedule,
     faults,
     faultsSource: faultsFile === undefined ? undefined : `${faultsFlag} ${faultsFile}`,
@@ -222,6 +231,7 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--log-bodies', 'also print each request\'s body and its answer\'s (cut at 4,000 characters, webhook secrets masked; not kept in sandbox logs)'))
     .addOption(new Option('--allow-local-webhooks', 'accept http:// and local or private webhook URLs (development only)'))
     .addOption(new Option('--webhook-forward-to <url>', 'also deliver every key\'s events, signed, to this URL (no tunnel needed)'))
+    .addOption(new Option('--webhook-forward-secret <secret>', 'sign the forward deliveries with this whsec_ secret instead of the one kept in the data dir, e.g. one your CI receiver already holds (env SANDBOX_WEBHOOK_FORWARD_SECRET)'))
     .addOption(new Option('--webhook-retry-schedule <delays>', 'delays after the first attempt (default 5s,30s,2m,10m)'))
     .addOption(new Option('--faults <file>', 'fail, delay or cut matching requests on purpose, as this JSON file says (env SANDBOX_FAULTS)'))
     .action((flags: ServeFlags) => runServe(flags))

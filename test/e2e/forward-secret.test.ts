@@ -1,0 +1,45 @@
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { startReceiver } from '../helpers/receiver.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+const tempDir = useTempDirs('sandbox-forward-secret')
+const SECRET = 'whsec_ci_receiver_secret_0123456789'
+afterAll(() => killAll())
+
+describe('serve --webhook-forward-secret', () => {
+  it('signs the forward deliveries with the secret a CI receiver already holds, and leaves the stored one as it is', async () => {
+    const receiver = await startReceiver('/hooks')
+    const dataDir = await tempDir()
+    try {
+      // A first start without it keeps a generated secret in the data dir.
+      const first = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', receiver.url])
+      const stored = /signed with (whsec_\S+)/.exec(first.output())![1]!
+      expect(await first.stop()).toBe(0)
+      const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', receiver.url, '--json-logs'], { env: { SANDBOX_WEBHOOK_FORWARD_SECRET: SECRET } })
+      expect(JSON.parse(serve.output().trim().split('\n').at(-1)!)).toMatchObject({ event: 'ready', webhook_forward_secret: SECRET })
+      expect((await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', serve.url, '--wait'])).code).toBe(0)
+      const [delivery] = await receiver.waitFor(1)
+      expect(() => verifyWebhook({ secret: SECRET, body: delivery!.body, headers: delivery!.headers })).not.toThrow()
+      expect(() => verifyWebhook({ secret: stored, body: delivery!.body, headers: delivery!.headers })).toThrow()
+      expect(await serve.stop()).toBe(0)
+      // Without it again: the stored secret, unchanged.
+      const again = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', receiver.url])
+      expect(again.output()).toContain(`signed with ${stored}\n`)
+      expect(await again.stop()).toBe(0)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('refuses a short or unprefixed secret, naming where it came from, and one without --webhook-forward-to (exit 2)', async () => {
+    const dataDir = join(await tempDir(), 'data')
+    const base = ['serve', '--port', '0', '--data-dir', dataDir]
+    const forward = ['--webhook-forward-to', 'http://127.0.0.1:9/h']
+    expect(await runCli([...base, ...forward, '--webhook-forward-secret', 'whsec_short'])).toMatchObject({ code: 2, stderr: 'sandbox: --webhook-forward-secret must be whsec_ and at least 16 printable characters without spaces (sandbox webhook sign and the receivers use it whole), got whsec_ and 5 characters\n' })
+    expect(await runCli([...base, ...forward], { env: { SANDBOX_WEBHOOK_FORWARD_SECRET: 'sk_live_0123456789abcdef' } })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: SANDBOX_WEBHOOK_FORWARD_SECRET must be whsec_ .*, got "sk_liv\.\.\."\n$/) })
+    expect(await runCli([...base, '--webhook-forward-secret', SECRET])).toMatchObject({ code: 2, stderr: 'sandbox: --webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too\n' })
+  })
+})
