@@ -39,10 +39,12 @@ export const COMMANDS: CommandEntry[] = [
 
 /** Command groups, each a folder under commands/. */
 export const GROUPS: CommandGroup[] = [
-  group('webhook', 'check, receive, trigger, list, retry and sign webhook deliveries', [
+  group('webhook', 'register an endpoint; check, receive, trigger, list, retry and sign webhook deliveries', [
     command('verify', '[options] <receiver-url>', 'check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones', async () => (await import('./commands/webhook/verify.js')).registerWebhookVerify),
     command('listen', '[options]', 'receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)', async () => (await import('./commands/webhook/listen.js')).registerWebhookListen),
     command('trigger', '[options] [event]', 'make a sandbox server send one event type to the key\'s webhook receivers, by walking the API', async () => (await import('./commands/webhook/trigger.js')).registerWebhookTrigger),
+    command('register', '[options] <url>', 'register (or update, or enable again) the key\'s webhook endpoint, and print its signing secret when the API gives it', async () => (await import('./commands/webhook/register.js')).registerWebhookRegister),
+    command('disable', '[options]', 'disable the key\'s webhook endpoint (DELETE /api/sandbox/webhooks; the log is kept, register enables it again)', async () => (await import('./commands/webhook/disable.js')).registerWebhookDisable),
     command('deliveries', '[options]', 'show the key\'s webhook endpoint and its 50 newest deliveries (GET /api/sandbox/webhooks)', async () => (await import('./commands/webhook/deliveries.js')).registerWebhookDeliveries),
     command('retry', '[options] [delivery-id...]', 'send failed webhook deliveries again (POST /api/sandbox/webhooks/retry), by id or every failed one', async () => (await import('./commands/webhook/retry.js')).registerWebhookRetry),
     command('sign', '[options]', 'print the headers that sign a webhook body read from standard input, for curl -H', async () => (await import('./commands/webhook/sign.js')).registerWebhookSign),

@@ -71,11 +71,11 @@ export const CliErrorCodes = {
   PROXY: 'PROXY',
   /** The server or receiver under test could not be reached (exit 2). */
   UNREACHABLE: 'UNREACHABLE',
-  /** The server refused the key of `run`, `webhook trigger`, `deliveries` or `retry` (exit 2). */
+  /** The server refused the key of `run` or of a `webhook` command that calls the API (exit 2). */
   KEY_REFUSED: 'KEY_REFUSED',
   /** `webhook trigger`: the event has no receiver (no endpoint, disabled, not subscribed, and no forward URL) (exit 2). */
   NO_RECEIVER: 'NO_RECEIVER',
-  /** `webhook trigger`, `deliveries`, `retry`: the API refused a request (exit 1). */
+  /** A `webhook` command that calls the API (`trigger`, `deliveries`, `retry`, `register`, `disable`): the API refused a request (exit 1). */
   REFUSED: 'REFUSED',
   /** Checks ran and some failed (exit 1). */
   FAILED: 'FAILED',

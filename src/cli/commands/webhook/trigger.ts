@@ -21,10 +21,7 @@ async function resolveEvent(name: string | undefined, json: boolean | undefined)
     const { select } = await import('@inquirer/prompts')
     return withPromptSignals((signal) => select({ message: 'Which event?', choices: types.map((type) => ({ name: type, value: type })), pageSize: types.length }, { signal }))
   }
-  const full = name.startsWith('sandbox.') ? name : `sandbox.${name}`
-  const found = types.find((type) => type === full)
-  if (!found) throw new CliError(`unknown event "${name}": one of ${types.join(', ')}`)
-  return found
+  return (await import('../../event-names.js')).readEventName(name, types)
 }
 
 async function runTrigger(name: string | undefined, flags: TriggerFlags, command: Command): Promise<void> {

@@ -1,0 +1,60 @@
+import { Option, type Command } from 'commander'
+import type { ApiTargetFlags } from '../../api-target.js'
+import { CliError, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
+import { addApiTargetOptions, addJsonOption } from '../../options.js'
+
+interface RegisterFlags extends ApiTargetFlags {
+  events?: string
+  rotateSecret?: boolean
+  json?: boolean
+}
+
+/** API refusals of the endpoint that are the command line's to fix: the URL or the events given. */
+const ARGUMENT_ERRORS = new Set(['WEBHOOK_URL_REQUIRED', 'WEBHOOK_URL_INVALID', 'WEBHOOK_EVENTS_INVALID'])
+
+async function runRegister(url: string, flags: RegisterFlags, command: Command): Promise<void> {
+  const { EVENT_TYPES } = await import('../../../webhooks/types.js')
+  const { readEventName } = await import('../../event-names.js')
+  const names = flags.events?.split(',').map((name) => name.trim()).filter(Boolean)
+  if (names !== undefined && names.length === 0) throw new CliError(`--events names no event: give one or more of ${EVENT_TYPES.join(', ')}, comma-separated, or all`)
+  const given = names?.includes('all') ? [...EVENT_TYPES] : names && [...new Set(names.map((name) => readEventName(name, EVENT_TYPES)))]
+  const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
+  const target = await resolveApiTarget(flags, { json: flags.json })
+  const { createSandboxClient } = await import('../../../client/sandbox-client.js')
+  const { SandboxApiError } = await import('../../../client/api-error.js')
+  const client = createSandboxClient(target.transport)
+  const refused = (error: unknown) => {
+    if (error instanceof SandboxApiError && error.errorCode !== null && ARGUMENT_ERRORS.has(error.errorCode)) {
+      const reason = typeof error.details?.reason === 'string' ? ` (${error.details.reason})` : ''
+      return new CliError(`${error.message}${reason}`, { cause: error })
+    }
+    return toApiCliError(error, target)
+  }
+  // The API takes a missing `events` as every type: an update without --events (a new URL, a
+  // rotation) keeps the subscription the endpoint has, as a partner would expect of the command.
+  const events = given ?? (await client.getWebhook().catch((error: unknown) => { throw refused(error) })).endpoint?.events
+  const answer = await client.setWebhook({ url, events, rotate_secret: flags.rotateSecret }).catch((error: unknown) => {
+    throw refused(error)
+  })
+  if (flags.json) return printJsonDocument(command, { endpoint: answer.endpoint }, 2)
+  const { chalk } = await import('../../output.js')
+  const { formatEndpoint } = await import('../../delivery-lines.js')
+  const write = (line: string) => process.stdout.write(`${line}\n`)
+  write(formatEndpoint(answer.endpoint, EVENT_TYPES.length))
+  // The API shows the secret once: on first create and on rotation.
+  if (answer.endpoint?.signingSecret) write(`signing secret: ${answer.endpoint.signingSecret} ${chalk.dim('(shown this once: give it to your receiver)')}`)
+  else write(chalk.dim('signing secret unchanged (--rotate-secret issues a new one)'))
+}
+
+/** `sandbox webhook register`: POST /api/sandbox/webhooks, the key's one endpoint, with its secret when the API shows it. */
+export function registerWebhookRegister(group: Command): void {
+  const command = group
+    .command('register')
+    .description('register (or update, or enable again) the key\'s webhook endpoint, and print its signing secret when the API gives it')
+    .argument('<url>', 'the receiver, https:// and public (or local and http:// on sandbox serve --allow-local-webhooks)')
+    .addOption(new Option('--events <types>', 'comma-separated event types to receive (loan.issued stands for sandbox.loan.issued), or all; default: every type for a new endpoint, the ones it has for an update'))
+    .addOption(new Option('--rotate-secret', 'issue a new signing secret at once, with no overlap (printed this once)'))
+  addApiTargetOptions(command)
+  addJsonOption(command, 'print `{ endpoint }` on stdout, `signingSecret` included when given (an error: {"error": {"code", "message"}})')
+  printErrorsAsJson(command).action((url: string, flags: RegisterFlags) => runRegister(url, flags, command))
+}
