@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { once } from 'node:events'
+import { findFreePort } from './free-port.js'
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 
 /** One delivery a test receiver got. */
@@ -90,23 +91,34 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
 
 /**
  * A loopback port nobody listens on (connections to it are refused): a dead receiver. The port is
- * the local end of a connection this process keeps open, so no other server gets it while the
- * tests run: a port merely closed again was handed to another test's `listen(0)` about 6 times in
- * 20,000 here, and that server then got the dead receiver's deliveries (a paced-load test counted
- * one request too many). Connections to it are still refused: nothing listens there, until
- * startReceiver is asked for that port (a receiver coming back).
+ * bound, as the local end of a connection this process keeps open, so no other server gets it
+ * while the tests run: a port merely closed again was handed to another test's `listen(0)` about
+ * 6 times in 20,000 here, and that server then got the dead receiver's deliveries (a paced-load
+ * test counted one request too many). It is bound explicitly (`localPort`): a port the kernel
+ * picks for a connection is shared with other outgoing connections, which then kept it after
+ * startReceiver let it go (EADDRINUSE); an explicitly bound one was shared by none of 20,000.
+ * Connections to it are refused until startReceiver is asked for that port (a receiver coming back).
  */
 export async function findClosedPort(): Promise<number> {
   // Neither end of the held connection keeps the process alive.
   // The reset that releases the port reaches the accepted end as ECONNRESET: expected, not a failure.
   const server = createNetServer((accepted) => accepted.unref().on('error', () => {}))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const holder = connect((server.address() as AddressInfo).port, '127.0.0.1')
-  await once(holder, 'connect')
-  holder.unref()
-  // Stops listening at once; its callback would wait for the held connection to end.
-  server.close()
-  server.unref()
-  heldPorts.set(holder.localPort!, holder)
-  return holder.localPort!
+  try {
+    // A port another listen(0) takes between the probe's close and the bind: try the next one.
+    for (let tries = 1; ; tries++) {
+      const port = await findFreePort()
+      const holder = connect({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', localAddress: '127.0.0.1', localPort: port })
+      const failed = await Promise.race([once(holder, 'connect').then(() => undefined), once(holder, 'error').then(([error]) => error as Error)])
+      if (failed && tries < 5) continue
+      if (failed) throw failed
+      holder.unref()
+      heldPorts.set(port, holder)
+      return port
+    }
+  } finally {
+    // Stops listening at once; its callback would wait for the held connection to end.
+    server.close()
+    server.unref()
+  }
 }
