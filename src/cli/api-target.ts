@@ -106,12 +106,15 @@ export function formatProxyHint(proxy: string, baseUrl: string): string {
   return `; the requests went through the proxy ${proxy}: is it up, and can it reach the server? (NO_PROXY=${new URL(baseUrl).hostname} to connect directly)`
 }
 
+/** API error codes that a command's arguments or setup caused (exit 2), each with what to add to the API's message and, if not USAGE, its CLI code. */
+export type SetupErrorCodes = Partial<Record<string, { hint?: string; code?: string }>>
+
 /**
  * A client failure as the CLI error a user can act on: an unreachable server, a base URL that
  * reaches it the wrong way, a refused key or a request HTTP cannot carry is setup (exit 2); any
- * other refusal by the API is exit 1.
+ * other refusal by the API is exit 1, save the `setupCodes` the command names (exit 2).
  */
-export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>): unknown {
+export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>, setupCodes: SetupErrorCodes = {}): unknown {
   if (error instanceof SandboxConnectionError) {
     // A server with an untrusted certificate, or answering plain HTTP, is running: its message says what to change.
     const running = error.certificate || error.proxyRefusal || error.plainHttp
@@ -120,6 +123,11 @@ export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' 
   }
   if (error instanceof SandboxRequestError) return new CliError(error.message, { cause: error })
   if (!(error instanceof SandboxApiError)) return error
+  const setup = error.errorCode === null ? undefined : setupCodes[error.errorCode]
+  if (setup) {
+    const reason = typeof error.details?.reason === 'string' ? ` (${error.details.reason})` : ''
+    return new CliError(`${error.message}${reason}${setup.hint ?? ''}`, { code: setup.code ?? CliErrorCodes.USAGE, cause: error })
+  }
   // The base URL is wrong, not the request: a redirect (not followed), or a TLS server asked in plain HTTP. As in run.
   if ((error.status >= 300 && error.status < 400) || (error.status === 400 && /answers https only/.test(error.message))) {
     return new CliError(error.message, { code: CliErrorCodes.UNREACHABLE, cause: error })

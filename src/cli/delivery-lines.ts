@@ -1,5 +1,6 @@
 import { escapeControls as show } from '../text/escape-controls.js'
 import type { WebhookAnswer } from '../client/sandbox-client.js'
+import { EVENT_TYPES } from '../webhooks/types.js'
 import { describeReceiver, type DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
 import { chalk, formatClock, formatCount } from './output.js'
 
@@ -32,8 +33,8 @@ export function formatDeliveries(deliveries: DeliveryEntry[], waitedMs: number |
 }
 
 /** The key's endpoint on one line (URL, state, events, secret preview), or how to register one. */
-export function formatEndpoint(endpoint: WebhookAnswer['endpoint'], eventTypeCount: number): string {
+export function formatEndpoint(endpoint: WebhookAnswer['endpoint']): string {
   if (!endpoint) return chalk.dim('no endpoint (POST /api/sandbox/webhooks registers one); deliveries to serve\'s --webhook-forward-to URL show here too')
-  const events = endpoint.events.length === eventTypeCount ? 'every event' : endpoint.events.join(', ')
+  const events = endpoint.events.length === EVENT_TYPES.length ? 'every event' : endpoint.events.join(', ')
   return `endpoint ${show(endpoint.url)} (${endpoint.enabled ? 'enabled' : chalk.yellow('disabled')}; ${events}; secret ${endpoint.secretPreview})`
 }

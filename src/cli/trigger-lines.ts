@@ -19,10 +19,6 @@ export function formatTriggerRequest(request: TriggerRequest): string {
 /** A trigger's failure as the CLI error a user can act on: setup (exit 2) or the API's refusal (exit 1). */
 export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>): unknown {
   if (error instanceof TriggerLoanNotFoundError || error instanceof TriggerUsageError) return new CliError(error.message, { cause: error })
-  // The test event needs the key's own endpoint: setup, as a refused key is.
-  if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_ENDPOINT_REQUIRED') {
-    return new CliError(`${error.message} (the test event goes only to the key's endpoint; serve's --webhook-forward-to URL gets every other event type)`, { code: CliErrorCodes.NO_RECEIVER, cause: error })
-  }
   if (error instanceof SandboxApiError && error.errorCode === 'FLOW_CONFLICT') {
     // `keys reset` knows registered keys only: an open-mode key (the local default) cannot be reset.
     const fresh = target.local ? 'another key (--api-key sk_sandbox_ and 16 or more letters, digits or _: any key works here)' : 'sandbox keys reset KEY for a registered key, or another key'
@@ -33,5 +29,6 @@ export function toTriggerCliError(error: unknown, target: Pick<ApiTarget, 'baseU
     // The API's sentence ends with a period; the advice follows it after a semicolon.
     return new CliError(`${error.message.replace(/\.$/, '')}; ${advice}`, { exitCode: 1, code: CliErrorCodes.REFUSED, cause: error })
   }
-  return toApiCliError(error, target)
+  // The test event needs the key's own endpoint: setup, as a refused key is.
+  return toApiCliError(error, target, { WEBHOOK_ENDPOINT_REQUIRED: { hint: ' (the test event goes only to the key\'s endpoint; serve\'s --webhook-forward-to URL gets every other event type)', code: CliErrorCodes.NO_RECEIVER } })
 }

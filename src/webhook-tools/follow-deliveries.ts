@@ -28,6 +28,8 @@ export interface FollowDeliveriesOptions {
   onRead?: () => void
   /** A read that failed (after the client's own retries): true goes on at the next interval, false (or none) rejects with it. */
   onReadError?: (error: unknown) => boolean
+  /** The log as the caller has just read it (newest first): reported as the first read, the next one an interval later. */
+  first?: DeliveryEntry[]
 }
 
 /**
@@ -37,9 +39,11 @@ export interface FollowDeliveriesOptions {
  */
 export async function followDeliveries(client: SandboxClient, options: FollowDeliveriesOptions): Promise<void> {
   const seen = new Map<string, string>()
+  let first = options.first
   while (!options.signal.aborted) {
     try {
-      const { deliveries } = await client.getWebhook()
+      const deliveries = first ?? (await client.getWebhook()).deliveries
+      first = undefined
       if (options.signal.aborted) return
       for (const delivery of takeChangedDeliveries(seen, deliveries)) options.onChange(delivery)
       options.onRead?.()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatDeliveries, formatDelivery, formatEndpoint } from '../../src/cli/delivery-lines.js'
+import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import type { DeliveryEntry } from '../../src/webhook-tools/wait-for-deliveries.js'
 
 const base: DeliveryEntry = {
@@ -29,8 +30,8 @@ describe('delivery lines (no colour off a terminal)', () => {
 
   it('shows the endpoint, or how to register one', () => {
     const endpoint = { id: 'we_1', url: 'https://partner.example/hooks', enabled: false, events: ['sandbox.loan.issued' as const], secretPreview: 'whsec_...abcd', createdAt: '', updatedAt: '' }
-    expect(formatEndpoint(endpoint, 8)).toBe('endpoint https://partner.example/hooks (disabled; sandbox.loan.issued; secret whsec_...abcd)')
-    expect(formatEndpoint({ ...endpoint, enabled: true, events: Array(8).fill('sandbox.loan.issued') }, 8)).toBe('endpoint https://partner.example/hooks (enabled; every event; secret whsec_...abcd)')
-    expect(formatEndpoint(null, 8)).toMatch(/^no endpoint \(POST \/api\/sandbox\/webhooks registers one\)/)
+    expect(formatEndpoint(endpoint)).toBe('endpoint https://partner.example/hooks (disabled; sandbox.loan.issued; secret whsec_...abcd)')
+    expect(formatEndpoint({ ...endpoint, enabled: true, events: [...EVENT_TYPES] })).toBe('endpoint https://partner.example/hooks (enabled; every event; secret whsec_...abcd)')
+    expect(formatEndpoint(null)).toMatch(/^no endpoint \(POST \/api\/sandbox\/webhooks registers one\)/)
   })
 })

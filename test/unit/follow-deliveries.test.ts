@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { takeChangedDeliveries } from '../../src/webhook-tools/follow-deliveries.js'
+import type { SandboxClient } from '../../src/client/sandbox-client.js'
+import { followDeliveries, takeChangedDeliveries } from '../../src/webhook-tools/follow-deliveries.js'
 import type { DeliveryEntry } from '../../src/webhook-tools/wait-for-deliveries.js'
 
 const entry = (id: string, status: DeliveryEntry['status'], attempts: number, updated = '2026-11-26T00:00:00.000Z'): DeliveryEntry => ({
@@ -20,5 +21,22 @@ describe('takeChangedDeliveries', () => {
     // The retry endpoint puts a failed one back: its state changes even at the same count.
     takeChangedDeliveries(seen, [entry('d', 'failed', 3)])
     expect(takeChangedDeliveries(seen, [entry('d', 'pending', 3, '2026-11-26T00:01:00.000Z')]).map((d) => d.status)).toEqual(['pending'])
+  })
+
+})
+
+describe('followDeliveries', () => {
+  it('reports a log already read as its first read, and reads again only an interval later', async () => {
+    let reads = 0
+    const client = { getWebhook: async () => { reads++; return { deliveries: [] } } } as unknown as SandboxClient
+    const stop = new AbortController()
+    const changes: string[] = []
+    const following = followDeliveries(client, { intervalMs: 60_000, signal: stop.signal, first: [entry('b', 'pending', 0), entry('a', 'delivered', 1)], onChange: (delivery) => changes.push(delivery.id) })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(changes).toEqual(['a', 'b'])
+    stop.abort()
+    await following
+    // The caller's read stood for the first one; the next was an interval away when it stopped.
+    expect(reads).toBe(0)
   })
 })

@@ -31,8 +31,7 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   if (flags.json && !flags.follow) return printJsonDocument(command, { endpoint, deliveries: shown }, 2)
   const { formatDelivery, formatEndpoint } = await import('../../delivery-lines.js')
   if (!flags.json) {
-    const { EVENT_TYPES } = await import('../../../webhooks/types.js')
-    write(formatEndpoint(endpoint, EVENT_TYPES.length))
+    write(formatEndpoint(endpoint))
     if (shown.length === 0 && !flags.follow) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
   }
   if (!flags.follow) {
@@ -51,6 +50,7 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   await followDeliveries(createSandboxClient({ ...target.transport, retries: 0, onRetryWait: undefined }), {
     intervalMs: FOLLOW_INTERVAL_MS,
     signal: stop.signal,
+    first: deliveries,
     onChange: (delivery) => {
       if (wanted(delivery)) write(flags.json ? formatJson(delivery) : formatDelivery(delivery, { clock: 'updated_at' }))
     },

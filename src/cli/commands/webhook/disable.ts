@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { ApiTargetFlags } from '../../api-target.js'
-import { CliError, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
+import { printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
 
 interface DisableFlags extends ApiTargetFlags {
@@ -11,16 +11,13 @@ async function runDisable(flags: DisableFlags, command: Command): Promise<void> 
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
   const { createSandboxClient } = await import('../../../client/sandbox-client.js')
-  const { SandboxApiError } = await import('../../../client/api-error.js')
   const answer = await createSandboxClient(target.transport).deleteWebhook().catch((error: unknown) => {
     // Nothing registered: setup, as a refused key is (exit 2).
-    if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_ENDPOINT_REQUIRED') throw new CliError(error.message, { cause: error })
-    throw toApiCliError(error, target)
+    throw toApiCliError(error, target, { WEBHOOK_ENDPOINT_REQUIRED: {} })
   })
   if (flags.json) return printJsonDocument(command, { endpoint: answer.endpoint }, 2)
   const { formatEndpoint } = await import('../../delivery-lines.js')
-  const { EVENT_TYPES } = await import('../../../webhooks/types.js')
-  process.stdout.write(`${formatEndpoint(answer.endpoint, EVENT_TYPES.length)}\n`)
+  process.stdout.write(`${formatEndpoint(answer.endpoint)}\n`)
 }
 
 /** `sandbox webhook disable`: DELETE /api/sandbox/webhooks, which disables the endpoint and keeps its log. */

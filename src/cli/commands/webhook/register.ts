@@ -10,26 +10,19 @@ interface RegisterFlags extends ApiTargetFlags {
 }
 
 /** API refusals of the endpoint that are the command line's to fix: the URL or the events given. */
-const ARGUMENT_ERRORS = new Set(['WEBHOOK_URL_REQUIRED', 'WEBHOOK_URL_INVALID', 'WEBHOOK_EVENTS_INVALID'])
+const ARGUMENT_ERRORS = { WEBHOOK_URL_REQUIRED: {}, WEBHOOK_URL_INVALID: {}, WEBHOOK_EVENTS_INVALID: {} }
 
 async function runRegister(url: string, flags: RegisterFlags, command: Command): Promise<void> {
   const { EVENT_TYPES } = await import('../../../webhooks/types.js')
   const { readEventName } = await import('../../event-names.js')
   const names = flags.events?.split(',').map((name) => name.trim()).filter(Boolean)
   if (names !== undefined && names.length === 0) throw new CliError(`--events names no event: give one or more of ${EVENT_TYPES.join(', ')}, comma-separated, or all`)
-  const given = names?.includes('all') ? [...EVENT_TYPES] : names && [...new Set(names.map((name) => readEventName(name, EVENT_TYPES)))]
+  const given = names?.includes('all') ? [...EVENT_TYPES] : names && [...new Set(names.map((name) => readEventName(name)))]
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
   const { createSandboxClient } = await import('../../../client/sandbox-client.js')
-  const { SandboxApiError } = await import('../../../client/api-error.js')
   const client = createSandboxClient(target.transport)
-  const refused = (error: unknown) => {
-    if (error instanceof SandboxApiError && error.errorCode !== null && ARGUMENT_ERRORS.has(error.errorCode)) {
-      const reason = typeof error.details?.reason === 'string' ? ` (${error.details.reason})` : ''
-      return new CliError(`${error.message}${reason}`, { cause: error })
-    }
-    return toApiCliError(error, target)
-  }
+  const refused = (error: unknown) => toApiCliError(error, target, ARGUMENT_ERRORS)
   // The API takes a missing `events` as every type: an update without --events (a new URL, a
   // rotation) keeps the subscription the endpoint has, as a partner would expect of the command.
   const events = given ?? (await client.getWebhook().catch((error: unknown) => { throw refused(error) })).endpoint?.events
@@ -40,7 +33,7 @@ async function runRegister(url: string, flags: RegisterFlags, command: Command):
   const { chalk } = await import('../../output.js')
   const { formatEndpoint } = await import('../../delivery-lines.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
-  write(formatEndpoint(answer.endpoint, EVENT_TYPES.length))
+  write(formatEndpoint(answer.endpoint))
   // The API shows the secret once: on first create and on rotation.
   if (answer.endpoint?.signingSecret) write(`signing secret: ${answer.endpoint.signingSecret} ${chalk.dim('(shown this once: give it to your receiver)')}`)
   else write(chalk.dim('signing secret unchanged (--rotate-secret issues a new one)'))

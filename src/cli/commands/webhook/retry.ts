@@ -22,11 +22,9 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
   const { retryDeliveries, findUnseenRetries } = await import('../../../webhook-tools/retry-deliveries.js')
-  const { SandboxApiError } = await import('../../../client/api-error.js')
   const report = await retryDeliveries({ ...target.transport, deliveryIds: ids, waitMs }).catch((error: unknown) => {
     // An id the log does not hold (or one delivered already) is a wrong argument.
-    if (error instanceof SandboxApiError && error.errorCode === 'WEBHOOK_DELIVERY_NOT_FOUND') throw new CliError(`${error.message} (sandbox webhook deliveries lists them)`, { cause: error })
-    throw toApiCliError(error, target)
+    throw toApiCliError(error, target, { WEBHOOK_DELIVERY_NOT_FOUND: { hint: ' (sandbox webhook deliveries lists them)' } })
   })
   if (flags.json) printJsonDocument(command, report, 2)
   else if (report.retried.length === 0) write('no failed delivery to retry')

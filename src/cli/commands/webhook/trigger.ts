@@ -21,7 +21,7 @@ async function resolveEvent(name: string | undefined, json: boolean | undefined)
     const { select } = await import('@inquirer/prompts')
     return withPromptSignals((signal) => select({ message: 'Which event?', choices: types.map((type) => ({ name: type, value: type })), pageSize: types.length }, { signal }))
   }
-  return (await import('../../event-names.js')).readEventName(name, types)
+  return (await import('../../event-names.js')).readEventName(name)
 }
 
 async function runTrigger(name: string | undefined, flags: TriggerFlags, command: Command): Promise<void> {
