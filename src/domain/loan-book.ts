@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { loanStateSchema } from '../schemas/responses/loan-objects.js'
 import { computeLtv } from './loan-math.js'
-import type { Balances, LoanApplication, Loan, LoanBook, RepaymentOperation, SandboxConfig } from './types.js'
+import type { Balances, LoanApplication, LoanBook, SandboxConfig } from './types.js'
 
 /** The loan state of decisions.md "Loan state", without the envelope fields. */
 export type LoanStateView = z.infer<typeof loanStateSchema>

@@ -2,7 +2,6 @@ import type { Command } from 'commander'
 import { printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { escapeControls } from '../../../text/escape-controls.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
-import type * as Output from '../../output.js'
 
 async function runList(flags: { keys?: string; json?: boolean }, command: Command): Promise<void> {
   const { readKeysFile, describeKeyStatus, maskApiKey } = await import('../../../keys/keys-file.js')
