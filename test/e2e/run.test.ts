@@ -400,4 +400,12 @@ describe('sandbox run', () => {
     expect(JSON.parse(stdout)).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', title: 'partner-sandbox scenario', required: ['name', 'description', 'steps'] })
     expect(stdout).toBe(await readFile(join(import.meta.dirname, '../../dist/scenario.schema.json'), 'utf8'))
   })
+
+  it('--schema with scenario ids, --tag or --list is a usage error (exit 2) that prints no schema, rather than a silent one', async () => {
+    for (const [args, named] of [[['loan-flow'], 'scenario loan-flow'], [['--tag', 'webhooks'], '--tag'], [['--list'], '--list']] as const) {
+      const { code, stdout, stderr } = await runCli(['run', '--schema', ...args])
+      expect([code, stdout]).toEqual([2, ''])
+      expect(stderr).toContain(`--schema cannot be used with ${named}`)
+    }
+  })
 })

@@ -43,6 +43,7 @@ describe('young generation cap', () => {
     v8.size = YOUNG_GENERATION_CAP_BYTES
     gc()
     expect(v8.calls).toEqual(['stop', 'allow', 'stop'])
+    cap.stop()
   })
 
   it('stops watching garbage collections when stopped', () => {

@@ -69,6 +69,7 @@ async function pickScenarios(scenarios: Scenario[]): Promise<Scenario[]> {
 async function runRun(args: string[], flags: RunFlags, command: Command): Promise<void> {
   if (flags.watch) (await import('../run-watch.js')).refuseWithWatch(flags)
   if (flags.schema) {
+    refuseWithSchema(args, flags)
     const { buildScenarioJsonSchema } = await import('../../scenarios/scenario-json-schema.js')
     printJsonDocument(command, buildScenarioJsonSchema(), 2)
     return
@@ -190,6 +191,15 @@ async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: Run
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
   if (stop) throw stop
   if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: CliErrorCodes.FAILED })
+}
+
+/**
+ * `--schema` prints one document, the same for every scenario: scenario ids, --tag, --list or
+ * --junit with it mean the user expected a run or a listing, which silently not happening hides.
+ */
+function refuseWithSchema(args: string[], flags: RunFlags): void {
+  const other = args.length > 0 ? `scenario ${args[0]}` : flags.tag.length > 0 ? '--tag' : flags.list ? '--list' : flags.junit ? '--junit' : undefined
+  if (other) throw new CliError(`--schema cannot be used with ${other}: it prints the JSON Schema of every scenario file and runs nothing; run without --schema to ${flags.list ? 'list' : 'run'} scenarios`)
 }
 
 /** `sandbox run`: walks scenarios against a base URL (or an in-process server) like a test runner. */
