@@ -76,7 +76,11 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     }
   }
 
+  // As canSyncDirectories (journal-files.ts) says, inline: this body can import nothing.
+  const syncsDirectories = os.platform() !== 'win32'
+
   function syncDir(dir: string): void {
+    if (!syncsDirectories) return
     const fd = fs.openSync(dir, 'r')
     try {
       fs.fsyncSync(fd)

@@ -1,0 +1,78 @@
+import * as fs from 'node:fs'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { join } from 'node:path'
+import { MessageChannel } from 'node:worker_threads'
+import { describe, expect, it } from 'vitest'
+import { runCheckpointThread, type CheckpointReply, type CheckpointRequest } from '../../src/storage/checkpoint-thread.js'
+import { fsyncDirectory } from '../../src/storage/journal-files.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+const tempDir = useTempDirs('sandbox-windows-fs')
+
+/**
+ * The error Node gives on Windows for an fsync of a directory: libuv opens a directory there
+ * (FILE_FLAG_BACKUP_SEMANTICS), but FlushFileBuffers needs a handle open for writing.
+ */
+function windowsDirectoryFsyncError(): NodeJS.ErrnoException {
+  return Object.assign(new Error('EPERM: operation not permitted, fsync'), { errno: -4048, code: 'EPERM', syscall: 'fsync' })
+}
+
+/** The real fs, but with Windows' answer to an fsync of a directory. */
+function fsWithWindowsDirectorySync(): typeof fs {
+  const directoryFds = new Set<number>()
+  return {
+    ...fs,
+    openSync: ((file: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode) => {
+      const fd = fs.openSync(file, flags, mode)
+      if (fs.fstatSync(fd).isDirectory()) directoryFds.add(fd)
+      return fd
+    }) as typeof fs.openSync,
+    fsyncSync: (fd: number) => {
+      if (directoryFds.has(fd)) throw windowsDirectoryFsyncError()
+      fs.fsyncSync(fd)
+    },
+    closeSync: (fd: number) => {
+      directoryFds.delete(fd)
+      fs.closeSync(fd)
+    },
+  }
+}
+
+const osOn = (platform: NodeJS.Platform): typeof os => ({ ...os, platform: () => platform })
+
+/** Runs the checkpoint thread's body here, on FS and OS, for one request; resolves with its reply. */
+async function checkpointOnce(fakeFs: typeof fs, fakeOs: typeof os, request: CheckpointRequest): Promise<CheckpointReply> {
+  const { port1, port2 } = new MessageChannel()
+  try {
+    runCheckpointThread(fakeFs, path, fakeOs, port1, process.pid, false)
+    const reply = new Promise<CheckpointReply>((resolve) => port2.once('message', resolve))
+    port2.postMessage(request)
+    return await reply
+  } finally {
+    port1.close()
+    port2.close()
+  }
+}
+
+describe('fs storage on Windows (emulated: Node\'s answers there, on this system)', () => {
+  it('a journal\'s directory entry is not fsynced on Windows, where that fails with EPERM', async () => {
+    const dir = await tempDir()
+    const open = async () => ({ sync: async () => { throw windowsDirectoryFsyncError() }, close: async () => {} })
+    await expect(fsyncDirectory(dir, { platform: 'win32', open })).resolves.toBeUndefined()
+    // The same system elsewhere: the failure is real there, and said.
+    await expect(fsyncDirectory(dir, { platform: 'linux', open })).rejects.toThrow(/EPERM/)
+  })
+
+  it('a checkpoint writes its files and deletes its journals on Windows, without a directory fsync', async () => {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'session'))
+    await writeFile(join(dir, 'journal-7-000001.log'), 'records')
+    const request = { id: 1, entries: [[join(dir, 'session', 'k1~default'), '{"n":1}']] as Array<[string, string | null]>, journals: [join(dir, 'journal-7-000001.log')] }
+    const reply = await checkpointOnce(fsWithWindowsDirectorySync(), osOn('win32'), request)
+    expect(reply).toEqual({ id: 1 })
+    expect(await readFile(join(dir, 'session', 'k1~default'), 'utf8')).toBe('{"n":1}')
+    expect(await readdir(dir)).not.toContain('journal-7-000001.log')
+  })
+})
