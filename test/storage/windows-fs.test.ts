@@ -5,6 +5,7 @@ import * as path from 'node:path'
 import { join } from 'node:path'
 import { MessageChannel } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
+import { RENAME_RETRY_DELAYS_MS, renameReplacing } from '../../src/files/rename-replacing.js'
 import { runCheckpointThread, type CheckpointReply, type CheckpointRequest } from '../../src/storage/checkpoint-thread.js'
 import { fsyncDirectory } from '../../src/storage/journal-files.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -19,11 +20,28 @@ function windowsDirectoryFsyncError(): NodeJS.ErrnoException {
   return Object.assign(new Error('EPERM: operation not permitted, fsync'), { errno: -4048, code: 'EPERM', syscall: 'fsync' })
 }
 
-/** The real fs, but with Windows' answer to an fsync of a directory. */
-function fsWithWindowsDirectorySync(): typeof fs {
+/**
+ * The error Node gives on Windows for a rename over a file another process has open without
+ * sharing its deletion (an antivirus scan, the search indexer): ERROR_SHARING_VIOLATION is EBUSY,
+ * ERROR_ACCESS_DENIED is EPERM.
+ */
+function windowsHeldTargetError(code: 'EPERM' | 'EBUSY' | 'EACCES', from: string, to: string): NodeJS.ErrnoException {
+  const { errno, text } = { EPERM: { errno: -4048, text: 'operation not permitted' }, EBUSY: { errno: -4082, text: 'resource busy or locked' }, EACCES: { errno: -4092, text: 'permission denied' } }[code]
+  return Object.assign(new Error(`${code}: ${text}, rename '${from}' -> '${to}'`), { errno, code, syscall: 'rename', path: from, dest: to })
+}
+
+/**
+ * The real fs, but with Windows' answers: to an fsync of a directory, and to the first
+ * `heldRenames` renames, as while a scanner holds their target.
+ */
+function fsWithWindowsDirectorySync(heldRenames = 0): typeof fs {
   const directoryFds = new Set<number>()
   return {
     ...fs,
+    renameSync: (from: fs.PathLike, to: fs.PathLike) => {
+      if (heldRenames-- > 0) throw windowsHeldTargetError('EPERM', String(from), String(to))
+      fs.renameSync(from, to)
+    },
     openSync: ((file: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode) => {
       const fd = fs.openSync(file, flags, mode)
       if (fs.fstatSync(fd).isDirectory()) directoryFds.add(fd)
@@ -46,7 +64,7 @@ const osOn = (platform: NodeJS.Platform): typeof os => ({ ...os, platform: () =>
 async function checkpointOnce(fakeFs: typeof fs, fakeOs: typeof os, request: CheckpointRequest): Promise<CheckpointReply> {
   const { port1, port2 } = new MessageChannel()
   try {
-    runCheckpointThread(fakeFs, path, fakeOs, port1, process.pid, false)
+    runCheckpointThread(fakeFs, path, fakeOs, port1, process.pid, false, RENAME_RETRY_DELAYS_MS)
     const reply = new Promise<CheckpointReply>((resolve) => port2.once('message', resolve))
     port2.postMessage(request)
     return await reply
@@ -74,5 +92,34 @@ describe('fs storage on Windows (emulated: Node\'s answers there, on this system
     expect(reply).toEqual({ id: 1 })
     expect(await readFile(join(dir, 'session', 'k1~default'), 'utf8')).toBe('{"n":1}')
     expect(await readdir(dir)).not.toContain('journal-7-000001.log')
+  })
+
+  it('a checkpoint waits for a file that a scanner holds for a moment on Windows, rather than failing', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'journal-7-000001.log'), 'records')
+    const target = join(dir, 'session', 'k1~default')
+    const request = { id: 2, entries: [[target, '{"n":2}']] as Array<[string, string | null]>, journals: [join(dir, 'journal-7-000001.log')] }
+    expect(await checkpointOnce(fsWithWindowsDirectorySync(3), osOn('win32'), request)).toEqual({ id: 2 })
+    expect(await readFile(target, 'utf8')).toBe('{"n":2}')
+    expect(await readdir(dir)).not.toContain('journal-7-000001.log')
+    expect(await readdir(join(dir, 'session'))).toEqual(['k1~default'])
+  })
+
+  it('a rename held on Windows is tried again, a bounded number of times, and only for a held file', async () => {
+    const tries: string[] = []
+    const heldFor = (times: number, code: 'EPERM' | 'EBUSY' | 'EACCES' | 'ENOENT' = 'EPERM') => async (from: string, to: string) => {
+      tries.push(code)
+      if (tries.length <= times) throw code === 'ENOENT' ? Object.assign(new Error('ENOENT'), { code }) : windowsHeldTargetError(code, from, to)
+    }
+    await renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldFor(2, 'EBUSY') })
+    expect(tries).toHaveLength(3)
+    tries.length = 0
+    await expect(renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldFor(Infinity, 'EACCES') })).rejects.toMatchObject({ code: 'EACCES' })
+    expect(tries).toHaveLength(RENAME_RETRY_DELAYS_MS.length + 1)
+    tries.length = 0
+    // Elsewhere EPERM is a real permission problem, and a missing file is missing anywhere: said at once.
+    await expect(renameReplacing('a.tmp', 'a', { platform: 'linux', rename: heldFor(1) })).rejects.toMatchObject({ code: 'EPERM' })
+    await expect(renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldFor(2, 'ENOENT') })).rejects.toMatchObject({ code: 'ENOENT' })
+    expect(tries).toHaveLength(2)
   })
 })
