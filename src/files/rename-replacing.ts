@@ -2,10 +2,11 @@ import { rename } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
- * The waits between tries of a rename over a file that Windows says is in use (~2 s in all). An
- * antivirus scanner, the search indexer or a backup tool opens a file that was just written, and
- * while it holds it a rename over that file fails with EPERM, EACCES or EBUSY; it lets go within
- * milliseconds as a rule. graceful-fs (npm's own writes) retries the same codes, for up to 60 s.
+ * The waits between tries of a rename that Windows says is blocked by a file in use (~2 s in
+ * all). An antivirus scanner, the search indexer or a backup tool opens a file as soon as it is
+ * written and closed (the temp file) or while it is read (the target), and meanwhile a rename of
+ * it fails with EPERM, EACCES or EBUSY; it lets go within milliseconds as a rule. graceful-fs
+ * (npm's own writes) retries the same codes on Windows, for up to 60 s.
  */
 export const RENAME_RETRY_DELAYS_MS: readonly number[] = [10, 20, 40, 80, 150, 250, 400, 500, 500]
 
@@ -27,7 +28,7 @@ export interface RenameOptions {
 }
 
 /**
- * Renames FROM over TO, trying again for a while where Windows reports the target as held by
+ * Renames FROM over TO, trying again for a while where Windows reports either file as held by
  * another process. Safe to repeat: a rename that failed changed nothing.
  */
 export async function renameReplacing(from: string, to: string, options: RenameOptions = {}): Promise<void> {

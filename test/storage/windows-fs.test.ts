@@ -21,25 +21,25 @@ function windowsDirectoryFsyncError(): NodeJS.ErrnoException {
 }
 
 /**
- * The error Node gives on Windows for a rename over a file another process has open without
+ * The error Node gives on Windows for a rename of a file another process has open without
  * sharing its deletion (an antivirus scan, the search indexer): ERROR_SHARING_VIOLATION is EBUSY,
  * ERROR_ACCESS_DENIED is EPERM.
  */
-function windowsHeldTargetError(code: 'EPERM' | 'EBUSY' | 'EACCES', from: string, to: string): NodeJS.ErrnoException {
+function windowsHeldFileError(code: 'EPERM' | 'EBUSY' | 'EACCES', from: string, to: string): NodeJS.ErrnoException {
   const { errno, text } = { EPERM: { errno: -4048, text: 'operation not permitted' }, EBUSY: { errno: -4082, text: 'resource busy or locked' }, EACCES: { errno: -4092, text: 'permission denied' } }[code]
   return Object.assign(new Error(`${code}: ${text}, rename '${from}' -> '${to}'`), { errno, code, syscall: 'rename', path: from, dest: to })
 }
 
 /**
  * The real fs, but with Windows' answers: to an fsync of a directory, and to the first
- * `heldRenames` renames, as while a scanner holds their target.
+ * `heldRenames` renames, as while a scanner holds the new temp file or the target.
  */
 function fsWithWindowsDirectorySync(heldRenames = 0): typeof fs {
   const directoryFds = new Set<number>()
   return {
     ...fs,
     renameSync: (from: fs.PathLike, to: fs.PathLike) => {
-      if (heldRenames-- > 0) throw windowsHeldTargetError('EPERM', String(from), String(to))
+      if (heldRenames-- > 0) throw windowsHeldFileError('EPERM', String(from), String(to))
       fs.renameSync(from, to)
     },
     openSync: ((file: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode) => {
@@ -109,7 +109,7 @@ describe('fs storage on Windows (emulated: Node\'s answers there, on this system
     const tries: string[] = []
     const heldFor = (times: number, code: 'EPERM' | 'EBUSY' | 'EACCES' | 'ENOENT' = 'EPERM') => async (from: string, to: string) => {
       tries.push(code)
-      if (tries.length <= times) throw code === 'ENOENT' ? Object.assign(new Error('ENOENT'), { code }) : windowsHeldTargetError(code, from, to)
+      if (tries.length <= times) throw code === 'ENOENT' ? Object.assign(new Error('ENOENT'), { code }) : windowsHeldFileError(code, from, to)
     }
     await renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldFor(2, 'EBUSY') })
     expect(tries).toHaveLength(3)

@@ -7,8 +7,8 @@ import { createKeyRecord, readKeysFile, writeKeysFile } from '../../src/keys/key
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 /**
- * Renames left to fail as on Windows while a scanner (antivirus, the search indexer) holds their
- * target, whichever way the code reaches rename (node:fs/promises, or node:fs's promises).
+ * Renames left to fail as on Windows while a scanner (antivirus, the search indexer) holds the
+ * new temp file or the target, whichever way the code reaches rename (node:fs/promises, or node:fs's promises).
  */
 const held = vi.hoisted(() => ({
   renames: 0,
