@@ -69,7 +69,7 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
  * serve said "unexpected error" with a stack (exit 1), as for a bug.
  */
 function noLinkError(dir: string, path: string, error: NodeJS.ErrnoException): StorageError {
-  return new StorageError(`data dir ${dir}: cannot create its lock ${path} (${error.code ?? error.message}); the lock is a hard link, which FAT32 and exFAT drives and some network shares do not have: use a data dir on another drive (--data-dir), or --storage memory`, { cause: error })
+  return new StorageError(`data dir ${dir}: cannot create its lock ${path} (${error.code ?? error.message}); the lock is a hard link, which FAT32 and exFAT drives and some network shares do not have: on one of those, use a data dir on another drive (--data-dir), or --storage memory`, { cause: error })
 }
 
 /**

@@ -21,7 +21,7 @@ describe('a data dir on a file system without hard links (a FAT32 or exFAT drive
   it('serve\'s storage is refused with a storage error that says why and what to do, not an unexpected one', async () => {
     const dir = await tempDir()
     const opening = createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
-    await expect(opening).rejects.toMatchObject({ name: 'StorageError', message: expect.stringMatching(/cannot create its lock .*server\.lock \(EISDIR\); the lock is a hard link, which FAT32 and exFAT drives .* do not have: use a data dir on another drive \(--data-dir\)/) })
+    await expect(opening).rejects.toMatchObject({ name: 'StorageError', message: expect.stringMatching(/cannot create its lock .*server\.lock \(EISDIR\); the lock is a hard link, which FAT32 and exFAT drives .* do not have: on one of those, use a data dir on another drive \(--data-dir\)/) })
     // Nothing left behind: the lock's temp file is gone.
     expect(await readdir(dir)).toEqual([])
   })
