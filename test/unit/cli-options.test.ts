@@ -25,6 +25,15 @@ describe('shared option resolution', () => {
     expect(resolveKeysFile('flag.json')).toBe('flag.json')
   })
 
+  it('refuses a path variable with a line break (a .env saved with CRLF), unless the flag is given', () => {
+    vi.stubEnv('SANDBOX_DATA_DIR', '.sandbox\r')
+    vi.stubEnv('SANDBOX_KEYS_FILE', 'keys.json\r')
+    expect(() => resolveStorageFlags({})).toThrow(new CliError('SANDBOX_DATA_DIR holds a line break (".sandbox\\r"), which no path has: a .env file saved with CRLF line ends? Save it with LF line ends'))
+    expect(() => resolveKeysFile(undefined)).toThrow(/^SANDBOX_KEYS_FILE holds a line break/)
+    expect(resolveStorageFlags({ dataDir: 'flag-dir' }).dataDir).toBe('flag-dir')
+    expect(resolveKeysFile('flag.json')).toBe('flag.json')
+  })
+
   it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {
     expect(expandHome('~', '/home/ana')).toBe('/home/ana')
     expect(expandHome('~/proj é/keys.json', '/home/ana')).toBe('/home/ana/proj é/keys.json')
