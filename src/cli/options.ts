@@ -69,9 +69,18 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
   return command.addOption(new Option('--secret <secret>', `${what} (env SANDBOX_WEBHOOK_SECRET)`))
 }
 
-/** The secret from the flag or the environment, if any. */
+/**
+ * The secret from the flag or the environment, if any. One with a line break is refused, as a
+ * path variable is (readPathVariable): the "\r" of a CRLF .env file is no part of a secret, and
+ * kept, every signature was made (or checked) with another one.
+ */
 export function resolveSecret(flag: string | undefined): string | undefined {
-  return flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+  const secret = flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+  if (secret !== undefined && /[\r\n]/.test(secret)) {
+    const source = flag === undefined ? 'SANDBOX_WEBHOOK_SECRET' : '--secret'
+    throw new CliError(`${source} holds a line break, which no signing secret has: a .env file saved with CRLF line ends? Save it with LF line ends`)
+  }
+  return secret
 }
 
 /** `--receiver-port` and `--receiver-url`: the runner's webhook receiver, reached through a tunnel. */

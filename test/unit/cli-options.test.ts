@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
-import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
+import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveSecret, resolveStorageFlags } from '../../src/cli/options.js'
 import { escapeControls } from '../../src/text/escape-controls.js'
 import { expandHome } from '../../src/cli/expand-home.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
@@ -32,6 +32,13 @@ describe('shared option resolution', () => {
     expect(() => resolveKeysFile(undefined)).toThrow(/^SANDBOX_KEYS_FILE holds a line break/)
     expect(resolveStorageFlags({ dataDir: 'flag-dir' }).dataDir).toBe('flag-dir')
     expect(resolveKeysFile('flag.json')).toBe('flag.json')
+  })
+
+  it('refuses a webhook signing secret with a line break (a .env saved with CRLF), which would sign with another secret', () => {
+    vi.stubEnv('SANDBOX_WEBHOOK_SECRET', 'whsec_0123456789abcdef\r')
+    expect(() => resolveSecret(undefined)).toThrow(new CliError('SANDBOX_WEBHOOK_SECRET holds a line break, which no signing secret has: a .env file saved with CRLF line ends? Save it with LF line ends'))
+    expect(() => resolveSecret('whsec_0123456789abcdef\n')).toThrow(/^--secret holds a line break/)
+    expect(resolveSecret('whsec_0123456789abcdef')).toBe('whsec_0123456789abcdef')
   })
 
   it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {
