@@ -69,7 +69,9 @@ export async function createAuthenticator(options: {
 
   async function reload(): Promise<void> {
     const info = await stat(path!)
-    const next = `${info.mtimeMs}:${info.size}`
+    // The inode too: `sandbox keys` replaces the file (a new inode each time), and where times
+    // are coarse (FAT32: 2 s, HFS+: 1 s) two resets in one tick have the same time and size.
+    const next = `${info.ino}:${info.mtimeMs}:${info.size}`
     if (next !== signature) {
       const before = keys
       keys = await readKeysFile(path!)
