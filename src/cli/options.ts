@@ -36,18 +36,32 @@ export interface StorageFlags {
   dataDir?: string
 }
 
+/**
+ * The value of NAME, an environment variable that holds a path (`~` not yet expanded). A line
+ * break in it is refused: set from a .env file saved with CRLF line ends (`set -a; . ./.env` in
+ * Git Bash, WSL or a CI job), the value ends in "\r", and taken as it was the path was another
+ * one: `SANDBOX_DATA_DIR` made a new, empty `.sandbox\r` beside `.sandbox` without a word.
+ */
+export function readPathVariable(name: string): string | undefined {
+  const value = process.env[name]
+  if (value !== undefined && /[\r\n]/.test(value)) {
+    throw new CliError(`${name} holds a line break (${JSON.stringify(value)}), which no path has: a .env file saved with CRLF line ends? Save it with LF line ends`)
+  }
+  return value
+}
+
 /** Resolves storage flags with their environment fallbacks. */
 export function resolveStorageFlags(flags: StorageFlags): { storage: string; dataDir: string } {
   return {
     // Trimmed once here: the value is also a redis URL, passed on as it is.
     storage: (flags.storage ?? process.env.SANDBOX_STORAGE ?? 'fs').trim(),
-    dataDir: flags.dataDir ?? expandHome(process.env.SANDBOX_DATA_DIR ?? DEFAULT_DATA_DIR),
+    dataDir: flags.dataDir ?? expandHome(readPathVariable('SANDBOX_DATA_DIR') ?? DEFAULT_DATA_DIR),
   }
 }
 
 /** Resolves the keys file path for `sandbox keys`. */
 export function resolveKeysFile(flag: string | undefined): string {
-  return flag ?? expandHome(process.env.SANDBOX_KEYS_FILE ?? DEFAULT_KEYS_FILE)
+  return flag ?? expandHome(readPathVariable('SANDBOX_KEYS_FILE') ?? DEFAULT_KEYS_FILE)
 }
 
 /** `--secret`: the webhook signing secret (env SANDBOX_WEBHOOK_SECRET). */
@@ -55,9 +69,18 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
   return command.addOption(new Option('--secret <secret>', `${what} (env SANDBOX_WEBHOOK_SECRET)`))
 }
 
-/** The secret from the flag or the environment, if any. */
+/**
+ * The secret from the flag or the environment, if any. One with a line break is refused, as a
+ * path variable is (readPathVariable): the "\r" of a CRLF .env file is no part of a secret, and
+ * kept, every signature was made (or checked) with another one.
+ */
 export function resolveSecret(flag: string | undefined): string | undefined {
-  return flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+  const secret = flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+  if (secret !== undefined && /[\r\n]/.test(secret)) {
+    const source = flag === undefined ? 'SANDBOX_WEBHOOK_SECRET' : '--secret'
+    throw new CliError(`${source} holds a line break, which no signing secret has: a .env file saved with CRLF line ends? Save it with LF line ends`)
+  }
+  return secret
 }
 
 /** `--receiver-port` and `--receiver-url`: the runner's webhook receiver, reached through a tunnel. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { CliError } from './cli-error.js'
 import { expandHome } from './expand-home.js'
+import { readPathVariable } from './options.js'
 import type { TlsPair } from '../server/tls-pair.js'
 
 /** The `--tls-cert` and `--tls-key` flags, or their environment variables. */
@@ -24,7 +25,10 @@ async function readPem(flag: string, path: string): Promise<string> {
  * http when https was meant would fail every client later, and less clearly.
  */
 export async function readTlsFiles(flags: TlsFlags): Promise<TlsPair | undefined> {
-  const env = (name: string) => (process.env[name] ? expandHome(process.env[name]!) : undefined)
+  const env = (name: string) => {
+    const value = readPathVariable(name)
+    return value ? expandHome(value) : undefined
+  }
   const certPath = flags.tlsCert ?? env('SANDBOX_TLS_CERT')
   const keyPath = flags.tlsKey ?? env('SANDBOX_TLS_KEY')
   if (certPath === undefined && keyPath === undefined) return undefined

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { createDirectory } from '../files/create-directory.js'
+import { renameReplacing } from '../files/rename-replacing.js'
 import { decodeJsonBytes, describeReadError, parseJsonText } from '../json-text/read-json-text.js'
 import { KeysError } from './keys-error.js'
 import { describeThisVersion } from '../files/describe-this-version.js'
@@ -182,7 +183,7 @@ export async function writeKeysFile(path: string, file: KeysFile): Promise<void>
     } finally {
       await handle.close()
     }
-    await fsp.rename(temp, target)
+    await renameReplacing(temp, target)
   } catch (error) {
     if (temp) await fsp.rm(temp, { force: true }).catch(() => {})
     throw new KeysError(`cannot write keys file ${path}: ${(error as Error).message}`, { cause: error })

@@ -28,6 +28,17 @@ export interface WatchScenariosOptions<T> {
   debounceMs?: number
   /** How a directory is watched: fs.watch by default (tests pass a fake). */
   watchDirectory?: WatchDirectory
+  /** The system whose file names are compared (default process.platform; see foldsCase). */
+  platform?: NodeJS.Platform
+}
+
+/**
+ * Whether file names on PLATFORM are compared without case, as its default file system does
+ * (APFS on macOS, NTFS on Windows). There a file given as `Loan.json` is `loan.json` on disk,
+ * loads, and its events name `loan.json`: compared as given, no save was ever seen.
+ */
+function foldsCase(platform: NodeJS.Platform): boolean {
+  return platform === 'darwin' || platform === 'win32'
 }
 
 /** Calls `onEvent` with the name of each entry of DIR that is written, added, renamed or removed (null: unknown). */
@@ -77,13 +88,15 @@ const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !isLef
  */
 export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWatch {
   const debounceMs = options.debounceMs ?? WATCH_DEBOUNCE_MS
-  // Per watched directory (resolved), its path as given and which names in it count (undefined: every scenario name).
-  const targets = new Map<string, { dir: string; names?: Set<string> }>()
+  // Per watched directory (resolved), its path as given and which names in it count (undefined:
+  // every scenario name), each under its folded form and as given.
+  const fold = foldsCase(options.platform ?? process.platform) ? (name: string) => name.toLowerCase() : (name: string) => name
+  const targets = new Map<string, { dir: string; names?: Map<string, string> }>()
   for (const dir of options.dirs ?? []) targets.set(resolve(dir), { dir: normalize(dir) })
   for (const file of options.files ?? []) {
     const dir = dirname(normalize(file))
-    const target = targets.get(resolve(dir)) ?? { dir, names: new Set<string>() }
-    target.names?.add(basename(file))
+    const target = targets.get(resolve(dir)) ?? { dir, names: new Map<string, string>() }
+    target.names?.set(fold(basename(file)), basename(file))
     targets.set(resolve(dir), target)
   }
   const known = new Set<string>()
@@ -168,16 +181,18 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
   }
 
   for (const [path, target] of targets) {
-    const counts = (name: string) => (target.names ? target.names.has(name) : isScenarioName(name))
+    const counts = (name: string) => (target.names ? target.names.has(fold(name)) : isScenarioName(name))
+    // A named file's name as given, whatever case the system reports it in.
+    const asGiven = (name: string) => target.names?.get(fold(name)) ?? name
     const list = () => {
       try {
-        return readdirSync(path).filter(counts)
+        return readdirSync(path).filter(counts).map(asGiven)
       } catch {
         return []
       }
     }
     const knownNames = () => [...known].filter((file) => dirname(file) === target.dir).map((file) => basename(file))
-    const touch = (names: string[]) => schedule(names.filter(counts).map((name) => join(target.dir, name)))
+    const touch = (names: string[]) => schedule(names.filter(counts).map((name) => join(target.dir, asGiven(name))))
     const start = () => {
       const inode = inodeOf(path)
       const watcher = (options.watchDirectory ?? watchWithFs)(path, (name) => {

@@ -69,7 +69,10 @@ export async function createAuthenticator(options: {
 
   async function reload(): Promise<void> {
     const info = await stat(path!)
-    const next = `${info.mtimeMs}:${info.size}`
+    // The inode too: `sandbox keys` replaces the file (a new inode each time where inodes are
+    // real: HFS+, APFS, NTFS, ext4), and where times are coarse (HFS+: 1 s, FAT32: 2 s) two
+    // resets in one tick have the same time and size. FAT's inodes may follow the entry's place.
+    const next = `${info.ino}:${info.mtimeMs}:${info.size}`
     if (next !== signature) {
       const before = keys
       keys = await readKeysFile(path!)

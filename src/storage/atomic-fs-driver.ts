@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { promises as fsp } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
+import { renameReplacing } from '../files/rename-replacing.js'
 
 const TEMP_SUFFIX = '.tmp'
 const SAFE_KEY = /^[A-Za-z0-9_:.-]+$/
@@ -73,7 +74,7 @@ export async function flattenNestedLayout(base: string): Promise<number> {
         if (!file.isFile() || file.name.endsWith(TEMP_SUFFIX)) continue
         const path = join(file.parentPath, file.name)
         // Another tool moving the same dir at the same moment got there first: nothing lost.
-        await fsp.rename(path, resolveStoragePath(base, keyOfPath(base, path))).then(() => moved++, ignoreMissing(undefined))
+        await renameReplacing(path, resolveStoragePath(base, keyOfPath(base, path))).then(() => moved++, ignoreMissing(undefined))
       }
       await fsp.rm(dir, { recursive: true, force: true })
     }
@@ -100,7 +101,7 @@ export async function writeFileAtomically(target: string, data: string | Uint8Ar
     await handle.close()
   }
   try {
-    await fsp.rename(temp, target)
+    await renameReplacing(temp, target)
   } catch (error) {
     await fsp.unlink(temp).catch(() => {})
     throw error

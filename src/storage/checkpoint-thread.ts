@@ -24,7 +24,7 @@ export interface CheckpointReply {
  * its parameters. Its synchronous calls block only this thread: the server's event loop and the
  * libuv pool (where the journal's appends and fdatasyncs run) never wait behind a checkpoint.
  */
-export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean): void {
+export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean, renameRetryDelaysMs: readonly number[]): void {
   // Lowest CPU priority for this thread alone (Linux: a thread id is a pid to setpriority). On a
   // 2-core machine a full-speed checkpoint took the CPU the event loop needed: paced fs p99 41-107
   // ms against ~25 ms at nice 19. It still gets idle CPU, so it catches up as soon as load eases.
@@ -45,6 +45,21 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     knownDirs.add(dir)
   }
 
+  // As renameReplacing (files/rename-replacing.ts), inline and blocking: this body can import
+  // nothing, and this thread has nothing else to do meanwhile.
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  function renameReplacing(from: string, to: string): void {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return fs.renameSync(from, to)
+      } catch (error) {
+        const held = os.platform() === 'win32' && ['EPERM', 'EACCES', 'EBUSY'].includes((error as NodeJS.ErrnoException).code ?? '')
+        if (!held || attempt >= renameRetryDelaysMs.length) throw error
+        Atomics.wait(pause, 0, 0, renameRetryDelaysMs[attempt])
+      }
+    }
+  }
+
   function writeAtomically(target: string, value: string): void {
     const dir = path.dirname(target)
     ensureDir(dir)
@@ -58,7 +73,7 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
       fs.closeSync(fd)
     }
     try {
-      fs.renameSync(temp, target)
+      renameReplacing(temp, target)
     } catch (error) {
       try {
         fs.unlinkSync(temp)
@@ -76,7 +91,11 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     }
   }
 
+  // As canSyncDirectories (journal-files.ts) says, inline: this body can import nothing.
+  const syncsDirectories = os.platform() !== 'win32'
+
   function syncDir(dir: string): void {
+    if (!syncsDirectories) return
     const fd = fs.openSync(dir, 'r')
     try {
       fs.fsyncSync(fd)

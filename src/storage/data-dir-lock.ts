@@ -32,7 +32,7 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
           await fsp.writeFile(temp, JSON.stringify(owner))
           continue
         }
-        if (code !== 'EEXIST') throw error
+        if (code !== 'EEXIST') throw code === 'ENOENT' ? error : noLinkError(dir, path, error as NodeJS.ErrnoException)
       }
       const text = await fsp.readFile(path, 'utf8').catch(() => null)
       const holder = parseOwner(text)
@@ -60,6 +60,16 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
       if (holder?.token === owner.token) await fsp.unlink(path).catch(() => {})
     },
   }
+}
+
+/**
+ * Why the lock could not be linked: a file system without hard links, most often. FAT32 and
+ * exFAT drives have none (on Windows the link fails with EISDIR, libuv's reading of
+ * ERROR_INVALID_FUNCTION; on Linux with EPERM), nor have some network shares. Thrown as it was,
+ * serve said "unexpected error" with a stack (exit 1), as for a bug.
+ */
+function noLinkError(dir: string, path: string, error: NodeJS.ErrnoException): StorageError {
+  return new StorageError(`data dir ${dir}: cannot create its lock ${path} (${error.code ?? error.message}); the lock is a hard link, which FAT32 and exFAT drives and some network shares do not have: on one of those, use a data dir on another drive (--data-dir), or --storage memory`, { cause: error })
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -137,6 +137,28 @@ describe('sandbox keys reset on a running server', () => {
     const keys = [...await storage.getKeys('session'), ...await storage.getKeys('idem')]
     return keys.filter((item) => item.includes(`${keyId}:${sessionId}`))
   }
+
+  it('sees a reset whose keys file has the time and size of the one before (a file system with 1-2 s times: FAT32, HFS+)', async () => {
+    const key = newKey('coarse')
+    await writeKeys([{ key }])
+    api = await createTestApi({ keysFile })
+    const loans = async () => (await api!.get('/api/sandbox/loans', key)).body.activeLoans as unknown[]
+    expect((await api.post('/api/sandbox/loans', LOAN, { key })).status).toBe(200)
+    // Times in whole seconds, as such a file system keeps them (and as utimes sets them exactly).
+    const tick = Math.floor(Date.now() / 1000)
+    await resetKeySession(keysFile, key)
+    await utimes(keysFile, tick, tick)
+    await expect.poll(loans).toEqual([])
+    expect((await api.post('/api/sandbox/loans', LOAN, { key })).status).toBe(200)
+    expect(await loans()).toHaveLength(1)
+    const before = await stat(keysFile)
+    // Another reset in the same tick: the same size (a session id is always as long), the same time.
+    await resetKeySession(keysFile, key)
+    await utimes(keysFile, tick, tick)
+    const after = await stat(keysFile)
+    expect([after.mtimeMs, after.size]).toEqual([before.mtimeMs, before.size])
+    await expect.poll(loans, { timeout: 3000 }).toEqual([])
+  })
 
   it('deletes the ended session from memory storage, which no tool can reach', async () => {
     const key = newKey('reset')

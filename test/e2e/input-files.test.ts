@@ -36,6 +36,23 @@ describe('input files written on other machines, in awkward folders', () => {
     expect((await runCli(['keys', 'list', '--keys', keys])).stdout).toContain(' ci ')
   })
 
+  it('refuses a path variable that ends in the \\r of a .env saved with CRLF (exit 2), rather than use another path', async () => {
+    // `set -a; . ./.env` in Git Bash, WSL or a CI job, with the .env saved on Windows.
+    const dir = await tempDir()
+    const cases: Array<{ args: string[]; env: Record<string, string> }> = [
+      { args: ['keys', 'create'], env: { SANDBOX_KEYS_FILE: 'keys.json\r' } },
+      { args: ['logs'], env: { SANDBOX_DATA_DIR: '.sandbox\r' } },
+      { args: ['serve', '--port', '0', '--storage', 'memory'], env: { SANDBOX_FAULTS: 'faults.json\r' } },
+      { args: ['serve', '--port', '0', '--storage', 'memory'], env: { SANDBOX_TLS_CERT: 'cert.pem\r', SANDBOX_TLS_KEY: 'key.pem' } },
+    ]
+    for (const { args, env } of cases) {
+      const name = Object.keys(env)[0]!
+      const result = await runCli(args, { env, cwd: dir })
+      expect([result.code, result.stdout, result.stderr], name).toEqual([2, '', `sandbox: ${name} holds a line break (${JSON.stringify(Object.values(env)[0])}), which no path has: a .env file saved with CRLF line ends? Save it with LF line ends\n`])
+    }
+    expect(await readdir(dir)).toEqual([])
+  })
+
   it('serve names the --config file and the line and column of a mistake in it, CRLF and BOM or not', async () => {
     const dir = await tempDir()
     const write = async (name: string, bytes: Buffer) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
-import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveStorageFlags } from '../../src/cli/options.js'
+import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveSecret, resolveStorageFlags } from '../../src/cli/options.js'
 import { escapeControls } from '../../src/text/escape-controls.js'
 import { expandHome } from '../../src/cli/expand-home.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
@@ -23,6 +23,22 @@ describe('shared option resolution', () => {
     expect(resolveKeysFile(undefined)).toBe('/tmp/env-keys.json')
     expect(resolveStorageFlags({ storage: 'fs', dataDir: 'flag-dir' })).toEqual({ storage: 'fs', dataDir: 'flag-dir' })
     expect(resolveKeysFile('flag.json')).toBe('flag.json')
+  })
+
+  it('refuses a path variable with a line break (a .env saved with CRLF), unless the flag is given', () => {
+    vi.stubEnv('SANDBOX_DATA_DIR', '.sandbox\r')
+    vi.stubEnv('SANDBOX_KEYS_FILE', 'keys.json\r')
+    expect(() => resolveStorageFlags({})).toThrow(new CliError('SANDBOX_DATA_DIR holds a line break (".sandbox\\r"), which no path has: a .env file saved with CRLF line ends? Save it with LF line ends'))
+    expect(() => resolveKeysFile(undefined)).toThrow(/^SANDBOX_KEYS_FILE holds a line break/)
+    expect(resolveStorageFlags({ dataDir: 'flag-dir' }).dataDir).toBe('flag-dir')
+    expect(resolveKeysFile('flag.json')).toBe('flag.json')
+  })
+
+  it('refuses a webhook signing secret with a line break (a .env saved with CRLF), which would sign with another secret', () => {
+    vi.stubEnv('SANDBOX_WEBHOOK_SECRET', 'whsec_0123456789abcdef\r')
+    expect(() => resolveSecret(undefined)).toThrow(new CliError('SANDBOX_WEBHOOK_SECRET holds a line break, which no signing secret has: a .env file saved with CRLF line ends? Save it with LF line ends'))
+    expect(() => resolveSecret('whsec_0123456789abcdef\n')).toThrow(/^--secret holds a line break/)
+    expect(resolveSecret('whsec_0123456789abcdef')).toBe('whsec_0123456789abcdef')
   })
 
   it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {

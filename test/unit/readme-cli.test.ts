@@ -67,7 +67,7 @@ describe('the README', () => {
 
   it('names every environment variable the code reads', () => {
     const code = (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => !/^\s*(\/\/|\*)/.test(line)).join('\n')
-    const read = new Set(listSourceFiles(SRC).flatMap((file) => [...code(file).matchAll(/process\.env\.([A-Z_]+)/g)].map((match) => match[1]!)))
+    const read = new Set(listSourceFiles(SRC).flatMap((file) => [...code(file).matchAll(/process\.env\.([A-Z_]+)|readPathVariable\('([A-Z_]+)'\)/g)].map((match) => (match[1] ?? match[2])!)))
     expect(read.size).toBeGreaterThan(5)
     expect([...read].filter((name) => !README.includes(`\`${name}\``))).toEqual([])
   })

@@ -121,6 +121,27 @@ describe('watchScenarios', () => {
     expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'loan.json'), change: 'changed' }])
   })
 
+  it('on macOS and Windows sees saves to a file named in another case than the disk\'s (Loan.json for loan.json)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    // Named as the user typed it; there the file system finds loan.json under that name, and its
+    // events name the file as stored. (Here, case-sensitive, the file is made under the name given.)
+    await writeFile(join(dir, 'Loan.json'), '{}')
+    for (const platform of ['darwin', 'win32', 'linux'] as const) {
+      const fake = fakeWatcher()
+      const record = recordRounds()
+      const watch = watchScenarios({ files: [join(dir, 'Loan.json')], platform, watchDirectory: fake.watchDirectory, load: async () => null, run: async (_loaded, changes) => { record.rounds.push({ changes }) }, onLoadError: () => {}, onIdle: record.onIdle })
+      open.push(watch)
+      await record.idle()
+      fake.emit(dir, 'loan.json')
+      await settle()
+      // Linux: another file, as loan.json is not Loan.json on a case-sensitive file system.
+      const seen = platform === 'linux' ? [] : [{ changes: [{ file: join(dir, 'Loan.json'), change: 'changed' }] }]
+      expect(record.rounds.slice(1), platform).toEqual(seen)
+      await watch.close()
+    }
+  })
+
   it('never runs two rounds at once: changes during a round make exactly one more, with all of them', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const dir = await tempDir()

@@ -4,7 +4,7 @@ import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
-import { addStorageOptions, DEFAULT_BASE_URL, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { addStorageOptions, DEFAULT_BASE_URL, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type { RedisUrl } from '../../server/create-sandbox.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
@@ -70,7 +70,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const host = flags.host ?? process.env.SANDBOX_HOST ?? '127.0.0.1'
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)
-  const envKeysFile = process.env.SANDBOX_KEYS_FILE
+  const envKeysFile = flags.keys === undefined ? readPathVariable('SANDBOX_KEYS_FILE') : undefined
   const keysFile = flags.keys ?? (envKeysFile === undefined ? undefined : expandHome(envKeysFile))
   let rateLimit: ReturnType<typeof parseRateLimit>
   try {
@@ -80,7 +80,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   const config = flags.config ? await readJsonFile('--config', flags.config) : undefined
   const tls = await (await import('../read-tls-files.js')).readTlsFiles(flags)
-  const envFaults = process.env.SANDBOX_FAULTS
+  const envFaults = flags.faults === undefined ? readPathVariable('SANDBOX_FAULTS') : undefined
   const faultsFile = flags.faults ?? (envFaults ? expandHome(envFaults) : undefined)
   // Set in a CI job's environment, it is not on the command line: name where it came from.
   const faultsFlag = flags.faults === undefined ? 'SANDBOX_FAULTS' : '--faults'
