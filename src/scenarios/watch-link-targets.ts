@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import type { WatchDirectory } from './watch-scenarios.js'
+import type { WatchDirectory } from './watch-scenario-dirs.js'
 
 /** The watch on where scenario files that are symbolic links point. */
 export interface LinkTargetWatch {

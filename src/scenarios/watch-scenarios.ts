@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, statSync, watch } from 'node:fs'
-import { basename, dirname, join, normalize, resolve } from 'node:path'
-import { isLeftOutName } from './load-scenarios.js'
+import { existsSync } from 'node:fs'
 import { watchLinkTargets } from './watch-link-targets.js'
+import { watchScenarioDirs, watchWithFs, type WatchDirectory } from './watch-scenario-dirs.js'
+
+export type { WatchDirectory } from './watch-scenario-dirs.js'
 
 /** One scenario file that changed since the last round. */
 export interface ScenarioChange {
@@ -26,32 +27,12 @@ export interface WatchScenariosOptions<T> {
   onIdle?(): void
   /** How long the files must stay quiet before a round starts (default WATCH_DEBOUNCE_MS). */
   debounceMs?: number
+  /** How long changes wait at most for the files to go quiet (default WATCH_MAX_WAIT_MS). */
+  maxWaitMs?: number
   /** How a directory is watched: fs.watch by default (tests pass a fake). */
   watchDirectory?: WatchDirectory
-  /** The system whose file names are compared (default process.platform; see foldsCase). */
+  /** The system whose file names are compared (default process.platform: without case on macOS and Windows). */
   platform?: NodeJS.Platform
-}
-
-/**
- * Whether file names on PLATFORM are compared without case, as its default file system does
- * (APFS on macOS, NTFS on Windows). There a file given as `Loan.json` is `loan.json` on disk,
- * loads, and its events name `loan.json`: compared as given, no save was ever seen.
- */
-function foldsCase(platform: NodeJS.Platform): boolean {
-  return platform === 'darwin' || platform === 'win32'
-}
-
-/** Calls `onEvent` with the name of each entry of DIR that is written, added, renamed or removed (null: unknown). */
-export type WatchDirectory = (dir: string, onEvent: (name: string | null) => void) => { close(): void }
-
-const watchWithFs: WatchDirectory = (dir, onEvent) => {
-  const watcher = watch(dir, (_event, name) => onEvent(name === null ? null : String(name)))
-  // A directory deleted or made unreadable under the watch: the next load says what is wrong.
-  watcher.on('error', () => {
-    watcher.close()
-    onEvent(null)
-  })
-  return watcher
 }
 
 /** A running watch. */
@@ -70,14 +51,11 @@ export interface ScenarioWatch {
  */
 export const WATCH_DEBOUNCE_MS = 150
 
-/** How often a watched directory that was deleted is looked for (a watch needs one that exists). */
-const REWATCH_POLL_MS = 500
-
-/** The directory's inode, undefined when it is gone: a new one in its place is a new inode. */
-const inodeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.ino
-
-/** Names loadScenarios reads, or refuses loudly (a YAML scenario): editors' temp and swap files are not among them. */
-const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !isLeftOutName(name)
+/**
+ * Files that never go quiet (a script rewriting them in a loop, an editor autosaving every 100 ms)
+ * would push every round back for as long as they are written: a change waits at most this long.
+ */
+export const WATCH_MAX_WAIT_MS = 1000
 
 /**
  * Runs `load` then `run` once, then again after each change to the watched scenario files, one
@@ -88,21 +66,13 @@ const isScenarioName = (name: string) => /\.(json|ya?ml)$/i.test(name) && !isLef
  */
 export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWatch {
   const debounceMs = options.debounceMs ?? WATCH_DEBOUNCE_MS
-  // Per watched directory (resolved), its path as given and which names in it count (undefined:
-  // every scenario name), each under its folded form and as given.
-  const fold = foldsCase(options.platform ?? process.platform) ? (name: string) => name.toLowerCase() : (name: string) => name
-  const targets = new Map<string, { dir: string; names?: Map<string, string> }>()
-  for (const dir of options.dirs ?? []) targets.set(resolve(dir), { dir: normalize(dir) })
-  for (const file of options.files ?? []) {
-    const dir = dirname(normalize(file))
-    const target = targets.get(resolve(dir)) ?? { dir, names: new Map<string, string>() }
-    target.names?.set(fold(basename(file)), basename(file))
-    targets.set(resolve(dir), target)
-  }
+  const maxWaitMs = options.maxWaitMs ?? WATCH_MAX_WAIT_MS
   const known = new Set<string>()
   const pending = new Set<string>()
   let queued: Map<string, ScenarioChange> | undefined
   let timer: NodeJS.Timeout | undefined
+  // Set by the first change since the last flush; not pushed back by later ones.
+  let deadline: NodeJS.Timeout | undefined
   let round: Promise<void> | undefined
   let closed = false
   let settle!: { resolve(): void; reject(error: unknown): void }
@@ -112,17 +82,17 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
     for (const file of files) pending.add(file)
     clearTimeout(timer)
     timer = setTimeout(flush, debounceMs)
+    deadline ??= setTimeout(flush, maxWaitMs)
   }
-  const links = watchLinkTargets(options.watchDirectory ?? watchWithFs, schedule)
-  const watchers = new Set<{ close(): void }>()
-  // Timers of directories that are gone, each looking for its directory to come back.
-  const polls = new Set<NodeJS.Timeout>()
+  const watchDirectory = options.watchDirectory ?? watchWithFs
+  const links = watchLinkTargets(watchDirectory, schedule)
+  let dirs: { close(): void } | undefined
   const close = async () => {
     if (!closed) {
       closed = true
       clearTimeout(timer)
-      for (const poll of polls) clearTimeout(poll)
-      for (const watcher of watchers) watcher.close()
+      clearTimeout(deadline)
+      dirs?.close()
       links.close()
       settle.resolve()
     }
@@ -135,6 +105,9 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
 
   // A file that came and went between two rounds (an editor's temp copy) changed nothing.
   const flush = () => {
+    clearTimeout(timer)
+    clearTimeout(deadline)
+    deadline = undefined
     const changes: ScenarioChange[] = []
     for (const file of pending) {
       const exists = existsSync(file)
@@ -180,59 +153,11 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
     if (!closed) options.onIdle?.()
   }
 
-  for (const [path, target] of targets) {
-    const counts = (name: string) => (target.names ? target.names.has(fold(name)) : isScenarioName(name))
-    // A named file's name as given, whatever case the system reports it in.
-    const asGiven = (name: string) => target.names?.get(fold(name)) ?? name
-    const list = () => {
-      try {
-        return readdirSync(path).filter(counts).map(asGiven)
-      } catch {
-        return []
-      }
-    }
-    const knownNames = () => [...known].filter((file) => dirname(file) === target.dir).map((file) => basename(file))
-    const touch = (names: string[]) => schedule(names.filter(counts).map((name) => join(target.dir, asGiven(name))))
-    const start = () => {
-      const inode = inodeOf(path)
-      const watcher = (options.watchDirectory ?? watchWithFs)(path, (name) => {
-        if (!watchers.has(watcher)) return
-        // Some platforms give no name: every file of the target may have changed.
-        touch(name ? [name] : [...list(), ...knownNames()])
-        if (inodeOf(path) === inode) return
-        // The directory deleted or replaced (rm -rf, a checkout, a copy back): a watch holds the
-        // one that is gone, so it is dropped and the directory watched again once it is back.
-        watcher.close()
-        watchers.delete(watcher)
-        touch(knownNames())
-        awaitReturn()
-      })
-      watchers.add(watcher)
-    }
-    const awaitReturn = () => {
-      if (closed) return
-      if (inodeOf(path) !== undefined) {
-        try {
-          start()
-          touch(list())
-          return
-        } catch {
-          // Gone again before it could be watched: the next look finds out.
-        }
-      }
-      const poll = setTimeout(() => {
-        polls.delete(poll)
-        awaitReturn()
-      }, REWATCH_POLL_MS)
-      polls.add(poll)
-    }
-    for (const name of list()) known.add(join(target.dir, name))
-    try {
-      start()
-    } catch (error) {
-      void close()
-      throw error
-    }
+  try {
+    dirs = watchScenarioDirs({ files: options.files ?? [], dirs: options.dirs ?? [], watchDirectory, platform: options.platform ?? process.platform, known, onFiles: schedule })
+  } catch (error) {
+    void close()
+    throw error
   }
   links.update(known)
   enqueue([])

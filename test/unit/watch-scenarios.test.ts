@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { listenForWatchKeys } from '../../src/cli/watch-keys.js'
-import { watchScenarios, WATCH_DEBOUNCE_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
+import { watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-watch')
@@ -68,6 +68,25 @@ describe('watchScenarios', () => {
     await settle(1)
     await next
     expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }, { loaded: 'loaded', changes: [{ file: join(dir, 'a.json'), change: 'changed' }] }])
+  })
+
+  it('runs a file that is written without a pause (every 100 ms) within WATCH_MAX_WAIT_MS, not only once it stops', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    await writeFile(join(dir, 'a.json'), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    const idle = record.idle()
+    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    // Each write comes before the debounce ends, for twice the longest wait.
+    for (let at = 0; at < 2 * WATCH_MAX_WAIT_MS; at += 100) {
+      fake.emit(dir, 'a.json')
+      await settle(100)
+      if (at + 100 === WATCH_MAX_WAIT_MS) expect(record.rounds).toHaveLength(2)
+    }
+    expect(record.rounds.length).toBeGreaterThanOrEqual(3)
+    expect(record.rounds[1]).toEqual({ loaded: 'loaded', changes: [{ file: join(dir, 'a.json'), change: 'changed' }] })
   })
 
   it('tells added and removed files, and leaves out editor temp and hidden files and files that came and went', async () => {
