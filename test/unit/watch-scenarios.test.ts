@@ -45,16 +45,22 @@ async function settle(ms = WATCH_DEBOUNCE_MS): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms)
 }
 
+/** A watch (fake timers, fake watcher) of a directory holding a.json, after its first round. */
+async function watchDirOfOneFile() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  const dir = await tempDir()
+  await writeFile(join(dir, 'a.json'), '{}')
+  const fake = fakeWatcher()
+  const record = recordRounds()
+  const idle = record.idle()
+  open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+  await idle
+  return { dir, fake, record }
+}
+
 describe('watchScenarios', () => {
   it('runs once at start, then once per burst of saves, after the files are quiet', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-    const dir = await tempDir()
-    await writeFile(join(dir, 'a.json'), '{}')
-    const fake = fakeWatcher()
-    const record = recordRounds()
-    const idle = record.idle()
-    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
-    await idle
+    const { dir, fake, record } = await watchDirOfOneFile()
     expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }])
     // An editor's save: truncate, write, write again, each an event, the last 100 ms after the first.
     fake.emit(dir, 'a.json')
@@ -71,14 +77,7 @@ describe('watchScenarios', () => {
   })
 
   it('runs a file that is written without a pause (every 100 ms) within WATCH_MAX_WAIT_MS, not only once it stops', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-    const dir = await tempDir()
-    await writeFile(join(dir, 'a.json'), '{}')
-    const fake = fakeWatcher()
-    const record = recordRounds()
-    const idle = record.idle()
-    open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
-    await idle
+    const { dir, fake, record } = await watchDirOfOneFile()
     // Each write comes before the debounce ends, for twice the longest wait.
     for (let at = 0; at < 2 * WATCH_MAX_WAIT_MS; at += 100) {
       fake.emit(dir, 'a.json')
