@@ -46,6 +46,7 @@ describe('sandbox run --receiver-port/--receiver-url: webhook scenarios through 
     expect(report.scenarios.map((s) => [s.id, s.status, s.steps.find((step) => !step.ok)?.failures ?? s.error])).toEqual([
       ['key-isolation', 'skipped', 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'],
       ['ltv-and-balance-limits', 'skipped', 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'],
+      ['partner-deals-and-rewards', 'skipped', 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'],
       ['webhook-loan-events', 'passed', undefined],
       ['webhook-test-event', 'passed', undefined],
     ])

@@ -25,7 +25,7 @@ describe('scenario files', () => {
     ]))
     for (const scenario of scenarios) expect(scenario.file.endsWith(`${scenario.id}.json`)).toBe(true)
     expect(scenarios.filter((s) => s.tags.includes('local-only')).map((s) => s.id).sort())
-      .toEqual(['key-isolation', 'ltv-and-balance-limits', 'webhook-loan-events', 'webhook-test-event'])
+      .toEqual(['key-isolation', 'ltv-and-balance-limits', 'partner-deals-and-rewards', 'webhook-loan-events', 'webhook-test-event'])
   })
 
   it('reports a JSON syntax error with the file', () => {
