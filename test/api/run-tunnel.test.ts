@@ -46,6 +46,8 @@ describe('sandbox run --receiver-port/--receiver-url: webhook scenarios through 
     expect(report.scenarios.map((s) => [s.id, s.status, s.steps.find((step) => !step.ok)?.failures ?? s.error])).toEqual([
       ['key-isolation', 'skipped', 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'],
       ['ltv-and-balance-limits', 'skipped', 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'],
+      ['partner-deals-and-rewards', 'skipped', 'local-only: needs a sandbox on this machine (use --tag local-only to run it anyway)'],
+      ['webhook-events-rules', 'passed', undefined],
       ['webhook-loan-events', 'passed', undefined],
       ['webhook-test-event', 'passed', undefined],
     ])
@@ -58,6 +60,7 @@ describe('sandbox run --receiver-port/--receiver-url: webhook scenarios through 
 
     const without = await runScenarios(scenarios.filter((s) => s.tags.includes('webhooks')), { baseUrl, remote: true })
     expect(without.scenarios.map((s) => [s.status, s.error])).toEqual([
+      ['skipped', "local-only: needs a sandbox on this machine (use --tag local-only to run it anyway, or --receiver-url for a tunnel to the runner's receiver)"],
       ['skipped', "local-only: needs a sandbox on this machine (use --tag local-only to run it anyway, or --receiver-url for a tunnel to the runner's receiver)"],
       ['skipped', "local-only: needs a sandbox on this machine (use --tag local-only to run it anyway, or --receiver-url for a tunnel to the runner's receiver)"],
     ])

@@ -92,7 +92,7 @@ describe('sandbox run scenarios', () => {
 
   it('the local-only scenarios share one key too, on a server that allows local webhooks: two runs pass and leave the endpoint disabled', async () => {
     const scenarios = (await loadScenarios(SHIPPED_SCENARIOS_DIR)).filter((s) => s.tags.includes('local-only'))
-    expect(scenarios.map((s) => s.id).sort()).toEqual(['key-isolation', 'ltv-and-balance-limits', 'webhook-loan-events', 'webhook-test-event'])
+    expect(scenarios.map((s) => s.id).sort()).toEqual(['key-isolation', 'ltv-and-balance-limits', 'partner-deals-and-rewards', 'webhook-events-rules', 'webhook-loan-events', 'webhook-test-event'])
     const api = await createTestApi({ allowLocalWebhooks: true })
     const listener = await listenTestApi(api.sandbox)
     cleanups.push(async () => { await listener.close(); await api.sandbox.close() })

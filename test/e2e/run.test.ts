@@ -140,7 +140,7 @@ describe('sandbox run', () => {
     const viaFlag = await runCli(['run', '--base-url', server.url, '--tag', 'webhooks'])
     expect(viaFlag.code).toBe(0)
     expect(viaFlag.stdout).toContain(`against ${server.url.replace(/\/$/, '')}`)
-    expect(viaFlag.stdout.trimEnd().split('\n').at(-1)).toBe('2 passed, 0 failed')
+    expect(viaFlag.stdout.trimEnd().split('\n').at(-1)).toBe('4 passed, 0 failed')
     const viaEnv = await runCli(['run', 'loan-flow', '--json'], { env: { SANDBOX_BASE_URL: server.url } })
     expect(JSON.parse(viaEnv.stdout)).toMatchObject({ passed: 1, started_server: false })
     await server.stop()

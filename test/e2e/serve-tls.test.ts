@@ -29,7 +29,7 @@ describe('sandbox serve --tls-cert --tls-key', () => {
       expect(plain.code).toBe(2)
       const stop = `cannot reach ${plainUrl}: the server there answers https only (400 to plain HTTP); use https:// rather than http:// (${server.url})`
       expect(plain.stdout).toContain(`✗ ${stop}\n`)
-      expect(lastLine(plain.stdout)).toBe('0 passed, 1 failed, 12 skipped')
+      expect(lastLine(plain.stdout)).toBe('0 passed, 1 failed, 17 skipped')
       expect(plain.stderr).toBe(`sandbox: ${stop}\n`)
       await server.stop()
     }

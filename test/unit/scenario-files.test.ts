@@ -21,11 +21,12 @@ describe('scenario files', () => {
     expect(scenarios.map((s) => s.id)).toEqual(expect.arrayContaining([
       'loan-flow', 'direct-loan', 'repay-interest', 'repay-partial-principal', 'repay-full', 'direct-actions',
       'out-of-order-recovery', 'dropped-connection-retry', 'idempotency-key-conflict', 'key-isolation',
-      'ltv-and-balance-limits', 'webhook-test-event', 'webhook-loan-events',
+      'ltv-and-balance-limits', 'webhook-test-event', 'webhook-loan-events', 'partner-profile',
+      'partner-deals-and-rewards', 'request-errors', 'webhook-endpoint-rules', 'webhook-events-rules',
     ]))
     for (const scenario of scenarios) expect(scenario.file.endsWith(`${scenario.id}.json`)).toBe(true)
     expect(scenarios.filter((s) => s.tags.includes('local-only')).map((s) => s.id).sort())
-      .toEqual(['key-isolation', 'ltv-and-balance-limits', 'webhook-loan-events', 'webhook-test-event'])
+      .toEqual(['key-isolation', 'ltv-and-balance-limits', 'partner-deals-and-rewards', 'webhook-events-rules', 'webhook-loan-events', 'webhook-test-event'])
   })
 
   it('reports a JSON syntax error with the file', () => {
