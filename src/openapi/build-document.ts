@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../webhooks/types.js'
 import { buildComponentSchemas } from './json-schemas.js'
 import { OPERATIONS, type Operation } from './operations.js'
 import { DECISIONS } from './decisions.js'
+import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
 
 type Json = Record<string, unknown>
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` })
@@ -23,6 +24,7 @@ const RESPONSE_HEADERS = {
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 }
 const REPLAYED_HEADER = { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } }
+const IGNORED_FIELDS = { [IGNORED_FIELDS_HEADER]: { $ref: '#/components/headers/SandboxIgnoredFields' } }
 /** Statuses a POST stores under its Idempotency-Key, and so can replay (decisions.md "Idempotency"). */
 const REPLAYABLE_STATUSES = new Set([200, 404, 409])
 
@@ -63,7 +65,7 @@ function buildOperation(op: Operation): Json {
   if (op.path.includes('{loanId}')) parameters.push({ name: 'loanId', in: 'path', required: true, schema: { type: 'string' }, description: 'A loan id (`loan_...`) of this key; another key\'s loan is 404 LOAN_NOT_FOUND.' })
   if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
   const responses: Json = {
-    200: { description: op.summary, headers: { ...RESPONSE_HEADERS, ...(op.idempotent ? REPLAYED_HEADER : {}) }, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
+    200: { description: op.summary, headers: { ...RESPONSE_HEADERS, ...(op.idempotent ? REPLAYED_HEADER : {}), ...(op.request ? IGNORED_FIELDS : {}) }, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
   }
   for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes, op.idempotent && REPLAYABLE_STATUSES.has(status))
   responses[404] ??= errorResponse(404, ['NOT_FOUND'])
@@ -141,6 +143,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
         RateLimitLimit: header('Requests allowed per window for this key. On every answer to a request with a key the sandbox knows; a 401, 404 NOT_FOUND or 405 shows the window without counting the request. Absent without a known key, and with --rate-limit off.', { type: 'integer' }),
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),
+        SandboxIgnoredFields: header('This sandbox only (the spec has no such header): the top-level body fields the operation does not know and ignored, such as a misspelt optional field (`nmae` for `name`), percent-encoded and separated by `, ` (at most 10 named, then `+N more`; a name over 64 characters is cut, ending in `…`). On the answer that carried out the request, not on its replays; absent when every field was known.'),
         IdempotentReplayed: header('`true` when the answer is the one stored under this Idempotency-Key, replayed; absent otherwise.', { const: 'true' }),
       },
       schemas: buildComponentSchemas(OPERATIONS),

@@ -43,6 +43,20 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   throw new SandboxError(code, `${first.field} ${first.issue}.`, details)
 }
 
+/**
+ * The top-level fields of a request body that its schema dropped (parseBody keeps only the fields
+ * it knows): a misspelt optional field (`nmae` for `name`) would otherwise be a 200 that changed
+ * nothing, with no word of why. Empty when either side is not a plain object.
+ */
+export function findIgnoredFields(body: unknown, parsed: unknown): string[] {
+  if (!isPlainObject(body) || !isPlainObject(parsed)) return []
+  return Object.keys(body).filter((field) => !Object.hasOwn(parsed, field))
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** The error code a failure of `field` maps to. */
 function codeOf(field: string): ErrorCode {
   if (field === 'action') return 'INVALID_ACTION'

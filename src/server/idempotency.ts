@@ -6,6 +6,8 @@ import { canonicalJson } from './canonical-json.js'
 import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './pipeline.js'
 import { sessionSlotOf, type SessionDoc } from './session-doc.js'
+import { findIgnoredFields } from '../schemas/parse-body.js'
+import { describeIgnoredFields } from './ignored-fields.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
@@ -93,9 +95,10 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       }
       await commit(ctx, stored, now, doc)
       const errorCode = outcome.errorCode ?? null
-      if (outcome.status >= 300) return { status: outcome.status, bodyJson: response, errorCode }
-      if (fields !== undefined) return { status: outcome.status, bodyFields: `${fields}${fields === '' ? '' : ','}"idempotency_replayed":false`, errorCode }
-      return { status: outcome.status, bodyJson: withReplayFlag(response, false), errorCode }
+      const told = describeIgnoredFields(outcome.ignored)
+      if (outcome.status >= 300) return { status: outcome.status, bodyJson: response, errorCode, ...told }
+      if (fields !== undefined) return { status: outcome.status, bodyFields: `${fields}${fields === '' ? '' : ','}"idempotency_replayed":false`, errorCode, ...told }
+      return { status: outcome.status, bodyJson: withReplayFlag(response, false), errorCode, ...told }
     })
   } finally {
     running.delete(slot)
@@ -124,20 +127,21 @@ async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext):
     const input = route.parse(body)
     const result = await route.execute(doc, input, ctx)
     if (result.doc !== doc) await commit(ctx, result.doc, now, doc)
-    return { status: 200, body: result.body }
+    return { status: 200, body: result.body, ...describeIgnoredFields(findIgnoredFields(body, input)) }
   })
 }
 
-async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<WriteResult & { status: number; errorCode?: string }> {
-  let input: unknown
+async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<WriteResult & { status: number; errorCode?: string; ignored: string[] }> {
+  let ignored: string[] = []
   try {
-    input = route.parse(body)
+    const input = route.parse(body)
+    ignored = findIgnoredFields(body, input)
     const result = await route.execute(doc, input, ctx)
-    return { status: 200, ...result }
+    return { status: 200, ...result, ignored }
   } catch (error) {
     const api = toApiError(error)
     if (!api || !isStoredStatus(api.status)) throw error
     // A rejected step (404, 409) is an outcome too: remembered so a retry answers the same.
-    return { status: api.status, body: api.toBody(), doc, errorCode: api.code }
+    return { status: api.status, body: api.toBody(), doc, errorCode: api.code, ignored }
   }
 }

@@ -84,6 +84,8 @@ export interface RouteAnswer {
   errorCode?: string | null
   /** An answer that is not the API's JSON (a fault's proxy page): sent as it is, with only `headers`. */
   text?: string
+  /** Top-level body fields the route's schema does not know, dropped (ignored-fields.ts). */
+  ignoredFields?: string[]
 }
 
 /**
@@ -165,7 +167,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
   // drop_before made no answer (status 0); drop_after's was made, and stored, but is never sent.
   const response = answer.status === 0 ? '' : sendJson(event, requestId, answer, headers)
   if (dropsAnswer(fault)) dropConnection(event)
-  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault) }, response)
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault), ignoredFields: answer.ignoredFields }, response)
   return response
 }
 
@@ -214,7 +216,7 @@ function identifyUncounted(event: H3Event, services: SandboxServices, headers: R
  * request a key the sandbox knows (a revoked key's 401s show in `sandbox logs --key`). `serve`
  * prints every request; one with no known key is not stored.
  */
-function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined }, response: string): void {
+function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined; ignoredFields?: string[] | undefined }, response: string): void {
   const apiKey = known?.apiKey
   const entry: RequestLogEntry = {
     request_id: answered.requestId,
@@ -228,6 +230,7 @@ function logRequest(event: H3Event, services: SandboxServices, known: KnownKey |
     duration_ms: Math.round(answered.durationMs * 100) / 100,
     // Only on faulted requests: without --faults an entry is as it ever was.
     ...(answered.fault === undefined ? {} : { fault: answered.fault }),
+    ...(answered.ignoredFields === undefined ? {} : { ignored_fields: answered.ignoredFields }),
   }
   if (known) services.requestLog.record(known.keyId, entry)
   if (!services.onRequest) return

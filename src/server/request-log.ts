@@ -19,6 +19,11 @@ export interface RequestLogEntry {
    */
   fault?: string
   /**
+   * Top-level body fields the request's route does not know, which it ignored (a misspelt
+   * optional field); absent when there were none. At most 10, each at most 64 characters.
+   */
+  ignored_fields?: string[]
+  /**
    * `serve --log-bodies` (createSandbox `logBodies`): the request's body and the answer's, as
    * text, given to `onRequest` only, never stored in the per-key log.
    */

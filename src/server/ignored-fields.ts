@@ -1,0 +1,20 @@
+import type { RouteAnswer } from './pipeline.js'
+
+/** The answer header that names the body fields a POST ignored (a sandbox addition; see README). */
+export const IGNORED_FIELDS_HEADER = 'x-sandbox-ignored-fields'
+
+/** How many ignored fields an answer names, and how long each name may be: a header and a log line stay short. */
+const MAX_NAMED = 10
+const MAX_NAME_LENGTH = 64
+
+/**
+ * The ignored fields of a request as its answer tells them: the header (names percent-encoded, as
+ * a JSON key can hold anything and a header only visible ASCII; `, ` between them) and the list
+ * for the request log. Nothing when no field was ignored.
+ */
+export function describeIgnoredFields(fields: string[]): Pick<RouteAnswer, 'headers' | 'ignoredFields'> {
+  if (fields.length === 0) return {}
+  const named = fields.slice(0, MAX_NAMED).map((field) => (field.length > MAX_NAME_LENGTH ? `${field.slice(0, MAX_NAME_LENGTH)}…` : field))
+  const more = fields.length > MAX_NAMED ? [`+${fields.length - MAX_NAMED} more`] : []
+  return { headers: { [IGNORED_FIELDS_HEADER]: [...named.map((field) => encodeURIComponent(field)), ...more].join(', ') }, ignoredFields: [...named, ...more] }
+}

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { createTestApi } from '../helpers/api.js'
+import type { RequestLogEntry } from '../../src/server/request-log.js'
+
+const HEADER = 'x-sandbox-ignored-fields'
+
+describe('body fields a POST does not know', () => {
+  it('are named in x-sandbox-ignored-fields and the request log: a misspelt optional field is a 200 that changed nothing', async () => {
+    const seen: RequestLogEntry[] = []
+    const api = await createTestApi({ onRequest: (entry) => seen.push(entry) })
+    const created = await api.post('/api/sandbox/partner', { name: 'Acme Lending' })
+    expect([created.status, created.headers.get(HEADER)]).toEqual([200, null])
+    const idempotencyKey = randomUUID()
+    const typo = await api.post('/api/sandbox/partner', { nmae: 'Acme Two', emial: 'dev@acme.example' }, { idempotencyKey })
+    expect(typo.status).toBe(200)
+    expect(typo.body.profile.name).toBe('Acme Lending')
+    expect(typo.headers.get(HEADER)).toBe('nmae, emial')
+    expect(seen.at(-1)).toMatchObject({ path: '/api/sandbox/partner', status: 200, ignored_fields: ['nmae', 'emial'] })
+    expect(seen[0]).not.toHaveProperty('ignored_fields')
+    // A replay is the stored answer: the header belongs to the request that ran.
+    const replay = await api.post('/api/sandbox/partner', { nmae: 'Acme Two', emial: 'dev@acme.example' }, { idempotencyKey })
+    expect([replay.body.idempotency_replayed, replay.headers.get(HEADER)]).toEqual([true, null])
+    await api.sandbox.close()
+  })
+
+  it('names a misspelt field of the loan flow, whose currency then defaults, and the fields of a refused step', async () => {
+    const api = await createTestApi()
+    const start = await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 20000, loan_curency: 'USDC' })
+    expect([start.status, start.headers.get(HEADER)]).toEqual([200, 'loan_curency'])
+    expect(start.body.draft.loan_currency).toBe('USDT')
+    const confirm = await api.post('/api/sandbox/loans/flow', { action: 'confirm_btc', tx_hash: 'tx_1', confirmations: 6 })
+    expect([confirm.status, confirm.headers.get(HEADER)]).toEqual([200, null])
+    // A refused step (409, stored) still names what it ignored.
+    const early = await api.post('/api/sandbox/loans/flow', { action: 'complete_payout', loan_id: 'x' })
+    expect([early.status, early.headers.get(HEADER)]).toEqual([409, 'loan_id'])
+    await api.sandbox.close()
+  })
+
+  it('names at most ten, percent-encoded, each cut at 64 characters, and says how many more', async () => {
+    const seen: RequestLogEntry[] = []
+    const api = await createTestApi({ onRequest: (entry) => seen.push(entry) })
+    const long = 'x'.repeat(70)
+    const body: Record<string, unknown> = { name: 'Acme', 'é ,x': 1, [long]: 1 }
+    for (let i = 0; i < 10; i++) body[`extra_${i}`] = i
+    const answer = await api.post('/api/sandbox/partner', body)
+    expect(answer.status).toBe(200)
+    const named = answer.headers.get(HEADER)!.split(', ')
+    expect(named).toHaveLength(11)
+    expect(named.slice(0, 2)).toEqual([encodeURIComponent('é ,x'), encodeURIComponent(`${'x'.repeat(64)}…`)])
+    expect(named.at(-1)).toBe('+2 more')
+    expect(seen.at(-1)!.ignored_fields).toEqual(['é ,x', `${'x'.repeat(64)}…`, ...Array.from({ length: 8 }, (_, i) => `extra_${i}`), '+2 more'])
+    await api.sandbox.close()
+  })
+
+  it('is absent on a validation error (the error names the field) and on GETs', async () => {
+    const api = await createTestApi()
+    const refused = await api.post('/api/sandbox/loans', { collateral_btc: 'half', loan_amount: 20000, extra: 1 })
+    expect([refused.status, refused.headers.get(HEADER)]).toEqual([400, null])
+    const read = await api.get('/api/sandbox/config')
+    expect(read.headers.get(HEADER)).toBeNull()
+    await api.sandbox.close()
+  })
+})
