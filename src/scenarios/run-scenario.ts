@@ -15,7 +15,7 @@ import { sendDroppingAnswer } from './drop-answer.js'
 import { usesReceiver } from './select-scenarios.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
 import type { WebhookInbox } from './webhook-inbox.js'
-import { describeGatewayError, describeHttpsOnly, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
+import { describeGatewayError, describeHttpsOnly, describeIgnoredFields, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100
@@ -152,6 +152,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
           if (sent > 1) result.note = held ? `sent ${sent} times until expect held` : `sent ${sent} times in ${untilMs} ms; expect never held`
           else if (excused) result.note = `${answer.attempts} attempts: the first answer was lost, and this one is its replay (idempotency_replayed: true, accepted for the expected false)`
           else if (answer.attempts > 1) result.note = `${answer.attempts} attempts`
+          const ignored = describeIgnoredFields(answer)
+          if (ignored) result.note = result.note ? `${result.note}; ${ignored}` : ignored
           if (keyName === 'main' && answer.status < 300) noteOpened(opened, request, answer)
           if (failures.length > 0 && keyName === 'main' && context.apiKey !== undefined) result.note = describeLeftover(answer, opened) ?? result.note
           if (failures.length > 0 && answer.status === 429) result.note = describeRateLimit(answer, context.transport)

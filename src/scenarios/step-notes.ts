@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_RETRY_AFTER_MS, parseRetryAfter, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
+import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
 
 // Notes a failed step carries: what most likely went wrong and what to do about it.
 
@@ -99,4 +100,22 @@ export function describeTunnelSilence(inbox: { publicUrl?: string | undefined; l
 export function describeRefusedReceiverUrl(publicUrl: string, answer: ClientAnswer): string {
   const reason = typeof answer.body?.error === 'string' ? ` (${answer.body.error})` : ''
   return `the server refuses --receiver-url ${publicUrl} as an endpoint${reason}: a sandbox that keeps the spec takes only a public https:// URL, such as the tunnel's own`
+}
+
+/**
+ * The body fields a sandbox server said it ignored (x-sandbox-ignored-fields): in a scenario
+ * that is most often a misspelt field, whose step may pass anyway (an optional field left at its
+ * default). Undefined when the server named none, as the hosted sandbox never does.
+ */
+export function describeIgnoredFields(answer: ClientAnswer): string | undefined {
+  const header = answer.headers.get(IGNORED_FIELDS_HEADER)
+  if (!header) return undefined
+  const names = header.split(', ').map((name) => {
+    try {
+      return decodeURIComponent(name)
+    } catch {
+      return name
+    }
+  })
+  return `the server ignored ${names.length === 1 ? 'the body field' : 'the body fields'} ${names.join(', ')}: not ${names.length === 1 ? 'a field' : 'fields'} of this request (a typo?)`
 }

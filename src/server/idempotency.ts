@@ -7,7 +7,7 @@ import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './pipeline.js'
 import { sessionSlotOf, type SessionDoc } from './session-doc.js'
 import { findIgnoredFields } from '../schemas/parse-body.js'
-import { describeIgnoredFields } from './ignored-fields.js'
+import { announceIgnoredFields } from './ignored-fields.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
@@ -95,7 +95,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       }
       await commit(ctx, stored, now, doc)
       const errorCode = outcome.errorCode ?? null
-      const told = describeIgnoredFields(outcome.ignored)
+      const told = announceIgnoredFields(outcome.ignored)
       if (outcome.status >= 300) return { status: outcome.status, bodyJson: response, errorCode, ...told }
       if (fields !== undefined) return { status: outcome.status, bodyFields: `${fields}${fields === '' ? '' : ','}"idempotency_replayed":false`, errorCode, ...told }
       return { status: outcome.status, bodyJson: withReplayFlag(response, false), errorCode, ...told }
@@ -127,7 +127,7 @@ async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext):
     const input = route.parse(body)
     const result = await route.execute(doc, input, ctx)
     if (result.doc !== doc) await commit(ctx, result.doc, now, doc)
-    return { status: 200, body: result.body, ...describeIgnoredFields(findIgnoredFields(body, input)) }
+    return { status: 200, body: result.body, ...announceIgnoredFields(findIgnoredFields(body, input)) }
   })
 }
 

@@ -12,7 +12,7 @@ const MAX_NAME_LENGTH = 64
  * a JSON key can hold anything and a header only visible ASCII; `, ` between them) and the list
  * for the request log. Nothing when no field was ignored.
  */
-export function describeIgnoredFields(fields: string[]): Pick<RouteAnswer, 'headers' | 'ignoredFields'> {
+export function announceIgnoredFields(fields: string[]): Pick<RouteAnswer, 'headers' | 'ignoredFields'> {
   if (fields.length === 0) return {}
   const named = fields.slice(0, MAX_NAMED).map((field) => (field.length > MAX_NAME_LENGTH ? `${field.slice(0, MAX_NAME_LENGTH)}…` : field))
   const more = fields.length > MAX_NAMED ? [`+${fields.length - MAX_NAMED} more`] : []

@@ -47,6 +47,8 @@ describe('sandbox run scenarios', () => {
     expect(report.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(report.requests).toBeGreaterThan(60)
     expect(steps.length).toBe(report.scenarios.reduce((sum, s) => sum + s.steps.length, 0))
+    // No shipped step sends a field the server ignores: that would be a typo the step hides.
+    expect(steps.filter((step) => step.note?.includes('the server ignored')).map((step) => `${step.method} ${step.path}: ${step.note}`)).toEqual([])
     // The recovery step jumped over the step it did not need.
     const recovery = report.scenarios.find((s) => s.id === 'out-of-order-recovery')!
     expect(recovery.steps.map((s) => s.name)).not.toContain('(skipped by recovery) start again')
@@ -55,6 +57,16 @@ describe('sandbox run scenarios', () => {
     expect(recovery.steps[0]!.note).toBe('state says next: start_collateral_transfer, continuing at step 6')
     // The in-process server is gone afterwards.
     await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
+  })
+
+  it('a step whose body the server partly ignored passes, with a note naming the fields (a typo in the scenario)', async () => {
+    const report = await runScenarios([scenario('typo', [
+      { request: { method: 'POST', path: '/api/sandbox/partner', body: { name: 'Acme', emial: 'dev@acme.example', 'é': 1 } }, expect: { status: 200 } },
+      { request: { method: 'POST', path: '/api/sandbox/partner', body: { name: 'Acme' } }, expect: { status: 200 } },
+    ])])
+    const [typo, clean] = report.scenarios[0]!.steps
+    expect([typo!.ok, typo!.note]).toEqual([true, 'the server ignored the body fields emial, é: not fields of this request (a typo?)'])
+    expect(clean!.note).toBeUndefined()
   })
 
   it('the shipped scenarios clean up after themselves: two full runs on ONE key all pass and leave nothing open', async () => {
