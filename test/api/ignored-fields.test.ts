@@ -53,6 +53,18 @@ describe('body fields a POST does not know', () => {
     await api.sandbox.close()
   })
 
+  it('names a key that is no well-formed text (a lone surrogate, an emoji cut at 64) instead of failing a request that was carried out', async () => {
+    const api = await createTestApi()
+    const idempotencyKey = randomUUID()
+    const body = { name: 'Acme Lending', '\ud800': 1, [`${'x'.repeat(63)}😀`]: 1 }
+    const answer = await api.post('/api/sandbox/partner', body, { idempotencyKey })
+    expect([answer.status, answer.body.profile?.name]).toEqual([200, 'Acme Lending'])
+    expect(answer.headers.get(HEADER)!.split(', ').map(decodeURIComponent)).toEqual(['\ufffd', `${'x'.repeat(63)}…`])
+    const replay = await api.post('/api/sandbox/partner', body, { idempotencyKey })
+    expect([replay.status, replay.body.idempotency_replayed]).toEqual([200, true])
+    await api.sandbox.close()
+  })
+
   it('is absent on a validation error (the error names the field) and on GETs', async () => {
     const api = await createTestApi()
     const refused = await api.post('/api/sandbox/loans', { collateral_btc: 'half', loan_amount: 20000, extra: 1 })
