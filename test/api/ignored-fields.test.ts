@@ -37,6 +37,17 @@ describe('body fields a POST does not know', () => {
     await api.sandbox.close()
   })
 
+  it('names the fields sent to DELETE webhooks, which takes no body, when it disables the endpoint', async () => {
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const refused = await api.call('DELETE', '/api/sandbox/webhooks', { body: { events: [] } })
+    expect([refused.status, refused.headers.get(HEADER)]).toEqual([409, null])
+    const registered = await api.post('/api/sandbox/webhooks', { url: 'http://127.0.0.1:9/webhooks' })
+    expect(registered.status).toBe(200)
+    const disabled = await api.call('DELETE', '/api/sandbox/webhooks', { body: { events: [] } })
+    expect([disabled.status, disabled.body.endpoint.enabled, disabled.headers.get(HEADER)]).toEqual([200, false, 'events'])
+    await api.sandbox.close()
+  })
+
   it('names at most ten, percent-encoded, each cut at 64 characters, and says how many more', async () => {
     const seen: RequestLogEntry[] = []
     const api = await createTestApi({ onRequest: (entry) => seen.push(entry) })
