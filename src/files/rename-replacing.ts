@@ -11,14 +11,14 @@ import { setTimeout as sleep } from 'node:timers/promises'
 export const RENAME_RETRY_DELAYS_MS: readonly number[] = [10, 20, 40, 80, 150, 250, 400, 500, 500]
 
 /** The codes of a rename that another process's hold on either file can cause on Windows. */
-const TRANSIENT_ON_WINDOWS = new Set(['EPERM', 'EACCES', 'EBUSY'])
+export const HELD_RENAME_CODES: readonly string[] = ['EPERM', 'EACCES', 'EBUSY']
 
 /**
  * Whether a failed rename is worth trying again: only on Windows, where these codes are what a
  * reader holding either file gives. Elsewhere they mean a real permission problem, said at once.
  */
 export function isTransientRenameError(error: unknown, platform: NodeJS.Platform): boolean {
-  return platform === 'win32' && TRANSIENT_ON_WINDOWS.has((error as NodeJS.ErrnoException).code ?? '')
+  return platform === 'win32' && HELD_RENAME_CODES.includes((error as NodeJS.ErrnoException).code ?? '')
 }
 
 /** What renameReplacing may be given instead of the real system (tests emulate Windows with it). */

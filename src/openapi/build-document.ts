@@ -46,7 +46,8 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
 }
 
 function errorResponse(status: number, codes: ErrorCode[], replayable = false): Json {
-  const headers: Json = { ...RESPONSE_HEADERS, ...(replayable ? REPLAYED_HEADER : {}) }
+  // A stored outcome (a 404, a 409) ran the request, so it names the fields it ignored, as a 200 does.
+  const headers: Json = { ...RESPONSE_HEADERS, ...(replayable ? { ...REPLAYED_HEADER, ...IGNORED_FIELDS } : {}) }
   if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
   return {
     description: `error_code: ${codes.join(', ')}`,
@@ -65,7 +66,7 @@ function buildOperation(op: Operation): Json {
   if (op.path.includes('{loanId}')) parameters.push({ name: 'loanId', in: 'path', required: true, schema: { type: 'string' }, description: 'A loan id (`loan_...`) of this key; another key\'s loan is 404 LOAN_NOT_FOUND.' })
   if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
   const responses: Json = {
-    200: { description: op.summary, headers: { ...RESPONSE_HEADERS, ...(op.idempotent ? REPLAYED_HEADER : {}), ...(op.request ? IGNORED_FIELDS : {}) }, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
+    200: { description: op.summary, headers: { ...RESPONSE_HEADERS, ...(op.idempotent ? REPLAYED_HEADER : {}), ...(op.method === 'get' ? {} : IGNORED_FIELDS) }, content: { 'application/json': { schema: ref(idOf(op.answer)) } } },
   }
   for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes, op.idempotent && REPLAYABLE_STATUSES.has(status))
   responses[404] ??= errorResponse(404, ['NOT_FOUND'])
@@ -143,7 +144,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
         RateLimitLimit: header('Requests allowed per window for this key. On every answer to a request with a key the sandbox knows; a 401, 404 NOT_FOUND or 405 shows the window without counting the request. Absent without a known key, and with --rate-limit off.', { type: 'integer' }),
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),
-        SandboxIgnoredFields: header('This sandbox only (the spec has no such header): the top-level body fields the operation does not know and ignored, such as a misspelt optional field (`nmae` for `name`), percent-encoded and separated by `, ` (at most 10 named, then `+N more`; a name over 64 characters is cut, ending in `…`). On the answer that carried out the request, not on its replays; absent when every field was known.'),
+        SandboxIgnoredFields: header('This sandbox only (the spec has no such header): the top-level body fields the operation does not know and ignored, such as a misspelt optional field (`nmae` for `name`), percent-encoded and separated by `, ` (at most 10 named, then `+N more`; a name over 64 characters is cut, ending in `…`). On the answer of a write that was carried out (a 200, or a 404 or 409 stored under the Idempotency-Key; a DELETE, which takes no body, names any it was sent), not on its replays; absent when every field was known.'),
         IdempotentReplayed: header('`true` when the answer is the one stored under this Idempotency-Key, replayed; absent otherwise.', { const: 'true' }),
       },
       schemas: buildComponentSchemas(OPERATIONS),

@@ -14,7 +14,20 @@ const MAX_NAME_LENGTH = 64
  */
 export function announceIgnoredFields(fields: string[]): Pick<RouteAnswer, 'headers' | 'ignoredFields'> {
   if (fields.length === 0) return {}
-  const named = fields.slice(0, MAX_NAMED).map((field) => (field.length > MAX_NAME_LENGTH ? `${field.slice(0, MAX_NAME_LENGTH)}…` : field))
+  const named = fields.slice(0, MAX_NAMED).map(shortenName)
   const more = fields.length > MAX_NAMED ? [`+${fields.length - MAX_NAMED} more`] : []
   return { headers: { [IGNORED_FIELDS_HEADER]: [...named.map((field) => encodeURIComponent(field)), ...more].join(', ') }, ignoredFields: [...named, ...more] }
+}
+
+/**
+ * A name as the header and the log can hold it. encodeURIComponent throws on a lone surrogate,
+ * which a JSON key may hold (`"\ud800"`) and a cut through an emoji makes: thrown after the
+ * change was stored, the request was a 500 whose replay was a 200. So a lone one becomes U+FFFD,
+ * and a cut never ends in the first half of a pair.
+ */
+function shortenName(field: string): string {
+  const whole = field.replace(/\p{Cs}/gu, '\uFFFD')
+  if (whole.length <= MAX_NAME_LENGTH) return whole
+  const cut = whole.slice(0, MAX_NAME_LENGTH)
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`
 }

@@ -24,7 +24,7 @@ export interface CheckpointReply {
  * its parameters. Its synchronous calls block only this thread: the server's event loop and the
  * libuv pool (where the journal's appends and fdatasyncs run) never wait behind a checkpoint.
  */
-export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean, renameRetryDelaysMs: readonly number[]): void {
+export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean, renameRetry: { delaysMs: readonly number[]; codes: readonly string[] }): void {
   // Lowest CPU priority for this thread alone (Linux: a thread id is a pid to setpriority). On a
   // 2-core machine a full-speed checkpoint took the CPU the event loop needed: paced fs p99 41-107
   // ms against ~25 ms at nice 19. It still gets idle CPU, so it catches up as soon as load eases.
@@ -45,17 +45,17 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     knownDirs.add(dir)
   }
 
-  // As renameReplacing (files/rename-replacing.ts), inline and blocking: this body can import
-  // nothing, and this thread has nothing else to do meanwhile.
+  // As renameReplacing (files/rename-replacing.ts), with its delays and codes, inline and
+  // blocking: this body can import nothing, and this thread has nothing else to do meanwhile.
   const pause = new Int32Array(new SharedArrayBuffer(4))
   function renameReplacing(from: string, to: string): void {
     for (let attempt = 0; ; attempt++) {
       try {
         return fs.renameSync(from, to)
       } catch (error) {
-        const held = os.platform() === 'win32' && ['EPERM', 'EACCES', 'EBUSY'].includes((error as NodeJS.ErrnoException).code ?? '')
-        if (!held || attempt >= renameRetryDelaysMs.length) throw error
-        Atomics.wait(pause, 0, 0, renameRetryDelaysMs[attempt])
+        const held = os.platform() === 'win32' && renameRetry.codes.includes((error as NodeJS.ErrnoException).code ?? '')
+        if (!held || attempt >= renameRetry.delaysMs.length) throw error
+        Atomics.wait(pause, 0, 0, renameRetry.delaysMs[attempt])
       }
     }
   }

@@ -37,6 +37,17 @@ describe('body fields a POST does not know', () => {
     await api.sandbox.close()
   })
 
+  it('names the fields sent to DELETE webhooks, which takes no body, when it disables the endpoint', async () => {
+    const api = await createTestApi({ allowLocalWebhooks: true })
+    const refused = await api.call('DELETE', '/api/sandbox/webhooks', { body: { events: [] } })
+    expect([refused.status, refused.headers.get(HEADER)]).toEqual([409, null])
+    const registered = await api.post('/api/sandbox/webhooks', { url: 'http://127.0.0.1:9/webhooks' })
+    expect(registered.status).toBe(200)
+    const disabled = await api.call('DELETE', '/api/sandbox/webhooks', { body: { events: [] } })
+    expect([disabled.status, disabled.body.endpoint.enabled, disabled.headers.get(HEADER)]).toEqual([200, false, 'events'])
+    await api.sandbox.close()
+  })
+
   it('names at most ten, percent-encoded, each cut at 64 characters, and says how many more', async () => {
     const seen: RequestLogEntry[] = []
     const api = await createTestApi({ onRequest: (entry) => seen.push(entry) })
@@ -50,6 +61,18 @@ describe('body fields a POST does not know', () => {
     expect(named.slice(0, 2)).toEqual([encodeURIComponent('é ,x'), encodeURIComponent(`${'x'.repeat(64)}…`)])
     expect(named.at(-1)).toBe('+2 more')
     expect(seen.at(-1)!.ignored_fields).toEqual(['é ,x', `${'x'.repeat(64)}…`, ...Array.from({ length: 8 }, (_, i) => `extra_${i}`), '+2 more'])
+    await api.sandbox.close()
+  })
+
+  it('names a key that is no well-formed text (a lone surrogate, an emoji cut at 64) instead of failing a request that was carried out', async () => {
+    const api = await createTestApi()
+    const idempotencyKey = randomUUID()
+    const body = { name: 'Acme Lending', '\ud800': 1, [`${'x'.repeat(63)}😀`]: 1 }
+    const answer = await api.post('/api/sandbox/partner', body, { idempotencyKey })
+    expect([answer.status, answer.body.profile?.name]).toEqual([200, 'Acme Lending'])
+    expect(answer.headers.get(HEADER)!.split(', ').map(decodeURIComponent)).toEqual(['\ufffd', `${'x'.repeat(63)}…`])
+    const replay = await api.post('/api/sandbox/partner', body, { idempotencyKey })
+    expect([replay.status, replay.body.idempotency_replayed]).toEqual([200, true])
     await api.sandbox.close()
   })
 

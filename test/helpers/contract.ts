@@ -13,7 +13,7 @@ ajv.addSchema({ ...document, $id: BASE })
 const validators = new Map<string, ValidateFunction>()
 
 /** Headers a client may act on: each one the server sends must be declared for that status. */
-const CHECKED_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'allow', 'idempotent-replayed']
+const CHECKED_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'allow', 'idempotent-replayed', 'x-sandbox-ignored-fields']
 
 const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
 

@@ -5,7 +5,7 @@ import * as path from 'node:path'
 import { join } from 'node:path'
 import { MessageChannel } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { RENAME_RETRY_DELAYS_MS, renameReplacing } from '../../src/files/rename-replacing.js'
+import { HELD_RENAME_CODES, RENAME_RETRY_DELAYS_MS, renameReplacing } from '../../src/files/rename-replacing.js'
 import { runCheckpointThread, type CheckpointReply, type CheckpointRequest } from '../../src/storage/checkpoint-thread.js'
 import { fsyncDirectory } from '../../src/storage/journal-files.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -64,7 +64,7 @@ const osOn = (platform: NodeJS.Platform): typeof os => ({ ...os, platform: () =>
 async function checkpointOnce(fakeFs: typeof fs, fakeOs: typeof os, request: CheckpointRequest): Promise<CheckpointReply> {
   const { port1, port2 } = new MessageChannel()
   try {
-    runCheckpointThread(fakeFs, path, fakeOs, port1, process.pid, false, RENAME_RETRY_DELAYS_MS)
+    runCheckpointThread(fakeFs, path, fakeOs, port1, process.pid, false, { delaysMs: RENAME_RETRY_DELAYS_MS, codes: HELD_RENAME_CODES })
     const reply = new Promise<CheckpointReply>((resolve) => port2.once('message', resolve))
     port2.postMessage(request)
     return await reply
