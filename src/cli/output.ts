@@ -43,4 +43,12 @@ export function formatClock(iso: string): string {
   return [at.getHours(), at.getMinutes(), at.getSeconds()].map((part) => String(part).padStart(2, '0')).join(':')
 }
 
+/**
+ * Body field names as a log line shows them, `, ` between them: a name a client chose may hold a
+ * comma, a space or a quote itself, so any but a plain one (and the `+N more` marker) is quoted.
+ */
+export function formatFieldNames(names: string[]): string {
+  return names.map((name) => (/^([\w.-]+|\+\d+ more)$/.test(name) ? name : JSON.stringify(name))).join(', ')
+}
+
 export { chalk }

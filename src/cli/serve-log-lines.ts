@@ -20,7 +20,7 @@ export function printRequest(out: typeof Output, entry: RequestLogEntry, json: b
   }
   const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
   const fault = entry.fault ? ` ${chalk.yellow(`fault: ${entry.fault}`)}` : ''
-  const ignored = entry.ignored_fields ? ` ${chalk.yellow(`ignored: ${escapeControls(entry.ignored_fields.join(', '))}`)}` : ''
+  const ignored = entry.ignored_fields ? ` ${chalk.yellow(`ignored: ${escapeControls(out.formatFieldNames(entry.ignored_fields))}`)}` : ''
   process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}${fault}${ignored}\n`)
   if (sent) process.stdout.write(`${chalk.dim(`  > ${escapeControls(shown(sent)!)}`)}\n`)
   if (answered) process.stdout.write(`${chalk.dim(`  < ${escapeControls(shown(answered)!)}`)}\n`)

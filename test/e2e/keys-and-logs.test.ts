@@ -140,17 +140,17 @@ describe('sandbox keys', () => {
 })
 
 describe('sandbox logs', () => {
-  it('serve and sandbox logs name the body fields a POST ignored (a misspelt field) after the request line', async () => {
+  it('serve and sandbox logs name the body fields a POST ignored (a misspelt field) after the request line, quoting a name that holds a comma', async () => {
     const dir = await tempDir()
     const key = 'sk_sandbox_e2e_ignored_0123456789'
     const serve = await startServe(['--port', '0', '--data-dir', dir])
-    const answer = await fetch(`${serve.url}/api/sandbox/partner`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'ignored-1', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Acme', emial: 'dev@acme.example' }) })
-    expect([answer.status, answer.headers.get('x-sandbox-ignored-fields')]).toEqual([200, 'emial'])
-    await vi.waitFor(() => expect(serve.output()).toMatch(/POST \/api\/sandbox\/partner 200 \d+ms req_[0-9a-f]{20} ignored: emial\n/), { timeout: 10_000 })
+    const answer = await fetch(`${serve.url}/api/sandbox/partner`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'ignored-1', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Acme', emial: 'dev@acme.example', 'a, b': 1 }) })
+    expect([answer.status, answer.headers.get('x-sandbox-ignored-fields')]).toEqual([200, 'emial, a%2C%20b'])
+    await vi.waitFor(() => expect(serve.output()).toMatch(/POST \/api\/sandbox\/partner 200 \d+ms req_[0-9a-f]{20} ignored: emial, "a, b"\n/), { timeout: 10_000 })
     expect(await serve.stop()).toBe(0)
     const logs = await runCli(['logs', '--data-dir', dir, '--key', key])
     expect(logs.code).toBe(0)
-    expect(logs.stdout.trim()).toMatch(/ POST {3}\/api\/sandbox\/partner 200 - \d+ms req_\w+ idem=ignored-1 ignored=emial$/)
+    expect(logs.stdout.trim()).toMatch(/ POST {3}\/api\/sandbox\/partner 200 - \d+ms req_\w+ idem=ignored-1 ignored=emial, "a, b"$/)
   })
 
   it('shows the request log of an fs server, per key, and follows new requests', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {

@@ -31,7 +31,7 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
     // The client chose it: HTTP lets bytes 0x80-0xff through, C1 controls such as CSI (0x9b) included.
     entry.idempotency_key ? `idem=${escapeControls(entry.idempotency_key)}` : '',
     entry.fault ? `fault=${entry.fault}` : '',
-    entry.ignored_fields ? chalk.yellow(`ignored=${escapeControls(entry.ignored_fields.join(','))}`) : '',
+    entry.ignored_fields ? chalk.yellow(`ignored=${escapeControls(out.formatFieldNames(entry.ignored_fields))}`) : '',
   ]
   return parts.filter((part) => part !== '').join(' ')
 }
