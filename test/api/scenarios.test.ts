@@ -99,7 +99,7 @@ describe('sandbox run scenarios', () => {
     // origination fees and interest, the figure README "sandbox run" states.
     expect(wallets.map((w) => w.BTC)).toEqual([start.wallet.BTC, start.wallet.BTC, start.wallet.BTC])
     const cost = (run: number) => Math.round((wallets[run - 1].USDT - wallets[run].USDT) * 100) / 100
-    expect([cost(1), cost(2)]).toEqual([385, 385])
+    expect([cost(1), cost(2)]).toEqual([43, 43])
   })
 
   it('the local-only scenarios share one key too, on a server that allows local webhooks: two runs pass and leave the endpoint disabled', async () => {

@@ -61,7 +61,7 @@ describe('sandbox run against a remote sandbox', () => {
       request.on('data', (chunk: Buffer) => chunks.push(chunk))
       request.on('end', () => {
         const body = Buffer.concat(chunks)
-        const refuse = !executed && body.toString().includes('"loan_amount":2000')
+        const refuse = !executed && body.toString().includes('"loan_amount":200,')
         if (refuse) executed = true
         httpRequest(`${upstreamSandbox.url}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
           if (!refuse) {
