@@ -1,13 +1,17 @@
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadScenarios, parseScenario, SHIPPED_SCENARIOS_DIR } from '../../src/scenarios/load-scenarios.js'
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
 import { formatJunitReport } from '../../src/scenarios/junit-report.js'
 import { createKeyRecord, writeKeysFile } from '../../src/keys/keys-file.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
 import type { StepReport } from '../../src/scenarios/report-types.js'
 import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 import { checkAnswerAgainstContract } from '../helpers/contract.js'
@@ -57,6 +61,25 @@ describe('sandbox run scenarios', () => {
     expect(recovery.steps[0]!.note).toBe('state says next: start_collateral_transfer, continuing at step 6')
     // The in-process server is gone afterwards.
     await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
+  })
+
+  it('the README\'s example scenario passes, on one key twice, and leaves no loan open', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+    const text = /```json\n(\{\n  "name": "Interest repayment"[\s\S]+?)\n```/.exec(readme)?.[1]
+    expect(text).toBeDefined()
+    const example = parseScenario('readme-example.json', text!)
+    const apiKey = `sk_sandbox_readme_${randomUUID().replaceAll('-', '')}`
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+    const server = await listenTestApi(sandbox)
+    try {
+      const report = await runScenarios([example, example], { baseUrl: server.url, apiKey })
+      expect(report.scenarios.map((s) => [s.status, s.steps.find((step) => !step.ok)?.failures])).toEqual([['passed', undefined], ['passed', undefined]])
+      const state = await (await fetch(`${server.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${apiKey}` } })).json() as { activeLoans: unknown[] }
+      expect(state.activeLoans).toEqual([])
+    } finally {
+      await server.close()
+      await sandbox.close()
+    }
   })
 
   it('a step whose body the server partly ignored passes, with a note naming the fields (a typo in the scenario)', async () => {
