@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process'
+import { open, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import { listenTestApi } from '../helpers/api.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+// The README's walkthroughs run as a newcomer copies them, in order: the prose around them can be
+// right while the block itself leaves output unreadable or state behind for the next run.
+const README = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+const makeTempDir = useTempDirs('readme-walk')
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** A sandbox on 127.0.0.1, port 0, stopped after the test. */
+async function startServer(): Promise<string> {
+  const sandbox = await createSandbox({ storage: 'memory', logError: () => {} })
+  const listener = await listenTestApi(sandbox)
+  cleanups.push(async () => { await listener.close(); await sandbox.close() })
+  return listener.url
+}
+
+/** The fenced block that starts with FIRST_LINE. */
+function readBlock(fence: string, firstLine: string): string {
+  const start = README.indexOf(`\`\`\`${fence}\n${firstLine}`)
+  expect(start, firstLine).toBeGreaterThan(-1)
+  const body = README.slice(start + fence.length + 4)
+  return body.slice(0, body.indexOf('\n```'))
+}
+
+// Reads a path such as activeLoans[0].id or list[-1].x from the JSON on stdin.
+const PICK = `let text = ''
+process.stdin.on('data', (chunk) => { text += chunk }).on('end', () => {
+  let value = JSON.parse(text)
+  for (const part of process.argv[2].match(/[^.[\\]]+/g)) value = Array.isArray(value) ? value.at(Number(part)) : value[part]
+  process.stdout.write(String(value))
+})
+`
+
+describe('the README walkthroughs', () => {
+  it('"Walk a loan with curl" runs as written: one answer per line, ids where its comments say, the loan closed at the end', async () => {
+    const block = readBlock('sh', 'KEY=')
+    const url = await startServer()
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'pick.mjs'), PICK)
+    // The reader copies each id from the answer above, at the path its comment names: so does this.
+    const lines = block.split('\n')
+    const script = lines.map((line, index) => {
+      const placeholder = /^(\w+)=\w+_\.\.\.\s/.exec(line)
+      if (!placeholder) return line.replace('http://127.0.0.1:4010', url)
+      const path = /# -> ([\w.[\]-]+)/.exec(lines[index - 1]!)?.[1]
+      expect(path, `the line before ${placeholder[1]}= says where its id is`).toBeDefined()
+      return `${placeholder[1]}=$(tail -n 1 out.txt | "${process.execPath}" pick.mjs '${path}')`
+    }).join('\n')
+    const out = await open(join(dir, 'out.txt'), 'w')
+    const child = spawn('bash', ['-euc', script], { cwd: dir, stdio: ['ignore', out.fd, 'pipe'] })
+    let stderr = ''
+    child.stderr!.on('data', (chunk) => { stderr += chunk })
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    await out.close()
+    expect([code, stderr]).toEqual([0, ''])
+
+    const answers = (await readFile(join(dir, 'out.txt'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line))
+    expect(answers).toHaveLength(lines.filter((line) => /^(curl|post) /.test(line)).length)
+    expect(answers.filter((answer) => 'error_code' in answer)).toEqual([])
+    const last = answers.at(-1)
+    const issued = answers[4].activeLoans[0].id
+    expect([last.activeLoans, last.loanHistory.map((loan: { id: string; status: string }) => [loan.id, loan.status])]).toEqual([[], [[issued, 'closed']]])
+  })
+})
