@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { open, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createSandboxClient, SandboxApiError } from '../../src/index.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { listenTestApi } from '../helpers/api.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -70,5 +72,22 @@ describe('the README walkthroughs', () => {
     const last = answers.at(-1)
     const issued = answers[4].activeLoans[0].id
     expect([last.activeLoans, last.loanHistory.map((loan: { id: string; status: string }) => [loan.id, loan.status])]).toEqual([[], [[issued, 'closed']]])
+  })
+
+  it('the client library example runs twice on one key and leaves no draft or loan open', async () => {
+    const block = readBlock('ts', "import { createSandboxClient, SandboxApiError } from 'partner-sandbox'")
+    const url = await startServer()
+    const apiKey = `sk_sandbox_readme_${randomUUID().replaceAll('-', '')}`
+    const code = block.split('\n').filter((line) => !line.startsWith('import ')).join('\n')
+      .replace("'http://127.0.0.1:4010'", JSON.stringify(url)).replace('process.env.SANDBOX_API_KEY', JSON.stringify(apiKey))
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>
+    const example = new AsyncFunction('createSandboxClient', 'SandboxApiError', 'console', code)
+    for (const run of [1, 2]) {
+      const logged: unknown[][] = []
+      await example(createSandboxClient, SandboxApiError, { log: (...values: unknown[]) => logged.push(values) })
+      expect([run, logged]).toEqual([run, [[409, 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER', expect.stringMatching(/^req_/)]]])
+    }
+    const state = await createSandboxClient({ baseUrl: url, apiKey }).listLoans()
+    expect([state.draft, state.activeLoans, state.wallet.BTC]).toEqual([null, [], 2])
   })
 })
