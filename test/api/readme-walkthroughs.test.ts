@@ -90,4 +90,14 @@ describe('the README walkthroughs', () => {
     const state = await createSandboxClient({ baseUrl: url, apiKey }).listLoans()
     expect([state.draft, state.activeLoans, state.wallet.BTC]).toEqual([null, [], 2])
   })
+
+  it('a block that starts `sandbox serve` and runs the scenarios against it lets serve take the runner\'s local receiver', () => {
+    // Without --allow-local-webhooks the three webhook scenarios fail (400 WEBHOOK_URL_INVALID), so
+    // a reader who copies the block sees failures that are not theirs.
+    const blocks = [...README.matchAll(/```(?:sh|yaml)\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
+    const walks = blocks.filter((block) => /sandbox run --base-url https?:\/\/127\.0\.0\.1/.test(block) && /sandbox serve /.test(block))
+    expect(walks.length).toBeGreaterThan(1)
+    const serves = walks.flatMap((block) => block.split('\n').filter((line) => /sandbox serve /.test(line)))
+    expect(serves.filter((line) => !line.includes('--allow-local-webhooks'))).toEqual([])
+  })
 })
