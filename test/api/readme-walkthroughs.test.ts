@@ -4,7 +4,7 @@ import { open, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandboxClient, SandboxApiError } from '../../src/index.js'
+import { createSandbox as createLibrarySandbox, createSandboxClient, listenSandbox, SandboxApiError } from '../../src/index.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { listenTestApi } from '../helpers/api.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -99,5 +99,25 @@ describe('the README walkthroughs', () => {
     expect(walks.length).toBeGreaterThan(1)
     const serves = walks.flatMap((block) => block.split('\n').filter((line) => /sandbox serve /.test(line)))
     expect(serves.filter((line) => !line.includes('--allow-local-webhooks'))).toEqual([])
+  })
+
+  it('"The server in your own tests" runs as written: a port on 127.0.0.1, a client on it, the forward secret, and both closed', async () => {
+    const block = readBlock('ts', "import { createSandbox, listenSandbox, createSandboxClient } from 'partner-sandbox'")
+    // The `// ... walk loans` line is where the reader's test goes: here, a probe of what it names.
+    const code = block.split('\n').filter((line) => !line.startsWith('import '))
+      .map((line) => line.startsWith('// ...') ? 'await probe(sandbox, client, listener)' : line).join('\n')
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>
+    const example = new AsyncFunction('createSandbox', 'listenSandbox', 'createSandboxClient', 'probe', code)
+    const seen: unknown[] = []
+    let url = ''
+    const probe = async (sandbox: { forwardSecret?: string; deliveriesIdle(): Promise<void> }, client: ReturnType<typeof createSandboxClient>, listener: { url: string }) => {
+      url = listener.url
+      // No loan here: an event would be forwarded to the README's 127.0.0.1:3000, which may be anyone's.
+      seen.push(url.replace(/\d+$/, 'PORT'), (await client.getConfig()).api_version, /^whsec_/.test(sandbox.forwardSecret ?? ''))
+      await sandbox.deliveriesIdle()
+    }
+    await example((options: Parameters<typeof createLibrarySandbox>[0]) => createLibrarySandbox({ ...options, logError: () => {} }), listenSandbox, createSandboxClient, probe)
+    expect(seen).toEqual(['http://127.0.0.1:PORT', '0.3.0', true])
+    await expect(fetch(`${url}/api/sandbox/openapi.json`)).rejects.toThrow('fetch failed')
   })
 })
