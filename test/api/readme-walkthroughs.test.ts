@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { open, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSandbox as createLibrarySandbox, createSandboxClient, listenSandbox, SandboxApiError } from '../../src/index.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import { listenTestApi } from '../helpers/api.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+// The README's walkthroughs run as a newcomer copies them, in order: the prose around them can be
+// right while the block itself leaves output unreadable or state behind for the next run.
+const README = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+const makeTempDir = useTempDirs('readme-walk')
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** A sandbox on 127.0.0.1, port 0, stopped after the test. */
+async function startServer(): Promise<string> {
+  const sandbox = await createSandbox({ storage: 'memory', logError: () => {} })
+  const listener = await listenTestApi(sandbox)
+  cleanups.push(async () => { await listener.close(); await sandbox.close() })
+  return listener.url
+}
+
+/** The fenced block that starts with FIRST_LINE. */
+function readBlock(fence: string, firstLine: string): string {
+  const start = README.indexOf(`\`\`\`${fence}\n${firstLine}`)
+  expect(start, firstLine).toBeGreaterThan(-1)
+  const body = README.slice(start + fence.length + 4)
+  return body.slice(0, body.indexOf('\n```'))
+}
+
+// Reads a path such as activeLoans[0].id or list[-1].x from the JSON on stdin.
+const PICK = `let text = ''
+process.stdin.on('data', (chunk) => { text += chunk }).on('end', () => {
+  let value = JSON.parse(text)
+  for (const part of process.argv[2].match(/[^.[\\]]+/g)) value = Array.isArray(value) ? value.at(Number(part)) : value[part]
+  process.stdout.write(String(value))
+})
+`
+
+describe('the README walkthroughs', () => {
+  it('"Walk a loan with curl" runs as written: one answer per line, ids where its comments say, the loan closed at the end', async () => {
+    const block = readBlock('sh', 'KEY=')
+    const url = await startServer()
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'pick.mjs'), PICK)
+    // The reader copies each id from the answer above, at the path its comment names: so does this.
+    const lines = block.split('\n')
+    const script = lines.map((line, index) => {
+      const placeholder = /^(\w+)=\w+_\.\.\.\s/.exec(line)
+      if (!placeholder) return line.replace('http://127.0.0.1:4010', url)
+      const path = /# -> ([\w.[\]-]+)/.exec(lines[index - 1]!)?.[1]
+      expect(path, `the line before ${placeholder[1]}= says where its id is`).toBeDefined()
+      return `${placeholder[1]}=$(tail -n 1 out.txt | "${process.execPath}" pick.mjs '${path}')`
+    }).join('\n')
+    const out = await open(join(dir, 'out.txt'), 'w')
+    const child = spawn('bash', ['-euc', script], { cwd: dir, stdio: ['ignore', out.fd, 'pipe'] })
+    let stderr = ''
+    child.stderr!.on('data', (chunk) => { stderr += chunk })
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    await out.close()
+    expect([code, stderr]).toEqual([0, ''])
+
+    const answers = (await readFile(join(dir, 'out.txt'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line))
+    expect(answers).toHaveLength(lines.filter((line) => /^(curl|post) /.test(line)).length)
+    expect(answers.filter((answer) => 'error_code' in answer)).toEqual([])
+    const last = answers.at(-1)
+    const issued = answers[4].activeLoans[0].id
+    expect([last.activeLoans, last.loanHistory.map((loan: { id: string; status: string }) => [loan.id, loan.status])]).toEqual([[], [[issued, 'closed']]])
+  })
+
+  it('the client library example runs twice on one key and leaves no draft or loan open', async () => {
+    const block = readBlock('ts', "import { createSandboxClient, SandboxApiError } from 'partner-sandbox'")
+    const url = await startServer()
+    const apiKey = `sk_sandbox_readme_${randomUUID().replaceAll('-', '')}`
+    const code = block.split('\n').filter((line) => !line.startsWith('import ')).join('\n')
+      .replace("'http://127.0.0.1:4010'", JSON.stringify(url)).replace('process.env.SANDBOX_API_KEY', JSON.stringify(apiKey))
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>
+    const example = new AsyncFunction('createSandboxClient', 'SandboxApiError', 'console', code)
+    for (const run of [1, 2]) {
+      const logged: unknown[][] = []
+      await example(createSandboxClient, SandboxApiError, { log: (...values: unknown[]) => logged.push(values) })
+      expect([run, logged]).toEqual([run, [[409, 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER', expect.stringMatching(/^req_/)]]])
+    }
+    const state = await createSandboxClient({ baseUrl: url, apiKey }).listLoans()
+    expect([state.draft, state.activeLoans, state.wallet.BTC]).toEqual([null, [], 2])
+  })
+
+  it('a block that starts `sandbox serve` and runs the scenarios against it lets serve take the runner\'s local receiver', () => {
+    // Without --allow-local-webhooks the three webhook scenarios fail (400 WEBHOOK_URL_INVALID), so
+    // a reader who copies the block sees failures that are not theirs.
+    const blocks = [...README.matchAll(/```(?:sh|yaml)\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
+    const walks = blocks.filter((block) => /sandbox run --base-url https?:\/\/127\.0\.0\.1/.test(block) && /sandbox serve /.test(block))
+    expect(walks.length).toBeGreaterThan(1)
+    const serves = walks.flatMap((block) => block.split('\n').filter((line) => /sandbox serve /.test(line)))
+    expect(serves.filter((line) => !line.includes('--allow-local-webhooks'))).toEqual([])
+  })
+
+  it('"The server in your own tests" runs as written: a port on 127.0.0.1, a client on it, the forward secret, and both closed', async () => {
+    const block = readBlock('ts', "import { createSandbox, listenSandbox, createSandboxClient } from 'partner-sandbox'")
+    // The `// ... walk loans` line is where the reader's test goes: here, a probe of what it names.
+    const code = block.split('\n').filter((line) => !line.startsWith('import '))
+      .map((line) => line.startsWith('// ...') ? 'await probe(sandbox, client, listener)' : line).join('\n')
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>
+    const example = new AsyncFunction('createSandbox', 'listenSandbox', 'createSandboxClient', 'probe', code)
+    const seen: unknown[] = []
+    let url = ''
+    const probe = async (sandbox: { forwardSecret?: string; deliveriesIdle(): Promise<void> }, client: ReturnType<typeof createSandboxClient>, listener: { url: string }) => {
+      url = listener.url
+      // No loan here: an event would be forwarded to the README's 127.0.0.1:3000, which may be anyone's.
+      seen.push(url.replace(/\d+$/, 'PORT'), (await client.getConfig()).api_version, /^whsec_/.test(sandbox.forwardSecret ?? ''))
+      await sandbox.deliveriesIdle()
+    }
+    await example((options: Parameters<typeof createLibrarySandbox>[0]) => createLibrarySandbox({ ...options, logError: () => {} }), listenSandbox, createSandboxClient, probe)
+    expect(seen).toEqual(['http://127.0.0.1:PORT', '0.3.0', true])
+    await expect(fetch(`${url}/api/sandbox/openapi.json`)).rejects.toThrow('fetch failed')
+  })
+})
