@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { ErrorCode } from '../errors/codes.js'
 import { SandboxError } from '../errors/sandbox-error.js'
+import { isJsonObject } from '../json-text/is-json-object.js'
 
 /**
  * Fields whose errors are 400 INVALID_AMOUNT (spec part 7: "amount, collateral or repayment
@@ -24,7 +25,7 @@ export interface FieldIssue {
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const value = body === undefined ? {} : body
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     throw new SandboxError('INVALID_REQUEST', 'Request body must be a JSON object.', { field: 'body', issue: 'must be a JSON object' })
   }
   const result = schema.safeParse(value)
@@ -49,12 +50,8 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
  * nothing, with no word of why. Empty when either side is not a plain object.
  */
 export function findIgnoredFields(body: unknown, parsed: unknown): string[] {
-  if (!isPlainObject(body) || !isPlainObject(parsed)) return []
+  if (!isJsonObject(body) || !isJsonObject(parsed)) return []
   return Object.keys(body).filter((field) => !Object.hasOwn(parsed, field))
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** The error code a failure of `field` maps to. */

@@ -1,16 +1,13 @@
 import { SetupError } from '../errors/setup-error.js'
 import type { SandboxConfig } from '../domain/types.js'
 import { sandboxConfigSchema } from '../schemas/config.js'
+import { isJsonObject } from '../json-text/is-json-object.js'
 
 /** A partial object whose nested objects are partial too. */
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function deepMerge(base: unknown, override: unknown): unknown {
-  if (!isPlainObject(base) || !isPlainObject(override)) return override === undefined ? base : override
+  if (!isJsonObject(base) || !isJsonObject(override)) return override === undefined ? base : override
   const merged: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(override)) merged[key] = deepMerge(base[key], value)
   return merged
@@ -18,7 +15,7 @@ function deepMerge(base: unknown, override: unknown): unknown {
 
 /** Paths of `override` keys that `base` does not have: typos that would otherwise be ignored. */
 function findUnknownKeys(base: unknown, override: unknown, path = ''): string[] {
-  if (!isPlainObject(base) || !isPlainObject(override)) return []
+  if (!isJsonObject(base) || !isJsonObject(override)) return []
   return Object.entries(override).flatMap(([key, value]) => {
     const at = path ? `${path}.${key}` : key
     // Own keys only: `in` would take `__proto__`, `constructor` or `toString` as config keys and
