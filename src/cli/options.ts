@@ -44,10 +44,15 @@ export interface StorageFlags {
  */
 export function readPathVariable(name: string): string | undefined {
   const value = process.env[name]
-  if (value !== undefined && /[\r\n]/.test(value)) {
-    throw new CliError(`${name} holds a line break (${JSON.stringify(value)}), which no path has: a .env file saved with CRLF line ends? Save it with LF line ends`)
-  }
+  refuseLineBreak(name, value, ` (${JSON.stringify(value)}), which no path has`)
   return value
+}
+
+/** Throws the usage error for a VALUE from SOURCE that holds a line break (what a CRLF .env file leaves). */
+function refuseLineBreak(source: string, value: string | undefined, why: string): void {
+  if (value !== undefined && /[\r\n]/.test(value)) {
+    throw new CliError(`${source} holds a line break${why}: a .env file saved with CRLF line ends? Save it with LF line ends`)
+  }
 }
 
 /** Resolves storage flags with their environment fallbacks. */
@@ -76,10 +81,7 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
  */
 export function resolveSecret(flag: string | undefined): string | undefined {
   const secret = flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
-  if (secret !== undefined && /[\r\n]/.test(secret)) {
-    const source = flag === undefined ? 'SANDBOX_WEBHOOK_SECRET' : '--secret'
-    throw new CliError(`${source} holds a line break, which no signing secret has: a .env file saved with CRLF line ends? Save it with LF line ends`)
-  }
+  refuseLineBreak(flag === undefined ? 'SANDBOX_WEBHOOK_SECRET' : '--secret', secret, ', which no signing secret has')
   return secret
 }
 
