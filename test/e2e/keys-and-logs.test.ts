@@ -109,11 +109,11 @@ describe('sandbox keys', () => {
     expect(table.stdout).not.toMatch(/[\u001b\u0007]/)
   })
 
-  it('exits 2 with a message for an unknown key, a missing KEY without a TTY and a bad duration', async () => {
+  it('exits 2 with a message for an unknown key, a missing KEY without a TTY, a bad duration and an expiry without a zone', async () => {
     const dir = await tempDir()
     const keysFile = join(dir, 'keys.json')
     await runCli(['keys', 'create', '--keys', keysFile])
-    for (const args of [['keys', 'revoke', 'sk_sandbox_nobody_0000000000', '--keys', keysFile], ['keys', 'revoke', '--keys', keysFile], ['keys', 'create', '--keys', keysFile, '--expires-in', 'soon']]) {
+    for (const args of [['keys', 'revoke', 'sk_sandbox_nobody_0000000000', '--keys', keysFile], ['keys', 'revoke', '--keys', keysFile], ['keys', 'create', '--keys', keysFile, '--expires-in', 'soon'], ['keys', 'create', '--keys', keysFile, '--expires-at', '2027-01-31T10:00']]) {
       const { code, stderr } = await runCli(args)
       expect(code, args.join(' ')).toBe(2)
       expect(stderr).toMatch(/^sandbox: /)

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
 import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
+import { parseExpiryTime } from '../../expiry-time.js'
 import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, parseDuration, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
@@ -17,11 +18,7 @@ async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   try {
     if (flags.expiresIn && flags.expiresAt) throw new Error('give --expires-in or --expires-at, not both')
     if (flags.expiresIn) expiresAt = new Date(Date.now() + parseDuration(flags.expiresIn)).toISOString()
-    if (flags.expiresAt) {
-      const at = Date.parse(flags.expiresAt)
-      if (Number.isNaN(at)) throw new Error(`--expires-at "${flags.expiresAt}" is not a date (use ISO 8601, e.g. 2027-01-31T00:00:00Z)`)
-      expiresAt = new Date(at).toISOString()
-    }
+    if (flags.expiresAt) expiresAt = parseExpiryTime(flags.expiresAt)
   } catch (error) {
     throw new CliError((error as Error).message)
   }
@@ -46,7 +43,7 @@ export function registerKeysCreate(keys: Command): void {
   addKeysFileOption(command)
     .addOption(new Option('--label <label>', 'a name to recognise the key by'))
     .addOption(new Option('--expires-in <duration>', `expire after a duration such as 30d, 1.5h or 90m (at most ${formatDuration(MAX_DURATION_MS)})`))
-    .addOption(new Option('--expires-at <time>', 'expire at an ISO 8601 time'))
+    .addOption(new Option('--expires-at <time>', 'expire at an ISO 8601 time with its zone (2027-01-31T00:00:00Z), or a date (midnight UTC)'))
   addJsonOption(printErrorsAsJson(command), 'print the new key record as JSON (an error: {"error": {"code", "message"}})')
     .action((flags: CreateFlags) => runCreate(flags, command))
 }
