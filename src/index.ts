@@ -2,7 +2,8 @@
  * partner-sandbox as a library: the server factory and its building blocks. The CLI is a thin
  * layer over these exports.
  */
-export { createSandbox, type Sandbox, type SandboxOptions, type RedisUrl } from './server/create-sandbox.js'
+export { createSandbox } from './server/create-sandbox.js'
+export type { Sandbox, SandboxOptions, RedisUrl } from './server/sandbox-types.js'
 export { listenSandbox, type ListenOptions, type SandboxListener } from './server/listen.js'
 export type { TlsPair } from './server/tls-pair.js'
 export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/server-timeouts.js'
