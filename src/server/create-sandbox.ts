@@ -27,7 +27,7 @@ import { createFaultPlan } from '../faults/fault-plan.js'
 import { parseFaults } from '../faults/faults-schema.js'
 import { wasDropped } from './fault-hook.js'
 
-// The options and the result are declared beside, and re-exported here where callers import createSandbox.
+// Declared in sandbox-types.ts; still exported here, beside createSandbox, for its importers (tests).
 export type { RedisUrl, Sandbox, SandboxOptions } from './sandbox-types.js'
 
 /**
