@@ -31,9 +31,9 @@ export function createAttemptRecorder(options: {
     for (const { delivery, outcome } of outcomes) {
       webhook = recordAttempt(webhook, delivery.id, outcome, options.retryScheduleMs, finished)
     }
-    // Failed attempts that will be retried are written within the dispatcher's FLUSH_DELAY_MS (or by the next
-    // save of the session) instead of one write each: a dead receiver then costs the API
-    // almost no storage work. A crash loses at most those records, and the attempts rerun.
+    // Failed attempts that will be retried are written within the dispatcher's FLUSH_DELAY_MS (or
+    // by the next save of the session) instead of one write each: a dead receiver then costs the
+    // API almost no storage work. A crash loses at most those records, and the attempts rerun.
     const retryLater = outcomes.every(({ delivery }) => webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
     if (retryLater) staged.stage(principal, { ...current, webhook })
     else await sessions.save(principal, { ...current, webhook }, finished)
