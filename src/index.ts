@@ -2,7 +2,8 @@
  * partner-sandbox as a library: the server factory and its building blocks. The CLI is a thin
  * layer over these exports.
  */
-export { createSandbox, type Sandbox, type SandboxOptions, type RedisUrl } from './server/create-sandbox.js'
+export { createSandbox } from './server/create-sandbox.js'
+export type { Sandbox, SandboxOptions, RedisUrl } from './server/sandbox-types.js'
 export { listenSandbox, type ListenOptions, type SandboxListener } from './server/listen.js'
 export type { TlsPair } from './server/tls-pair.js'
 export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/server-timeouts.js'
@@ -13,7 +14,7 @@ export type { LoanStateView } from './domain/loan-book.js'
 export { parseRateLimit, DEFAULT_RATE_LIMIT, type RateLimit } from './server/rate-limiter.js'
 export { parseFaults, FAULT_STATUSES, type FaultsConfig, type FaultRule } from './faults/faults-schema.js'
 export { readRequestLog, readRequestLogSince, type RequestLogEntry } from './server/request-log.js'
-export { deleteSessionData } from './server/session-store.js'
+export { deleteSessionData } from './server/delete-session.js'
 export { ErrorCodes, ConflictReasons, type ErrorCode, type ConflictReason } from './errors/codes.js'
 export { SandboxError } from './errors/sandbox-error.js'
 export { SetupError } from './errors/setup-error.js'

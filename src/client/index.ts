@@ -1,5 +1,6 @@
 export { createSandboxClient, type SandboxClient, type SandboxClientOptions, type LoanAnswer, type PostOptions, type Envelope } from './sandbox-client.js'
 export type { StateAnswer, PartnerView, PartnerAnswer, PartnerWriteAnswer, WebhookStateView, WebhookAnswer, WebhookWriteAnswer, WebhookTestAnswer, WebhookRetryAnswer } from './sandbox-client.js'
 export type { CreateLoanInput, LoanActionInput, LoanFlowInput, PartnerProfileInput, RepaymentFlowInput, WebhookEndpointInput, WebhookRetryInput } from './sandbox-client.js'
-export { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
+export { sendRequest } from './send-request.js'
+export type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
 export { SandboxApiError, SandboxConnectionError, SandboxRequestError } from './api-error.js'

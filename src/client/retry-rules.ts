@@ -1,5 +1,5 @@
 import { listCauses } from './error-causes.js'
-import type { ClientAnswer, ClientRequest } from './send-request.js'
+import type { ClientAnswer, ClientRequest } from './request-types.js'
 
 /** Statuses a proxy or load balancer answers for a server behind it that is down, restarting or slow. */
 const GATEWAY_STATUSES = new Set([502, 503, 504])

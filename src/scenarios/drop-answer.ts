@@ -1,5 +1,6 @@
 import { SandboxConnectionError } from '../client/api-error.js'
-import { DEFAULT_TIMEOUT_MS, prepareRequest, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { prepareRequest } from '../client/prepare-request.js'
+import { DEFAULT_TIMEOUT_MS, type ClientRequest, type TransportOptions } from '../client/send-request.js'
 import { listCauses } from '../client/error-causes.js'
 
 /**

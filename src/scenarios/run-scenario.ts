@@ -1,54 +1,21 @@
 import { randomBytes } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from '../client/send-request.js'
-import { SandboxConnectionError } from '../client/api-error.js'
-import { isGatewayError } from '../client/retry-rules.js'
+import { sendRequest, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
+import { capture } from './capture-values.js'
 import { checkAnswer } from './check-expectation.js'
+import { describeStep } from './describe-step.js'
 import { interpolate, type Variables } from './interpolate.js'
-import { readPath } from './json-path.js'
 import { findNextFlowAction, planRecovery } from './recover-step.js'
 import { excuseReplayOfLostAnswer } from './lost-answer.js'
 import { maskStepSecrets } from './mask-step-secrets.js'
 import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
-import type { Scenario, ScenarioStep } from './scenario-schema.js'
+import { generateKey, type ScenarioContext } from './scenario-context.js'
+import type { Scenario } from './scenario-schema.js'
 import { sendDroppingAnswer } from './drop-answer.js'
+import { sendUntil } from './send-until.js'
 import { usesReceiver } from './select-scenarios.js'
+import { throwIfUnreachable } from './throw-if-unreachable.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
-import type { WebhookInbox } from './webhook-inbox.js'
-import { describeGatewayError, describeHttpsOnly, describeIgnoredFields, describeKeyRefusal, describeLeftover, describeRateLimit, describeRedirect, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
-
-/** How often a step with `until_ms` sends its GET again. */
-const UNTIL_INTERVAL_MS = 100
-
-/** What a scenario needs from the run around it. */
-export interface ScenarioContext {
-  baseUrl: string
-  /** Used as the scenario's "main" key; otherwise a fresh open-mode key per scenario. */
-  apiKey?: string
-  transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
-  /** The server is on another machine: it cannot reach the runner's receiver, and its keys are not `sandbox keys` ones. */
-  remote?: boolean
-  /** The run's webhook receiver, started on first use. */
-  getInbox(): Promise<WebhookInbox>
-  /** Called as each step finishes, for live progress. */
-  onStep?(scenario: Scenario, step: StepReport): void
-}
-
-/** A fresh, well-formed open-mode key. */
-export function generateKey(label: string): string {
-  return `sk_sandbox_run_${label.replace(/[^A-Za-z0-9]/g, '_').slice(0, 24)}_${randomBytes(10).toString('hex')}`
-}
-
-function describeStep(step: ScenarioStep, index: number): string {
-  if (step.name) return step.name
-  if ('request' in step) {
-    const action = (step.request.body as { action?: unknown } | undefined)?.action
-    return `${step.request.method} ${step.request.path}${typeof action === 'string' ? ` ${action}` : ''}`
-  }
-  if ('replay' in step) return 'replay the previous request'
-  if ('wait_for_webhook' in step) return `webhook ${step.wait_for_webhook.type}`
-  return `recover the ${step.recover.flow} flow from GET state`
-}
+import { describeIgnoredFields, describeKeyRefusal, describeLeftover, describeRateLimit, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /** Runs one scenario's steps in order, stopping at the first failed step. */
 export async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioReport> {
@@ -198,39 +165,3 @@ function noteOpened(opened: { draft: boolean; operations: Set<string> }, request
   if (action === 'start_payment' && typeof operation === 'string') opened.operations.add(operation)
 }
 
-/**
- * A redirect, a proxy's 502/503/504 or a TLS server's 400 to plain HTTP that a step did not
- * expect: every later request would meet the same moved URL, dead server or refusal, a setup problem like a server that cannot be reached, which
- * stops the run (exit 2) instead of failing each scenario as if the API had.
- */
-function throwIfUnreachable(baseUrl: string, request: ClientRequest, answer: ClientAnswer, expectedStatus: number | undefined): void {
-  if (answer.status === expectedStatus) return
-  if (answer.status >= 300 && answer.status < 400) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeRedirect(answer, request) })
-  if (isGatewayError(answer)) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: describeGatewayError(answer, request) })
-  const httpsOnly = describeHttpsOnly(baseUrl, answer)
-  if (httpsOnly) throw new SandboxConnectionError(baseUrl, answer.attempts, { cause: undefined, message: httpsOnly })
-}
-
-/** Sends until `holds` accepts the answer or `untilMs` has passed (0: once); the last answer. */
-async function sendUntil(sendOnce: () => Promise<ClientAnswer>, holds: (answer: ClientAnswer) => boolean, untilMs: number): Promise<{ answer: ClientAnswer; sent: number }> {
-  const deadline = performance.now() + untilMs
-  let answer = await sendOnce()
-  let sent = 1
-  while (!holds(answer) && performance.now() < deadline) {
-    await sleep(UNTIL_INTERVAL_MS)
-    answer = await sendOnce()
-    sent++
-  }
-  return { answer, sent }
-}
-
-/** Stores the values a step captures; a missing value is a failure of that step. */
-function capture(spec: Record<string, string> | undefined, body: unknown, variables: Variables): StepFailure[] {
-  const failures: StepFailure[] = []
-  for (const [name, path] of Object.entries(spec ?? {})) {
-    const value = readPath(body, String(interpolate(path, variables)))
-    if (value === undefined) failures.push({ field: `capture.${name}`, expected: `a value at ${path}`, actual: undefined, message: `capture ${name}: nothing at ${path}` })
-    else variables.set(name, value)
-  }
-  return failures
-}

@@ -1,6 +1,7 @@
 import { sendRequest, type TransportOptions } from '../client/send-request.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
-import { generateKey, runScenario } from './run-scenario.js'
+import { runScenario } from './run-scenario.js'
+import { generateKey } from './scenario-context.js'
 import { startRunServer, type RunServer } from './run-server.js'
 import type { Scenario } from './scenario-schema.js'
 import { isLoopbackUrl, usesReceiver } from './select-scenarios.js'

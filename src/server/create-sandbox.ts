@@ -1,127 +1,34 @@
-import { buildOpenApiDocument } from '../openapi/build-document.js'
-import { H3, type H3Event, type HTTPMethod } from 'h3'
-import type { Storage } from 'unstorage'
-import type { SandboxConfig } from '../domain/types.js'
+import { H3 } from 'h3'
 import { maskApiKey } from '../keys/keys-file.js'
 import { createKeyedMutex } from '../storage/keyed-mutex.js'
 import { createSandboxStorage, parseStorageKind } from '../storage/create-storage.js'
-import { StorageError } from '../storage/storage-error.js'
 import { ApiError } from './api-error.js'
 import { createAuthenticator, deriveKeyId, type EndedSession } from './auth.js'
-import { resolveConfig, type DeepPartial } from './config.js'
+import { resolveConfig } from './config.js'
 import { parseForwardSecret, parseForwardUrl } from '../webhooks/forward-url.js'
 import { SetupError } from '../errors/setup-error.js'
 import { loadFixtures } from './fixtures.js'
-import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline.js'
-import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limiter.js'
-import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT, type RequestLogEntry } from './request-log.js'
+import { loadForwardSecret } from './forward-secret.js'
+import { serveOpenApiDocument } from './openapi-route.js'
+import { answerWithoutRoute } from './pipeline.js'
+import { createRateLimiter, DEFAULT_RATE_LIMIT } from './rate-limiter.js'
+import { registerRoutes } from './register-routes.js'
+import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT } from './request-log.js'
 import { createLoanRoutes } from './routes/loan-routes.js'
 import { createPartnerRoutes } from './routes/partner-routes.js'
+import type { Sandbox, SandboxOptions } from './sandbox-types.js'
 import type { SandboxServices } from './services.js'
 import { createSessionStore } from './session-store.js'
 import { sessionSlotOf } from './session-doc.js'
 import { createWebhookRoutes } from './routes/webhook-routes.js'
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/deliveries.js'
-import { createDispatcher, type DeliveryReport } from '../webhooks/dispatcher.js'
-import { generateWebhookSecret } from '../webhooks/signature.js'
+import { createDispatcher } from '../webhooks/dispatcher.js'
 import { createFaultPlan } from '../faults/fault-plan.js'
-import { parseFaults, type FaultsConfig } from '../faults/faults-schema.js'
+import { parseFaults } from '../faults/faults-schema.js'
 import { wasDropped } from './fault-hook.js'
 
-const FORWARD_SECRET_KEY = 'webhooks:forward-secret'
-
-/**
- * The forward secret, created once and kept in storage so receivers keep working across restarts.
- * A stored value of another form (a newer version's) is refused rather than replaced: replaced,
- * it would be lost to that version, whose receivers check deliveries with it.
- */
-async function loadForwardSecret(storage: Storage): Promise<string> {
-  const stored = await storage.getItem<unknown>(FORWARD_SECRET_KEY)
-  if (typeof stored === 'string' && stored.startsWith('whsec_')) return stored
-  if (stored !== null && stored !== undefined) {
-    throw new StorageError(`the stored --webhook-forward-to secret is not one this version reads (a "whsec_..." text): a newer sandbox may have written it. It is left as it is: use that newer version again, or delete it (webhooks/forward-secret in the data dir, sandbox:webhooks:forward-secret in redis) to have a new one made, which receivers then need`)
-  }
-  const secret = generateWebhookSecret()
-  await storage.setItem(FORWARD_SECRET_KEY, secret)
-  return secret
-}
-
-/** Options of createSandbox; every one has a default that works out of the box. */
-export interface SandboxOptions {
-  /**
-   * `fs` (under dataDir), `memory` (default for library use), a redis server's URL
-   * (`redis://host:port/db`), or a ready unstorage instance.
-   */
-  storage?: 'fs' | 'memory' | RedisUrl | Storage
-  /** Where fs storage lives; default `.sandbox`. */
-  dataDir?: string
-  /** Deep-merged over fixtures/config.json. */
-  config?: DeepPartial<SandboxConfig>
-  /** How `config` is named in its errors (default "config overrides"; serve: `--config FILE`). */
-  configSource?: string
-  /** Registered-keys mode: only keys in this file are accepted. Open mode without it. */
-  keysFile?: string
-  /** Requests per window per key; `false` turns the limit off. Default 120/60. */
-  rateLimit?: RateLimit | false
-  /** Called once per answered request (the CLI prints these). */
-  onRequest?: (entry: RequestLogEntry) => void
-  /** Gives `onRequest` each request's body and its answer's (`request_body`, `response_body`): `serve --log-bodies`. */
-  logBodies?: boolean
-  /** Told when a redis connection is lost (`up` false) and when it is back; default a line on stderr. */
-  onStorageStatus?: (message: string, up: boolean) => void
-  /** Where unexpected errors go; default console.error. */
-  logError?: (error: unknown) => void
-  /** `--allow-local-webhooks`: accept http and local/private webhook URLs (development only). */
-  allowLocalWebhooks?: boolean
-  /** `--webhook-forward-to`: also deliver every key's events, signed, to this URL. */
-  webhookForwardTo?: string
-  /**
-   * `--webhook-forward-secret`: sign the forward deliveries with this `whsec_` secret rather than
-   * the one kept in storage (which is left as it is); needs `webhookForwardTo`.
-   */
-  webhookForwardSecret?: string
-  /** Delays after the first attempt, in ms; default 5 s, 30 s, 2 min, 10 min. */
-  webhookRetrySchedule?: number[]
-  /** Delivery timeout in ms; default 10 s. */
-  webhookTimeoutMs?: number
-  /** Called after each delivery attempt (the CLI prints these). */
-  onDelivery?: (report: DeliveryReport) => void
-  /** Host name resolver for webhook URL checks (tests inject one; default: the system's DNS). */
-  resolveHost?: (host: string) => Promise<string[]>
-  /**
-   * Fault injection (`serve --faults FILE`, a sandbox extension): requests to fail, slow down or
-   * cut on purpose. Validated like the file; off when absent.
-   */
-  faults?: FaultsConfig
-  /** How `faults` is named in its errors (default "faults"; serve: `--faults FILE`). */
-  faultsSource?: string
-}
-
-/** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */
-export type RedisUrl = `redis://${string}` | `rediss://${string}`
-
-/** A running sandbox: an h3 app plus the state behind it. */
-export interface Sandbox {
-  app: H3
-  fetch(request: Request): Promise<Response>
-  storage: Storage
-  config: SandboxConfig
-  /** The secret `--webhook-forward-to` deliveries are signed with (kept across restarts). */
-  forwardSecret: string | undefined
-  /** The seed of the fault injection's `rate` rules (the file's, or one drawn at start); undefined when off. */
-  faultSeed: number | undefined
-  /** Resolves when no webhook delivery is in flight (tests and benchmarks wait on it). */
-  deliveriesIdle(): Promise<void>
-  /**
-   * Writes now what is otherwise written a moment later: request log entries (every 500 ms) and
-   * failed webhook attempts (within 1 s).
-   */
-  flush(): Promise<void>
-  /** Waits for in-flight writes, flushes the request log and closes storage. */
-  close(): Promise<void>
-}
-
-const ROUTE_PREFIX = '/api/sandbox'
+// Declared in sandbox-types.ts; still exported here, beside createSandbox, for its importers (tests).
+export type { RedisUrl, Sandbox, SandboxOptions } from './sandbox-types.js'
 
 /**
  * Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. Rejects with
@@ -251,54 +158,4 @@ function toEnvelopeError(error: { status?: number; message: string }): ApiError 
   if (error.status === 404) return new ApiError('NOT_FOUND', 'No such endpoint.')
   if (error.status && error.status < 500) return new ApiError('INVALID_REQUEST', error.message)
   return new ApiError('INTERNAL_ERROR', 'Unexpected sandbox error; see the server log.')
-}
-
-/** GET /api/sandbox/openapi.json: the contract, with no key needed (generated once, on first use). */
-function serveOpenApiDocument(app: H3, services: SandboxServices): void {
-  let text: string | undefined
-  const path = `${ROUTE_PREFIX}/openapi.json`
-  app.get(path, () => {
-    text ??= JSON.stringify(buildOpenApiDocument())
-    return new Response(text, { headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' } })
-  })
-  refuseOtherMethods(app, path, ['GET'], services)
-}
-
-/**
- * Registers every route, then a 405 (with `Allow`) for the other methods of each known path and
- * a 404 for everything else, all in the error envelope.
- */
-function registerRoutes(app: H3, routes: Array<[string, string, RouteSpec]>, services: SandboxServices): void {
-  // The router would match `/api/sandbox/loans/` to `/api/sandbox/loans`: a path the contract does
-  // not have (decisions.md: unknown paths give 404), whose Idempotency-Key fingerprint differs from
-  // the one without the slash. Refused here, so a client's stray slash shows up in the sandbox.
-  // The path without the slash is named only when it is one of the API's.
-  const known = [...new Set(routes.map(([, path]) => path)), `${ROUTE_PREFIX}/openapi.json`].map((path) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`))
-  app.use((event: H3Event, next) => {
-    const path = event.url.pathname
-    if (path.length < 2 || !path.endsWith('/')) return next()
-    const bare = path.replace(/\/+$/, '')
-    const hint = known.some((pattern) => pattern.test(bare))
-      ? `No such endpoint: API paths have no trailing slash (${bare}).`
-      : path.startsWith(`${ROUTE_PREFIX}/`) ? 'No such endpoint.' : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
-    return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
-  })
-  const methodsByPath = new Map<string, string[]>()
-  for (const [method, path, spec] of routes) {
-    app.on(method as HTTPMethod, path, (event: H3Event) => handleApiRequest(event, spec, services))
-    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method])
-  }
-  for (const [path, methods] of methodsByPath) refuseOtherMethods(app, path, methods, services)
-  app.all('/**', (event: H3Event) => {
-    const path = event.url.pathname
-    const hint = path.startsWith(ROUTE_PREFIX) ? 'No such endpoint.' : `No such endpoint; the API lives under ${ROUTE_PREFIX}/.`
-    return answerWithoutRoute(event, new ApiError('NOT_FOUND', hint, { path }), services)
-  })
-}
-
-/** 405 METHOD_NOT_ALLOWED with `Allow` for the methods of `path` that have no route. */
-function refuseOtherMethods(app: H3, path: string, methods: string[], services: SandboxServices): void {
-  const allow = methods.join(', ')
-  app.all(path, (event: H3Event) => answerWithoutRoute(event,
-    new ApiError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allow}.`, { allowed_methods: methods }, { allow }), services))
 }

@@ -2,43 +2,25 @@ import type { Storage } from 'unstorage'
 import type { Balances, SandboxConfig } from '../domain/types.js'
 import { createLoanBook, revalueActiveLoans } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
-import { guardStorage, StorageError } from '../storage/storage-error.js'
+import { guardStorage } from '../storage/storage-error.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import { spillDeliveries } from '../webhooks/delivery-spill.js'
-import type { Delivery } from '../webhooks/types.js'
-import { deriveKeyId, type Principal } from './auth.js'
+import type { Principal } from './auth.js'
+import { checkSessionDoc } from './check-session-doc.js'
+import { deleteStoredSession } from './delete-session.js'
 import { createIdempotencyBatches } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
 import { sessionSlotOf, principalOfSlot, SESSION_DOC_VERSION, type SessionDoc, type SessionPatch } from './session-doc.js'
-import { describeThisVersion } from '../files/describe-this-version.js'
+import { createSpilledDeliveries, spillKey } from './spilled-deliveries.js'
+
+// Declared in delete-session.ts; still exported here for the store's importers (tests).
+export { deleteSessionData } from './delete-session.js'
 
 /**
  * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
  * memory driver already holds every document as text.
  */
 const SESSION_CACHE_SIZE = 200
-
-const SPILL_PREFIX = 'whq'
-
-/** Where a batch of waiting webhook deliveries moved out of the document is kept (delivery-spill.ts). */
-function spillKey(keyId: string, sessionId: string, batch: number): string {
-  return `${SPILL_PREFIX}:${keyId}:${sessionId}:${batch}`
-}
-
-/**
- * Why a stored value cannot be used as a session document, if it cannot: valid JSON of another
- * shape (a file replaced by hand) would fail deep in the domain code, and a newer version's
- * document would be read by this version's rules and written back with its changes half kept.
- */
-function checkSessionDoc(value: unknown): string | undefined {
-  const doc = value as Partial<Omit<SessionDoc, 'version'>> & { version?: unknown } | null
-  if (typeof doc !== 'object' || doc === null) return 'is not a session document'
-  if (typeof doc.version === 'number' && Number.isInteger(doc.version) && doc.version > SESSION_DOC_VERSION) {
-    return `was written by a newer sandbox (session document version ${doc.version}); this is ${describeThisVersion()}, which reads version ${SESSION_DOC_VERSION}. It is left as it is: use that newer version again, or give this one another data dir or database`
-  }
-  const shaped = typeof doc.book === 'object' && doc.book !== null && Array.isArray(doc.idempotency) && Array.isArray(doc.response_batches)
-  return shaped ? undefined : 'is not a session document'
-}
 
 /**
  * Loads and saves session documents. Saving prunes idempotency records past retention and moves
@@ -55,6 +37,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   })
   const files = guardStorage(storage)
   const batches = createIdempotencyBatches(files)
+  const { readSpilled, listSpilled, removeSpilled } = createSpilledDeliveries(files)
 
   function createSessionDoc(now: string): SessionDoc {
     return {
@@ -118,32 +101,6 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     const id = sessionSlotOf(principal)
     await docs.write(id, next)
     patches.delete(id)
-  }
-
-  /** The deliveries of a spilled batch (see delivery-spill.ts). */
-  async function readSpilled(principal: Principal, batch: number): Promise<Delivery[]> {
-    const deliveries = await files.getItem<Delivery[]>(spillKey(principal.keyId, principal.sessionId, batch))
-    if (!Array.isArray(deliveries)) throw new StorageError(`spilled webhook deliveries ${batch} of the session are missing`)
-    return deliveries
-  }
-
-  /** Every spilled batch in storage, by session slot. */
-  async function listSpilled(): Promise<Map<string, number[]>> {
-    const bySlot = new Map<string, number[]>()
-    for (const key of await files.getKeys(SPILL_PREFIX)) {
-      const [, keyId, sessionId, batch] = key.split(':')
-      if (!keyId || !sessionId || !/^\d+$/.test(batch ?? '')) continue
-      const slot = sessionSlotOf({ keyId, sessionId })
-      const batches = bySlot.get(slot)
-      if (batches) batches.push(Number(batch))
-      else bySlot.set(slot, [Number(batch)])
-    }
-    return bySlot
-  }
-
-  /** Deletes a spilled batch once the document holds its deliveries again. */
-  async function removeSpilled(principal: Principal, batch: number): Promise<void> {
-    await files.removeItem(spillKey(principal.keyId, principal.sessionId, batch))
   }
 
   /**
@@ -220,14 +177,3 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 /** A store made by createSessionStore. */
 export type SessionStore = ReturnType<typeof createSessionStore>
 
-/** Deletes everything stored for one session of a key (`sandbox keys reset`, and the server once it sees one). */
-export async function deleteSessionData(storage: Storage, apiKey: string, sessionId: string): Promise<void> {
-  await deleteStoredSession(storage, { keyId: deriveKeyId(apiKey), sessionId })
-}
-
-async function deleteStoredSession(storage: Storage, { keyId, sessionId }: Pick<Principal, 'keyId' | 'sessionId'>): Promise<void> {
-  const files = guardStorage(storage)
-  const batches = [...await files.getKeys(`idem:${keyId}:${sessionId}`), ...await files.getKeys(`${SPILL_PREFIX}:${keyId}:${sessionId}`)]
-  await Promise.all(batches.map((key) => files.removeItem(key)))
-  await files.removeItem(`session:${sessionSlotOf({ keyId, sessionId })}`)
-}

@@ -5,21 +5,22 @@ import type { SessionStore } from '../server/session-store.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
 import { createCommitDeliveries, type PreparedWrite } from './commit-deliveries.js'
 import { createActiveMarkers } from './active-markers.js'
-import { findHead, hasUndelivered, isDue, needsDispatch, recordAttempt } from './deliveries.js'
+import { hasUndelivered, isDue, needsDispatch } from './deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
 import { reportAttempt, type DeliveryReport } from './delivery-report.js'
 import { toParkedHead } from './parked-head.js'
 import { createParkedHeads } from './parked-heads.js'
 import { createRecentRefusals } from './recent-refusals.js'
 import { createStagedWrites } from './staged-writes.js'
-import { findDueRun } from './delivery-spill.js'
+import { findWork } from './find-work.js'
+import { createAttemptRecorder } from './record-attempts.js'
 import { createSlotWorkers } from './slot-workers.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
 import { KEYS_WOKEN_PER_DESTINATION } from './destination-gates.js'
 import { createWakePacer } from './wake-pacer.js'
-import { DELIVERY_TARGETS, type Delivery, type WebhookState } from './types.js'
+import type { Delivery, WebhookState } from './types.js'
 
-/** How long failed attempts are kept in memory before they are written (see `work`). */
+/** How long failed attempts are kept in memory before they are written (see record-attempts.ts). */
 const FLUSH_DELAY_MS = 1000
 /**
  * The pacer's lane for sessions resumed at a start (no destination key looks like it): all kicked
@@ -72,8 +73,9 @@ export function createDispatcher(options: DispatcherOptions) {
     onAttempt: options.onDelivery,
     logError: options.logError,
   })
-  /** Failed attempts to retry are recorded in memory and written a moment later (see `work`). */
+  /** Failed attempts to retry are recorded in memory and written a moment later (see record-attempts.ts). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
+  const record = createAttemptRecorder({ sessions, mutex, staged, retryScheduleMs: options.retryScheduleMs })
   const spill = createSpillUpkeep({ sessions, mutex, logError: options.logError })
   let closed = false
 
@@ -90,28 +92,13 @@ export function createDispatcher(options: DispatcherOptions) {
     if (!needsDispatch(before, written.doc.webhook)) return
     const slot = sessionSlotOf(principal)
     if (written.parked.length > 0 && !workers.isRunning(slot)) {
-      const { dueRun, heads } = findWork(written.doc)
+      const { dueRun, heads } = findWork(written.doc, options.forward !== undefined)
       if (!dueRun && heads.every((delivery) => parked.holds(slot, delivery.id))) {
         void markers.mark(slot, true)
         return
       }
     }
     workers.kick(slot)
-  }
-
-  /**
-   * A session's next work: a spilled batch whose turn has come, or the heads of its queues. A
-   * server started without a forward target leaves the forward queue as it is (its marker too), so
-   * a start without `--webhook-forward-to` spends none of its attempts and the next one with it
-   * resumes them.
-   */
-  function findWork(doc: SessionDoc) {
-    const targets = DELIVERY_TARGETS.filter((target) => (target === 'forward' ? options.forward !== undefined : doc.webhook.endpoint?.enabled))
-    const dueRun = targets.map((target) => findDueRun(doc.webhook, target)).find((run) => run !== undefined)
-    const heads = targets
-      .map((target) => findHead(doc.webhook, target))
-      .filter((delivery): delivery is Delivery => delivery !== undefined)
-    return { dueRun, heads }
   }
 
   /** Lets the worker sleep until the first of `heads` (none due now) is due: parked, or on a timer of its own. */
@@ -137,7 +124,7 @@ export function createDispatcher(options: DispatcherOptions) {
     while (!closed) {
       const doc = await sessions.load(principal)
       const now = Date.now()
-      const { dueRun, heads } = findWork(doc)
+      const { dueRun, heads } = findWork(doc, options.forward !== undefined)
       if (dueRun) {
         await spill.restore(principal, dueRun.batch)
         continue
@@ -159,23 +146,7 @@ export function createDispatcher(options: DispatcherOptions) {
       if (outcomes.length === 0) return
       const finished = Date.now()
       for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
-      const updated = await mutex.run(slot, async () => {
-        const current = await sessions.load(principal)
-        // Deliveries gone from the session meanwhile (`sandbox keys reset` deleted it): nothing
-        // to record, and writing would bring the deleted session back.
-        if (!outcomes.some(({ delivery }) => current.webhook.deliveries.some((item) => item.id === delivery.id))) return current.webhook
-        let webhook = current.webhook
-        for (const { delivery, outcome } of outcomes) {
-          webhook = recordAttempt(webhook, delivery.id, outcome, options.retryScheduleMs, finished)
-        }
-        // Failed attempts that will be retried are written within FLUSH_DELAY_MS (or by the next
-        // save of the session) instead of one write each: a dead receiver then costs the API
-        // almost no storage work. A crash loses at most those records, and the attempts rerun.
-        const retryLater = outcomes.every(({ delivery }) => webhook.deliveries.find((item) => item.id === delivery.id)?.status === 'retrying')
-        if (retryLater) staged.stage(principal, { ...current, webhook })
-        else await sessions.save(principal, { ...current, webhook }, finished)
-        return webhook
-      })
+      const updated = await record(slot, principal, outcomes, finished)
       for (const { delivery, outcome } of outcomes) {
         const after = updated.deliveries.find((item) => item.id === delivery.id)
         const attempt = after?.attempts ?? delivery.attempts + 1

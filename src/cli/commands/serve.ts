@@ -5,7 +5,7 @@ import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
 import { addStorageOptions, DEFAULT_BASE_URL, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
-import type { RedisUrl } from '../../server/create-sandbox.js'
+import type { RedisUrl } from '../../server/sandbox-types.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
 

@@ -13,7 +13,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const { resetKeySession } = await import('../../../keys/manage-keys.js')
   const { maskApiKey } = await import('../../../keys/keys-file.js')
   const { createSandboxStorage, parseStorageKind } = await import('../../../storage/create-storage.js')
-  const { deleteSessionData } = await import('../../../server/session-store.js')
+  const { deleteSessionData } = await import('../../../server/delete-session.js')
   const path = resolveKeysFile(flags.keys)
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto'
+import type { TransportOptions } from '../client/send-request.js'
+import type { StepReport } from './report-types.js'
+import type { Scenario } from './scenario-schema.js'
+import type { WebhookInbox } from './webhook-inbox.js'
+
+/** What a scenario needs from the run around it. */
+export interface ScenarioContext {
+  baseUrl: string
+  /** Used as the scenario's "main" key; otherwise a fresh open-mode key per scenario. */
+  apiKey?: string
+  transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
+  /** The server is on another machine: it cannot reach the runner's receiver, and its keys are not `sandbox keys` ones. */
+  remote?: boolean
+  /** The run's webhook receiver, started on first use. */
+  getInbox(): Promise<WebhookInbox>
+  /** Called as each step finishes, for live progress. */
+  onStep?(scenario: Scenario, step: StepReport): void
+}
+
+/** A fresh, well-formed open-mode key. */
+export function generateKey(label: string): string {
+  return `sk_sandbox_run_${label.replace(/[^A-Za-z0-9]/g, '_').slice(0, 24)}_${randomBytes(10).toString('hex')}`
+}

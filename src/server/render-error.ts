@@ -1,0 +1,19 @@
+import { StorageError } from '../storage/storage-error.js'
+import { ApiError, toApiError } from './api-error.js'
+import type { RouteAnswer } from './route-types.js'
+import type { SandboxServices } from './services.js'
+
+/** Renders an ApiError (or an unexpected failure) into the spec's error envelope. */
+export function renderError(error: unknown, services: SandboxServices): RouteAnswer {
+  const api = toApiError(error)
+  if (api) return { status: api.status, body: api.toBody(), headers: api.extraHeaders, errorCode: api.code }
+  if (error instanceof StorageError) {
+    services.logError(error)
+    // A write that timed out may still land (a paused redis catches up): say what is known.
+    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage could not be read or written. A change this request asked for is not confirmed (it was applied whole or not at all): retry with the same Idempotency-Key, which applies it at most once.')
+    return { status: database.status, body: database.toBody(), errorCode: database.code }
+  }
+  services.logError(error)
+  const internal = new ApiError('INTERNAL_ERROR', 'Unexpected sandbox error; see the server log.')
+  return { status: internal.status, body: internal.toBody(), errorCode: internal.code }
+}

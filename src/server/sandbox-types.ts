@@ -1,0 +1,83 @@
+import type { H3 } from 'h3'
+import type { Storage } from 'unstorage'
+import type { SandboxConfig } from '../domain/types.js'
+import type { DeepPartial } from './config.js'
+import type { RateLimit } from './rate-limiter.js'
+import type { RequestLogEntry } from './request-log.js'
+import type { DeliveryReport } from '../webhooks/dispatcher.js'
+import type { FaultsConfig } from '../faults/faults-schema.js'
+
+/** Options of createSandbox; every one has a default that works out of the box. */
+export interface SandboxOptions {
+  /**
+   * `fs` (under dataDir), `memory` (default for library use), a redis server's URL
+   * (`redis://host:port/db`), or a ready unstorage instance.
+   */
+  storage?: 'fs' | 'memory' | RedisUrl | Storage
+  /** Where fs storage lives; default `.sandbox`. */
+  dataDir?: string
+  /** Deep-merged over fixtures/config.json. */
+  config?: DeepPartial<SandboxConfig>
+  /** How `config` is named in its errors (default "config overrides"; serve: `--config FILE`). */
+  configSource?: string
+  /** Registered-keys mode: only keys in this file are accepted. Open mode without it. */
+  keysFile?: string
+  /** Requests per window per key; `false` turns the limit off. Default 120/60. */
+  rateLimit?: RateLimit | false
+  /** Called once per answered request (the CLI prints these). */
+  onRequest?: (entry: RequestLogEntry) => void
+  /** Gives `onRequest` each request's body and its answer's (`request_body`, `response_body`): `serve --log-bodies`. */
+  logBodies?: boolean
+  /** Told when a redis connection is lost (`up` false) and when it is back; default a line on stderr. */
+  onStorageStatus?: (message: string, up: boolean) => void
+  /** Where unexpected errors go; default console.error. */
+  logError?: (error: unknown) => void
+  /** `--allow-local-webhooks`: accept http and local/private webhook URLs (development only). */
+  allowLocalWebhooks?: boolean
+  /** `--webhook-forward-to`: also deliver every key's events, signed, to this URL. */
+  webhookForwardTo?: string
+  /**
+   * `--webhook-forward-secret`: sign the forward deliveries with this `whsec_` secret rather than
+   * the one kept in storage (which is left as it is); needs `webhookForwardTo`.
+   */
+  webhookForwardSecret?: string
+  /** Delays after the first attempt, in ms; default 5 s, 30 s, 2 min, 10 min. */
+  webhookRetrySchedule?: number[]
+  /** Delivery timeout in ms; default 10 s. */
+  webhookTimeoutMs?: number
+  /** Called after each delivery attempt (the CLI prints these). */
+  onDelivery?: (report: DeliveryReport) => void
+  /** Host name resolver for webhook URL checks (tests inject one; default: the system's DNS). */
+  resolveHost?: (host: string) => Promise<string[]>
+  /**
+   * Fault injection (`serve --faults FILE`, a sandbox extension): requests to fail, slow down or
+   * cut on purpose. Validated like the file; off when absent.
+   */
+  faults?: FaultsConfig
+  /** How `faults` is named in its errors (default "faults"; serve: `--faults FILE`). */
+  faultsSource?: string
+}
+
+/** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */
+export type RedisUrl = `redis://${string}` | `rediss://${string}`
+
+/** A running sandbox: an h3 app plus the state behind it. */
+export interface Sandbox {
+  app: H3
+  fetch(request: Request): Promise<Response>
+  storage: Storage
+  config: SandboxConfig
+  /** The secret `--webhook-forward-to` deliveries are signed with (kept across restarts). */
+  forwardSecret: string | undefined
+  /** The seed of the fault injection's `rate` rules (the file's, or one drawn at start); undefined when off. */
+  faultSeed: number | undefined
+  /** Resolves when no webhook delivery is in flight (tests and benchmarks wait on it). */
+  deliveriesIdle(): Promise<void>
+  /**
+   * Writes now what is otherwise written a moment later: request log entries (every 500 ms) and
+   * failed webhook attempts (within 1 s).
+   */
+  flush(): Promise<void>
+  /** Waits for in-flight writes, flushes the request log and closes storage. */
+  close(): Promise<void>
+}
