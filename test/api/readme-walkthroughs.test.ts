@@ -101,6 +101,13 @@ describe('the README walkthroughs', () => {
     expect(serves.filter((line) => !line.includes('--allow-local-webhooks'))).toEqual([])
   })
 
+  it('every shell block calls the CLI as npx sandbox, which a project that installed the package has (no sandbox on the PATH)', () => {
+    const blocks = [...README.matchAll(/```(?:sh|yaml)\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
+    expect(blocks.length).toBeGreaterThan(5)
+    const bare = blocks.flatMap((block) => block.split('\n')).filter((line) => /^(\s*- run:\s*)?(\w+=\S+\s+)*sandbox\s/.test(line))
+    expect(bare).toEqual([])
+  })
+
   it('"The server in your own tests" runs as written: a port on 127.0.0.1, a client on it, the forward secret, and both closed', async () => {
     const block = readBlock('ts', "import { createSandbox, listenSandbox, createSandboxClient } from 'partner-sandbox'")
     // The `// ... walk loans` line is where the reader's test goes: here, a probe of what it names.
