@@ -86,6 +86,10 @@ describe('sandbox keys', () => {
     await vi.waitFor(async () => expect(await statusOf(serve.url, other)).toEqual([401, 'SANDBOX_API_KEY_INVALID']), { timeout: 10_000, interval: 100 })
     const again = JSON.parse((await runCli(['keys', 'list', '--keys', keysFile, '--json'])).stdout)
     expect(again.map((row: { status: string }) => row.status)).toEqual(['session_dropped', 'revoked'])
+    // A reset gives a revoked key a fresh state, not access, and says so.
+    const resetRevoked = await runCli(['keys', 'reset', other, '--keys', keysFile, '--data-dir', join(dir, 'data')])
+    expect(resetRevoked).toMatchObject({ code: 0, stdout: expect.stringMatching(/ now starts from an empty sandbox state .*; it is revoked, so the server still answers it 401 SANDBOX_API_KEY_INVALID\n$/) })
+    expect(await statusOf(serve.url, other)).toEqual([401, 'SANDBOX_API_KEY_INVALID'])
     await serve.stop()
   })
 

@@ -36,7 +36,10 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const outcome = after.session_id
     ? 'now starts from an empty sandbox state'
     : `has no session: the server answers 401 SANDBOX_SESSION_REQUIRED until "sandbox keys reset" recreates one`
-  process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)\n`)
+  // A reset gives a state, not access: a revoked or expired key is still refused with it.
+  const refused = after.revoked_at ? 'revoked' : after.expires_at && Date.parse(after.expires_at) <= Date.now() ? 'expired' : undefined
+  const still = refused ? `; it is ${refused}, so the server still answers it 401 SANDBOX_API_KEY_INVALID` : ''
+  process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)${still}\n`)
 }
 
 /** `sandbox keys reset KEY [--drop]`. */
