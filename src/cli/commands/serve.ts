@@ -58,7 +58,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const faultsFlag = flags.faults === undefined ? 'SANDBOX_FAULTS' : '--faults'
   // Checked by createSandbox, which names the file and the field in its error.
   const faults = faultsFile === undefined ? undefined : await readJsonFile(faultsFlag, faultsFile) as FaultsConfig
-  const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
+  const { parseRetrySchedule } = await import('../../webhooks/retry-schedule.js')
   let webhookRetrySchedule: number[] | undefined
   try {
     webhookRetrySchedule = flags.webhookRetrySchedule === undefined ? undefined : parseRetrySchedule(flags.webhookRetrySchedule)
