@@ -1,6 +1,6 @@
 import { describeNetworkError } from '../client/api-error.js'
 import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
-import { maskApiKey } from '../keys/keys-file.js'
+import { maskApiKey } from '../keys/api-key-text.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { showBody } from '../text/shown-body.js'
 

@@ -1,6 +1,6 @@
-import {
-  createKeyRecord, generateSessionId, isMaskedKey, isWellFormedKey, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord, type KeysFile,
-} from './keys-file.js'
+import { isMaskedKey, isWellFormedKey, maskApiKey } from './api-key-text.js'
+import { createKeyRecord, generateSessionId, readKeysFile, type KeyRecord, type KeysFile } from './keys-file.js'
+import { writeKeysFile } from './write-keys-file.js'
 import { KeysError } from './keys-error.js'
 
 /** Adds a new key to the keys file and returns its record. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { ApiError } from './api-error.js'
 import { SetupError } from '../errors/setup-error.js'
-import { describeKeyStatus, findKeyRecord, isWellFormedKey, readKeysFile, type KeysFile } from '../keys/keys-file.js'
+import { isWellFormedKey } from '../keys/api-key-text.js'
+import { describeKeyStatus, findKeyRecord, readKeysFile, type KeysFile } from '../keys/keys-file.js'
 
 /** Who a request acts for: the key, the storage id derived from it, and its sandbox session. */
 export interface Principal {

@@ -1,44 +1,14 @@
-import type { FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { atomicFsDriver, resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
-import { createJournalFile, fsyncDirectory, writeFully } from './journal-files.js'
+import { writeFully } from './journal-files.js'
 import { encodeRecords, type JournalRecord } from './journal-format.js'
+import { openJournal, syncJournal, type Journal } from './journal-sync.js'
+import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
 
-/** How long committed changes wait in the journal before they are written to their files. */
-const CHECKPOINT_DELAY_MS = 250
-
-/** How often the journal is made durable on disk (fdatasync), apart from the requests. */
-const SYNC_INTERVAL_MS = 1000
-
-/**
- * Text committed to the journal but not yet in its files (held in memory) past which new writes
- * wait for a checkpoint. The checkpoint thread runs at the lowest priority, so a load that keeps
- * every core busy would otherwise grow this without bound.
- */
-const MAX_PENDING_CHARS = 128 * 1024 * 1024
-
-/** The journal being appended to. */
-interface Journal {
-  handle: FileHandle
-  name: string
-  /** Whether its directory entry has been made durable. */
-  listed: boolean
-  /** Whether it holds writes not yet fdatasynced. */
-  unsynced: boolean
-  /** Whether nothing was written to it yet: its first write starts with the format line. */
-  fresh: boolean
-  /** The fdatasync running now, if any. */
-  syncing?: Promise<void>
-}
-
-/** Options of the journaled fs driver. */
-export interface JournaledFsOptions {
-  base: string
-  checkpointDelayMs?: number
-  maxPendingChars?: number
-}
+// The options and their defaults are declared in journaled-fs-options.ts; re-exported for existing importers.
+export type { JournaledFsOptions } from './journaled-fs-options.js'
 
 /**
  * fs storage for a server under load: each change is appended to a write-ahead journal (one
@@ -75,41 +45,13 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   let checkpointTimer: NodeJS.Timeout | undefined
   let checkpointing: Promise<void> | undefined
 
-  async function openJournal(): Promise<Journal> {
-    const { handle, name } = await createJournalFile(base, () => ++sequence)
-    return { handle, name, listed: false, unsynced: false, fresh: true }
-  }
-
-  /** Makes a journal durable: its directory entry once, then what was written to it so far. */
-  async function syncJournal(target: Journal): Promise<void> {
-    // A sync already running may have started before the writes this caller needs on disk.
-    while (target.syncing) await target.syncing.catch(() => {})
-    if (!target.listed) {
-      await fsyncDirectory(base)
-      target.listed = true
-    }
-    if (!target.unsynced) return
-    // Cleared first: a write that lands while this sync runs marks it again for the next one.
-    target.unsynced = false
-    const syncing = target.handle.datasync()
-    target.syncing = syncing
-    try {
-      await syncing
-    } catch (error) {
-      target.unsynced = true
-      throw error
-    } finally {
-      if (target.syncing === syncing) target.syncing = undefined
-    }
-  }
-
   function scheduleSync(): void {
     if (syncTimer) return
     syncTimer = setTimeout(() => {
       syncTimer = undefined
       // A failure here leaves the journal marked: the next sync, or the checkpoint, tries again
       // (and a checkpoint that cannot sync keeps the journals and retries).
-      if (journal) syncJournal(journal).catch(() => scheduleSync())
+      if (journal) syncJournal(base, journal).catch(() => scheduleSync())
     }, SYNC_INTERVAL_MS)
     syncTimer.unref()
   }
@@ -120,7 +62,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     queue = []
     if (batch.length === 0) return
     try {
-      journal ??= await openJournal()
+      journal ??= await openJournal(base, () => ++sequence)
       await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record), journal.fresh))
       journal.fresh = false
       journal.unsynced = true
@@ -189,7 +131,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       try {
         if (current) {
           try {
-            await syncJournal(current)
+            await syncJournal(base, current)
           } finally {
             await current.handle.close().catch(() => {})
             journals.push(current.name)

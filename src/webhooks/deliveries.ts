@@ -1,11 +1,14 @@
-import type { z } from 'zod'
-import type { deliveryViewSchema } from '../schemas/responses/webhook-views.js'
 import type { SandboxEvent } from '../domain/types.js'
-import { maskUrlPassword } from '../text/url-password.js'
+import { findRetryDelay } from './retry-schedule.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
+import { isWaiting } from './waiting-deliveries.js'
 
-/** A delivery log entry as the API shows it (inferred from its response schema). */
-export type DeliveryView = z.infer<typeof deliveryViewSchema>
+// The retry schedule is declared in retry-schedule.ts, what is waiting or due in
+// waiting-deliveries.ts and the API's view of the log in delivery-views.ts: still exported here
+// for the log's importers (tests).
+export { DEFAULT_RETRY_SCHEDULE_MS, findRetryDelay, parseRetrySchedule } from './retry-schedule.js'
+export { hasUndelivered, isDue, isDueAt, isWaiting, needsDispatch } from './waiting-deliveries.js'
+export { showDelivery, viewDeliveries, type DeliveryView } from './delivery-views.js'
 
 /**
  * Delivered and failed entries kept in the log, the newest of each; waiting ones are always kept.
@@ -14,21 +17,6 @@ export type DeliveryView = z.infer<typeof deliveryViewSchema>
  * 18.3 ms per request on fs instead of 8.8 ms, measured).
  */
 export const FINISHED_KEPT = 200
-
-/** The default schedule: delays after the first try (decisions.md: 5 s, 30 s, 2 min, 10 min). */
-export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000]
-
-/** Parses `5s,30s,2m,10m` (units ms, s, m, h) into delays in milliseconds. */
-export function parseRetrySchedule(text: string): number[] {
-  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
-  const delays = text.split(',').map((part) => {
-    const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
-    if (!match) throw new Error(`invalid retry schedule "${text}": expected delays such as 5s,30s,2m,10m`)
-    return Number(match[1]) * units[match[2]!]!
-  })
-  if (delays.length === 0 || delays.length > 20) throw new Error(`invalid retry schedule "${text}": give 1 to 20 delays`)
-  return delays
-}
 
 /** An empty webhook state for a new session. */
 export function createWebhookState(): WebhookState {
@@ -143,14 +131,6 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
 }
 
 /**
- * The wait after a delivery's attempt number `attempts` fails, counted from where the retry
- * endpoint last restarted its schedule; undefined when that was the last attempt.
- */
-export function findRetryDelay(scheduleMs: readonly number[], attempts: number, scheduleBase = 0): number | undefined {
-  return scheduleMs[attempts - 1 - scheduleBase]
-}
-
-/**
  * Puts deliveries back in the queue for an immediate attempt with a fresh schedule (the retry
  * endpoint); their attempt count goes on.
  */
@@ -162,58 +142,4 @@ export function requeueDeliveries(state: WebhookState, ids: readonly string[], n
       ? { ...delivery, status: 'pending', schedule_base: delivery.attempts, next_attempt_at: now, updated_at: now }
       : delivery)),
   }
-}
-
-/**
- * Whether an attempt due at `next` (ms) is due at `now`, for a delivery last changed at
- * `changedAt`. A clock that reads earlier than that change was set back (NTP, a resumed VM):
- * waiting for `next` would add the whole step back to the wait, an hour for a clock set back an
- * hour, so the attempt is due at once instead. Any other step back costs less than one schedule
- * step.
- */
-export function isDueAt(next: number, changedAt: number, now: number): boolean {
-  return next <= now || changedAt > now
-}
-
-/** Whether a waiting delivery's next attempt is due at `now` (see {@link isDueAt}). */
-export function isDue(delivery: Delivery, now: number): boolean {
-  return isDueAt(Date.parse(delivery.next_attempt_at ?? ''), Date.parse(delivery.updated_at), now)
-}
-
-/** Whether a delivery is still to be sent (pending, or retrying on the schedule). */
-export function isWaiting(delivery: Delivery): boolean {
-  return delivery.status === 'pending' || delivery.status === 'retrying'
-}
-
-/** Whether any delivery still waits to be sent, in the document or spilled out of it. */
-export function hasUndelivered(state: WebhookState): boolean {
-  return (state.spilled?.length ?? 0) > 0 || state.deliveries.some(isWaiting)
-}
-
-/**
- * Whether a change of webhook state gives the dispatcher something to do now. Deliveries only
- * appended behind ones still waiting for the same target do not: they go out after those, which
- * the dispatcher is already sending or has a timer for.
- */
-export function needsDispatch(before: WebhookState, after: WebhookState): boolean {
-  if (before === after || !hasUndelivered(after)) return false
-  if (before.endpoint !== after.endpoint || after.deliveries.length < before.deliveries.length) return true
-  const waiting = new Set<DeliveryTarget>()
-  for (let i = 0; i < before.deliveries.length; i++) {
-    const delivery = before.deliveries[i]!
-    if (after.deliveries[i] !== delivery) return true
-    if (isWaiting(delivery)) waiting.add(delivery.target)
-  }
-  return after.deliveries.slice(before.deliveries.length).some((delivery) => !waiting.has(delivery.target))
-}
-
-/** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
-export function viewDeliveries(state: WebhookState): DeliveryView[] {
-  return state.deliveries.slice(-50).reverse().map(showDelivery)
-}
-
-/** A delivery as the API shows it: without its body, queue position and schedule start. */
-export function showDelivery({ event: _event, body: _body, seq: _seq, schedule_base: _base, ...delivery }: Delivery): DeliveryView {
-  // A forward URL's password is the server operator's, not the key holders'.
-  return delivery.url.includes('@') ? { ...delivery, url: maskUrlPassword(delivery.url) } : delivery
 }

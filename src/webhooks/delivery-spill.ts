@@ -1,4 +1,4 @@
-import { isWaiting } from './deliveries.js'
+import { isWaiting } from './waiting-deliveries.js'
 import type { Delivery, DeliveryTarget, SpilledRun, WebhookState } from './types.js'
 
 // While a receiver is down, every event of the key queues a delivery behind the one being retried

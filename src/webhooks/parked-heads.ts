@@ -1,5 +1,6 @@
 import type { SessionPatch } from '../server/session-doc.js'
-import { findRetryDelay, isDueAt } from './deliveries.js'
+import { findRetryDelay } from './retry-schedule.js'
+import { isDueAt } from './waiting-deliveries.js'
 import { reportRefusedAttempt, type DeliveryReport } from './delivery-report.js'
 import { createDueQueue } from './due-queue.js'
 import { applyHeldAttempts, type ParkedHead } from './parked-head.js'

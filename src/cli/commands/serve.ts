@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises'
 import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
+import { readJsonFile } from '../read-json-file.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
-import { addStorageOptions, DEFAULT_BASE_URL, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { stopOnSignals } from '../serve-stop.js'
+import { addStorageOptions, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
@@ -29,35 +30,6 @@ function parsePort(text: string): number {
   const port = readPortText(text)
   if (port === undefined) throw new CliError(`invalid port "${text}": expected 0-65535`)
   return port
-}
-
-/**
- * A JSON file given to `flag` (`--config`, `--faults`): a byte order mark and CRLF are fine, a
- * syntax error says its line, a key written twice is refused.
- */
-async function readJsonFile(flag: string, path: string): Promise<Record<string, unknown>> {
-  const { decodeJsonBytes, describeReadError, parseJsonText } = await import('../../json-text/read-json-text.js')
-  let bytes: Buffer
-  try {
-    bytes = await readFile(path)
-  } catch (error) {
-    throw new CliError(`cannot read ${flag} ${path}: ${describeReadError(error)}`, { cause: error })
-  }
-  let text: string
-  let config: Record<string, unknown>
-  try {
-    text = decodeJsonBytes(bytes)
-    config = parseJsonText(text) as Record<string, unknown>
-  } catch (error) {
-    throw new CliError(`${flag} ${path}: ${(error as Error).message}`, { cause: error })
-  }
-  // A figure set twice would start the server on the last one without a word: refuse, as for scenarios.
-  const { describeDuplicateKey, findDuplicateKeys } = await import('../../scenarios/find-duplicate-keys.js')
-  const duplicates = findDuplicateKeys(text)
-  if (duplicates.length > 0) {
-    throw new CliError(duplicates.map((duplicate) => `${flag} ${path}: ${duplicate.path.join('.')}: ${describeDuplicateKey(duplicate)}`).join('\n'))
-  }
-  return config
 }
 
 /** Idle time after which serve collects garbage once, giving a load burst's memory back. */
@@ -86,7 +58,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const faultsFlag = flags.faults === undefined ? 'SANDBOX_FAULTS' : '--faults'
   // Checked by createSandbox, which names the file and the field in its error.
   const faults = faultsFile === undefined ? undefined : await readJsonFile(faultsFlag, faultsFile) as FaultsConfig
-  const { parseRetrySchedule } = await import('../../webhooks/deliveries.js')
+  const { parseRetrySchedule } = await import('../../webhooks/retry-schedule.js')
   let webhookRetrySchedule: number[] | undefined
   try {
     webhookRetrySchedule = flags.webhookRetrySchedule === undefined ? undefined : parseRetrySchedule(flags.webhookRetrySchedule)
@@ -108,6 +80,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const { maskUrlPassword } = await import('../../text/url-password.js')
   const { listenSandbox } = await import('../../server/listen.js')
   const { startIdleGc } = await import('../../server/idle-gc.js')
+  const { printServeReady } = await import('../serve-ready.js')
   // Its timer is unref'd: a start that fails below does not wait for it.
   const idleGc = startIdleGc({ idleMs: IDLE_GC_MS })
   const sandbox = await createSandbox({
@@ -149,68 +122,9 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const youngCap = capYoungGeneration()
 
   // Handlers first: a supervisor may signal as soon as it reads the readiness line.
-  let stopping = false
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return forceStop(signal, json)
-    stopping = true
-    idleGc.stop()
-    youngCap.stop()
-    // A slow receiver or client can hold the stop for up to 10 s: say why, and how not to wait.
-    const slow = setTimeout(() => writeStopping(json), STOPPING_NOTICE_MS)
-    slow.unref()
-    await listener.close()
-    await sandbox.close()
-    clearTimeout(slow)
-    process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
-    process.exit(0)
-  }
-  process.on('SIGINT', () => void stop('SIGINT'))
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  // A log reader gone (`serve | head`, a dead `tee`) ends the server as a signal would, not
-  // mid-request with the lock left behind (main.ts leaves this EPIPE to us).
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && !stopping) void stop('SIGPIPE')
-  })
+  stopOnSignals({ json, idleGc, youngCap, listener, sandbox })
 
-  const redisUrl = kind === 'redis' ? maskUrlPassword(storage) : null
-  const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
-  const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
-  const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
-  // Said at every start, so a server failing on purpose is never taken for a broken one.
-  if (faultsFile !== undefined) {
-    const rules = faults!.rules.length
-    process.stdout.write(json
-      ? `${formatJson({ level: 'warn', event: 'faults', file: faultsFile, rules, seed: sandbox.faultSeed })}\n`
-      : `${out.chalk.yellow('faults')}: on, ${rules} ${rules === 1 ? 'rule' : 'rules'} from ${faultsFile} (seed ${sandbox.faultSeed}): requests may fail, stall or be cut on purpose\n`)
-  }
-  if (json) {
-    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(flags.allowLocalWebhooks) })}\n`)
-  } else {
-    // The readiness line comes last, so a script waiting for it has seen everything before.
-    if (webhookForwardTo) {
-      process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${sandbox.forwardSecret}\n`)
-      const baseUrl = listener.url === DEFAULT_BASE_URL ? '' : ` --base-url ${listener.url}`
-      process.stdout.write(out.chalk.dim(`webhooks: to send one now, in another terminal: sandbox webhook trigger loan.issued${baseUrl}\n`))
-    }
-    if (flags.allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
-    process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
-  }
-}
-
-/** How long a stop may wait for what is in flight before serve says so. */
-const STOPPING_NOTICE_MS = 1000
-
-function writeStopping(json: boolean): void {
-  process.stdout.write(json
-    ? `${formatJson({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
-    : 'stopping: waiting for requests and webhook deliveries in flight (up to 10 s); press Ctrl+C again to stop now\n')
-}
-
-/** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */
-function forceStop(signal: NodeJS.Signals, json: boolean): never {
-  const message = 'stopped without waiting: a request in flight may not have been answered, and a webhook delivery in flight may be sent again after a restart'
-  process.stderr.write(json ? `${formatJson({ level: 'warn', event: 'forced_stop', signal, message })}\n` : `sandbox ${message} (${signal})\n`)
-  process.exit(signal === 'SIGINT' ? 130 : 143)
+  printServeReady(out, { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, allowLocalWebhooks: flags.allowLocalWebhooks })
 }
 
 /** `sandbox serve`: the whole partner API on a local port. */

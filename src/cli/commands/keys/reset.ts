@@ -11,7 +11,7 @@ interface ResetFlags extends StorageFlags {
 
 async function runReset(key: string | undefined, flags: ResetFlags): Promise<void> {
   const { resetKeySession } = await import('../../../keys/manage-keys.js')
-  const { maskApiKey } = await import('../../../keys/keys-file.js')
+  const { maskApiKey } = await import('../../../keys/api-key-text.js')
   const { createSandboxStorage, parseStorageKind } = await import('../../../storage/create-storage.js')
   const { deleteSessionData } = await import('../../../server/delete-session.js')
   const path = resolveKeysFile(flags.keys)

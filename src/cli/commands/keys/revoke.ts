@@ -4,7 +4,7 @@ import { resolveKeyArgument } from '../../pick-key.js'
 
 async function runRevoke(key: string | undefined, flags: { keys?: string }): Promise<void> {
   const { revokeKey } = await import('../../../keys/manage-keys.js')
-  const { maskApiKey } = await import('../../../keys/keys-file.js')
+  const { maskApiKey } = await import('../../../keys/api-key-text.js')
   const path = resolveKeysFile(flags.keys)
   const query = await resolveKeyArgument(key, path, 'revoke')
   const { before, after } = await revokeKey(path, query)

@@ -33,7 +33,7 @@ async function runTrigger(name: string | undefined, flags: TriggerFlags, command
   const target = await resolveApiTarget(flags, { json: flags.json })
   const { formatTriggerRequest, toTriggerCliError } = await import('../../trigger-lines.js')
   const { formatDeliveries } = await import('../../delivery-lines.js')
-  const { maskApiKey } = await import('../../../keys/keys-file.js')
+  const { maskApiKey } = await import('../../../keys/api-key-text.js')
   if (!flags.json) write(`triggering ${chalk.bold(event)} on ${target.baseUrl} (key ${maskApiKey(target.apiKey)}${target.local ? ', the default for a local server' : ''})`)
   const { triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
   const report = await triggerEvent({

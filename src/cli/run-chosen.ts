@@ -1,0 +1,82 @@
+import { CliError, describeListenError, printJsonDocument } from './cli-error.js'
+import { CliErrorCodes } from '../errors/codes.js'
+import type { RunSetup } from './run-setup.js'
+import type { TransportOptions } from '../client/send-request.js'
+import type { RunServer } from '../scenarios/run-server.js'
+import type { Scenario } from '../scenarios/scenario-schema.js'
+import type { ListenError } from '../server/listen-errors.js'
+
+/** `--verbose`: every attempt of every request, as sent and as answered, under its scenario. */
+async function createVerboseLog(say: (line: string) => void): Promise<NonNullable<TransportOptions['onAttempt']>> {
+  const { formatExchange } = await import('./verbose-exchange.js')
+  return (request, answer, wire) => {
+    for (const line of formatExchange(request.method, wire, answer)) say(`      ${line}`)
+  }
+}
+
+/**
+ * Runs SCENARIOS as SETUP says, printing with WRITE: progress, the summary (or the JSON report)
+ * and the reports to files; a run that failed or stopped on setup throws its CliError.
+ */
+export async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: RunServer }, write: (line: string) => void): Promise<void> {
+  const { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy } = setup
+  const out = await import('./output.js')
+  const outputFile = await import('./output-file.js')
+  const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../scenarios/index.js')
+  const { createRunProgress, printRunSummary, formatRetryWait } = await import('./run-progress.js')
+  const progress = flags.json ? {} : createRunProgress(write)
+  // Where the tunnel must forward to: before the first scenario, which may wait on it.
+  const note = out.createNoteWriter(flags.json, write)
+  const onReceiverStart = ({ localUrl, publicUrl }: { localUrl: string; publicUrl?: string }) => {
+    note(`webhook receiver listening on ${localUrl}${publicUrl ? `, expecting deliveries through ${publicUrl}/hooks/<run> (forward ${publicUrl}/* to ${localUrl})` : ''}`)
+  }
+  const report = await runScenarios(scenarios, {
+    baseUrl,
+    server: setup.server,
+    apiKey,
+    bail: flags.bail,
+    includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
+    waitForServerMs,
+    ...receiver,
+    onReceiverStart,
+    ...progress,
+    // A rate-limit wait can last minutes, and a server that never answers costs a timeout per
+    // attempt: say so before each wait, or the run looks stuck (with --json on stderr, as stdout
+    // holds only the report).
+    transport: {
+      timeoutMs: timeoutMs ?? RUN_TIMEOUT_MS,
+      ...(flags.verbose ? { onAttempt: await createVerboseLog(flags.json ? (line) => process.stderr.write(`${line}\n`) : (line) => write(out.chalk.dim(line))) } : {}),
+      onRetryWait: (wait) => {
+        const line = formatRetryWait(wait, timeoutMs ?? RUN_TIMEOUT_MS)
+        if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
+        else write(out.chalk.yellow(`      ${line}`))
+      },
+    },
+  }).catch((error: unknown) => {
+    // The only port a run listens on by choice is the receiver's: name the flag that moves it.
+    const code = (error as ListenError | undefined)?.code
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new CliError(describeListenError(error as ListenError, '--receiver-port'), { code, cause: error })
+    throw error
+  })
+  const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
+  // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
+  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered/.test(unreachable.error ?? '')
+  const { formatProxyHint } = await import('./api-target.js')
+  const hint = proxy
+    ? formatProxyHint(proxy, baseUrl!)
+    : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
+  // A refused key is setup, like an unreachable server: the scenarios after it were not run.
+  const refused = report.scenarios.find((scenario) => scenario.key_refused)
+  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE })
+    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: CliErrorCodes.KEY_REFUSED })
+      : undefined
+  // Before the closing summary, whose last line stays `N passed, N failed`.
+  if (flags.githubReport) await (await import('./github-report.js')).reportToGithub(report, { json: flags.json, stopMessage: stop?.message })
+  if (flags.json) {
+    printJsonDocument(command, report, 2)
+  } else printRunSummary(write, report)
+  // After the summary: should the path break during the run, the results are still shown.
+  if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
+  if (stop) throw stop
+  if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: CliErrorCodes.FAILED })
+}

@@ -1,0 +1,57 @@
+import { formatJson } from './json-text.js'
+import type { SandboxListener } from '../server/listen.js'
+import type { Sandbox } from '../server/sandbox-types.js'
+
+/** How long a stop may wait for what is in flight before serve says so. */
+const STOPPING_NOTICE_MS = 1000
+
+/** What a stop of serve ends: the timers first, then the listener, then the sandbox. */
+export interface ServeStopTargets {
+  json: boolean
+  idleGc: { stop(): void }
+  youngCap: { stop(): void }
+  listener: Pick<SandboxListener, 'close'>
+  sandbox: Pick<Sandbox, 'close'>
+}
+
+/**
+ * Stops serve on SIGINT, SIGTERM or a log reader gone, waiting for what is in flight; a second
+ * signal while stopping exits at once.
+ */
+export function stopOnSignals({ json, idleGc, youngCap, listener, sandbox }: ServeStopTargets): void {
+  let stopping = false
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return forceStop(signal, json)
+    stopping = true
+    idleGc.stop()
+    youngCap.stop()
+    // A slow receiver or client can hold the stop for up to 10 s: say why, and how not to wait.
+    const slow = setTimeout(() => writeStopping(json), STOPPING_NOTICE_MS)
+    slow.unref()
+    await listener.close()
+    await sandbox.close()
+    clearTimeout(slow)
+    process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  // A log reader gone (`serve | head`, a dead `tee`) ends the server as a signal would, not
+  // mid-request with the lock left behind (main.ts leaves this EPIPE to us).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && !stopping) void stop('SIGPIPE')
+  })
+}
+
+function writeStopping(json: boolean): void {
+  process.stdout.write(json
+    ? `${formatJson({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
+    : 'stopping: waiting for requests and webhook deliveries in flight (up to 10 s); press Ctrl+C again to stop now\n')
+}
+
+/** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */
+function forceStop(signal: NodeJS.Signals, json: boolean): never {
+  const message = 'stopped without waiting: a request in flight may not have been answered, and a webhook delivery in flight may be sent again after a restart'
+  process.stderr.write(json ? `${formatJson({ level: 'warn', event: 'forced_stop', signal, message })}\n` : `sandbox ${message} (${signal})\n`)
+  process.exit(signal === 'SIGINT' ? 130 : 143)
+}

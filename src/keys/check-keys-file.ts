@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto'
+import { describeThisVersion } from '../files/describe-this-version.js'
+import { isWellFormedKey, maskApiKey } from './api-key-text.js'
+import { KeysError } from './keys-error.js'
+import type { KeyRecord, KeysFile } from './keys-file-types.js'
+
+/**
+ * A session id for a hand-written record that has none. Derived from the key, not random, so
+ * every re-read of the file by a running server keeps the key on the same sandbox state.
+ */
+function deriveSessionId(key: string): string {
+  return `ses_${createHash('sha256').update(`session:${key}`).digest('hex').slice(0, 16)}`
+}
+
+/** The first problem with one entry of "keys", or null when it is a valid record. */
+function findRecordProblem(value: unknown, seen: Set<string>): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object'
+  const record = value as Record<string, unknown>
+  if (typeof record.key !== 'string' || !isWellFormedKey(record.key)) {
+    return 'has no valid "key" (sk_sandbox_ followed by at least 16 letters, digits or _)'
+  }
+  if (seen.has(record.key)) return `repeats the key ${maskApiKey(record.key)}`
+  seen.add(record.key)
+  if (typeof record.created_at !== 'string' || Number.isNaN(Date.parse(record.created_at))) return 'has no valid "created_at" time'
+  for (const field of ['expires_at', 'revoked_at']) {
+    const time = record[field]
+    // A revocation or expiry that cannot be read must not silently leave the key usable.
+    if (time !== null && time !== undefined && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) {
+      return `has a "${field}" that is neither null nor an ISO time`
+    }
+  }
+  for (const field of ['label', 'session_id']) {
+    const text = record[field]
+    if (text !== null && text !== undefined && typeof text !== 'string') return `has a "${field}" that is neither null nor a string`
+  }
+  return null
+}
+
+/** Checks the parsed JSON of a keys file and fills in optional fields. Throws naming the problem. */
+export function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
+  const shape = parsed as { version?: unknown; keys?: unknown } | null
+  if (typeof shape !== 'object' || shape === null || !Array.isArray(shape.keys)) {
+    throw new KeysError(`keys file ${path} is not a sandbox keys file (expected { "version": 1, "keys": [...] })`)
+  }
+  if (typeof shape.version === 'number' && Number.isInteger(shape.version) && shape.version > 1) {
+    throw new KeysError(`keys file ${path} was written by a newer sandbox (version ${shape.version}); this is ${describeThisVersion()}, which reads version 1. It was not changed: use that newer version again, or give this one another keys file (--keys)`)
+  }
+  if (shape.version !== undefined && shape.version !== 1) {
+    throw new KeysError(`keys file ${path} has version ${JSON.stringify(shape.version)}; this sandbox reads version 1`)
+  }
+  const seen = new Set<string>()
+  const keys = shape.keys as unknown[]
+  for (const [index, value] of keys.entries()) {
+    const problem = findRecordProblem(value, seen)
+    if (problem) throw new KeysError(`keys file ${path}: entry ${index} of "keys" ${problem}`)
+  }
+  // Fields this version does not know (a newer version's, in a file it kept at version 1) are
+  // kept, so that rewriting the file (keys create, revoke, reset) does not drop them.
+  return {
+    ...(shape as object),
+    version: 1,
+    keys: (keys as Array<Partial<KeyRecord> & { key: string; created_at: string }>).map((record) => ({
+      ...record,
+      key: record.key,
+      label: record.label ?? null,
+      created_at: record.created_at,
+      expires_at: record.expires_at ?? null,
+      revoked_at: record.revoked_at ?? null,
+      // Absent means "never dropped"; null means dropped by `sandbox keys reset --drop`.
+      session_id: record.session_id === undefined ? deriveSessionId(record.key) : record.session_id,
+    })),
+  }
+}

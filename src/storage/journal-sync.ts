@@ -1,0 +1,45 @@
+import type { FileHandle } from 'node:fs/promises'
+import { createJournalFile, fsyncDirectory } from './journal-files.js'
+
+/** The journal being appended to. */
+export interface Journal {
+  handle: FileHandle
+  name: string
+  /** Whether its directory entry has been made durable. */
+  listed: boolean
+  /** Whether it holds writes not yet fdatasynced. */
+  unsynced: boolean
+  /** Whether nothing was written to it yet: its first write starts with the format line. */
+  fresh: boolean
+  /** The fdatasync running now, if any. */
+  syncing?: Promise<void>
+}
+
+/** Opens this process's next journal in `base`, with nothing written or synced yet. */
+export async function openJournal(base: string, nextSequence: () => number): Promise<Journal> {
+  const { handle, name } = await createJournalFile(base, nextSequence)
+  return { handle, name, listed: false, unsynced: false, fresh: true }
+}
+
+/** Makes a journal durable: its directory entry once, then what was written to it so far. */
+export async function syncJournal(base: string, target: Journal): Promise<void> {
+  // A sync already running may have started before the writes this caller needs on disk.
+  while (target.syncing) await target.syncing.catch(() => {})
+  if (!target.listed) {
+    await fsyncDirectory(base)
+    target.listed = true
+  }
+  if (!target.unsynced) return
+  // Cleared first: a write that lands while this sync runs marks it again for the next one.
+  target.unsynced = false
+  const syncing = target.handle.datasync()
+  target.syncing = syncing
+  try {
+    await syncing
+  } catch (error) {
+    target.unsynced = true
+    throw error
+  } finally {
+    if (target.syncing === syncing) target.syncing = undefined
+  }
+}

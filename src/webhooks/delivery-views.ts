@@ -1,0 +1,18 @@
+import type { z } from 'zod'
+import type { deliveryViewSchema } from '../schemas/responses/webhook-views.js'
+import { maskUrlPassword } from '../text/url-password.js'
+import type { Delivery, WebhookState } from './types.js'
+
+/** A delivery log entry as the API shows it (inferred from its response schema). */
+export type DeliveryView = z.infer<typeof deliveryViewSchema>
+
+/** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
+export function viewDeliveries(state: WebhookState): DeliveryView[] {
+  return state.deliveries.slice(-50).reverse().map(showDelivery)
+}
+
+/** A delivery as the API shows it: without its body, queue position and schedule start. */
+export function showDelivery({ event: _event, body: _body, seq: _seq, schedule_base: _base, ...delivery }: Delivery): DeliveryView {
+  // A forward URL's password is the server operator's, not the key holders'.
+  return delivery.url.includes('@') ? { ...delivery, url: maskUrlPassword(delivery.url) } : delivery
+}

@@ -1,0 +1,22 @@
+/** The default schedule: delays after the first try (decisions.md: 5 s, 30 s, 2 min, 10 min). */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000]
+
+/** Parses `5s,30s,2m,10m` (units ms, s, m, h) into delays in milliseconds. */
+export function parseRetrySchedule(text: string): number[] {
+  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
+  const delays = text.split(',').map((part) => {
+    const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
+    if (!match) throw new Error(`invalid retry schedule "${text}": expected delays such as 5s,30s,2m,10m`)
+    return Number(match[1]) * units[match[2]!]!
+  })
+  if (delays.length === 0 || delays.length > 20) throw new Error(`invalid retry schedule "${text}": give 1 to 20 delays`)
+  return delays
+}
+
+/**
+ * The wait after a delivery's attempt number `attempts` fails, counted from where the retry
+ * endpoint last restarted its schedule; undefined when that was the last attempt.
+ */
+export function findRetryDelay(scheduleMs: readonly number[], attempts: number, scheduleBase = 0): number | undefined {
+  return scheduleMs[attempts - 1 - scheduleBase]
+}
