@@ -94,9 +94,15 @@ function idOf(schema: Operation['answer']): string {
   return id
 }
 
+/** `sandbox.loan_application.updated` -> `onLoanApplicationUpdated`: the name generators give the receiver's handler. */
+function webhookOperationId(type: string): string {
+  return `on${type.replace(/^sandbox\./, '').split(/[._]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`
+}
+
 function buildWebhooks(): Json {
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
     post: {
+      operationId: webhookOperationId(type),
       summary: `${type} delivery`,
       description: 'POSTed to the key\'s endpoint (and to serve --webhook-forward-to). Verify the signature over the raw body before parsing; answer 2xx within 10 s, duplicates included.',
       parameters: [
@@ -105,6 +111,9 @@ function buildWebhooks(): Json {
         { name: 'x-service-webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Unix seconds; refuse more than 5 minutes away.' },
         { name: 'x-service-webhook-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}' }, description: 'v1=<lowercase hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed with the whole whsec_ secret>.' },
       ],
+      // The sandbox sends no Authorization header: without this the document-wide sandboxKey
+      // requirement would apply to deliveries too, and a receiver generated from it would refuse them.
+      security: [],
       requestBody: {
         required: true,
         content: {
@@ -124,7 +133,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
   const paths: Json = {}
   for (const op of OPERATIONS) paths[op.path] = { ...(paths[op.path] as Json | undefined), [op.method]: buildOperation(op) }
   paths['/api/sandbox/openapi.json'] = {
-    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', description: 'Needs no key; the same document as `sandbox openapi` prints and the package ships as dist/openapi.json.', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
   }
   return {
     openapi: '3.1.0',
