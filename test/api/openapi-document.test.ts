@@ -1,7 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { buildOpenApiDocument } from '../../src/openapi/build-document.js'
+import { createTestApi, type TestApi } from '../helpers/api.js'
 
 // What a partner's tools read from the document (generators, mock servers, linters such as
 // `redocly lint` and `spectral lint`), beyond its validity, which contract.test.ts checks.
@@ -12,6 +13,9 @@ const doc = buildOpenApiDocument() as Json
 const ajv = new Ajv2020({ strict: false, allErrors: true })
 addFormats.default(ajv)
 ajv.addSchema({ ...doc, $id: BASE })
+
+let api: TestApi | undefined
+afterEach(async () => api?.sandbox.close())
 
 /** Every operation of the document, paths and webhooks, with where it is. */
 function listOperations(): Array<{ where: string; operation: Json }> {
@@ -31,6 +35,26 @@ describe('the OpenAPI document as partner tools read it', () => {
   it('asks for the sandbox key on every API call but the document itself, and for none on a webhook delivery', () => {
     const keyless = listOperations().filter(({ operation }) => (operation.security ?? doc.security).length === 0).map(({ where }) => where)
     expect(keyless.sort()).toEqual(['GET /api/sandbox/openapi.json', ...Object.keys(doc.webhooks).map((type) => `POST ${type}`)].sort())
+  })
+
+  it('describes the webhook endpoint body as the server takes it: a url on every call, a non-empty list of known events', async () => {
+    const documented = ajv.getSchema(`${BASE}#/components/schemas/WebhookEndpointRequest`)!
+    api = await createTestApi({ resolveHost: async () => ['93.184.216.34'] })
+    const url = 'https://hooks.partner.example/sandbox'
+    const bodies = [
+      { url },
+      { url, events: ['sandbox.loan.issued'], rotate_secret: true },
+      {},
+      { rotate_secret: true },
+      { url: 42 },
+      { url, events: [] },
+      { url, events: ['sandbox.nope'] },
+      { url, events: 'sandbox.loan.issued' },
+    ]
+    for (const body of bodies) {
+      const answer = await api.post('/api/sandbox/webhooks', body)
+      expect(documented(body), `${JSON.stringify(body)}: ${answer.status} ${answer.body.error_code ?? ''}`).toBe(answer.status === 200)
+    }
   })
 
   it('gives examples that match their schemas', () => {
