@@ -57,6 +57,15 @@ describe('the OpenAPI document as partner tools read it', () => {
     }
   })
 
+  it('gives every parameter and header a type, as generators need to type them', () => {
+    const parts = [...Object.entries(doc.components.headers as Json), ...Object.entries(doc.components.parameters as Json),
+      ...listOperations().flatMap(({ where, operation }) => [
+        ...((operation.parameters ?? []) as Json[]).map((p) => [`${where} ${p.name}`, p] as const),
+        ...Object.entries(operation.responses as Json).flatMap(([status, answer]) => Object.entries((answer as Json).headers ?? {}).map(([name, h]) => [`${where} ${status} ${name}`, h as Json] as const)),
+      ].filter(([, part]) => !part.$ref))]
+    expect(parts.filter(([, part]) => !part.schema.type).map(([name]) => name)).toEqual([])
+  })
+
   it('gives examples that match their schemas', () => {
     const mismatches: string[] = []
     for (const { where, operation } of listOperations()) {
