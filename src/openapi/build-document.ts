@@ -94,17 +94,26 @@ function idOf(schema: Operation['answer']): string {
   return id
 }
 
+/** `sandbox.loan_application.updated` -> `onLoanApplicationUpdated`: the name generators give the receiver's handler. */
+function webhookOperationId(type: string): string {
+  return `on${type.replace(/^sandbox\./, '').split(/[._]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`
+}
+
 function buildWebhooks(): Json {
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
     post: {
+      operationId: webhookOperationId(type),
       summary: `${type} delivery`,
       description: 'POSTed to the key\'s endpoint (and to serve --webhook-forward-to). Verify the signature over the raw body before parsing; answer 2xx within 10 s, duplicates included.',
       parameters: [
         { name: 'x-service-webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event id; deduplicate by it.' },
-        { name: 'x-service-webhook-event', in: 'header', required: true, schema: { const: type } },
+        { name: 'x-service-webhook-event', in: 'header', required: true, schema: { type: 'string', const: type } },
         { name: 'x-service-webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Unix seconds; refuse more than 5 minutes away.' },
         { name: 'x-service-webhook-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}' }, description: 'v1=<lowercase hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed with the whole whsec_ secret>.' },
       ],
+      // The sandbox sends no Authorization header: without this the document-wide sandboxKey
+      // requirement would apply to deliveries too, and a receiver generated from it would refuse them.
+      security: [],
       requestBody: {
         required: true,
         content: {
@@ -124,7 +133,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
   const paths: Json = {}
   for (const op of OPERATIONS) paths[op.path] = { ...(paths[op.path] as Json | undefined), [op.method]: buildOperation(op) }
   paths['/api/sandbox/openapi.json'] = {
-    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', description: 'Needs no key; the same document as `sandbox openapi` prints and the package ships as dist/openapi.json.', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
   }
   return {
     openapi: '3.1.0',
@@ -145,7 +154,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),
         SandboxIgnoredFields: header('This sandbox only (the spec has no such header): the top-level body fields the operation does not know and ignored, such as a misspelt optional field (`nmae` for `name`), percent-encoded and separated by `, ` (at most 10 named, then `+N more`; a name over 64 characters is cut, ending in `…`). On the answer of a write that was carried out (a 200, or a 404 or 409 stored under the Idempotency-Key; a DELETE, which takes no body, names any it was sent), not on its replays; absent when every field was known.'),
-        IdempotentReplayed: header('`true` when the answer is the one stored under this Idempotency-Key, replayed; absent otherwise.', { const: 'true' }),
+        IdempotentReplayed: header('`true` when the answer is the one stored under this Idempotency-Key, replayed; absent otherwise.', { type: 'string', const: 'true' }),
       },
       schemas: buildComponentSchemas(OPERATIONS),
     },

@@ -4,13 +4,14 @@ import { EVENT_TYPES } from '../webhooks/types.js'
 /**
  * POST /api/sandbox/webhooks. The URL and the events are checked by the webhook code rather than
  * by zod, so that their failures carry the spec's own codes (WEBHOOK_URL_REQUIRED,
- * WEBHOOK_URL_INVALID, WEBHOOK_EVENTS_INVALID).
+ * WEBHOOK_URL_INVALID, WEBHOOK_EVENTS_INVALID). The metadata gives the OpenAPI document the shape
+ * that code accepts, which zod's `unknown` cannot say: a url on every call, a non-empty events list.
  */
 export const webhookEndpointSchema = z.object({
-  url: z.unknown().optional().describe('Public https:// URL that receives the events (http and local hosts only with serve --allow-local-webhooks).'),
-  events: z.unknown().optional().describe(`Event types to receive; omitted means all: ${EVENT_TYPES.join(', ')}.`),
+  url: z.unknown().optional().meta({ type: 'string', description: 'Public https:// URL that receives the events (http and local hosts only with serve --allow-local-webhooks); required on every call, updates and rotate_secret included.' }),
+  events: z.unknown().optional().meta({ type: 'array', minItems: 1, items: { $ref: '#/components/schemas/EventType' }, description: `Event types to receive; omitted means all: ${EVENT_TYPES.join(', ')}.` }),
   rotate_secret: z.boolean().optional().describe('true: issue a new signing secret and return it in full once.'),
-})
+}).meta({ required: ['url'] })
 
 /** A validated POST /api/sandbox/webhooks body. */
 export type WebhookEndpointInput = z.infer<typeof webhookEndpointSchema>
