@@ -128,17 +128,17 @@ function buildWebhooks(): Json {
   }]))
 }
 
-/** The OpenAPI 3.1 document of the sandbox, generated from its zod schemas. */
+/** The OpenAPI 3.1 document of the sandbox, generated from its zod schemas (`serverUrl`: the origin its `servers` names, default http://127.0.0.1:4010). */
 export function buildOpenApiDocument(options: { version?: string; serverUrl?: string } = {}): Json {
   const paths: Json = {}
   for (const op of OPERATIONS) paths[op.path] = { ...(paths[op.path] as Json | undefined), [op.method]: buildOperation(op) }
   paths['/api/sandbox/openapi.json'] = {
-    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', description: 'Needs no key; the same document as `sandbox openapi` prints and the package ships as dist/openapi.json.', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    get: { operationId: 'getOpenApiDocument', tags: ['Config and state'], summary: 'This document', description: 'Needs no key; the document `sandbox openapi` prints and the package ships as dist/openapi.json, with `servers` naming the origin the request reached.', security: [], responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } } },
   }
   return {
     openapi: '3.1.0',
     info: { title: 'Partner API sandbox', version: options.version ?? '0.3.0', description: DECISIONS },
-    servers: [{ url: options.serverUrl ?? 'http://127.0.0.1:4010', description: 'sandbox serve (default port)' }],
+    servers: [options.serverUrl ? { url: options.serverUrl, description: 'the sandbox that served this document' } : { url: 'http://127.0.0.1:4010', description: 'sandbox serve (default port)' }],
     security: [{ sandboxKey: [] }],
     tags: [{ name: 'Config and state' }, { name: 'Loans' }, { name: 'Partner' }, { name: 'Webhooks' }],
     paths,

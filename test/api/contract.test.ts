@@ -68,7 +68,8 @@ describe('the OpenAPI document', () => {
     api = await createTestApi()
     const answer = await api.call('GET', '/api/sandbox/openapi.json', { key: null })
     expect(answer.status).toBe(200)
-    expect(answer.body).toEqual(JSON.parse(JSON.stringify(doc)))
+    // The same document, naming the origin the request reached as its server.
+    expect(answer.body).toEqual({ ...JSON.parse(JSON.stringify(doc)), servers: [{ url: 'http://sandbox.test', description: 'the sandbox that served this document' }] })
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
   })
 })

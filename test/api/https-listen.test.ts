@@ -47,6 +47,13 @@ describe('listenSandbox with tls', () => {
     expect(JSON.parse(body)).toHaveProperty('request_id')
   })
 
+  it('names its https origin as the server in the OpenAPI document it serves', async () => {
+    const listener = await start(pair)
+    const { status, body } = await getTrusted(`${listener.url}/api/sandbox/openapi.json`)
+    expect(status).toBe(200)
+    expect(JSON.parse(body).servers).toEqual([{ url: listener.url, description: 'the sandbox that served this document' }])
+  })
+
   it('answers plain HTTP sent to its port with a 400 naming the https:// URL, not a reset connection', async () => {
     const listener = await start({ cert: `\uFEFF\n${pair.cert}`, key: pair.key })
     const plain = listener.url.replace('https://', 'http://')

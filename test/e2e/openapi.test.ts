@@ -15,14 +15,18 @@ const CLIENT_DIR = join(ROOT, 'test/client-gen')
 const DIST_DOC = join(ROOT, 'dist/openapi.json')
 
 describe('the OpenAPI document as a user gets it', () => {
-  it('serve answers it without a key, identical to dist/openapi.json and `sandbox openapi`', async () => {
+  it('serve answers it without a key, as dist/openapi.json and `sandbox openapi` but naming itself as the server', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory'])
     const answer = await fetch(new URL('/api/sandbox/openapi.json', server.url))
     expect(answer.status).toBe(200)
-    const served = await answer.json()
-    expect(served).toEqual(JSON.parse(await readFile(DIST_DOC, 'utf8')))
+    const { servers, ...served } = await answer.json()
+    // A tool importing the served URL (Postman, a mock, a client's base URL) must call this server.
+    expect(servers).toEqual([{ url: server.url, description: 'the sandbox that served this document' }])
+    const { servers: shipped, ...dist } = JSON.parse(await readFile(DIST_DOC, 'utf8'))
+    expect(shipped).toEqual([{ url: 'http://127.0.0.1:4010', description: 'sandbox serve (default port)' }])
+    expect(served).toEqual(dist)
     const printed = await runCli(['openapi'])
-    expect(JSON.parse(printed.stdout)).toEqual(served)
+    expect(JSON.parse(printed.stdout)).toEqual({ servers: shipped, ...dist })
     expect(served.info.title).toBe('Partner API sandbox')
     await server.stop()
   })
