@@ -18,7 +18,8 @@ export const partnerProfileViewSchema = z
 
 /** The profile once the key saved it (POST /partner): what `sandbox.partner.updated` carries. */
 export const savedPartnerProfileSchema = partnerProfileViewSchema
-  .required({ id: true, created_at: true, updated_at: true })
+  .extend({ id: z.string().describe('`ptr_` + an id derived from the key; the same on every update.') })
+  .required({ created_at: true, updated_at: true })
   .meta({ id: 'SavedPartnerProfile', description: 'The profile a key created or updated, as sandbox.partner.updated carries it.' })
 
 /** A row of the level table. */
