@@ -3,23 +3,14 @@ import type { PartnerProfileInput } from '../schemas/partner.js'
 import { hashToHex } from './address-hash.js'
 import { roundUsd } from './money.js'
 import type { z } from 'zod'
-import type { partnerViewSchema } from '../schemas/responses/partner-view.js'
+import type { partnerViewSchema, savedPartnerProfileSchema } from '../schemas/responses/partner-view.js'
 import type { Loan, LoanBook } from './types.js'
 
 /** The partner block as the API answers it (inferred from its response schema). */
 export type PartnerView = z.infer<typeof partnerViewSchema>
 
-/** The sandbox partner profile a key has created. */
-export interface PartnerProfile {
-  id: string
-  name: string
-  email: string | null
-  website: string | null
-  payout_address: string | null
-  referral_code: string
-  created_at: string
-  updated_at: string
-}
+/** The sandbox partner profile a key has created (inferred from the schema its event is documented with). */
+export type PartnerProfile = z.infer<typeof savedPartnerProfileSchema>
 
 /** A row of the partner level table (fixtures/partner-levels.json). */
 export interface PartnerLevel {

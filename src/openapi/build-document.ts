@@ -1,9 +1,13 @@
+import type { z } from 'zod'
 import { ErrorCodes, type ErrorCode } from '../errors/codes.js'
+import type { EventType } from '../domain/types.js'
 import { EVENT_TYPES } from '../webhooks/types.js'
 import { buildComponentSchemas } from './json-schemas.js'
 import { OPERATIONS, type Operation } from './operations.js'
 import { DECISIONS } from './decisions.js'
 import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
+import { eventObjectSchemas } from '../schemas/responses/event-objects.js'
+import { buildEventExamples } from './event-examples.js'
 
 type Json = Record<string, unknown>
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` })
@@ -88,9 +92,9 @@ function isBodyRequired(request: NonNullable<Operation['request']>): boolean {
   return !(request.optional ?? request.schema.safeParse({}).success)
 }
 
-function idOf(schema: Operation['answer']): string {
+function idOf(schema: z.ZodType): string {
   const id = (schema as { meta(): { id?: string } | undefined }).meta()?.id
-  if (!id) throw new Error('every answer schema needs a meta id')
+  if (!id) throw new Error('every answer and event object schema needs a meta id')
   return id
 }
 
@@ -99,7 +103,18 @@ function webhookOperationId(type: string): string {
   return `on${type.replace(/^sandbox\./, '').split(/[._]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`
 }
 
+/** An event of `type`: the shared WebhookEvent, with `type` fixed and `data.object` the schema of what that event carries. */
+function eventSchema(type: EventType): Json {
+  return {
+    allOf: [
+      ref('WebhookEvent'),
+      { type: 'object', properties: { type: { type: 'string', const: type }, data: { type: 'object', properties: { object: ref(idOf(eventObjectSchemas[type])) }, required: ['object'] } }, required: ['type', 'data'] },
+    ],
+  }
+}
+
 function buildWebhooks(): Json {
+  const examples = buildEventExamples()
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
     post: {
       operationId: webhookOperationId(type),
@@ -118,8 +133,8 @@ function buildWebhooks(): Json {
         required: true,
         content: {
           'application/json': {
-            schema: { allOf: [ref('WebhookEvent'), { type: 'object', properties: { type: { const: type } } }] },
-            example: { id: 'evt_8c5633a13d154751d016ff6e', type, created_at: '2026-11-22T12:00:00.000Z', api_version: '0.3.0', data: { object: { id: '...' } } },
+            schema: eventSchema(type),
+            example: examples.get(type),
           },
         },
       },

@@ -1,6 +1,6 @@
 // Type-checked against the client generated from dist/openapi.json (see test/e2e/openapi-client.test.ts).
 import createClient from 'openapi-fetch'
-import type { paths, components } from './generated/api.js'
+import type { paths, components, webhooks } from './generated/api.js'
 
 const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:4010', headers: { authorization: 'Bearer sk_sandbox_example_key_0000' } })
 
@@ -25,4 +25,16 @@ export async function walkLoan(): Promise<string> {
   const hooks = await client.GET('/api/sandbox/webhooks')
   const status: 'pending' | 'delivered' | 'retrying' | 'failed' | undefined = hooks.data?.deliveries[0]?.status
   return `${draft?.status} ${replayed} ${debt} ${btcUsd} ${status}`
+}
+
+/** A receiver's handler: each webhook's body types its `data.object` as the object that event carries. */
+type EventBody<T extends keyof webhooks> = NonNullable<webhooks[T]['post']>['requestBody']['content']['application/json']
+
+export function describeEvents(issued: EventBody<'sandbox.loan.issued'>, test: EventBody<'sandbox.webhook.test'>, partner: EventBody<'sandbox.partner.updated'>): string {
+  const type: 'sandbox.loan.issued' = issued.type
+  const loan: components['schemas']['Loan'] = issued.data.object
+  const debt: number = issued.data.object.debt
+  const endpoint: string = test.data.object.endpoint_id
+  const partnerId: string = partner.data.object.id
+  return `${type} ${loan.id} ${debt} ${endpoint} ${partnerId}`
 }

@@ -56,5 +56,7 @@ describe('the OpenAPI document as a user gets it', () => {
     const bad = await run(tsc, ['-p', join(CLIENT_DIR, 'tsconfig.bad.json')], { cwd: CLIENT_DIR }).then(() => '', (error: { stdout: string }) => error.stdout)
     expect(bad).toContain("Property 'debtt' does not exist")
     expect(bad).toContain('"fly_to_the_moon"')
+    // A webhook body's data.object is the object that event carries (a loan here), not unknown.
+    expect(bad).toContain(`Property 'collateral_btc' does not exist on type '{ id: string; status: "active" | "closed" | "liquidated";`)
   }, 60_000)
 })

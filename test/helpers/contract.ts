@@ -30,7 +30,11 @@ function findOperation(method: string, path: string): { template: string; operat
 }
 
 function validatorFor(template: string, method: string, status: string): ValidateFunction {
-  const ref = `${BASE}#/${pointer('paths', template, method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`
+  return compileRef(`${BASE}#/${pointer('paths', template, method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`)
+}
+
+/** The validator of the schema at `ref` in the document, compiled once. */
+function compileRef(ref: string): ValidateFunction {
   let validate = validators.get(ref)
   if (!validate) {
     validate = ajv.compile({ $ref: ref })
@@ -83,4 +87,48 @@ export function checkAnswerAgainstContract(method: string, url: string, status: 
 export function assertAnswerKeepsContract(method: string, url: string, status: number, headers: Headers, bodyText: string): void {
   const problems = checkAnswerAgainstContract(method, url, status, headers, bodyText)
   if (problems.length > 0) throw new Error(`answer breaks the OpenAPI contract:\n${problems.join('\n')}`)
+}
+
+/** What a webhook receiver got: the method, the headers as node gives them, and the raw body. */
+export interface ReceivedDelivery {
+  method?: string
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+/**
+ * Checks one webhook delivery against the document's `webhooks` entry for its
+ * `x-service-webhook-event`: the method, the four signature headers (each required one there and
+ * matching its schema), a JSON body matching that event's schema (its type and the shape of
+ * `data.object`), and `x-service-webhook-id` naming the body's `id`. Answers the list of mismatches.
+ */
+export function checkDeliveryAgainstContract(delivery: ReceivedDelivery): string[] {
+  const type = delivery.headers['x-service-webhook-event']
+  const where = `delivery ${typeof type === 'string' ? type : '(no x-service-webhook-event)'}`
+  const entry = typeof type === 'string' ? (document.webhooks as Json)[type]?.post : undefined
+  if (!entry) return [`${where}: no webhook entry in the document for this x-service-webhook-event`]
+  const problems: string[] = []
+  if (delivery.method !== undefined && delivery.method !== 'POST') problems.push(`${where}: method ${delivery.method}, not POST`)
+  const media = delivery.headers['content-type']
+  if (typeof media !== 'string' || !media.startsWith('application/json')) problems.push(`${where}: content-type ${media}, not application/json`)
+  ;(entry.parameters as Json[]).forEach((parameter, index) => {
+    const value = delivery.headers[String(parameter.name).toLowerCase()]
+    if (value === undefined) {
+      if (parameter.required) problems.push(`${where}: header ${parameter.name} missing`)
+      return
+    }
+    const validate = compileRef(`${BASE}#/${pointer('webhooks', type as string, 'post', 'parameters', String(index), 'schema')}`)
+    if (!validate(value)) problems.push(`${where}: header ${parameter.name} ${JSON.stringify(value)}: ${ajv.errorsText(validate.errors, { dataVar: 'value' })}`)
+  })
+  let body: unknown
+  try {
+    body = JSON.parse(delivery.body)
+  } catch {
+    return [...problems, `${where}: body is not JSON: ${delivery.body.slice(0, 100)}`]
+  }
+  const validate = compileRef(`${BASE}#/${pointer('webhooks', type as string, 'post', 'requestBody', 'content', 'application/json', 'schema')}`)
+  if (!validate(body)) problems.push(`${where}: ${ajv.errorsText(validate.errors, { separator: '; ', dataVar: 'body' })}`)
+  const id = delivery.headers['x-service-webhook-id']
+  if (id !== undefined && (body as Json)?.id !== id) problems.push(`${where}: x-service-webhook-id ${id} differs from body id ${(body as Json)?.id}`)
+  return problems
 }

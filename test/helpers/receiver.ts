@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { once } from 'node:events'
+import { checkDeliveryAgainstContract } from './contract.js'
 import { findFreePort } from './free-port.js'
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 
@@ -21,8 +22,19 @@ export interface TestReceiver {
   /** The most requests it held unanswered at once, and the most connections open to it at once. */
   peakInFlight: number
   peakConnections: number
+  /**
+   * How the deliveries it got break the OpenAPI document's webhook entries (checkDeliveryAgainstContract):
+   * `waitFor` and `close` throw when there is any, so every webhook test checks what the sandbox sends.
+   */
+  contractProblems: string[]
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>
+  /** Stops it; throws afterwards if a delivery broke the contract. */
   close(): Promise<void>
+}
+
+/** `checkDeliveries: false` for a receiver of bodies the sandbox did not make (raw sends, a verify battery). */
+export interface ReceiverOptions {
+  checkDeliveries?: boolean
 }
 
 /** Ports findClosedPort holds, by the socket that holds each. */
@@ -40,7 +52,7 @@ async function releaseClosedPort(port: number): Promise<void> {
 }
 
 /** Starts a receiver on a free loopback port, or on `port` (a dead receiver from findClosedPort coming back). */
-export async function startReceiver(path = '/webhooks', port = 0): Promise<TestReceiver> {
+export async function startReceiver(path = '/webhooks', port = 0, options: ReceiverOptions = {}): Promise<TestReceiver> {
   await releaseClosedPort(port)
   const receiver: TestReceiver = {
     url: '',
@@ -49,18 +61,27 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
     delayMs: 0,
     peakInFlight: 0,
     peakConnections: 0,
+    contractProblems: [],
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs
       while (receiver.received.length < count) {
+        throwIfBroken()
         if (Date.now() > deadline) throw new Error(`receiver got ${receiver.received.length} of ${count} deliveries`)
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
+      throwIfBroken()
       return receiver.received
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+      throwIfBroken()
+    },
+  }
+  const throwIfBroken = () => {
+    if (receiver.contractProblems.length > 0) throw new Error(`a delivery breaks the OpenAPI document:\n${receiver.contractProblems.join('\n')}`)
   }
   let inFlight = 0
   let connections = 0
@@ -78,6 +99,8 @@ export async function startReceiver(path = '/webhooks', port = 0): Promise<TestR
       }
       if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs)
       else answer()
+      // After the answer is on its way, so that checking never slows a delivery down.
+      if (options.checkDeliveries !== false) receiver.contractProblems.push(...checkDeliveryAgainstContract({ method: req.method, ...entry }))
     })
   })
   server.on('connection', (socket) => {

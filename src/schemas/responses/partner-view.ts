@@ -16,6 +16,12 @@ export const partnerProfileViewSchema = z
   })
   .meta({ id: 'PartnerProfile' })
 
+/** The profile once the key saved it (POST /partner): what `sandbox.partner.updated` carries. */
+export const savedPartnerProfileSchema = partnerProfileViewSchema
+  .extend({ id: z.string().describe('`ptr_` + an id derived from the key; the same on every update.') })
+  .required({ created_at: true, updated_at: true })
+  .meta({ id: 'SavedPartnerProfile', description: 'The profile a key created or updated, as sandbox.partner.updated carries it.' })
+
 /** A row of the level table. */
 export const partnerLevelSchema = z.object({ level: z.string(), min_volume_usd: z.number(), reward_percent: z.number() }).meta({ id: 'PartnerLevel' })
 

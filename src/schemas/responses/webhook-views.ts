@@ -14,14 +14,24 @@ export const eventTypeSchema = z
   ])
   .meta({ id: 'EventType' })
 
-/** A webhook event body, exactly as delivered. */
+/** The `data.object` of a `sandbox.webhook.test` event. */
+export const webhookTestObjectSchema = z
+  .object({
+    id: z.string().describe('`test_` + random id.'),
+    object: z.literal('webhook_test'),
+    endpoint_id: z.string().describe('The endpoint the test was sent for (`we_...`).'),
+    message: z.string(),
+  })
+  .meta({ id: 'WebhookTestObject', description: 'What POST /webhooks/test sends as data.object.' })
+
+/** A webhook event body, exactly as delivered; each event type's `data.object` is typed in event-objects.ts. */
 export const sandboxEventSchema = z
   .object({
     id: z.string().describe('`evt_` + random id; also the x-service-webhook-id header.'),
     type: eventTypeSchema,
     created_at: z.string(),
     api_version: z.string(),
-    data: z.object({ object: z.unknown().describe('The application, loan, repayment operation, partner profile or test payload that changed.') }),
+    data: z.object({ object: z.unknown().describe('The application, loan, repayment operation, partner profile or test payload that changed; each event type\'s webhook entry names its schema.') }),
   })
   .meta({ id: 'WebhookEvent' })
 

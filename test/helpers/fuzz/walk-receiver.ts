@@ -1,5 +1,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { checkDeliveryAgainstContract } from '../contract.js'
 
 /** What the walk's receiver got: the path, the body as JSON, and the status it answered. */
 export interface WalkDelivery { path: string; event: unknown; status: number }
@@ -10,6 +11,8 @@ export interface WalkReceiver {
   got: WalkDelivery[]
   /** Keys whose `/ep/<key>/recover` answers 500 until taken out again. */
   down: Set<number>
+  /** How deliveries broke the OpenAPI document's webhook entries (checkDeliveryAgainstContract). */
+  contractProblems: string[]
   close(): Promise<void>
 }
 
@@ -21,6 +24,7 @@ export interface WalkReceiver {
 export async function startWalkReceiver(): Promise<WalkReceiver> {
   const got: WalkDelivery[] = []
   const down = new Set<number>()
+  const contractProblems: string[] = []
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -37,6 +41,7 @@ export async function startWalkReceiver(): Promise<WalkReceiver> {
       res.statusCode = failing ? 500 : 200
       got.push({ path: url, event, status: res.statusCode })
       res.end('ok')
+      contractProblems.push(...checkDeliveryAgainstContract({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -44,6 +49,7 @@ export async function startWalkReceiver(): Promise<WalkReceiver> {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     got,
     down,
+    contractProblems,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

@@ -127,6 +127,7 @@ export async function runWalk(options: WalkOptions): Promise<WalkReport> {
     if (client.problems.length === 0) await checkIsolation(walk)
     if (client.problems.length === 0) await checkRecovery(walk)
     if (client.problems.length === 0) checkEndpointOrder(walk, receiver.got, await checkEvents(walk, receiver.got))
+    for (const problem of receiver.contractProblems.slice(0, 3)) client.fail(problem)
   } catch (error) {
     client.fail(`walk threw: ${(error as Error).stack}`)
   } finally {
