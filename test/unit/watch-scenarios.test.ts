@@ -160,6 +160,22 @@ describe('watchScenarios', () => {
     await settle()
     await idle
     expect(record.rounds.at(-1)!.changes.map(({ file, change }) => `${change} ${file}`).sort()).toEqual([`changed ${join(dir, 'loan-copy.json')}`, `changed ${join(dir, 'loan.json')}`])
+    // An event without a name (some platforms): every link into that directory may have changed.
+    idle = record.idle()
+    fake.emit(await realpath(shared), null)
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes.map(({ file, change }) => `${change} ${file}`).sort()).toEqual([`changed ${join(dir, 'loan-copy.json')}`, `changed ${join(dir, 'loan.json')}`])
+    // Both links gone: the directory they led into is no longer watched.
+    expect(fake.watching()).toBe(2)
+    await rm(join(dir, 'loan.json'))
+    await rm(join(dir, 'loan-copy.json'))
+    idle = record.idle()
+    fake.emit(dir, 'loan.json')
+    fake.emit(dir, 'loan-copy.json')
+    await settle()
+    await idle
+    expect(fake.watching()).toBe(1)
   })
 
   it('on macOS and Windows sees saves to a file named in another case than the disk\'s (Loan.json for loan.json)', async () => {
