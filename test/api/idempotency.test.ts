@@ -23,6 +23,7 @@ describe('idempotency', () => {
     expect(long.body.error_code).toBe('INVALID_REQUEST')
     const fine = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'k'.repeat(255) })
     expect(fine.status).toBe(200)
+    expect((await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: '7' })).status).toBe(200)
     // Printable ASCII is 0x20 (space) to 0x7e: a space inside is fine, DEL (0x7f) is not.
     expect((await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'order 42 ~' })).status).toBe(200)
     const control = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'order\x7f42' })

@@ -64,6 +64,17 @@ describe('body fields a POST does not know', () => {
     await api.sandbox.close()
   })
 
+  it('names exactly ten in full, without a "+0 more", and a name of exactly 64 characters uncut', async () => {
+    const api = await createTestApi()
+    const edge = 'y'.repeat(64)
+    const body: Record<string, unknown> = { name: 'Acme', [edge]: 1 }
+    for (let i = 0; i < 9; i++) body[`extra_${i}`] = i
+    const answer = await api.post('/api/sandbox/partner', body)
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get(HEADER)!.split(', ')).toEqual([edge, ...Array.from({ length: 9 }, (_, i) => `extra_${i}`)])
+    await api.sandbox.close()
+  })
+
   it('names a key that is no well-formed text (a lone surrogate, an emoji cut at 64) instead of failing a request that was carried out', async () => {
     const api = await createTestApi()
     const idempotencyKey = randomUUID()

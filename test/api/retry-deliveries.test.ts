@@ -90,4 +90,24 @@ describe('retryDeliveries', () => {
     const named = await retryDeliveries({ ...options, deliveryIds: [retrying!.id], waitMs: 5000 })
     expect(named).toMatchObject({ retried: [retrying!.id], deliveries: [{ id: retrying!.id, status: 'delivered' }], problem: null, still_retrying: [] })
   })
+
+  it('names every delivery still retrying, oldest first, and none when ids are given', async () => {
+    const receiver: TestReceiver = await startReceiver()
+    stops.push(() => receiver.close())
+    receiver.respond = () => 503
+    // The endpoint and the forward URL: one event, two deliveries, each retrying in its own queue.
+    const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [60_000], webhookForwardTo: receiver.url })
+    stops.push(() => api.sandbox.close())
+    const listener = await listenTestApi(api.sandbox)
+    stops.push(() => listener.close())
+    await api.post('/api/sandbox/webhooks', { url: receiver.url })
+    await api.post('/api/sandbox/partner', { name: 'Acme' })
+    await receiver.waitFor(2)
+    await api.sandbox.deliveriesIdle()
+    const log = ((await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string }>).reverse()
+    expect(log.map((delivery) => delivery.status)).toEqual(['retrying', 'retrying'])
+    const options = { baseUrl: listener.url, apiKey: api.key }
+    expect((await retryDeliveries(options)).still_retrying).toEqual(log.map((delivery) => delivery.id))
+    expect(await retryDeliveries({ ...options, deliveryIds: [log[0]!.id] })).toMatchObject({ retried: [log[0]!.id], still_retrying: [] })
+  })
 })

@@ -86,10 +86,12 @@ describe('sandbox run scenarios', () => {
     const report = await runScenarios([scenario('typo', [
       { request: { method: 'POST', path: '/api/sandbox/partner', body: { name: 'Acme', emial: 'dev@acme.example', 'é': 1 } }, expect: { status: 200 } },
       { request: { method: 'POST', path: '/api/sandbox/partner', body: { name: 'Acme' } }, expect: { status: 200 } },
+      { request: { method: 'POST', path: '/api/sandbox/partner', body: { nmae: 'Acme' } }, expect: { status: 200 } },
     ])])
-    const [typo, clean] = report.scenarios[0]!.steps
+    const [typo, clean, one] = report.scenarios[0]!.steps
     expect([typo!.ok, typo!.note]).toEqual([true, 'the server ignored the body fields emial, é: not fields of this request (a typo?)'])
     expect(clean!.note).toBeUndefined()
+    expect(one!.note).toBe('the server ignored the body field nmae: not a field of this request (a typo?)')
   })
 
   it('the shipped scenarios clean up after themselves: two full runs on ONE key all pass and leave nothing open', async () => {

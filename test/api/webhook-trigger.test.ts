@@ -107,8 +107,29 @@ describe('triggerEvent', () => {
     await api.post('/api/sandbox/webhooks', { url: receiver.url, events: ['sandbox.loan.issued'] })
     const unsubscribed = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated' })
     expect(unsubscribed.problem).toMatch(/subscribed to sandbox\.loan\.issued only/)
+    // Deliveries of the walk's other events were queued, but none of the one asked for.
+    await api.post('/api/sandbox/webhooks', { url: receiver.url, events: ['sandbox.repayment.updated'] })
+    const partly = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.repayment.settled' })
+    expect(partly.deliveries.map((delivery) => delivery.event_type)).toEqual(Array(3).fill('sandbox.repayment.updated'))
+    expect(partly.problem).toMatch(/^no delivery of sandbox\.repayment\.settled was queued: this key's endpoint is subscribed to sandbox\.repayment\.updated only/)
     await api.call('DELETE', '/api/sandbox/webhooks')
     expect((await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued' })).problem).toMatch(/endpoint is disabled/)
+  })
+
+  it('reports only the deliveries its own walk queued, and acts on the loan it opened, not an older one', async () => {
+    const { api, baseUrl, apiKey } = await setup()
+    const first = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.updated', waitMs: 5000 })
+    const second = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.updated', waitMs: 5000 })
+    for (const report of [first, second]) {
+      expect(report.deliveries.map((delivery) => delivery.event_type)).toEqual(['sandbox.loan.issued', 'sandbox.loan.updated'])
+    }
+    const loans = (await api.get('/api/sandbox/loans')).body.activeLoans as Array<{ id: string }>
+    expect(loans).toHaveLength(2)
+    expect([first, second].map((report) => report.requests.at(-1)!.path)).toEqual(loans.map((loan) => `/api/sandbox/loans/${loan.id}/action`))
+    // The config is read once per walk, though both the new loan and the collateral added need it.
+    expect(second.requests.map((request) => `${request.method} ${request.path} ${request.action ?? ''}`.trim())).toEqual([
+      'GET /api/sandbox/config', 'GET /api/sandbox/loans', 'POST /api/sandbox/loans', `POST /api/sandbox/loans/${loans[1]!.id}/action add_collateral`,
+    ])
   })
 
   it('with waitMs, reports deliveries the receiver refused until they failed for good', async () => {

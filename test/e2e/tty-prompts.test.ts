@@ -216,6 +216,27 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     })
   })
 
+  describe('the API key for a server elsewhere (webhook deliveries)', () => {
+    // Through a proxy on a closed local port: a request sent by mistake fails there, and never leaves this machine.
+    const env = { HTTP_PROXY: 'http://127.0.0.1:9', http_proxy: 'http://127.0.0.1:9' }
+    const remote = 'http://sandbox.example:4010'
+
+    it('is asked for on a terminal and checked before any request', async () => {
+      const pty = runInPty(['webhook', 'deliveries', '--base-url', remote], { env })
+      await pty.waitFor(`API key for ${remote}`)
+      pty.write(`pk_live_123${KEY.enter}`)
+      expect(await pty.exited(5000)).toBe(2)
+      expect(pty.text()).toContain('sandbox: the key must be a sandbox key (sk_sandbox_...), got "pk_live_123"\n')
+    })
+
+    it('is not asked for with --json: the JSON error names the flag and the variable', async () => {
+      const pty = runInPty(['webhook', 'deliveries', '--json', '--base-url', remote], { env })
+      expect(await pty.exited(5000)).toBe(2)
+      expect(pty.text()).not.toContain('(sk_sandbox_...)')
+      expect(pty.text()).toContain(`"message": "give the API key for ${remote} with --api-key or SANDBOX_API_KEY"`)
+    })
+  })
+
   describe('sandbox webhook sign', () => {
     it('with stdin on the terminal, exits 2 at once saying to pipe the body (no wait for typed input)', async () => {
       const pty = runInPty(['webhook', 'sign', '--secret', 'whsec_test'])

@@ -286,6 +286,15 @@ describe('doc store failures', () => {
     await expect(createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })).rejects.toThrow(`in use by another sandbox server (pid ${dead.stdout} on build-agent-7, since then)`)
   })
 
+  it('a stopping server leaves a lock that is no longer its own (its lock deleted, another server started on the dir)', async () => {
+    const dir = await tempDir()
+    const first = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    const other = JSON.stringify({ token: 'other-server', pid: process.pid, host: hostname(), started_at: 'now' })
+    await writeFile(join(dir, 'server.lock'), other)
+    await first.dispose()
+    expect(await readFile(join(dir, 'server.lock'), 'utf8')).toBe(other)
+  })
+
   it.skipIf(process.platform !== 'linux')('takes over the lock of a server killed but not yet reaped (a zombie)', async () => {
     const dir = await tempDir()
     // The child exits after its parent has become `sleep`, which never reaps it: a zombie until

@@ -122,4 +122,15 @@ describe('fs storage on Windows (emulated: Node\'s answers there, on this system
     await expect(renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldFor(2, 'ENOENT') })).rejects.toMatchObject({ code: 'ENOENT' })
     expect(tries).toHaveLength(2)
   })
+
+  it('a rename held on Windows for a tenth of a second (a scanner) succeeds: the tries are spread out, not spent at once', async () => {
+    let tries = 0
+    const releasedAt = Date.now() + 100
+    const heldBriefly = async (from: string, to: string) => {
+      tries++
+      if (Date.now() < releasedAt) throw windowsHeldFileError('EPERM', from, to)
+    }
+    await renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldBriefly })
+    expect(tries).toBeGreaterThan(1)
+  })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { LOCAL_KEY, resolveApiTarget } from '../../src/cli/api-target.js'
+import { SandboxApiError } from '../../src/client/api-error.js'
+import { LOCAL_KEY, readBaseUrl, resolveApiTarget, toApiCliError } from '../../src/cli/api-target.js'
 
 describe('resolveApiTarget without a key', () => {
   // serve --host 0.0.0.0 (or ::) prints its URL with that host, and its trigger hint names it:
@@ -18,5 +19,21 @@ describe('resolveApiTarget --timeout', () => {
   it('takes up to the 1h the help names, per attempt, and names the flag beyond it', async () => {
     expect((await resolveApiTarget({ timeout: '1h' }, { json: true })).transport.timeoutMs).toBe(3_600_000)
     await expect(resolveApiTarget({ timeout: '61m' }, { json: true })).rejects.toThrow('--timeout: duration "61m" is out of range: from 1ms to 1h')
+  })
+})
+
+describe('readBaseUrl', () => {
+  it('refuses a password without a user name too, never printing it', () => {
+    expect(() => readBaseUrl('http://:s3cretpw@127.0.0.1:4010')).toThrow('--base-url cannot hold a user name or password (http://****@127.0.0.1:4010): fetch sends none; the API takes its key from --api-key')
+  })
+})
+
+describe('toApiCliError', () => {
+  const target = { baseUrl: 'https://sandbox.example', proxy: undefined, local: false }
+  it('a 403 refuses the key as a 401 does (exit 2, KEY_REFUSED); any other refusal is the API\'s (exit 1, REFUSED)', () => {
+    const forbidden = new SandboxApiError(403, 'FORBIDDEN', 'req_1', { error: 'This key may not do that.' }, 'GET', '/api/sandbox/webhooks')
+    expect(toApiCliError(forbidden, target)).toMatchObject({ exitCode: 2, code: 'KEY_REFUSED', message: 'the server refused the key: GET /api/sandbox/webhooks answered 403 FORBIDDEN: This key may not do that.' })
+    const missing = new SandboxApiError(404, 'WEBHOOK_DELIVERY_NOT_FOUND', 'req_2', { error: 'No such delivery.' }, 'POST', '/api/sandbox/webhooks/retry')
+    expect(toApiCliError(missing, target)).toMatchObject({ exitCode: 1, code: 'REFUSED', message: 'POST /api/sandbox/webhooks/retry answered 404 WEBHOOK_DELIVERY_NOT_FOUND: No such delivery.' })
   })
 })

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CliError, toCliError } from '../../src/cli/cli-error.js'
-import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, resolveKeysFile, resolveSecret, resolveStorageFlags } from '../../src/cli/options.js'
+import { DEFAULT_DATA_DIR, DEFAULT_KEYS_FILE, readDeliveryWait, resolveKeysFile, resolveSecret, resolveStorageFlags } from '../../src/cli/options.js'
 import { escapeControls } from '../../src/text/escape-controls.js'
 import { expandHome } from '../../src/cli/expand-home.js'
 import { chalk, colorStatus, configureColor, formatClock } from '../../src/cli/output.js'
@@ -50,6 +50,15 @@ describe('shared option resolution', () => {
     vi.stubEnv('SANDBOX_KEYS_FILE', '~/keys.json')
     expect(resolveStorageFlags({}).dataDir).toBe('/home/ana/data')
     expect(resolveKeysFile(undefined)).toBe('/home/ana/keys.json')
+  })
+})
+
+describe('readDeliveryWait (--wait [duration])', () => {
+  it('is 10 s alone, as the help says, and names an argument it swallowed (trigger --wait loan.issued)', () => {
+    expect([readDeliveryWait(undefined), readDeliveryWait(true), readDeliveryWait('2m')]).toEqual([undefined, 10_000, 120_000])
+    expect(() => readDeliveryWait('loan.issued')).toThrow(new CliError('--wait: invalid duration "loan.issued": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d); "loan.issued" is not a duration: put it before --wait, or give --wait one (--wait 10s)'))
+    // A number with a typo was meant as a duration: no word of a swallowed argument.
+    expect(() => readDeliveryWait('10x')).toThrow(/^--wait: invalid duration "10x": expected a number and ms, s, m, h, d or w \(e\.g\. 500ms, 1\.5s, 30s or 30d\)$/)
   })
 })
 

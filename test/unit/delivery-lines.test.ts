@@ -16,6 +16,8 @@ describe('delivery lines (no colour off a terminal)', () => {
     const retrying = formatDelivery({ ...base, status: 'retrying', attempts: 2, last_status_code: null, last_error: 'ECONNREFUSED\u001b[2J', next_attempt_at: '2026-11-26T00:00:05.000Z' })
     expect(retrying).toMatch(/  ✗ retrying \(ECONNREFUSED\\u001b\[2J, 2 attempts, next at \d\d:\d\d:05\)$/)
     expect(formatDelivery({ ...base, status: 'failed', attempts: 5, last_status_code: 500 })).toMatch(/  ✗ failed \(500, 5 attempts\)$/)
+    // Put back by the retry endpoint: pending again, due now; "next at" belongs to a scheduled retry only.
+    expect(formatDelivery({ ...base, status: 'pending', attempts: 2, last_status_code: 503, next_attempt_at: '2026-11-26T00:00:05.000Z' })).toMatch(/  … pending \(503, 2 attempts\)$/)
     // A log without target and URL (another server of this API) still reads.
     const { target: _t, url: _u, ...bare } = base
     expect(formatDelivery(bare as DeliveryEntry)).toBe('  whd_1  sandbox.loan.issued               ✓ delivered (200, 1 attempt)')
@@ -25,6 +27,7 @@ describe('delivery lines (no colour off a terminal)', () => {
     expect(formatDeliveries([], null, 'deliveries queued')).toEqual([])
     expect(formatDeliveries([base], 1234, 'retried 1 delivery')[0]).toBe('retried 1 delivery, after 1.2 s:')
     expect(formatDeliveries([{ ...base, status: 'pending' }], null, 'deliveries queued').at(-1)).toBe('  (--wait waits for their outcome; sandbox webhook deliveries shows it later)')
+    expect(formatDeliveries([base, { ...base, status: 'retrying' }], null, 'deliveries queued').at(-1)).toBe('  (--wait waits for their outcome; sandbox webhook deliveries shows it later)')
     expect(formatDeliveries([base], null, 'deliveries queued')).toHaveLength(2)
   })
 

@@ -39,4 +39,24 @@ describe('followDeliveries', () => {
     // The caller's read stood for the first one; the next was an interval away when it stopped.
     expect(reads).toBe(0)
   })
+
+  it('goes on after a failed read when onReadError says so (serve restarted), tells onRead once a read succeeds, and rejects when not', async () => {
+    const failure = new Error('server gone')
+    let reads = 0
+    const client = { getWebhook: async () => { if (reads++ === 0) throw failure; return { deliveries: [entry('a', 'pending', 0)] } } } as unknown as SandboxClient
+    const stop = new AbortController()
+    const events: string[] = []
+    await followDeliveries(client, {
+      intervalMs: 1,
+      signal: stop.signal,
+      onChange: (delivery) => events.push(`change ${delivery.id}`),
+      onRead: () => { events.push('read'); stop.abort() },
+      onReadError: (error) => { events.push(`error ${(error as Error).message}`); return true },
+    })
+    expect(events).toEqual(['error server gone', 'change a', 'read'])
+    const failing = { getWebhook: async () => { throw failure } } as unknown as SandboxClient
+    const signal = new AbortController().signal
+    await expect(followDeliveries(failing, { intervalMs: 1, signal, onChange: () => {}, onReadError: () => false })).rejects.toBe(failure)
+    await expect(followDeliveries(failing, { intervalMs: 1, signal, onChange: () => {} })).rejects.toBe(failure)
+  })
 })

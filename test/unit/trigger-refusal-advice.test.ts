@@ -27,6 +27,20 @@ describe('toTriggerCliError on a 409 FLOW_CONFLICT', () => {
     expect(messageOf(draft, false)).toBe('POST /api/sandbox/loans/flow (start_collateral_transfer) answered 409 FLOW_CONFLICT: Application app_1 is still open; finish it before starting another; '
       + "the key's state is in the way (an application or repayment it left open: GET /api/sandbox/loans shows it): finish it, or start from a fresh state: sandbox keys reset KEY for a registered key, or another key")
   })
+
+  it('a repayment left open: the same pointer to what is open', () => {
+    const repayment = conflict('Repayment rop_1 is still open.', 'OPERATION_IN_PROGRESS', '/api/sandbox/loans/loan_1/repayment-flow (start_payment)')
+    expect(messageOf(repayment, false)).toMatch(/; the key's state is in the way \(an application or repayment it left open: GET \/api\/sandbox\/loans shows it\): finish it/)
+  })
+})
+
+describe('toTriggerCliError for the test event of a key without an endpoint', () => {
+  it('is setup (exit 2) with the --json code NO_RECEIVER the README lists, and says where the test event goes', () => {
+    const missing = new SandboxApiError(409, 'WEBHOOK_ENDPOINT_REQUIRED', 'req_1', { error: 'This key has no webhook endpoint.' }, 'POST', '/api/sandbox/webhooks/test')
+    const cli = toTriggerCliError(missing, { baseUrl: 'http://127.0.0.1:4010', proxy: undefined, local: true })
+    expect(cli).toMatchObject({ exitCode: 2, code: 'NO_RECEIVER' })
+    expect((cli as CliError).message).toMatch(/ \(the test event goes only to the key's endpoint; serve's --webhook-forward-to URL gets every other event type\)$/)
+  })
 })
 
 describe('toTriggerCliError on a server it cannot reach', () => {

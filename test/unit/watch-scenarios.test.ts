@@ -15,7 +15,7 @@ function fakeWatcher() {
     listeners.set(dir, onEvent)
     return { close: () => listeners.delete(dir) }
   }
-  return { watchDirectory, emit: (dir: string, name: string) => listeners.get(dir)?.(name), watching: () => listeners.size }
+  return { watchDirectory, emit: (dir: string, name: string | null) => listeners.get(dir)?.(name), watching: () => listeners.size }
 }
 
 /** Rounds as the watch ran them, and a promise for the next idle moment. */
@@ -76,6 +76,16 @@ describe('watchScenarios', () => {
     expect(record.rounds).toEqual([{ loaded: 'loaded', changes: [] }, { loaded: 'loaded', changes: [{ file: join(dir, 'a.json'), change: 'changed' }] }])
   })
 
+  it('on a platform whose events name no file, tells a file that is gone as removed', async () => {
+    const { dir, fake, record } = await watchDirOfOneFile()
+    await rm(join(dir, 'a.json'))
+    const next = record.idle()
+    fake.emit(dir, null)
+    await settle()
+    await next
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'a.json'), change: 'removed' }])
+  })
+
   it('runs a file that is written without a pause (every 100 ms) within WATCH_MAX_WAIT_MS, not only once it stops', async () => {
     const { dir, fake, record } = await watchDirOfOneFile()
     // Each write comes before the debounce ends, for twice the longest wait.
@@ -98,16 +108,18 @@ describe('watchScenarios', () => {
     open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => null, run: async (_loaded, changes) => { record.rounds.push({ changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
     await idle
     await writeFile(join(dir, 'b.json'), '{}')
+    // A YAML scenario is told too: the load refuses it, saying why.
+    await writeFile(join(dir, 'c.yaml'), '')
     await writeFile(join(dir, '.a.json.swp'), '')
     await writeFile(join(dir, 'a.json~'), '')
     await writeFile(join(dir, 'gone.json'), '{}')
     await rm(join(dir, 'gone.json'))
     await rm(join(dir, 'a.json'))
-    for (const name of ['b.json', '.a.json.swp', 'a.json~', 'gone.json', 'a.json']) fake.emit(dir, name)
+    for (const name of ['b.json', 'c.yaml', '.a.json.swp', 'a.json~', 'gone.json', 'a.json']) fake.emit(dir, name)
     idle = record.idle()
     await settle()
     await idle
-    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'b.json'), change: 'added' }, { file: join(dir, 'a.json'), change: 'removed' }])
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'b.json'), change: 'added' }, { file: join(dir, 'c.yaml'), change: 'added' }, { file: join(dir, 'a.json'), change: 'removed' }])
     // Only temp files: no round at all.
     const rounds = record.rounds.length
     fake.emit(dir, '4913')
@@ -137,6 +149,33 @@ describe('watchScenarios', () => {
     await settle()
     await idle
     expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'loan.json'), change: 'changed' }])
+    // A second link to the same file, added while watching: a save there is told for both links.
+    await symlink(join(shared, 'loan.json'), join(dir, 'loan-copy.json'))
+    idle = record.idle()
+    fake.emit(dir, 'loan-copy.json')
+    await settle()
+    await idle
+    idle = record.idle()
+    fake.emit(await realpath(shared), 'loan.json')
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes.map(({ file, change }) => `${change} ${file}`).sort()).toEqual([`changed ${join(dir, 'loan-copy.json')}`, `changed ${join(dir, 'loan.json')}`])
+    // An event without a name (some platforms): every link into that directory may have changed.
+    idle = record.idle()
+    fake.emit(await realpath(shared), null)
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes.map(({ file, change }) => `${change} ${file}`).sort()).toEqual([`changed ${join(dir, 'loan-copy.json')}`, `changed ${join(dir, 'loan.json')}`])
+    // Both links gone: the directory they led into is no longer watched.
+    expect(fake.watching()).toBe(2)
+    await rm(join(dir, 'loan.json'))
+    await rm(join(dir, 'loan-copy.json'))
+    idle = record.idle()
+    fake.emit(dir, 'loan.json')
+    fake.emit(dir, 'loan-copy.json')
+    await settle()
+    await idle
+    expect(fake.watching()).toBe(1)
   })
 
   it('on macOS and Windows sees saves to a file named in another case than the disk\'s (Loan.json for loan.json)', async () => {
