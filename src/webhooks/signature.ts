@@ -11,6 +11,10 @@ export type WebhookVerificationCode =
   | 'signature_mismatch'
   | 'timestamp_too_old'
   | 'timestamp_too_new'
+  /** constructWebhookEvent only: a signed body that is not an event's JSON object. */
+  | 'malformed_body'
+  /** constructWebhookEvent only: the id or event header names another event than the signed body. */
+  | 'header_mismatch'
 
 /** A delivery that must be refused, with the reason as a code. */
 export class WebhookVerificationError extends Error {

@@ -17,6 +17,8 @@ import {
   type VerifyReceiverOptions,
   startWebhookListener,
   verifyWebhook,
+  constructWebhookEvent,
+  type SandboxWebhookEvent,
   type DeepPartial,
   type DeliveryReport,
   type ReceivedWebhook,
@@ -60,6 +62,12 @@ describe('the library, as a partner\'s test suite uses it', () => {
       expect(delivery.path).toBe('/hooks')
       expect(() => verifyWebhook({ secret: sandbox.forwardSecret!, body: delivery.body, headers: delivery.headers })).not.toThrow()
     }
+    // A receiver in TypeScript: verified and parsed in one call, narrowed on the type.
+    const events: SandboxWebhookEvent[] = received.map((delivery) => constructWebhookEvent({ secret: sandbox.forwardSecret!, body: delivery.body, headers: delivery.headers }))
+    const loanIssued = events.find((event) => event.type === 'sandbox.loan.issued')
+    if (loanIssued?.type !== 'sandbox.loan.issued') throw new Error('no sandbox.loan.issued delivery')
+    expect(loanIssued.data.object.id).toBe(issued.activeLoans[0]!.id)
+    expect(loanIssued.data.object.debt).toBe(issued.activeLoans[0]!.debt)
   })
 
   it('refuses a busy port with code EADDRINUSE instead of moving to another, and a host it cannot listen on', async () => {

@@ -1,0 +1,34 @@
+import type { EventObject } from '../schemas/responses/event-objects.js'
+import type { EventType } from '../domain/types.js'
+import { verifyWebhook, WebhookVerificationError, type HeaderSource } from './signature.js'
+
+/** A webhook event as the sandbox delivers it, `data.object` typed by `type` (the OpenAPI document's `webhooks`). */
+export type SandboxWebhookEvent = {
+  [T in EventType]: { id: string; type: T; created_at: string; api_version: string; data: { object: EventObject<T> } }
+}[EventType]
+
+/**
+ * Verifies a delivery (see verifyWebhook) and returns its body as a typed event, as Stripe's
+ * `constructEvent` does: a receiver in TypeScript narrows on `event.type` and reads
+ * `event.data.object` with its type. The signature covers the body, not the headers, so the id
+ * and event headers must name the signed body's event too (`header_mismatch`): otherwise a replayed
+ * body under a fresh id would pass deduplication by header. The object's fields are not checked:
+ * the signature says the sandbox sent them.
+ */
+export function constructWebhookEvent(input: { secret: string; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): SandboxWebhookEvent {
+  const { eventId, eventType } = verifyWebhook(input)
+  let event: unknown
+  try {
+    event = JSON.parse(input.body)
+  } catch (error) {
+    throw new WebhookVerificationError('malformed_body', `the signed body is not JSON (${(error as Error).message})`)
+  }
+  const fields = event as Partial<Record<'id' | 'type' | 'data', unknown>> | null
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields) || typeof fields.id !== 'string' || typeof fields.type !== 'string' || typeof fields.data !== 'object' || fields.data === null) {
+    throw new WebhookVerificationError('malformed_body', 'the signed body is not an event: an object with id, type and data')
+  }
+  if (fields.id !== eventId || fields.type !== eventType) {
+    throw new WebhookVerificationError('header_mismatch', `the headers name event ${eventId} (${eventType}), the signed body ${fields.id} (${fields.type})`)
+  }
+  return event as SandboxWebhookEvent
+}
