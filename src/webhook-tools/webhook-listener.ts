@@ -32,7 +32,8 @@ export interface ReceivedWebhook {
 export interface WebhookListenerOptions {
   port: number
   host?: string
-  secret?: string
+  /** The signing secret to check deliveries with; several while a rotation reaches you. */
+  secret?: string | readonly string[]
   /** Answer every delivery with this status instead of 200 (to exercise retries). */
   respondStatus?: number
   /** Pass each delivery on, same body bytes and webhook headers. */
@@ -58,8 +59,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   })
 }
 
-function checkSignature(secret: string | undefined, body: string, headers: IncomingMessage['headers']): string {
-  if (!secret) return 'unchecked'
+function checkSignature(secret: string | readonly string[] | undefined, body: string, headers: IncomingMessage['headers']): string {
+  if (!secret || secret.length === 0) return 'unchecked'
   try {
     verifyWebhook({ secret, body, headers })
     return 'valid'

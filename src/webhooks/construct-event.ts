@@ -13,9 +13,9 @@ export type SandboxWebhookEvent = {
  * `event.data.object` with its type. The signature covers the body, not the headers, so the id
  * and event headers must name the signed body's event too (`header_mismatch`): otherwise a replayed
  * body under a fresh id would pass deduplication by header. The object's fields are not checked:
- * the signature says the sandbox sent them.
+ * the signature says the sandbox sent them. `secret` may list several, as for verifyWebhook.
  */
-export function constructWebhookEvent(input: { secret: string; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): SandboxWebhookEvent {
+export function constructWebhookEvent(input: { secret: string | readonly string[]; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): SandboxWebhookEvent {
   const { eventId, eventType } = verifyWebhook(input)
   let event: unknown
   try {

@@ -71,9 +71,14 @@ function readHeader(headers: HeaderSource, name: string): string | undefined {
 /**
  * Verifies a delivery as a receiver should: all headers present, a `v1=` signature over
  * `<timestamp>.<rawBody>` matching in constant time, and a timestamp within the tolerance both
- * ways. Returns what was verified; throws WebhookVerificationError otherwise.
+ * ways. `secret` may list several: while a rotation (`rotate_secret: true`, which takes effect at
+ * once) reaches the receiver's configuration, it accepts the old and the new one. Returns what was
+ * verified; throws WebhookVerificationError otherwise.
  */
-export function verifyWebhook(input: { secret: string; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
+export function verifyWebhook(input: { secret: string | readonly string[]; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret
+  // A configuration mistake, not a forged delivery: no code of WebhookVerificationError fits.
+  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) throw new TypeError('verifyWebhook needs a signing secret (or a list of them), none empty')
   const eventId = readHeader(input.headers, 'x-service-webhook-id')
   const eventType = readHeader(input.headers, 'x-service-webhook-event')
   const timestampText = readHeader(input.headers, 'x-service-webhook-timestamp')
@@ -85,9 +90,9 @@ export function verifyWebhook(input: { secret: string; body: string; headers: He
   const candidates = signatureHeader!.trim().split(/\s+/).filter((part) => part.startsWith('v1='))
   const valid = candidates.map((part) => part.slice(3)).filter((hex) => /^[0-9a-f]{64}$/.test(hex))
   if (valid.length === 0) throw new WebhookVerificationError('malformed_signature', 'x-service-webhook-signature has no v1=<64 lowercase hex> value')
-  const expected = Buffer.from(computeSignature(input.secret, timestampText!, input.body), 'hex')
-  if (!valid.some((hex) => timingSafeEqual(Buffer.from(hex, 'hex'), expected))) {
-    throw new WebhookVerificationError('signature_mismatch', 'signature does not match the body and timestamp for this secret')
+  const expected = secrets.map((secret) => Buffer.from(computeSignature(secret, timestampText!, input.body), 'hex'))
+  if (!valid.some((hex) => expected.some((signature) => timingSafeEqual(Buffer.from(hex, 'hex'), signature)))) {
+    throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}`)
   }
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const now = input.now ?? Math.floor(Date.now() / 1000)

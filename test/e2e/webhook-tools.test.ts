@@ -133,6 +133,22 @@ describe('sandbox webhook listen', () => {
     expect(JSON.parse(listener.output().trim().split('\n').at(-1)!)).toEqual({ event: 'stopped', signal: 'SIGINT' })
   })
 
+  it('--secret old,new checks signatures against either while a rotation reaches the receiver', async () => {
+    const rotated = 'whsec_rotated_listen_secret_000000000000'
+    const listener = await listen(['--secret', `${SECRET},${rotated}`])
+    expect(listener.output()).toContain('(checking signatures (2 secrets))')
+    for (const [id, secret] of [['evt_old_1', SECRET], ['evt_new_1', rotated], ['evt_bad_1', 'whsec_neither_of_the_two_secrets_000']] as const) {
+      const body = JSON.stringify({ id, type: 'sandbox.webhook.test', data: { object: {} } })
+      const { headers } = signWebhook({ secret, body, eventId: id, eventType: 'sandbox.webhook.test' })
+      await fetch(`${listener.url}/hook`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
+    }
+    await waitUntil(() => listener.output().includes('evt_bad_1'), 5000, 'the third delivery line')
+    expect(listener.output()).toMatch(/evt_old_1 signature valid/)
+    expect(listener.output()).toMatch(/evt_new_1 signature valid/)
+    expect(listener.output()).toMatch(/evt_bad_1 signature invalid: signature does not match the body and timestamp for any of the 2 secrets/)
+    expect(await listener.stop()).toBe(0)
+  })
+
   it('--respond answers the given status and the line shows it', async () => {
     const listener = await listen(['--respond', '503', '--secret', SECRET])
     const body = JSON.stringify({ id: 'evt_respond_1', type: 'sandbox.webhook.test', data: { object: {} } })

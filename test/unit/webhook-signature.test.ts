@@ -34,6 +34,18 @@ describe('webhook signatures', () => {
     })
   })
 
+  it('accepts a signature made with any of several secrets, for a rotation, and refuses an empty list', () => {
+    const vector = vectors[0]!
+    const now = vector.timestamp
+    const other = 'whsec_the_other_secret_of_a_rotation'
+    expect(verifyWebhook({ secret: [other, vector.secret], body: vector.body, headers: headersFor(vector), now }).eventId).toBe('evt_1')
+    expect(verifyWebhook({ secret: [vector.secret, other], body: vector.body, headers: headersFor(vector), now }).eventId).toBe('evt_1')
+    expect(() => verifyWebhook({ secret: [other, 'whsec_a_third_one'], body: vector.body, headers: headersFor(vector), now }))
+      .toThrow('signature does not match the body and timestamp for any of the 2 secrets')
+    expect(() => verifyWebhook({ secret: [], body: vector.body, headers: headersFor(vector), now })).toThrow(TypeError)
+    expect(() => verifyWebhook({ secret: '', body: vector.body, headers: headersFor(vector), now })).toThrow(TypeError)
+  })
+
   it('covers the exact bytes: one changed byte, another secret or another timestamp fails', () => {
     const vector = vectors[0]!
     const now = vector.timestamp

@@ -24,7 +24,9 @@ function parseStatus(value: string): number {
 async function runListen(flags: ListenFlags): Promise<void> {
   const { startWebhookListener } = await import('../../../webhook-tools/index.js')
   const { chalk, colorStatus, formatClock } = await import('../../output.js')
-  const secret = resolveSecret(flags.secret)
+  // Comma-separated, as the reference receivers take them: the old and the new secret while a
+  // rotation reaches you (no whsec_ secret has a comma: base64url).
+  const secret = resolveSecret(flags.secret)?.split(',').map((part) => part.trim()).filter(Boolean)
   if (flags.forwardTo && !/^https?:\/\/[^/]/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const print = (delivery: ReceivedWebhook) => {
@@ -41,14 +43,14 @@ async function runListen(flags: ListenFlags): Promise<void> {
     }
   }
   const listener = await startWebhookListener({ port: flags.port, host: flags.host, secret, respondStatus: flags.respond, forwardTo: flags.forwardTo, onDelivery: print })
-  const extras = [secret ? 'checking signatures' : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', flags.forwardTo ? `forwarding to ${flags.forwardTo}` : ''].filter(Boolean)
+  const extras = [secret?.length ? `checking signatures${secret.length > 1 ? ` (${secret.length} secrets)` : ''}` : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', flags.forwardTo ? `forwarding to ${flags.forwardTo}` : ''].filter(Boolean)
   // Handlers before the readiness line: a supervisor may signal as soon as it reads it.
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'))
     process.once('SIGTERM', () => resolve('SIGTERM'))
   })
   // With --json every stdout line is JSON, the ready line included (as with serve --json-logs).
-  if (flags.json) write(formatJson({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
+  if (flags.json) write(formatJson({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret?.length), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
   else write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
   const signal = await stopped
   await listener.close()
@@ -66,5 +68,5 @@ export function registerWebhookListen(group: Command): void {
     .addOption(new Option('--respond <status>', 'answer every delivery with this status, e.g. 500 to exercise retries').argParser(parseStatus))
     .addOption(new Option('--forward-to <url>', 'pass each delivery on unchanged (same body bytes and webhook headers)'))
     .addOption(new Option('--json', 'one JSON object per delivery'))
-  addSecretOption(command, 'secret to check signatures with').action((flags: ListenFlags) => runListen(flags))
+  addSecretOption(command, 'secret to check signatures with; old,new accepts either while you rotate').action((flags: ListenFlags) => runListen(flags))
 }
