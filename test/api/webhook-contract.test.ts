@@ -7,19 +7,17 @@ import { startReceiver, type Received, type TestReceiver } from '../helpers/rece
 // Every test receiver checks what it gets against the document's `webhooks` entries; this file
 // shows that each event type passes, and that the check catches a body a receiver could not type.
 
-let api: TestApi | undefined
-let receiver: TestReceiver | undefined
+const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
-  await api?.sandbox.close()
-  await receiver?.close()
-  api = undefined
-  receiver = undefined
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
 /** Makes the sandbox send every event type once or more, and answers what the receiver got, in order. */
 async function receiveEveryEventType(): Promise<Received[]> {
-  receiver = await startReceiver()
-  api = await createTestApi({ allowLocalWebhooks: true })
+  const receiver: TestReceiver = await startReceiver()
+  cleanups.push(() => receiver.close())
+  const api: TestApi = await createTestApi({ allowLocalWebhooks: true })
+  cleanups.push(() => api.sandbox.close())
   expect((await api.post('/api/sandbox/webhooks', { url: receiver.url })).status).toBe(200)
   const loanId = await issueLoan(api)
   expect((await api.post(`/api/sandbox/loans/${loanId}/action`, { action: 'add_collateral', amount: 0.1 })).status).toBe(200)
