@@ -125,9 +125,10 @@ describe('fs storage on Windows (emulated: Node\'s answers there, on this system
 
   it('a rename held on Windows for a tenth of a second (a scanner) succeeds: the tries are spread out, not spent at once', async () => {
     let tries = 0
-    const releasedAt = Date.now() + 100
+    // Held from the first attempt on: a stall before it must not use up the hold.
+    let releasedAt = Infinity
     const heldBriefly = async (from: string, to: string) => {
-      tries++
+      if (tries++ === 0) releasedAt = Date.now() + 100
       if (Date.now() < releasedAt) throw windowsHeldFileError('EPERM', from, to)
     }
     await renameReplacing('a.tmp', 'a', { platform: 'win32', rename: heldBriefly })
