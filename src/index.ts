@@ -8,7 +8,7 @@ export { listenSandbox, type ListenOptions, type SandboxListener } from './serve
 export type { TlsPair } from './server/tls-pair.js'
 export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/server-timeouts.js'
 export type { DeepPartial } from './server/config.js'
-export type { DeliveryReport } from './webhooks/dispatcher.js'
+export type { DeliveryReport } from './webhooks/delivery-report.js'
 export type { Delivery, DeliveryStatus, DeliveryTarget } from './webhooks/types.js'
 export type { LoanStateView } from './domain/loan-book.js'
 export { parseRateLimit, DEFAULT_RATE_LIMIT, type RateLimit } from './server/rate-limiter.js'

@@ -1,5 +1,5 @@
 import { SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../client/api-error.js'
-import type { TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import { isLoopbackUrl } from '../scenarios/select-scenarios.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'

@@ -10,7 +10,8 @@ import { withPromptSignals } from './prompt-signals.js'
 export async function resolveKeyArgument(key: string | undefined, path: string, verb: string): Promise<string> {
   if (key) return key
   if (!canPrompt()) throw new CliError(`missing KEY: sandbox keys ${verb} KEY`)
-  const { readKeysFile, maskApiKey, describeKeyStatus } = await import('../keys/keys-file.js')
+  const { readKeysFile, describeKeyStatus } = await import('../keys/keys-file.js')
+  const { maskApiKey } = await import('../keys/api-key-text.js')
   const file = await readKeysFile(path)
   if (file.keys.length === 0) throw new CliError(`no keys in ${path}; create one with "sandbox keys create"`)
   const { select } = await import('@inquirer/prompts')

@@ -1,7 +1,7 @@
 import { CliError, describeListenError, printJsonDocument } from './cli-error.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import type { RunSetup } from './run-setup.js'
-import type { TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import type { RunServer } from '../scenarios/run-server.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import type { ListenError } from '../server/listen-errors.js'

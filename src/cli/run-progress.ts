@@ -2,7 +2,7 @@ import type { RunReport, ScenarioReport, StepReport } from '../scenarios/report-
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import { describeFailures } from '../scenarios/check-expectation.js'
 import { describeNetworkError } from '../client/api-error.js'
-import type { TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { chalk, colorStatus, formatCount } from './output.js'
 

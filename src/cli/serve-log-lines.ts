@@ -3,7 +3,7 @@ import { formatJson } from './json-text.js'
 import { showBody } from '../text/shown-body.js'
 import type * as Output from './output.js'
 import type { RequestLogEntry } from '../server/request-log.js'
-import type { DeliveryReport } from '../webhooks/dispatcher.js'
+import type { DeliveryReport } from '../webhooks/delivery-report.js'
 
 /**
  * One request as serve prints it: a text line, or a JSON line with --json-logs. With

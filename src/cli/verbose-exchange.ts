@@ -1,5 +1,5 @@
 import { describeNetworkError } from '../client/api-error.js'
-import type { ClientAnswer, PreparedRequest } from '../client/send-request.js'
+import type { ClientAnswer, PreparedRequest } from '../client/request-types.js'
 import { maskApiKey } from '../keys/api-key-text.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { showBody } from '../text/shown-body.js'

@@ -11,7 +11,8 @@ import type { webhookStateViewSchema } from '../schemas/responses/webhook-views.
 import type { EventType } from '../domain/types.js'
 import { SandboxApiError } from './api-error.js'
 import type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
-import { sendRequest, type ClientAnswer, type ClientRequest, type TransportOptions } from './send-request.js'
+import { sendRequest } from './send-request.js'
+import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
 
 /** Fields every answer carries (decisions.md "Envelope"). */
 export interface Envelope {

@@ -11,9 +11,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000
 /** The client's longest Retry-After wait unless `maxRetryAfterMs` says otherwise. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000
 
-// Declared in request-types.ts; still exported here, beside sendRequest, for its importers.
-export type { ClientAnswer, ClientRequest, PreparedRequest, TransportOptions } from './request-types.js'
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**

@@ -6,12 +6,6 @@ import { normalizeKeysFile } from './check-keys-file.js'
 import { KeysError } from './keys-error.js'
 import type { KeyRecord, KeysFile, KeyStatus } from './keys-file-types.js'
 
-// The record types are declared in keys-file-types.ts, the key's text (made, masked, recognized)
-// in api-key-text.ts and the writing of the file in write-keys-file.ts: re-exported for existing importers.
-export type { KeyRecord, KeysFile, KeyStatus } from './keys-file-types.js'
-export { generateApiKey, isMaskedKey, isWellFormedKey, maskApiKey } from './api-key-text.js'
-export { writeKeysFile } from './write-keys-file.js'
-
 /** Generates a session id. */
 export function generateSessionId(): string {
   return `ses_${randomBytes(8).toString('hex')}`

@@ -1,5 +1,6 @@
 import { isMaskedKey, isWellFormedKey, maskApiKey } from './api-key-text.js'
-import { createKeyRecord, generateSessionId, readKeysFile, type KeyRecord, type KeysFile } from './keys-file.js'
+import { createKeyRecord, generateSessionId, readKeysFile } from './keys-file.js'
+import type { KeyRecord, KeysFile } from './keys-file-types.js'
 import { writeKeysFile } from './write-keys-file.js'
 import { KeysError } from './keys-error.js'
 

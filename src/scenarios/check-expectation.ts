@@ -1,4 +1,4 @@
-import type { ClientAnswer } from '../client/send-request.js'
+import type { ClientAnswer } from '../client/request-types.js'
 import { readPath } from './json-path.js'
 import { matchValue, show } from './match-value.js'
 import type { StepFailure } from './report-types.js'

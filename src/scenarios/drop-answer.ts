@@ -1,6 +1,7 @@
 import { SandboxConnectionError } from '../client/api-error.js'
 import { prepareRequest } from '../client/prepare-request.js'
-import { DEFAULT_TIMEOUT_MS, type ClientRequest, type TransportOptions } from '../client/send-request.js'
+import { DEFAULT_TIMEOUT_MS } from '../client/send-request.js'
+import type { ClientRequest, TransportOptions } from '../client/request-types.js'
 import { listCauses } from '../client/error-causes.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { ClientAnswer } from '../client/send-request.js'
+import type { ClientAnswer } from '../client/request-types.js'
 import type { StepFailure } from './report-types.js'
 
 const REPLAYED = 'body.idempotency_replayed'

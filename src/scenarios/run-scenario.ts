@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { sendRequest, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
+import { sendRequest } from '../client/send-request.js'
+import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { capture } from './capture-values.js'
 import { checkAnswer } from './check-expectation.js'
 import { describeStep } from './describe-step.js'

@@ -1,4 +1,5 @@
-import { sendRequest, type TransportOptions } from '../client/send-request.js'
+import { sendRequest } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
 import { runScenario } from './run-scenario.js'
 import { generateKey } from './scenario-context.js'

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import type { StepReport } from './report-types.js'
 import type { Scenario } from './scenario-schema.js'
 import type { WebhookInbox } from './webhook-inbox.js'

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ClientAnswer } from '../client/send-request.js'
+import type { ClientAnswer } from '../client/request-types.js'
 
 /** How often a step with `until_ms` sends its GET again. */
 const UNTIL_INTERVAL_MS = 100

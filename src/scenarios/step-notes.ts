@@ -1,5 +1,6 @@
 import { parseRetryAfter } from '../client/read-answer.js'
-import { DEFAULT_MAX_RETRY_AFTER_MS, type ClientAnswer, type ClientRequest } from '../client/send-request.js'
+import { DEFAULT_MAX_RETRY_AFTER_MS } from '../client/send-request.js'
+import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
 
 // Notes a failed step carries: what most likely went wrong and what to do about it.

@@ -1,4 +1,4 @@
-import type { ClientAnswer, ClientRequest } from '../client/send-request.js'
+import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { SandboxConnectionError } from '../client/api-error.js'
 import { isGatewayError } from '../client/retry-rules.js'
 import { describeGatewayError, describeHttpsOnly, describeRedirect } from './step-notes.js'

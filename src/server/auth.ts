@@ -3,7 +3,8 @@ import { stat } from 'node:fs/promises'
 import { ApiError } from './api-error.js'
 import { SetupError } from '../errors/setup-error.js'
 import { isWellFormedKey } from '../keys/api-key-text.js'
-import { describeKeyStatus, findKeyRecord, readKeysFile, type KeysFile } from '../keys/keys-file.js'
+import { describeKeyStatus, findKeyRecord, readKeysFile } from '../keys/keys-file.js'
+import type { KeysFile } from '../keys/keys-file-types.js'
 
 /** Who a request acts for: the key, the storage id derived from it, and its sandbox session. */
 export interface Principal {

@@ -27,9 +27,6 @@ import { createFaultPlan } from '../faults/fault-plan.js'
 import { parseFaults } from '../faults/faults-schema.js'
 import { wasDropped } from './fault-hook.js'
 
-// Declared in sandbox-types.ts; still exported here, beside createSandbox, for its importers (tests).
-export type { RedisUrl, Sandbox, SandboxOptions } from './sandbox-types.js'
-
 /**
  * Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. Rejects with
  * SetupError for a bad config or keys file, and StorageError for storage it cannot open or own.

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
-import type { RouteAnswer } from './pipeline.js'
+import type { RouteAnswer } from './route-types.js'
 import { DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import type { SandboxServices } from './services.js'
 import type { FaultDecision, FaultFailure } from '../faults/fault-plan.js'

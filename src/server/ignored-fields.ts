@@ -1,4 +1,4 @@
-import type { RouteAnswer } from './pipeline.js'
+import type { RouteAnswer } from './route-types.js'
 
 /** The answer header that names the body fields a POST ignored (a sandbox addition; see README). */
 export const IGNORED_FIELDS_HEADER = 'x-sandbox-ignored-fields'

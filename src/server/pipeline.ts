@@ -13,9 +13,6 @@ import { stringifyOnce } from '../storage/json-memo.js'
 import type { FaultDecision } from '../faults/fault-plan.js'
 import { describeFault, dropConnection, dropsAnswer, runFaulted } from './fault-hook.js'
 
-// Declared in route-types.ts; still exported here, where the routes and the idempotency code import them.
-export type { ReadRoute, RouteAnswer, RouteContext, RouteSpec, StubRoute, WriteResult, WriteRoute } from './route-types.js'
-
 async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Promise<RouteAnswer> {
   if (spec.kind === 'stub') throw spec.error
   if (spec.kind === 'read') {

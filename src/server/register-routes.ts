@@ -1,6 +1,7 @@
 import type { H3, H3Event, HTTPMethod } from 'h3'
 import { ApiError } from './api-error.js'
-import { answerWithoutRoute, handleApiRequest, type RouteSpec } from './pipeline.js'
+import { answerWithoutRoute, handleApiRequest } from './pipeline.js'
+import type { RouteSpec } from './route-types.js'
 import { refuseOtherMethods } from './refuse-other-methods.js'
 import type { SandboxServices } from './services.js'
 

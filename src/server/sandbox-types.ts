@@ -4,7 +4,7 @@ import type { SandboxConfig } from '../domain/types.js'
 import type { DeepPartial } from './config.js'
 import type { RateLimit } from './rate-limiter.js'
 import type { RequestLogEntry } from './request-log.js'
-import type { DeliveryReport } from '../webhooks/dispatcher.js'
+import type { DeliveryReport } from '../webhooks/delivery-report.js'
 import type { FaultsConfig } from '../faults/faults-schema.js'
 
 /** Options of createSandbox; every one has a default that works out of the box. */

@@ -13,9 +13,6 @@ import { stringifySessionDoc } from './session-json.js'
 import { sessionSlotOf, principalOfSlot, SESSION_DOC_VERSION, type SessionDoc, type SessionPatch } from './session-doc.js'
 import { createSpilledDeliveries, spillKey } from './spilled-deliveries.js'
 
-// Declared in delete-session.ts; still exported here for the store's importers (tests).
-export { deleteSessionData } from './delete-session.js'
-
 /**
  * Parsed session documents kept in memory: enough for every key of a 50-connection load, while the
  * memory driver already holds every document as text.

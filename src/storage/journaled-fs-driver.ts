@@ -7,9 +7,6 @@ import { encodeRecords, type JournalRecord } from './journal-format.js'
 import { openJournal, syncJournal, type Journal } from './journal-sync.js'
 import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
 
-// The options and their defaults are declared in journaled-fs-options.ts; re-exported for existing importers.
-export type { JournaledFsOptions } from './journaled-fs-options.js'
-
 /**
  * fs storage for a server under load: each change is appended to a write-ahead journal (one
  * write per batch of concurrent changes), then written to its own file (temp, fsync, rename) by a

@@ -1,5 +1,5 @@
 import { createSandboxClient } from '../client/sandbox-client.js'
-import type { TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import { explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
 /** Which deliveries to put back, and whether to wait for them. */

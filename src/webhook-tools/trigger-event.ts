@@ -1,5 +1,5 @@
 import { createSandboxClient, type SandboxClient } from '../client/sandbox-client.js'
-import type { TransportOptions } from '../client/send-request.js'
+import type { TransportOptions } from '../client/request-types.js'
 import type { EventType } from '../domain/types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
 import { explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { SandboxApiError } from '../client/api-error.js'
 import { buildLoanPath, type SandboxClient, type LoanAnswer, type PartnerAnswer } from '../client/sandbox-client.js'
-import type { ClientAnswer, ClientRequest } from '../client/send-request.js'
+import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import type { EventType, SandboxConfig } from '../domain/types.js'
 
 /** One request a trigger sent, with the events the API sends for it (spec 3.1-3.3, 6.2). */

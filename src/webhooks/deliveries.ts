@@ -3,13 +3,6 @@ import { findRetryDelay } from './retry-schedule.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
 import { isWaiting } from './waiting-deliveries.js'
 
-// The retry schedule is declared in retry-schedule.ts, what is waiting or due in
-// waiting-deliveries.ts and the API's view of the log in delivery-views.ts: still exported here
-// for the log's importers (tests).
-export { DEFAULT_RETRY_SCHEDULE_MS, findRetryDelay, parseRetrySchedule } from './retry-schedule.js'
-export { hasUndelivered, isDue, isDueAt, isWaiting, needsDispatch } from './waiting-deliveries.js'
-export { showDelivery, viewDeliveries, type DeliveryView } from './delivery-views.js'
-
 /**
  * Delivered and failed entries kept in the log, the newest of each; waiting ones are always kept.
  * Failed ones keep their event for the retry endpoint: kept without end, with a short schedule and

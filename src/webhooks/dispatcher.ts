@@ -32,8 +32,6 @@ const RESUME_LANE = 'resume'
 /** When a worker fails (storage trouble), how long until it tries again. */
 const WORKER_RETRY_MS = 2000
 
-export type { DeliveryReport } from './delivery-report.js'
-export type { PreparedWrite } from './commit-deliveries.js'
 
 /** Options of the dispatcher. */
 export interface DispatcherOptions extends AttemptOptions {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandbox, type SandboxOptions } from '../../src/server/create-sandbox.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import type { SandboxOptions } from '../../src/server/sandbox-types.js'
 import { listenSandbox } from '../../src/server/listen.js'
 import type { RequestLogEntry } from '../../src/server/request-log.js'
 import type { FaultsConfig } from '../../src/faults/faults-schema.js'

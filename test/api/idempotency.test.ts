@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { createStorage, defineDriver } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import type { Sandbox } from '../../src/server/sandbox-types.js'
 import { buildRequest, createTestApi, LOAN, newKey, type TestApi } from '../helpers/api.js'
 
 let api: TestApi

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import type { Sandbox } from '../../src/server/sandbox-types.js'
 import { listenSandbox } from '../../src/server/listen.js'
 import { listenTestApi, newKey } from '../helpers/api.js'
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import type { Sandbox } from '../../src/server/sandbox-types.js'
 import { readRequestLog } from '../../src/server/request-log.js'
 import { buildRequest, newKey } from '../helpers/api.js'
 import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'

@@ -7,7 +7,7 @@ import { createTestApi, newKey, buildRequest, type TestApi } from '../helpers/ap
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { deriveKeyId } from '../../src/server/auth.js'
 import { readRequestLog } from '../../src/server/request-log.js'
-import { deleteSessionData } from '../../src/server/session-store.js'
+import { deleteSessionData } from '../../src/server/delete-session.js'
 import { resetKeySession } from '../../src/keys/manage-keys.js'
 import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { startReceiver } from '../helpers/receiver.js'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { DeliveryReport } from '../../src/webhooks/dispatcher.js'
+import type { DeliveryReport } from '../../src/webhooks/delivery-report.js'
 import { createTestApi, type TestApi } from '../helpers/api.js'
 import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
 import { installWallClock, type WallClock } from '../helpers/wall-clock.js'

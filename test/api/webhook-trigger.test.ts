@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { triggerEvent } from '../../src/webhook-tools/trigger-event.js'
 import { TriggerLoanNotFoundError, TriggerRefusedError } from '../../src/webhook-tools/trigger-walks.js'
-import type { SandboxOptions } from '../../src/server/create-sandbox.js'
+import type { SandboxOptions } from '../../src/server/sandbox-types.js'
 import { createTestApi, listenTestApi, type TestApi } from '../helpers/api.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
 

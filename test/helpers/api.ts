@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { assertAnswerKeepsContract } from './contract.js'
-import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/server/create-sandbox.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import type { Sandbox, SandboxOptions } from '../../src/server/sandbox-types.js'
 
 /** A well-formed open-mode key, unique per call so tests never share state by accident. */
 export function newKey(label = 'test'): string {

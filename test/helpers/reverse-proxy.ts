@@ -5,7 +5,8 @@ import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { createBrotliCompress, createGzip } from 'node:zlib'
 import { afterAll, afterEach, beforeAll } from 'vitest'
-import { createSandbox, type Sandbox } from '../../src/server/create-sandbox.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import type { Sandbox } from '../../src/server/sandbox-types.js'
 import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
 
 const TLS_DIR = join(import.meta.dirname, '../fixtures/tls')

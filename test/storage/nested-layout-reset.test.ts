@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { createSandboxStorage } from '../../src/storage/index.js'
-import { deleteSessionData } from '../../src/server/session-store.js'
+import { deleteSessionData } from '../../src/server/delete-session.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-nested-reset')

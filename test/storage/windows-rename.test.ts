@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { createStorage } from 'unstorage'
 import { describe, expect, it, vi } from 'vitest'
 import { atomicFsDriver } from '../../src/storage/atomic-fs-driver.js'
-import { createKeyRecord, readKeysFile, writeKeysFile } from '../../src/keys/keys-file.js'
+import { createKeyRecord, readKeysFile } from '../../src/keys/keys-file.js'
+import { writeKeysFile } from '../../src/keys/write-keys-file.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 /**

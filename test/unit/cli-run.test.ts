@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { select } from '@inquirer/prompts'
 import { runCli } from '../../src/cli/main.js'
-import { createKeyRecord, readKeysFile, writeKeysFile } from '../../src/keys/keys-file.js'
+import { createKeyRecord, readKeysFile } from '../../src/keys/keys-file.js'
+import { writeKeysFile } from '../../src/keys/write-keys-file.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 // The prompt is the only thing faked: the rest of each command runs for real, in-process.

@@ -1,9 +1,10 @@
 import { lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  createKeyRecord, describeKeyStatus, findKeyRecord, generateApiKey, maskApiKey, readKeysFile, writeKeysFile, type KeyRecord,
-} from '../../src/keys/keys-file.js'
+import { createKeyRecord, describeKeyStatus, findKeyRecord, readKeysFile } from '../../src/keys/keys-file.js'
+import { generateApiKey, maskApiKey } from '../../src/keys/api-key-text.js'
+import { writeKeysFile } from '../../src/keys/write-keys-file.js'
+import type { KeyRecord } from '../../src/keys/keys-file-types.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-keys-file')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { formatExchange, maskAuthorization } from '../../src/cli/verbose-exchange.js'
 import { SHOWN_BODY_CHARS as VERBOSE_BODY_CHARS } from '../../src/text/shown-body.js'
-import type { ClientAnswer, PreparedRequest } from '../../src/client/send-request.js'
+import type { ClientAnswer, PreparedRequest } from '../../src/client/request-types.js'
 
 const wire: PreparedRequest = {
   url: 'http://127.0.0.1:4010/api/sandbox/loans/flow',

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
-import { createWebhookState, DEFAULT_RETRY_SCHEDULE_MS, enqueueEvents, FINISHED_KEPT, needsDispatch, parseRetrySchedule, recordAttempt, requeueDeliveries, showDelivery, viewDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { createWebhookState, enqueueEvents, FINISHED_KEPT, recordAttempt, requeueDeliveries, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from '../../src/webhooks/retry-schedule.js'
+import { needsDispatch } from '../../src/webhooks/waiting-deliveries.js'
+import { showDelivery, viewDeliveries } from '../../src/webhooks/delivery-views.js'
 import type { WebhookState } from '../../src/webhooks/types.js'
 
 const NOW = '2026-11-22T10:00:00.000Z'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxEvent } from '../../src/domain/types.js'
-import { createWebhookState, enqueueEvents, findHead, hasUndelivered, recordAttempt, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { createWebhookState, enqueueEvents, findHead, recordAttempt, type TargetInfo } from '../../src/webhooks/deliveries.js'
+import { hasUndelivered } from '../../src/webhooks/waiting-deliveries.js'
 import { findDueRun, KEEP_NEWEST, KEEP_OLDEST, restoreRun, SPILL_MIN, spillDeliveries } from '../../src/webhooks/delivery-spill.js'
 import type { Delivery, WebhookState } from '../../src/webhooks/types.js'
 

@@ -43,7 +43,8 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
 async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; maskedKey?: string }> {
   const query = flags.key
   if (query === undefined) return {}
-  const { isMaskedKey, isWellFormedKey, readKeysFile } = await import('../../keys/keys-file.js')
+  const { readKeysFile } = await import('../../keys/keys-file.js')
+  const { isMaskedKey, isWellFormedKey } = await import('../../keys/api-key-text.js')
   const path = resolveKeysFile(flags.keys)
   // The keys file first: a long prefix of a registered key is itself well-formed.
   if (existsSync(path)) {

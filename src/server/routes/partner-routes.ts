@@ -2,7 +2,7 @@ import { createEvent } from '../../domain/events.js'
 import { applyPartnerUpdate, viewPartner as buildPartnerView, type PartnerProfile } from '../../domain/partner.js'
 import { parseBody } from '../../schemas/parse-body.js'
 import { partnerProfileSchema, type PartnerProfileInput } from '../../schemas/partner.js'
-import type { RouteContext, RouteSpec } from '../pipeline.js'
+import type { RouteContext, RouteSpec } from '../route-types.js'
 import { createDomainContext, type SandboxServices } from '../services.js'
 import type { SessionDoc } from '../session-doc.js'
 

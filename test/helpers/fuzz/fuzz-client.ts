@@ -1,7 +1,7 @@
 import { buildRequest } from '../api.js'
 import { checkAnswerAgainstContract } from '../contract.js'
 import { ErrorCodes } from '../../../src/errors/codes.js'
-import type { Sandbox } from '../../../src/server/create-sandbox.js'
+import type { Sandbox } from '../../../src/server/sandbox-types.js'
 
 /** One request of a walk, as printed when the walk fails. */
 export interface SentRequest {

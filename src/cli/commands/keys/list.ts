@@ -4,7 +4,8 @@ import { escapeControls } from '../../../text/escape-controls.js'
 import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 
 async function runList(flags: { keys?: string; json?: boolean }, command: Command): Promise<void> {
-  const { readKeysFile, describeKeyStatus, maskApiKey } = await import('../../../keys/keys-file.js')
+  const { readKeysFile, describeKeyStatus } = await import('../../../keys/keys-file.js')
+  const { maskApiKey } = await import('../../../keys/api-key-text.js')
   const { chalk } = await import('../../output.js')
   const path = resolveKeysFile(flags.keys)
   const file = await readKeysFile(path)
