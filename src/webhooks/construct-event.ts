@@ -1,5 +1,6 @@
 import type { EventObject } from '../schemas/responses/event-objects.js'
 import type { EventType } from '../domain/types.js'
+import { isJsonObject } from '../json-text/is-json-object.js'
 import { verifyWebhook, WebhookVerificationError, type HeaderSource } from './signature.js'
 
 /** A webhook event as the sandbox delivers it, `data.object` typed by `type` (the OpenAPI document's `webhooks`). */
@@ -23,12 +24,11 @@ export function constructWebhookEvent(input: { secret: string | readonly string[
   } catch (error) {
     throw new WebhookVerificationError('malformed_body', `the signed body is not JSON (${(error as Error).message})`)
   }
-  const fields = event as Partial<Record<'id' | 'type' | 'data', unknown>> | null
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields) || typeof fields.id !== 'string' || typeof fields.type !== 'string' || typeof fields.data !== 'object' || fields.data === null) {
+  if (!isJsonObject(event) || typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.data !== 'object' || event.data === null) {
     throw new WebhookVerificationError('malformed_body', 'the signed body is not an event: an object with id, type and data')
   }
-  if (fields.id !== eventId || fields.type !== eventType) {
-    throw new WebhookVerificationError('header_mismatch', `the headers name event ${eventId} (${eventType}), the signed body ${fields.id} (${fields.type})`)
+  if (event.id !== eventId || event.type !== eventType) {
+    throw new WebhookVerificationError('header_mismatch', `the headers name event ${eventId} (${eventType}), the signed body ${event.id} (${event.type})`)
   }
   return event as SandboxWebhookEvent
 }

@@ -13,6 +13,7 @@ interface CreateFlags {
 
 async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   const { addKey } = await import('../../../keys/manage-keys.js')
+  const { describeKeyStatus } = await import('../../../keys/keys-file.js')
   const path = resolveKeysFile(flags.keys)
   let expiresAt: string | null = null
   try {
@@ -32,7 +33,7 @@ async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   const expiry = record.expires_at ? `, expires ${record.expires_at}` : ''
   process.stderr.write(`added to ${path}${record.label ? ` as "${record.label}"` : ''}${expiry}; use it with: sandbox serve --keys ${path}\n`)
   // Allowed, to test how a client handles an expired key, but rarely meant.
-  if (record.expires_at && Date.parse(record.expires_at) <= Date.now()) {
+  if (describeKeyStatus(record, new Date()) === 'expired') {
     process.stderr.write('note: this key has already expired; the server answers it 401 SANDBOX_API_KEY_INVALID\n')
   }
 }

@@ -12,6 +12,7 @@ interface ResetFlags extends StorageFlags {
 async function runReset(key: string | undefined, flags: ResetFlags): Promise<void> {
   const { resetKeySession } = await import('../../../keys/manage-keys.js')
   const { maskApiKey } = await import('../../../keys/api-key-text.js')
+  const { describeKeyStatus } = await import('../../../keys/keys-file.js')
   const { createSandboxStorage, parseStorageKind } = await import('../../../storage/create-storage.js')
   const { deleteSessionData } = await import('../../../server/delete-session.js')
   const path = resolveKeysFile(flags.keys)
@@ -37,8 +38,8 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
     ? 'now starts from an empty sandbox state'
     : `has no session: the server answers 401 SANDBOX_SESSION_REQUIRED until "sandbox keys reset" recreates one`
   // A reset gives a state, not access: a revoked or expired key is still refused with it.
-  const refused = after.revoked_at ? 'revoked' : after.expires_at && Date.parse(after.expires_at) <= Date.now() ? 'expired' : undefined
-  const still = refused ? `; it is ${refused}, so the server still answers it 401 SANDBOX_API_KEY_INVALID` : ''
+  const status = describeKeyStatus(after, new Date())
+  const still = status === 'revoked' || status === 'expired' ? `; it is ${status}, so the server still answers it 401 SANDBOX_API_KEY_INVALID` : ''
   process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)${still}\n`)
 }
 
