@@ -5,11 +5,13 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, killAll, startNodeProcess, waitUntil } from '../helpers/cli.js'
+import { KEY, PTY_UNAVAILABLE, killPtys, runInPty } from '../helpers/pty.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
   killAll()
+  killPtys()
   for (const close of closers.splice(0)) await close()
 })
 const tempDir = useTempDirs('sandbox-run-watch-cancel')
@@ -91,6 +93,24 @@ describe('sandbox run --watch cancels the run in progress on a save', () => {
     expect(await watch.stop('SIGINT')).toBe(0)
     expect(watch.output()).toMatch(/\nhang — Draft\nwatch stopped \(SIGINT\)\n$/)
     expect(watch.output()).not.toMatch(/network error|passed, |✗/)
+  }, 60_000)
+})
+
+describe.skipIf(PTY_UNAVAILABLE !== '')(`sandbox run --watch on a terminal, during a run${PTY_UNAVAILABLE ? ` (skipped: ${PTY_UNAVAILABLE})` : ''}`, () => {
+  it('Enter cancels the run and runs again; q stops the watch with nothing printed after it', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'draft.json'), scenarioFile([readsConfig, waitsForever]))
+    const pty = runInPty(['run', '--watch', '--dir', dir])
+    await pty.waitFor(/✓ GET +\/api\/sandbox\/config/, { timeoutMs: WAIT_MS })
+    let mark = pty.mark()
+    await pty.press(KEY.enter, /rerun: running 1 scenario: draft\n.*\n.*✓ GET +\/api\/sandbox\/config/)
+    expect(pty.text(mark)).toMatch(/^\s*rerun: run cancelled\n\nrerun: running 1 scenario: draft\n/)
+    mark = pty.mark()
+    await pty.press(`q${KEY.enter}`, 'watch stopped (q)')
+    expect(await pty.exited()).toBe(0)
+    // The terminal echoes the q typed; then the one line, and nothing of the run it cut off.
+    expect(pty.text(mark)).toMatch(/^\s*q\s*\nwatch stopped \(q\)\n?$/)
+    expect(pty.text()).not.toMatch(/✗|passed, |no delivery of/)
   }, 60_000)
 })
 
