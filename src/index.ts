@@ -25,7 +25,7 @@ export { useProxyFromEnvironment, createProxyDispatcher, readProxySettings, Prox
 export type { SandboxClient, SandboxClientOptions, LoanAnswer, PostOptions, ClientAnswer, ClientRequest, TransportOptions, Envelope } from './client/index.js'
 export type { CreateLoanInput, LoanActionInput, LoanFlowInput, PartnerProfileInput, RepaymentFlowInput, WebhookEndpointInput, WebhookRetryInput } from './client/index.js'
 export type { StateAnswer, PartnerView, PartnerAnswer, PartnerWriteAnswer, WebhookStateView, WebhookAnswer, WebhookWriteAnswer, WebhookTestAnswer, WebhookRetryAnswer } from './client/index.js'
-export { runScenarios, startRunServer, watchScenarios, loadScenarios, loadScenarioFile, parseScenario, selectScenarios, formatJunitReport, ScenarioFileError, UnknownScenarioError, SHIPPED_SCENARIOS_DIR, scenarioSchema } from './scenarios/index.js'
+export { runScenarios, startRunServer, watchScenarios, RoundCancelledError, loadScenarios, loadScenarioFile, parseScenario, selectScenarios, formatJunitReport, ScenarioFileError, UnknownScenarioError, SHIPPED_SCENARIOS_DIR, scenarioSchema } from './scenarios/index.js'
 export type { RunScenariosOptions, RunServer, ScenarioChange, ScenarioWatch, WatchDirectory, WatchScenariosOptions, RunReport, ScenarioReport, StepReport, StepFailure, Scenario, ScenarioFile, ScenarioStep, ScenarioProblem } from './scenarios/index.js'
 export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode, type HeaderSource } from './webhooks/signature.js'
 export { constructWebhookEvent, type SandboxWebhookEvent } from './webhooks/construct-event.js'

@@ -16,9 +16,10 @@ async function createVerboseLog(say: (line: string) => void): Promise<NonNullabl
 
 /**
  * Runs SCENARIOS as SETUP says, printing with WRITE: progress, the summary (or the JSON report)
- * and the reports to files; a run that failed or stopped on setup throws its CliError.
+ * and the reports to files; a run that failed or stopped on setup throws its CliError, and one
+ * that `setup.signal` aborted throws the signal's reason, having printed no summary.
  */
-export async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: RunServer }, write: (line: string) => void): Promise<void> {
+export async function runChosen(scenarios: Scenario[], setup: RunSetup & { server?: RunServer; signal?: AbortSignal }, write: (line: string) => void): Promise<void> {
   const { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy } = setup
   const out = await import('./output.js')
   const outputFile = await import('./output-file.js')
@@ -33,6 +34,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const report = await runScenarios(scenarios, {
     baseUrl,
     server: setup.server,
+    signal: setup.signal,
     apiKey,
     bail: flags.bail,
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,

@@ -5,7 +5,7 @@ import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import type { RunServer } from '../scenarios/run-server.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
-import type { ScenarioChange, ScenarioWatch } from '../scenarios/watch-scenarios.js'
+import type { RoundCancelledError, ScenarioChange, ScenarioWatch } from '../scenarios/watch-scenarios.js'
 
 type Write = (line: string) => void
 
@@ -23,8 +23,11 @@ export interface WatchRunOptions {
   serverPerRun?: boolean
   /** The scenarios the command line chooses, read again; throws a CliError for a broken file. */
   load(): Promise<Scenario[]>
-  /** One run, printing with WRITE; throws a CliError when it failed or stopped on setup. */
-  run(scenarios: Scenario[], server: RunServer | undefined, write: Write): Promise<void>
+  /**
+   * One run, printing with WRITE; throws a CliError when it failed or stopped on setup, and
+   * `signal.reason` when SIGNAL aborted it (a save or Enter during the run, or the watch stopping).
+   */
+  run(scenarios: Scenario[], server: RunServer | undefined, write: Write, signal: AbortSignal): Promise<void>
 }
 
 /** What a signal exits with when it comes again while watch mode is stopping, as a shell counts it. */
@@ -83,7 +86,7 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
   const { watchScenarios } = await import('../scenarios/watch-scenarios.js')
   const { startRunServer } = await import('../scenarios/run-server.js')
   const { listenForWatchKeys } = await import('./watch-keys.js')
-  // Once stopping, a run still going (it is not waited for) prints nothing more.
+  // Once stopping, a run still going (cancelled by watch.close(), not waited for) prints nothing more.
   let stopping = false
   const write = (line: string) => { if (!stopping) process.stdout.write(`${line}\n`) }
   // As main.ts reports a CliError: the message alone, no stack; anything else is a bug, and ends the watch.
@@ -123,10 +126,15 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
       files: options.files,
       dirs: options.dirs,
       load: options.load,
-      run: async (scenarios, changes) => {
+      run: async (scenarios, changes, signal) => {
         if (!first) write(`\n${describeChanges(changes)}: running ${describeScenarios(scenarios)}`)
         first = false
-        await options.run(scenarios, server, write).catch(report)
+        await options.run(scenarios, server, write, signal).catch((error: unknown) => {
+          if (!signal.aborted || error !== signal.reason) return report(error)
+          // Cut off, not failed: one line instead of a report. Stopping says so itself.
+          const why = signal.reason as RoundCancelledError
+          if (!why.closing) write(`${describeChanges(why.changes)}: run cancelled`)
+        })
       },
       onLoadError: (error, changes) => {
         if (!first) write(`\n${describeChanges(changes)}`)

@@ -48,6 +48,12 @@ export interface TransportOptions {
   retries?: number | undefined
   /** Per attempt. Default 30 s. */
   timeoutMs?: number | undefined
+  /**
+   * Cancels the request: the attempt in flight is aborted, a wait for a retry cut short, and the
+   * call rejects with the signal's reason (not a SandboxConnectionError, and nothing more is told
+   * to `onAttempt` or `onRetryWait`).
+   */
+  signal?: AbortSignal | undefined
   /** Upper bound of one Retry-After wait, so a hostile header cannot park CI. Default 30 s. */
   maxRetryAfterMs?: number | undefined
   /**

@@ -1,5 +1,6 @@
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError } from './api-error.js'
+import { createAttemptSignal, sleep } from './abortable-wait.js'
 import { findProxyRefusal } from './error-causes.js'
 import { prepareRequest } from './prepare-request.js'
 import { parseRetryAfter, toAnswer } from './read-answer.js'
@@ -11,7 +12,12 @@ export const DEFAULT_TIMEOUT_MS = 30_000
 /** The client's longest Retry-After wait unless `maxRetryAfterMs` says otherwise. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** The error ofetch aborts an attempt with when its `timeout` passes (see createAttemptSignal). */
+function createTimeoutError(): Error {
+  const error = Object.assign(new Error('[TimeoutError]: The operation was aborted due to timeout'), { code: 23 })
+  error.name = 'TimeoutError'
+  return error
+}
 
 /**
  * Sends one request and returns its answer whatever the status. Network errors, a proxy's
@@ -28,36 +34,44 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
   let lostAnswer = false
+  const { signal } = options
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   for (let attempt = 1; ; attempt++) {
     let answer: ClientAnswer
+    // ofetch drops its `timeout` when given a signal: the caller's signal and the timeout are
+    // joined here. This timer also covers the body, which ofetch's own leaves unbounded.
+    const attemptSignal = signal ? createAttemptSignal(signal, timeoutMs, createTimeoutError) : undefined
     try {
       const response = await ofetch.raw(url, {
         method: request.method,
         headers,
         body: text,
         retry: 0,
-        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        timeout: timeoutMs,
+        ...(attemptSignal ? { signal: attemptSignal.signal } : {}),
         // fetch would send a 301/302 POST again as a GET without its body (its answer then taken
         // for the POST's), and drop Authorization on a move to another origin (http -> https): a
         // 3xx is returned as it is, Location and all, for the caller to fix its base URL.
         redirect: 'manual',
         ignoreResponseError: true,
         responseType: 'text',
-      })
+      }).finally(() => attemptSignal?.dispose())
       answer = toAnswer(response.status, response.headers, (response._data as string | undefined) ?? '', attempt, started, idempotencyKey)
     } catch (error) {
+      // Cancelled, not failed: no attempt to tell of, nothing to retry.
+      if (signal?.aborted) throw signal.reason
       options.onAttempt?.(sent, error as Error, wire)
       const certificate = findCertificateError(error)
       const plainHttp = isPlainHttpError(error)
       const proxyRefusal = findProxyRefusal(error)
       const safe = isSafeToRetry(request, idempotencyKey)
       if (attempt > retries || certificate || plainHttp || proxyRefusal || !safe) {
-        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, certificate, plainHttp, proxyRefusal, unsafe: !safe && attempt <= retries })
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs, certificate, plainHttp, proxyRefusal, unsafe: !safe && attempt <= retries })
       }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
       options.onRetryWait?.({ reason: 'network_error', ms, attempt, maxAttempts: retries + 1, request, error: error as Error })
-      await sleep(ms)
+      await sleep(ms, signal)
       continue
     }
     if (lostAnswer) answer.afterLostAnswer = true
@@ -65,7 +79,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
     if (lostAnswer && answer.errorCode === 'IDEMPOTENCY_KEY_IN_PROGRESS' && attempt <= retries) {
       const ms = Math.min(250 * 2 ** (attempt - 1), 2000)
       options.onRetryWait?.({ reason: 'in_progress', ms, attempt, maxAttempts: retries + 1, request })
-      await sleep(ms)
+      await sleep(ms, signal)
       continue
     }
     if (isGatewayError(answer) && attempt <= retries && isSafeToRetry(request, idempotencyKey)) {
@@ -75,7 +89,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       const asked = answer.headers.has('retry-after') ? parseRetryAfter(answer.headers.get('retry-after')) : 0
       const ms = Math.min(Math.max(backoff, asked), options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS)
       options.onRetryWait?.({ reason: 'gateway_error', ms, attempt, maxAttempts: retries + 1, request, status: answer.status })
-      await sleep(ms)
+      await sleep(ms, signal)
       continue
     }
     if (answer.status !== 429 || attempt > retries) return answer
@@ -84,6 +98,6 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
     if (asked > max && options.overMaxRetryAfter === 'return') return answer
     const ms = Math.min(asked, max)
     options.onRetryWait?.({ reason: 'rate_limited', ms, attempt, maxAttempts: retries + 1, request })
-    await sleep(ms)
+    await sleep(ms, signal)
   }
 }

@@ -18,16 +18,20 @@ function isClosedByServer(error: unknown): boolean {
  * the status the server had begun to send, or null when the server closed the connection before
  * any (the answer is lost as the step asked). Sent once: any other network error or no status
  * line within `timeoutMs` (a stalled server would otherwise hold the run forever) is a connection error.
- * `onAttempt` hears of it as of any request, its answer marked `bodyUnread`.
+ * `onAttempt` hears of it as of any request, its answer marked `bodyUnread`. An abort of `signal`
+ * cuts the request off, rejecting with its reason.
  */
-export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS, onAttempt?: TransportOptions['onAttempt']): Promise<number | null> {
+export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS, onAttempt?: TransportOptions['onAttempt'], signal?: AbortSignal): Promise<number | null> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs)
+  const onAbort = () => controller.abort(signal!.reason)
+  signal?.addEventListener('abort', onAbort, { once: true })
   const wire = prepareRequest({ baseUrl, apiKey }, request)
   const { url, headers, text, idempotencyKey } = wire
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
   try {
+    signal?.throwIfAborted()
     const response = await fetch(url, { method: request.method, headers, body: text, signal: controller.signal, redirect: 'manual' })
     controller.abort()
     await response.body?.cancel().catch(() => {})
@@ -35,10 +39,12 @@ export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null,
     onAttempt?.(sent, { status: response.status, headers: response.headers, body: undefined, text: '', requestId: response.headers.get('x-request-id'), errorCode: null, idempotencyKey, attempts: 1, durationMs, bodyUnread: true }, wire)
     return response.status
   } catch (error) {
+    if (signal?.aborted) throw signal.reason
     onAttempt?.(sent, error as Error, wire)
     if (isClosedByServer(error)) return null
     throw new SandboxConnectionError(url, 1, { cause: error, timeoutMs })
   } finally {
     clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
   }
 }

@@ -18,8 +18,12 @@ import { throwIfUnreachable } from './throw-if-unreachable.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
 import { describeIgnoredFields, describeKeyRefusal, describeLeftover, describeRateLimit, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
-/** Runs one scenario's steps in order, stopping at the first failed step. */
+/**
+ * Runs one scenario's steps in order, stopping at the first failed step. An abort of
+ * `context.signal` rejects with its reason, with no report: a step cut off did not fail.
+ */
 export async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioReport> {
+  const { signal } = context
   const started = performance.now()
   const run = randomBytes(6).toString('hex')
   const keys = new Map<string, string | null>([['main', context.apiKey ?? generateKey(scenario.id)], ['none', null]])
@@ -30,7 +34,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   // What this scenario opened itself, so that a 409 about anything else on a shared key is named a leftover.
   const opened = { draft: false, operations: new Set<string>() }
   const send = async (request: ClientRequest, keyName: string): Promise<ClientAnswer> => {
-    const answer = await sendRequest({ ...context.transport, baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
+    const answer = await sendRequest({ ...context.transport, ...(signal ? { signal } : {}), baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
     report.requests += answer.attempts
     return answer
   }
@@ -41,6 +45,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       variables.set('$receiver_url', `${(await context.getInbox()).url}/hooks/${run}`)
     }
     for (let index = 0; index < scenario.steps.length; index++) {
+      signal?.throwIfAborted()
       const step = scenario.steps[index]!
       current = index
       const stepStarted = performance.now()
@@ -72,7 +77,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         result.kind = 'wait_for_webhook'
         const wait = interpolate(step.wait_for_webhook, variables)
         const inbox = await context.getInbox()
-        const outcome = await waitForWebhook(inbox, `/hooks/${run}`, wait, interpolate(step.expect, variables))
+        const outcome = await waitForWebhook(inbox, `/hooks/${run}`, wait, interpolate(step.expect, variables), signal)
         Object.assign(result, { method: 'WEBHOOK', path: wait.type, status: outcome.event ? 200 : null, note: outcome.note })
         failures = outcome.failures
         if (!outcome.delivered && inbox.publicUrl !== undefined) result.note = describeTunnelSilence(inbox, wait.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS)
@@ -101,14 +106,14 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         result.path = request.path
         result.sent = { body: request.body, idempotency_key: request.idempotencyKey ?? null }
         if (drop) {
-          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request, context.transport?.timeoutMs, context.transport?.onAttempt)
+          result.status = await sendDroppingAnswer(context.baseUrl, keys.get(keyName) ?? null, request, context.transport?.timeoutMs, context.transport?.onAttempt, signal)
           report.requests++
           result.note = result.status === null
             ? 'answer lost on purpose (the server closed the connection before answering)'
             : 'answer dropped on purpose (the connection closed before the body was read)'
         } else {
           const expectation = interpolate(step.expect, variables)
-          const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs)
+          const { answer, sent } = await sendUntil(() => send(request, keyName), (candidate) => checkAnswer(candidate, expectation).length === 0, untilMs, signal)
           failures = checkAnswer(answer, expectation)
           const excused = excuseReplayOfLostAnswer(failures, answer, answer.afterLostAnswer === true)
           if (excused) failures = excused
@@ -147,6 +152,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       if (jumpTo !== undefined) index = jumpTo - 1
     }
   } catch (error) {
+    // Whatever the cut-off step threw (its request aborted, a wait ended), the scenario was stopped.
+    signal?.throwIfAborted()
     report.status = 'failed'
     report.error = (error as Error).message
     if ((error as Error).name === 'SandboxConnectionError') report.connection_error = true

@@ -68,6 +68,12 @@ export interface RunScenariosOptions {
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
   onScenarioEnd?(report: ScenarioReport): void
+  /**
+   * Cancels the run: the request or wait in progress is cut off, the receiver and the server the
+   * run started are stopped, and runScenarios rejects with the signal's reason (no report, and no
+   * onScenarioEnd for the scenario cut off). Used by `sandbox run --watch` when a file changes.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -75,12 +81,13 @@ export interface RunScenariosOptions {
  * with 401 SANDBOX_API_KEY_INVALID by `serve --keys` and by nothing in open mode. Undefined when
  * the server could not be asked (the scenarios then meet the problem themselves).
  */
-async function probeRegisteredOnly(baseUrl: string, transport: RunScenariosOptions['transport']): Promise<{ registeredOnly: boolean | undefined; requests: number }> {
+async function probeRegisteredOnly(baseUrl: string, transport: RunScenariosOptions['transport'], signal: AbortSignal | undefined): Promise<{ registeredOnly: boolean | undefined; requests: number }> {
   try {
     // One attempt, unannounced: should the server be unreachable, the scenario meets it with every retry and line.
-    const answer = await sendRequest({ ...transport, retries: 0, onRetryWait: undefined, baseUrl, apiKey: generateKey('probe') }, { method: 'GET', path: '/api/sandbox/config' })
+    const answer = await sendRequest({ ...transport, ...(signal ? { signal } : {}), retries: 0, onRetryWait: undefined, baseUrl, apiKey: generateKey('probe') }, { method: 'GET', path: '/api/sandbox/config' })
     return { registeredOnly: answer.status === 401 && answer.errorCode === 'SANDBOX_API_KEY_INVALID', requests: answer.attempts }
   } catch {
+    signal?.throwIfAborted()
     return { registeredOnly: undefined, requests: 0 }
   }
 }
@@ -94,6 +101,7 @@ function skipped(scenario: Scenario, reason: string): ScenarioReport {
  * and returns the whole report. A connection error ends the run: the rest are skipped.
  */
 export async function runScenarios(scenarios: Scenario[], options: RunScenariosOptions = {}): Promise<RunReport> {
+  const { signal } = options
   const startedAt = new Date()
   const started = performance.now()
   // The in-process server this run walks, and whether the run started it (and so stops it).
@@ -116,6 +124,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   // Asked once, and only when a run with a given key reaches a scenario that makes keys of its own.
   let probe: Promise<{ registeredOnly: boolean | undefined; requests: number }> | undefined
   try {
+    signal?.throwIfAborted()
     // A tunnel points at a fixed port: a busy one is said before anything else starts or waits,
     // and so is where deliveries are awaited.
     if ((options.receiverPort !== undefined || options.receiverUrl !== undefined) && scenarios.some((scenario) => usesReceiver(scenario) && !skipsAsLocalOnly(scenario))) {
@@ -127,8 +136,9 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       ownServer = true
       baseUrl = server.url
     }
-    else if (options.waitForServerMs && !server) await waitForServer(baseUrl, options.waitForServerMs)
+    else if (options.waitForServerMs && !server) await waitForServer(baseUrl, options.waitForServerMs, signal)
     for (const scenario of scenarios) {
+      signal?.throwIfAborted()
       if (stop) {
         reports.push(skipped(scenario, stop))
         // Named as it is skipped, like a local-only one: a bare "1 skipped" leaves CI guessing which.
@@ -145,14 +155,14 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       // first one and the run stops there, saying so (key_refused). With one, only the scenarios
       // that make more keys need open mode, and are skipped where the server lacks it.
       if (scenario.keys?.length && options.apiKey !== undefined && server === undefined) {
-        if ((await (probe ??= probeRegisteredOnly(baseUrl, transport))).registeredOnly) {
+        if ((await (probe ??= probeRegisteredOnly(baseUrl, transport, signal))).registeredOnly) {
           reports.push(skipped(scenario, `needs open mode: it makes its own keys (${scenario.keys.join(', ')}), and this server accepts only registered keys (a generated key got 401 SANDBOX_API_KEY_INVALID)`))
           options.onScenarioEnd?.(reports.at(-1)!)
           continue
         }
       }
       options.onScenarioStart?.(scenario)
-      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, remote: !localServer, getInbox, onStep: options.onStep })
+      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, remote: !localServer, getInbox, onStep: options.onStep, ...(signal ? { signal } : {}) })
       reports.push(report)
       options.onScenarioEnd?.(report)
       if (report.connection_error) stop = `not run: the run stopped when ${report.id} could not reach the server`

@@ -16,6 +16,11 @@ export interface ScenarioContext {
   getInbox(): Promise<WebhookInbox>
   /** Called as each step finishes, for live progress. */
   onStep?(scenario: Scenario, step: StepReport): void
+  /**
+   * Cancels the scenario: its request or wait is cut off and runScenario rejects with the
+   * signal's reason instead of returning a report (the scenario did not fail, it was stopped).
+   */
+  signal?: AbortSignal
 }
 
 /** A fresh, well-formed open-mode key. */

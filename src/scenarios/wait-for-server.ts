@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { createAttemptSignal, sleep as sleepUnlessAborted } from '../client/abortable-wait.js'
 import { findProxyRefusal } from '../client/error-causes.js'
 import { findCertificateError, isPlainHttpError } from '../client/retry-rules.js'
 
@@ -11,21 +12,28 @@ const POLL_MS = 200
  * before. Resolves whether it answered. A server that is up but will not do as it stands (it
  * redirects, its TLS certificate is not trusted, it answers plain HTTP on an https:// URL), or an
  * HTTP proxy that will not open a tunnel to it, ends the wait at once: waiting does not change
- * it, and the run's first request says what to fix.
+ * it, and the run's first request says what to fix. An abort of `signal` ends the wait at once,
+ * rejecting with its reason.
  */
-export async function waitForServer(baseUrl: string, timeoutMs: number): Promise<boolean> {
+export async function waitForServer(baseUrl: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     const left = deadline - performance.now()
+    const attemptMs = Math.max(1, Math.min(2_000, left))
+    const attempt = signal ? createAttemptSignal(signal, attemptMs, () => new DOMException('no answer in time', 'TimeoutError')) : undefined
     try {
-      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { redirect: 'manual', signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, left))) })
+      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { redirect: 'manual', signal: attempt?.signal ?? AbortSignal.timeout(attemptMs) })
       await response.body?.cancel()
       return true
     } catch (error) {
+      if (signal?.aborted) throw signal.reason
       if (isPlainHttpError(error) || findCertificateError(error) || findProxyRefusal(error)) return true
       const remaining = deadline - performance.now()
       if (remaining <= 0) return false
-      await sleep(Math.min(POLL_MS, remaining))
+      if (signal) await sleepUnlessAborted(Math.min(POLL_MS, remaining), signal)
+      else await sleep(Math.min(POLL_MS, remaining))
+    } finally {
+      attempt?.dispose()
     }
   }
 }

@@ -11,16 +11,17 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000
 /**
  * Takes the next delivery to `path` and checks it: its type, its signature when a secret is
  * given, and the step's expectations on the event body and headers. `delivered` is false when
- * none came in time.
+ * none came in time. An abort of `signal` ends the wait, rejecting with its reason.
  */
 export async function waitForWebhook(
   inbox: WebhookInbox,
   path: string,
   wait: { type: string; secret?: string; timeout_ms?: number },
   expectation: Pick<Expectation, 'body' | 'headers'> = {},
+  signal?: AbortSignal,
 ): Promise<{ delivered: boolean; event?: unknown; failures: StepFailure[]; note?: string }> {
   const timeout = wait.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS
-  const delivery = await inbox.next(path, timeout)
+  const delivery = await inbox.next(path, timeout, signal)
   if (!delivery) {
     return { delivered: false, failures: [{ field: 'webhook', expected: wait.type, actual: undefined, message: `no delivery of ${wait.type} within ${timeout} ms` }] }
   }

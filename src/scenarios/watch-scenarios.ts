@@ -11,6 +11,17 @@ export interface ScenarioChange {
   change: 'added' | 'changed' | 'removed'
 }
 
+/**
+ * Why a round's signal aborted: a change to the watched files (`changes`, empty for a rerun asked
+ * for) that starts the next round, or the watch closing (`closing`).
+ */
+export class RoundCancelledError extends Error {
+  override name = 'AbortError'
+  constructor(readonly changes: ScenarioChange[], readonly closing = false) {
+    super(closing ? 'round cancelled: the watch closed' : changes.length === 0 ? 'round cancelled: a rerun was asked for' : 'round cancelled: the watched files changed')
+  }
+}
+
 /** What watchScenarios watches, and what it does on a change. */
 export interface WatchScenariosOptions<T> {
   /** Scenario files to watch (those named on the command line). */
@@ -19,8 +30,13 @@ export interface WatchScenariosOptions<T> {
   dirs?: string[]
   /** Reads the scenarios; a throw is a broken file, told to `onLoadError`, and the watch goes on. */
   load(): Promise<T>
-  /** Runs what `load` gave. `changes` is empty for the first round and a rerun asked for. */
-  run(loaded: T, changes: ScenarioChange[]): Promise<void>
+  /**
+   * Runs what `load` gave. `changes` is empty for the first round and a rerun asked for. `signal`
+   * aborts, with a RoundCancelledError, when a change or a rerun comes during the round, or the
+   * watch closes: a run that heeds it ends early (rejecting with `signal.reason` is fine) and the
+   * next round starts; one that ignores it is waited for, as before.
+   */
+  run(loaded: T, changes: ScenarioChange[], signal: AbortSignal): Promise<void>
   /** Tells why `load` failed (a throw from here ends the watch, as one from `run` does). */
   onLoadError(error: unknown, changes: ScenarioChange[]): void
   /** After each round, when nothing more is waiting to run. */
@@ -37,9 +53,9 @@ export interface WatchScenariosOptions<T> {
 
 /** A running watch. */
 export interface ScenarioWatch {
-  /** Runs again as a change would: now, or once the round in progress has ended. */
+  /** Runs again as a change would: now, or once the round in progress has been cancelled. */
   rerun(): void
-  /** Stops watching; resolves once the round in progress, if any, has ended. */
+  /** Stops watching and cancels the round in progress; resolves once it has ended. */
   close(): Promise<void>
   /** Resolves when closed; rejects with what `run` or `onLoadError` threw, which closes the watch. */
   readonly done: Promise<void>
@@ -59,7 +75,8 @@ export const WATCH_MAX_WAIT_MS = 1000
 
 /**
  * Runs `load` then `run` once, then again after each change to the watched scenario files, one
- * round at a time: a change during a round queues exactly one more. A directory is watched
+ * round at a time: a change during a round aborts the round's signal and queues exactly one more,
+ * whatever more changes come before it starts. A directory is watched
  * itself (fs.watch, not recursive), and so is each file's directory, so a save through a rename
  * is seen where a watch on the file would lose it; a watched directory deleted is watched again
  * when it is back.
@@ -74,6 +91,8 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
   // Set by the first change since the last flush; not pushed back by later ones.
   let deadline: NodeJS.Timeout | undefined
   let round: Promise<void> | undefined
+  // The round in progress's, from its load to the end of its run.
+  let cancel: AbortController | undefined
   let closed = false
   let settle!: { resolve(): void; reject(error: unknown): void }
   const done = new Promise<void>((resolve, reject) => { settle = { resolve, reject } })
@@ -94,6 +113,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       clearTimeout(deadline)
       dirs?.close()
       links.close()
+      cancel?.abort(new RoundCancelledError([], true))
       settle.resolve()
     }
     await round?.catch(() => undefined)
@@ -129,12 +149,22 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
       else if (before === 'removed' && change.change === 'added') queued.set(change.file, { ...change, change: 'changed' })
       else queued.set(change.file, before === 'added' ? { ...change, change: 'added' } : change)
     }
+    // The first change since the round began says why it stops; later ones join the next round.
+    if (cancel && !cancel.signal.aborted) cancel.abort(new RoundCancelledError(changes))
     round ??= drain()
+  }
+  const requeueBefore = (changes: ScenarioChange[]) => {
+    const later = queued
+    queued = undefined
+    enqueue(changes)
+    if (later) enqueue([...later.values()])
   }
   const drain = async () => {
     while (queued && !closed) {
       const changes = [...queued.values()]
       queued = undefined
+      cancel = new AbortController()
+      const { signal } = cancel
       try {
         let loaded: T
         try {
@@ -143,9 +173,18 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
           options.onLoadError(error, changes)
           continue
         }
-        if (!closed) await options.run(loaded, changes)
+        // Changed again while loading: what was read is stale. These changes go first in the next round's.
+        if (signal.aborted) {
+          requeueBefore(changes)
+          continue
+        }
+        if (!closed) await options.run(loaded, changes, signal)
       } catch (error) {
+        // The run ended on the abort it was given: cancelled, not broken.
+        if (signal.aborted && error === signal.reason) continue
         return fail(error)
+      } finally {
+        cancel = undefined
       }
     }
     // Cleared before onIdle, so a rerun asked for from there starts a round of its own.

@@ -16,8 +16,11 @@ export interface WebhookInbox {
   localUrl: string
   /** The public URL that reaches the receiver (a tunnel), when one was given. */
   publicUrl?: string
-  /** The next delivery to `path` not taken yet, waiting up to `timeoutMs`; null on time-out. */
-  next(path: string, timeoutMs: number): Promise<ReceivedDelivery | null>
+  /**
+   * The next delivery to `path` not taken yet, waiting up to `timeoutMs`; null on time-out. An
+   * abort of `signal` ends the wait at once, rejecting with its reason.
+   */
+  next(path: string, timeoutMs: number, signal?: AbortSignal): Promise<ReceivedDelivery | null>
   close(): Promise<void>
 }
 
@@ -55,8 +58,9 @@ export async function startWebhookInbox(options: WebhookInboxOptions = {}): Prom
     url: options.publicUrl ?? listener.url,
     localUrl: listener.url,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-    async next(path, timeoutMs) {
+    async next(path, timeoutMs, signal) {
       path = toQueuePath(path)
+      signal?.throwIfAborted()
       // The monotonic clock: a wall clock stepped meanwhile would stretch or cut the wait.
       const deadline = performance.now() + timeoutMs
       for (;;) {
@@ -64,14 +68,22 @@ export async function startWebhookInbox(options: WebhookInboxOptions = {}): Prom
         if (queue && queue.length > 0) return queue.shift()!
         const left = deadline - performance.now()
         if (left <= 0) return null
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left)
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = () => {
+            clearTimeout(timer)
+            reject(signal!.reason)
+          }
+          const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort)
+            resolve()
+          }, left)
+          signal?.addEventListener('abort', onAbort, { once: true })
           waiters.set(path, () => {
             clearTimeout(timer)
+            signal?.removeEventListener('abort', onAbort)
             resolve()
           })
-        })
-        waiters.delete(path)
+        }).finally(() => waiters.delete(path))
       }
     },
     close: () => listener.close(),

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { listenForWatchKeys } from '../../src/cli/watch-keys.js'
-import { watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
+import { RoundCancelledError, watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-watch')
@@ -235,6 +235,91 @@ describe('watchScenarios', () => {
     // A second round at once would throw in run and end the watch: done rejects.
     await Promise.race([idle, watch.done])
     expect(record.rounds.map((round) => round.changes)).toEqual([[], [{ file: join(dir, 'a.json'), change: 'changed' }, { file: join(dir, 'b.json'), change: 'changed' }]])
+  })
+
+  it('cancels the round in progress on a change: its signal aborts saying why, and one round follows with every change since', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    for (const name of ['a.json', 'b.json']) await writeFile(join(dir, name), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    const reasons: unknown[] = []
+    let running = 0
+    let release!: () => void
+    const cancelHeld = new Promise<void>((resolve) => { release = resolve })
+    const watch = watchScenarios({
+      dirs: [dir],
+      watchDirectory: fake.watchDirectory,
+      load: async () => null,
+      run: async (_loaded, changes, signal) => {
+        running++
+        expect(running).toBe(1)
+        record.rounds.push({ changes })
+        try {
+          if (record.rounds.length > 1) return
+          // As a run in a long wait: it ends on the abort, after a moment of its own (closing its server).
+          await new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => {
+            reasons.push(signal.reason)
+            void cancelHeld.then(() => reject(signal.reason))
+          }))
+        } finally {
+          running--
+        }
+      },
+      onLoadError: () => {},
+      onIdle: record.onIdle,
+    })
+    open.push(watch)
+    fake.emit(dir, 'a.json')
+    await settle()
+    expect(reasons).toEqual([expect.any(RoundCancelledError)])
+    expect(reasons[0]).toMatchObject({ name: 'AbortError', changes: [{ file: join(dir, 'a.json'), change: 'changed' }], closing: false })
+    // More saves and a rerun while the cancelled round is still ending: one round, with all of them.
+    fake.emit(dir, 'b.json')
+    await settle()
+    watch.rerun()
+    expect(record.rounds).toHaveLength(1)
+    const idle = record.idle()
+    release()
+    await Promise.race([idle, watch.done])
+    expect(record.rounds.map((round) => round.changes)).toEqual([[], [{ file: join(dir, 'a.json'), change: 'changed' }, { file: join(dir, 'b.json'), change: 'changed' }]])
+    expect(reasons).toHaveLength(1)
+    // The run's rejection with the abort's reason is no error of the watch: it goes on.
+    fake.emit(dir, 'a.json')
+    const next = record.idle()
+    await settle()
+    await Promise.race([next, watch.done])
+    expect(record.rounds).toHaveLength(3)
+  })
+
+  it('cancels the round in progress on a rerun and on close, which resolves once that round has ended', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    const fake = fakeWatcher()
+    const reasons: RoundCancelledError[] = []
+    let started = 0
+    let ended = 0
+    const watch = watchScenarios({
+      dirs: [dir],
+      watchDirectory: fake.watchDirectory,
+      load: async () => null,
+      run: async (_loaded, _changes, signal) => {
+        started++
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()))
+        reasons.push(signal.reason as RoundCancelledError)
+        ended++
+      },
+      onLoadError: () => {},
+    })
+    await vi.waitFor(() => expect(started).toBe(1))
+    watch.rerun()
+    await vi.waitFor(() => expect(started).toBe(2))
+    expect(ended).toBe(1)
+    expect(reasons[0]).toMatchObject({ changes: [], closing: false })
+    await watch.close()
+    expect(ended).toBe(2)
+    expect(reasons[1]).toMatchObject({ changes: [], closing: true })
+    await expect(watch.done).resolves.toBeUndefined()
   })
 
   it('tells a file that does not load and goes on watching: the next good save runs', async () => {

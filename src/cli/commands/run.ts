@@ -64,7 +64,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
       if (chosen.length === 0) throw new CliError(noScenarioMessage(flags))
       return chosen
     },
-    run: (chosen, server, say) => runChosen(chosen, { ...setup, server }, say),
+    run: (chosen, server, say, signal) => runChosen(chosen, { ...setup, server, signal }, say),
   })
 }
 
@@ -94,7 +94,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--list', 'list the scenarios and exit'))
     .addOption(new Option('--schema', 'print the JSON Schema of scenario files (for editors; dist/scenario.schema.json in the package) and exit'))
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
-    .addOption(new Option('--watch', 'run again when a scenario file changes (Ctrl+C quits); the in-process server stays up between runs (with --api-key, a new one per run)'))
+    .addOption(new Option('--watch', 'run again when a scenario file changes, cancelling a run in progress (Ctrl+C quits); the in-process server stays up between runs (with --api-key, a new one per run)'))
     .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
     .addOption(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default: the shipped scenarios)'))
