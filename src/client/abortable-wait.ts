@@ -18,20 +18,20 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * One attempt's signal: aborted with SIGNAL's reason when it aborts, or after TIMEOUT_MS with
- * TIMEOUT_ERROR. `dispose` clears the timer and the listener once the attempt is over.
+ * One attempt's signal: aborted with SIGNAL's reason when it aborts (if given), or after
+ * TIMEOUT_MS with TIMEOUT_ERROR. `dispose` clears the timer and the listener once the attempt is over.
  */
-export function createAttemptSignal(signal: AbortSignal, timeoutMs: number, timeoutError: () => unknown): { signal: AbortSignal; dispose(): void } {
+export function createAttemptSignal(signal: AbortSignal | undefined, timeoutMs: number, timeoutError: () => unknown): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController()
-  const onAbort = () => controller.abort(signal.reason)
+  const onAbort = () => controller.abort(signal!.reason)
   const timer = setTimeout(() => controller.abort(timeoutError()), timeoutMs)
-  if (signal.aborted) onAbort()
-  else signal.addEventListener('abort', onAbort, { once: true })
+  if (signal?.aborted) onAbort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
   return {
     signal: controller.signal,
     dispose: () => {
       clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
+      signal?.removeEventListener('abort', onAbort)
     },
   }
 }

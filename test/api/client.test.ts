@@ -176,6 +176,21 @@ describe('client retries', () => {
     expect((error as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/config \(.+\) after 2 attempts$/)
   })
 
+  it('gives up on an answer whose body stops coming as on one that never starts: timeoutMs per attempt, then a connection error', async () => {
+    // The status line and headers, then a few bytes of the 100 promised, then nothing.
+    const { url, seen } = await startScripted([(_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"request_id":')
+    }])
+    const waits: string[] = []
+    const client = createSandboxClient({ baseUrl: url, timeoutMs: 200, retries: 1, onRetryWait: ({ reason }) => waits.push(reason) })
+    const error = await client.getConfig().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SandboxConnectionError)
+    expect((error as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/config \(timed out after 2 attempts of 0\.2 s each\)$/)
+    expect(waits).toEqual(['network_error'])
+    expect(seen).toHaveLength(2)
+  })
+
   it('keeps a base URL path prefix', async () => {
     const { url, seen } = await startScripted([json(200, { request_id: 'req_1' })])
     await createSandboxClient({ baseUrl: `${url}/prefix/` }).getConfig()
