@@ -191,6 +191,22 @@ describe('client retries', () => {
     expect(seen).toHaveLength(2)
   })
 
+  it('takes one signal for many requests at once: each is sent and retried, with no warning of a listener leak from Node', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`)
+    process.on('warning', onWarning)
+    cleanups.push(async () => { process.off('warning', onWarning) })
+    // Each of the 12 first attempts loses its connection, so all 12 wait for a retry at once too.
+    const { url, seen } = await startScripted([...Array.from({ length: 12 }, () => (req: IncomingMessage) => req.socket.destroy()), json(200, { request_id: 'req_ok' })])
+    const client = createSandboxClient({ baseUrl: url, signal: new AbortController().signal })
+    const answers = await Promise.all(Array.from({ length: 12 }, () => client.getConfig()))
+    expect(answers.map((answer) => answer.request_id)).toEqual(Array.from({ length: 12 }, () => 'req_ok'))
+    expect(seen).toHaveLength(24)
+    // Node tells of a warning on the next tick.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(warnings).toEqual([])
+  })
+
   it('keeps a base URL path prefix', async () => {
     const { url, seen } = await startScripted([json(200, { request_id: 'req_1' })])
     await createSandboxClient({ baseUrl: `${url}/prefix/` }).getConfig()
