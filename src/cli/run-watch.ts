@@ -83,7 +83,7 @@ function describeScenarios(scenarios: Scenario[]): string {
 export async function watchRun(options: WatchRunOptions): Promise<never> {
   checkTargets(options)
   const out = await import('./output.js')
-  const { watchScenarios } = await import('../scenarios/watch-scenarios.js')
+  const { isCancelledBy, watchScenarios } = await import('../scenarios/watch-scenarios.js')
   const { startRunServer } = await import('../scenarios/run-server.js')
   const { listenForWatchKeys } = await import('./watch-keys.js')
   // Once stopping, a run still going (cancelled by watch.close(), not waited for) prints nothing more.
@@ -130,7 +130,7 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
         if (!first) write(`\n${describeChanges(changes)}: running ${describeScenarios(scenarios)}`)
         first = false
         await options.run(scenarios, server, write, signal).catch((error: unknown) => {
-          if (!signal.aborted || error !== signal.reason) return report(error)
+          if (!isCancelledBy(error, signal)) return report(error)
           // Cut off, not failed: one line instead of a report. Stopping says so itself.
           const why = signal.reason as RoundCancelledError
           if (!why.closing) write(`${describeChanges(why.changes)}: run cancelled`)

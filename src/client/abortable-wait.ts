@@ -1,37 +1,60 @@
 /**
+ * What to do when each signal aborts, for the waits and attempts in progress under it. A caller's
+ * one signal may cover many requests at once (Promise.all through one client): a listener each
+ * would pass the 10 after which Node warns of a leak, so each signal gets one, shared.
+ */
+const onAbortBySignal = new WeakMap<AbortSignal, Set<() => void>>()
+
+/** Calls ON_ABORT when SIGNAL aborts, until the function returned is called. */
+function followAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  let callbacks = onAbortBySignal.get(signal)
+  if (!callbacks) {
+    const shared = new Set<() => void>()
+    callbacks = shared
+    onAbortBySignal.set(signal, shared)
+    signal.addEventListener('abort', () => {
+      for (const callback of [...shared]) callback()
+      shared.clear()
+    }, { once: true })
+  }
+  const mine = callbacks
+  mine.add(onAbort)
+  return () => { mine.delete(onAbort) }
+}
+
+/**
  * Waits MS, or rejects with SIGNAL's reason as soon as it aborts, its timer cleared so that nothing
  * is left to keep the process alive. Without a signal, a plain timer.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
-    const onAbort = () => {
+    const stopFollowing = signal ? followAbort(signal, () => {
       clearTimeout(timer)
-      reject(signal!.reason)
-    }
+      reject(signal.reason)
+    }) : undefined
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
+      stopFollowing?.()
       resolve()
     }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
 
 /**
- * One attempt's signal: aborted with SIGNAL's reason when it aborts, or after TIMEOUT_MS with
- * TIMEOUT_ERROR. `dispose` clears the timer and the listener once the attempt is over.
+ * One attempt's signal: aborted with SIGNAL's reason when it aborts (if given), or after
+ * TIMEOUT_MS with TIMEOUT_ERROR. `dispose` clears the timer and the listener once the attempt is over.
  */
-export function createAttemptSignal(signal: AbortSignal, timeoutMs: number, timeoutError: () => unknown): { signal: AbortSignal; dispose(): void } {
+export function createAttemptSignal(signal: AbortSignal | undefined, timeoutMs: number, timeoutError: () => unknown): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController()
-  const onAbort = () => controller.abort(signal.reason)
   const timer = setTimeout(() => controller.abort(timeoutError()), timeoutMs)
-  if (signal.aborted) onAbort()
-  else signal.addEventListener('abort', onAbort, { once: true })
+  let stopFollowing: (() => void) | undefined
+  if (signal?.aborted) controller.abort(signal.reason)
+  else if (signal) stopFollowing = followAbort(signal, () => controller.abort(signal.reason))
   return {
     signal: controller.signal,
     dispose: () => {
       clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
+      stopFollowing?.()
     },
   }
 }

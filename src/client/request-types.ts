@@ -46,7 +46,7 @@ export interface TransportOptions {
    * after a network error, of a 409 IDEMPOTENCY_KEY_IN_PROGRESS (the lost attempt is still running). Default 3.
    */
   retries?: number | undefined
-  /** Per attempt. Default 30 s. */
+  /** Per attempt, the answer's body included. Default 30 s. */
   timeoutMs?: number | undefined
   /**
    * Cancels the request: the attempt in flight is aborted, a wait for a retry cut short, and the

@@ -12,7 +12,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000
 /** The client's longest Retry-After wait unless `maxRetryAfterMs` says otherwise. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000
 
-/** The error ofetch aborts an attempt with when its `timeout` passes (see createAttemptSignal). */
+/** The error ofetch's own `timeout` aborts an attempt with, as the connection error expects (see createAttemptSignal). */
 function createTimeoutError(): Error {
   const error = Object.assign(new Error('[TimeoutError]: The operation was aborted due to timeout'), { code: 23 })
   error.name = 'TimeoutError'
@@ -38,24 +38,24 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   for (let attempt = 1; ; attempt++) {
     let answer: ClientAnswer
-    // ofetch drops its `timeout` when given a signal: the caller's signal and the timeout are
-    // joined here. This timer also covers the body, which ofetch's own leaves unbounded.
-    const attemptSignal = signal ? createAttemptSignal(signal, timeoutMs, createTimeoutError) : undefined
+    // ofetch's own `timeout` ends with the status line and headers, so a body that stops coming
+    // would hold the request for ever (and it drops the timeout when given a signal): this timer
+    // covers the whole attempt, body included, joined with the caller's signal if any.
+    const attemptSignal = createAttemptSignal(signal, timeoutMs, createTimeoutError)
     try {
       const response = await ofetch.raw(url, {
         method: request.method,
         headers,
         body: text,
         retry: 0,
-        timeout: timeoutMs,
-        ...(attemptSignal ? { signal: attemptSignal.signal } : {}),
+        signal: attemptSignal.signal,
         // fetch would send a 301/302 POST again as a GET without its body (its answer then taken
         // for the POST's), and drop Authorization on a move to another origin (http -> https): a
         // 3xx is returned as it is, Location and all, for the caller to fix its base URL.
         redirect: 'manual',
         ignoreResponseError: true,
         responseType: 'text',
-      }).finally(() => attemptSignal?.dispose())
+      }).finally(() => attemptSignal.dispose())
       answer = toAnswer(response.status, response.headers, (response._data as string | undefined) ?? '', attempt, started, idempotencyKey)
     } catch (error) {
       // Cancelled, not failed: no attempt to tell of, nothing to retry.

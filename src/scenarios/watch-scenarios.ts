@@ -22,6 +22,14 @@ export class RoundCancelledError extends Error {
   }
 }
 
+/**
+ * Whether ERROR is how a run ended on SIGNAL's abort: the reason itself (fetch, runScenarios) or,
+ * as Node's own APIs reject (timers/promises, events.once, fs), an AbortError caused by it.
+ */
+export function isCancelledBy(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted && (error === signal.reason || (error instanceof Error && error.name === 'AbortError' && error.cause === signal.reason))
+}
+
 /** What watchScenarios watches, and what it does on a change. */
 export interface WatchScenariosOptions<T> {
   /** Scenario files to watch (those named on the command line). */
@@ -33,8 +41,9 @@ export interface WatchScenariosOptions<T> {
   /**
    * Runs what `load` gave. `changes` is empty for the first round and a rerun asked for. `signal`
    * aborts, with a RoundCancelledError, when a change or a rerun comes during the round, or the
-   * watch closes: a run that heeds it ends early (rejecting with `signal.reason` is fine) and the
-   * next round starts; one that ignores it is waited for, as before.
+   * watch closes: a run that heeds it ends early (rejecting with `signal.reason`, or with an
+   * AbortError caused by it as Node's own APIs do, is fine) and the next round starts; one that
+   * ignores it is waited for, as before.
    */
   run(loaded: T, changes: ScenarioChange[], signal: AbortSignal): Promise<void>
   /** Tells why `load` failed (a throw from here ends the watch, as one from `run` does). */
@@ -181,7 +190,7 @@ export function watchScenarios<T>(options: WatchScenariosOptions<T>): ScenarioWa
         if (!closed) await options.run(loaded, changes, signal)
       } catch (error) {
         // The run ended on the abort it was given: cancelled, not broken.
-        if (signal.aborted && error === signal.reason) continue
+        if (isCancelledBy(error, signal)) continue
         return fail(error)
       } finally {
         cancel = undefined

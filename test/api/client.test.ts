@@ -176,6 +176,37 @@ describe('client retries', () => {
     expect((error as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/config \(.+\) after 2 attempts$/)
   })
 
+  it('gives up on an answer whose body stops coming as on one that never starts: timeoutMs per attempt, then a connection error', async () => {
+    // The status line and headers, then a few bytes of the 100 promised, then nothing.
+    const { url, seen } = await startScripted([(_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"request_id":')
+    }])
+    const waits: string[] = []
+    const client = createSandboxClient({ baseUrl: url, timeoutMs: 200, retries: 1, onRetryWait: ({ reason }) => waits.push(reason) })
+    const error = await client.getConfig().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SandboxConnectionError)
+    expect((error as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/config \(timed out after 2 attempts of 0\.2 s each\)$/)
+    expect(waits).toEqual(['network_error'])
+    expect(seen).toHaveLength(2)
+  })
+
+  it('takes one signal for many requests at once: each is sent and retried, with no warning of a listener leak from Node', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`)
+    process.on('warning', onWarning)
+    cleanups.push(async () => { process.off('warning', onWarning) })
+    // Each of the 12 first attempts loses its connection, so all 12 wait for a retry at once too.
+    const { url, seen } = await startScripted([...Array.from({ length: 12 }, () => (req: IncomingMessage) => req.socket.destroy()), json(200, { request_id: 'req_ok' })])
+    const client = createSandboxClient({ baseUrl: url, signal: new AbortController().signal })
+    const answers = await Promise.all(Array.from({ length: 12 }, () => client.getConfig()))
+    expect(answers.map((answer) => answer.request_id)).toEqual(Array.from({ length: 12 }, () => 'req_ok'))
+    expect(seen).toHaveLength(24)
+    // Node tells of a warning on the next tick.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(warnings).toEqual([])
+  })
+
   it('keeps a base URL path prefix', async () => {
     const { url, seen } = await startScripted([json(200, { request_id: 'req_1' })])
     await createSandboxClient({ baseUrl: `${url}/prefix/` }).getConfig()

@@ -1,6 +1,7 @@
 import { mkdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
+import { setTimeout as waitFor } from 'node:timers/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { listenForWatchKeys } from '../../src/cli/watch-keys.js'
 import { RoundCancelledError, watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
@@ -320,6 +321,33 @@ describe('watchScenarios', () => {
     expect(ended).toBe(2)
     expect(reasons[1]).toMatchObject({ changes: [], closing: true })
     await expect(watch.done).resolves.toBeUndefined()
+  })
+
+  it('takes a run that ends with Node\'s AbortError for its signal (timers/promises, events.once) as cancelled, not as an error ending the watch', async () => {
+    const dir = await tempDir()
+    const rounds: Array<{ changes: ScenarioChange[]; ended?: string }> = []
+    const watch = watchScenarios({
+      dirs: [dir],
+      watchDirectory: fakeWatcher().watchDirectory,
+      load: async () => null,
+      run: async (_loaded, changes, signal) => {
+        const round = { changes }
+        rounds.push(round)
+        if (rounds.length > 1) return
+        // Node's own waits reject with an AbortError of their own, the signal's reason as its cause.
+        await waitFor(60_000, undefined, { signal }).catch((error: Error) => {
+          Object.assign(round, { ended: `${error.name}, cause ${(error.cause as Error).name}` })
+          throw error
+        })
+      },
+      onLoadError: () => {},
+    })
+    open.push(watch)
+    await vi.waitFor(() => expect(rounds).toHaveLength(1))
+    watch.rerun()
+    const outcome = await Promise.race([watch.done.then(() => 'closed', (error: Error) => `ended by ${error.name}`), vi.waitFor(() => expect(rounds).toHaveLength(2)).then(() => 'next round')])
+    expect(outcome).toBe('next round')
+    expect(rounds).toEqual([{ changes: [], ended: 'AbortError, cause AbortError' }, { changes: [] }])
   })
 
   it('tells a file that does not load and goes on watching: the next good save runs', async () => {
