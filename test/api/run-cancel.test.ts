@@ -1,10 +1,9 @@
-import { createServer as createTcpServer, type Socket } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseScenario } from '../../src/scenarios/load-scenarios.js'
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
 import { startRunServer } from '../../src/scenarios/run-server.js'
 import type { ScenarioReport } from '../../src/scenarios/report-types.js'
+import { startSilentServer } from '../helpers/silent-server.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -19,32 +18,6 @@ const waitsForWebhook = scenario('waits', [
   { name: 'never comes', wait_for_webhook: { type: 'sandbox.webhook.test', timeout_ms: 60_000 } },
 ])
 const readsConfig = scenario('reads', [{ request: { method: 'GET', path: '/api/sandbox/config' }, expect: { status: 200 } }])
-
-/** A server on 127.0.0.1 that reads requests and never answers, counting the requests and the connections they came on that closed. */
-async function startSilentServer() {
-  const sockets = new Set<Socket>()
-  let requests = 0
-  let dropped = 0
-  const server = createTcpServer((socket) => {
-    sockets.add(socket)
-    let asked = false
-    socket.on('error', () => {})
-    socket.on('data', () => {
-      if (!asked) requests++
-      asked = true
-    })
-    socket.on('close', () => {
-      if (asked) dropped++
-      sockets.delete(socket)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(() => new Promise((resolve) => {
-    for (const socket of sockets) socket.destroy()
-    server.close(() => resolve())
-  }))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, dropped: () => dropped }
-}
 
 describe('runScenarios with a signal', () => {
   it('aborted in a wait_for_webhook step: rejects with the reason, reports no scenario, stops its server and receiver', async () => {
@@ -71,6 +44,7 @@ describe('runScenarios with a signal', () => {
 
   it('aborted while a server never answers: the request is dropped, not retried or told as a failure', async () => {
     const silent = await startSilentServer()
+    cleanups.push(silent.close)
     const controller = new AbortController()
     const told: string[] = []
     const run = runScenarios([readsConfig], {

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process'
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, killAll, startNodeProcess, waitUntil } from '../helpers/cli.js'
 import { KEY, PTY_UNAVAILABLE, killPtys, runInPty } from '../helpers/pty.js'
+import { startSilentServer } from '../helpers/silent-server.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const closers: Array<() => Promise<void>> = []
@@ -27,28 +27,6 @@ const readsConfig = { name: 'config', request: { method: 'GET', path: '/api/sand
 /** A minute's wait for a webhook nothing sends: a run that would sit there without a cancel. */
 const waitsForever = { name: 'never comes', wait_for_webhook: { type: 'sandbox.webhook.test', timeout_ms: 60_000 } }
 const scenarioFile = (steps: unknown[]) => JSON.stringify({ name: 'Draft', description: 'a scenario being written', steps }, null, 2)
-
-/** A server on 127.0.0.1 that reads requests and never answers; counts the requests, and the connections they came on that the client closed. */
-async function startSilentServer() {
-  const sockets = new Set<Socket>()
-  let requests = 0
-  let dropped = 0
-  const server = createTcpServer((socket) => {
-    sockets.add(socket)
-    socket.on('error', () => {})
-    socket.once('data', () => {
-      requests++
-      socket.once('close', () => { dropped++ })
-    })
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  closers.push(() => new Promise((resolve) => {
-    for (const socket of sockets) socket.destroy()
-    server.close(() => resolve())
-  }))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, dropped: () => dropped }
-}
 
 describe('sandbox run --watch cancels the run in progress on a save', () => {
   it('a save while a scenario waits for a webhook: one line says the run was cancelled, and the new run starts and reports in full', async () => {
@@ -76,6 +54,7 @@ describe('sandbox run --watch cancels the run in progress on a save', () => {
 
   it('a save while the --base-url server does not answer: the request is dropped, the new run starts, and SIGINT then stops with nothing after', async () => {
     const silent = await startSilentServer()
+    closers.push(silent.close)
     const dir = await tempDir()
     const file = join(dir, 'hang.json')
     await writeFile(file, scenarioFile([readsConfig]))
