@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { createAttemptSignal, sleep as sleepUnlessAborted } from '../client/abortable-wait.js'
+import { createAttemptSignal, sleep } from '../client/abortable-wait.js'
 import { findProxyRefusal } from '../client/error-causes.js'
 import { findCertificateError, isPlainHttpError } from '../client/retry-rules.js'
 
@@ -20,9 +19,9 @@ export async function waitForServer(baseUrl: string, timeoutMs: number, signal?:
   for (;;) {
     const left = deadline - performance.now()
     const attemptMs = Math.max(1, Math.min(2_000, left))
-    const attempt = signal ? createAttemptSignal(signal, attemptMs, () => new DOMException('no answer in time', 'TimeoutError')) : undefined
+    const attempt = createAttemptSignal(signal, attemptMs, () => new DOMException('no answer in time', 'TimeoutError'))
     try {
-      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { redirect: 'manual', signal: attempt?.signal ?? AbortSignal.timeout(attemptMs) })
+      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { redirect: 'manual', signal: attempt.signal })
       await response.body?.cancel()
       return true
     } catch (error) {
@@ -30,10 +29,9 @@ export async function waitForServer(baseUrl: string, timeoutMs: number, signal?:
       if (isPlainHttpError(error) || findCertificateError(error) || findProxyRefusal(error)) return true
       const remaining = deadline - performance.now()
       if (remaining <= 0) return false
-      if (signal) await sleepUnlessAborted(Math.min(POLL_MS, remaining), signal)
-      else await sleep(Math.min(POLL_MS, remaining))
+      await sleep(Math.min(POLL_MS, remaining), signal)
     } finally {
-      attempt?.dispose()
+      attempt.dispose()
     }
   }
 }
