@@ -5,7 +5,8 @@ import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import type { RunServer } from '../scenarios/run-server.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
-import type { RoundCancelledError, ScenarioChange, ScenarioWatch } from '../scenarios/watch-scenarios.js'
+import type { RoundCancelledError } from '../scenarios/round-cancelled.js'
+import type { ScenarioChange, ScenarioWatch } from '../scenarios/watch-scenarios.js'
 
 type Write = (line: string) => void
 
@@ -83,7 +84,8 @@ function describeScenarios(scenarios: Scenario[]): string {
 export async function watchRun(options: WatchRunOptions): Promise<never> {
   checkTargets(options)
   const out = await import('./output.js')
-  const { isCancelledBy, watchScenarios } = await import('../scenarios/watch-scenarios.js')
+  const { watchScenarios } = await import('../scenarios/watch-scenarios.js')
+  const { isCancelledBy } = await import('../scenarios/round-cancelled.js')
   const { startRunServer } = await import('../scenarios/run-server.js')
   const { listenForWatchKeys } = await import('./watch-keys.js')
   // Once stopping, a run still going (cancelled by watch.close(), not waited for) prints nothing more.

@@ -1,6 +1,7 @@
 export { runScenarios, RUN_TIMEOUT_MS, type RunScenariosOptions } from './run-scenarios.js'
 export { startRunServer, type RunServer } from './run-server.js'
-export { watchScenarios, RoundCancelledError, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory, type WatchScenariosOptions } from './watch-scenarios.js'
+export { RoundCancelledError } from './round-cancelled.js'
+export { watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory, type WatchScenariosOptions } from './watch-scenarios.js'
 export { runScenario } from './run-scenario.js'
 export type { ScenarioContext } from './scenario-context.js'
 export { isScenarioFilePath, loadScenarios, loadScenarioFile, parseScenario, ScenarioFileError, SHIPPED_SCENARIOS_DIR, type ScenarioProblem } from './load-scenarios.js'

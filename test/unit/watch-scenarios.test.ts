@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream'
 import { setTimeout as waitFor } from 'node:timers/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { listenForWatchKeys } from '../../src/cli/watch-keys.js'
-import { RoundCancelledError, watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
+import { RoundCancelledError } from '../../src/scenarios/round-cancelled.js'
+import { watchScenarios, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, type ScenarioChange, type ScenarioWatch, type WatchDirectory } from '../../src/scenarios/watch-scenarios.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-watch')
