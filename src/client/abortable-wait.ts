@@ -42,9 +42,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * One attempt's signal: aborted with SIGNAL's reason when it aborts (if given), or after
- * TIMEOUT_MS with TIMEOUT_ERROR. `dispose` clears the timer and the listener once the attempt is over.
+ * TIMEOUT_MS with TIMEOUT_ERROR, or by `abort` (the caller is done with the answer). `dispose`
+ * clears the timer and the listener once the attempt is over.
  */
-export function createAttemptSignal(signal: AbortSignal | undefined, timeoutMs: number, timeoutError: () => unknown): { signal: AbortSignal; dispose(): void } {
+export function createAttemptSignal(signal: AbortSignal | undefined, timeoutMs: number, timeoutError: () => unknown): { signal: AbortSignal; abort(): void; dispose(): void } {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(timeoutError()), timeoutMs)
   let stopFollowing: (() => void) | undefined
@@ -52,6 +53,7 @@ export function createAttemptSignal(signal: AbortSignal | undefined, timeoutMs: 
   else if (signal) stopFollowing = followAbort(signal, () => controller.abort(signal.reason))
   return {
     signal: controller.signal,
+    abort: () => controller.abort(),
     dispose: () => {
       clearTimeout(timer)
       stopFollowing?.()

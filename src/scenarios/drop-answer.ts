@@ -1,3 +1,4 @@
+import { createAttemptSignal } from '../client/abortable-wait.js'
 import { SandboxConnectionError } from '../client/api-error.js'
 import { prepareRequest } from '../client/prepare-request.js'
 import { DEFAULT_TIMEOUT_MS } from '../client/send-request.js'
@@ -22,18 +23,14 @@ function isClosedByServer(error: unknown): boolean {
  * cuts the request off, rejecting with its reason.
  */
 export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null, request: ClientRequest, timeoutMs = DEFAULT_TIMEOUT_MS, onAttempt?: TransportOptions['onAttempt'], signal?: AbortSignal): Promise<number | null> {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs)
-  const onAbort = () => controller.abort(signal!.reason)
-  signal?.addEventListener('abort', onAbort, { once: true })
+  const attempt = createAttemptSignal(signal, timeoutMs, () => new DOMException('no answer in time', 'TimeoutError'))
   const wire = prepareRequest({ baseUrl, apiKey }, request)
   const { url, headers, text, idempotencyKey } = wire
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
   try {
-    signal?.throwIfAborted()
-    const response = await fetch(url, { method: request.method, headers, body: text, signal: controller.signal, redirect: 'manual' })
-    controller.abort()
+    const response = await fetch(url, { method: request.method, headers, body: text, signal: attempt.signal, redirect: 'manual' })
+    attempt.abort()
     await response.body?.cancel().catch(() => {})
     const durationMs = Math.round((performance.now() - started) * 100) / 100
     onAttempt?.(sent, { status: response.status, headers: response.headers, body: undefined, text: '', requestId: response.headers.get('x-request-id'), errorCode: null, idempotencyKey, attempts: 1, durationMs, bodyUnread: true }, wire)
@@ -44,7 +41,6 @@ export async function sendDroppingAnswer(baseUrl: string, apiKey: string | null,
     if (isClosedByServer(error)) return null
     throw new SandboxConnectionError(url, 1, { cause: error, timeoutMs })
   } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
+    attempt.dispose()
   }
 }
