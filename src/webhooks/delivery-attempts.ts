@@ -40,7 +40,7 @@ export function createDeliveryAttempts(options: AttemptOptions, recent: RecentRe
     const body = delivery.body ?? (delivery.event ? stringifyEvent(delivery.event) : undefined)
     if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
     const { url } = destination
-    const secretNow = delivery.target === 'forward' ? () => options.forward!.secret : () => {
+    const secretNow = delivery.target === 'forward' ? () => destination.secret : () => {
       const endpoint = endpointNow()
       return endpoint?.enabled && endpoint.url === url ? endpoint.secret : undefined
     }

@@ -88,11 +88,11 @@ export function createDispatcher(options: DispatcherOptions) {
    */
   function committed(principal: Principal, before: WebhookState, written: PreparedWrite): void {
     for (const report of written.reports) options.onDelivery?.(report)
-    live.committed(sessionSlotOf(principal), written.doc.webhook.endpoint)
+    const slot = sessionSlotOf(principal)
+    live.committed(slot, written.doc.webhook.endpoint)
     if (closed) return
     if (written.parked.length > 0) parked.park(written.parked)
     if (!needsDispatch(before, written.doc.webhook)) return
-    const slot = sessionSlotOf(principal)
     if (written.parked.length > 0 && !workers.isRunning(slot)) {
       const { dueRun, heads } = findWork(written.doc, options.forward !== undefined)
       if (!dueRun && heads.every((delivery) => parked.holds(slot, delivery.id))) {
