@@ -5,7 +5,7 @@ import { describeSharedRefusal, type RecentRefusals } from './recent-refusals.js
 import { destinationKeyOf } from './send-destination.js'
 import { probeConnection, sendWebhook, type SendOptions } from './sender.js'
 import { signWebhook } from './signature.js'
-import type { AttemptOutcome, Delivery, DeliveryTarget } from './types.js'
+import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint } from './types.js'
 import { isForbiddenAddress } from './url-policy.js'
 
 /** What the attempts need to know of the server's webhook settings. */
@@ -29,15 +29,26 @@ export function createDeliveryAttempts(options: AttemptOptions, recent: RecentRe
   const openSend: SendOptions = { timeoutMs: options.timeoutMs, pool }
   const sendOptionsFor = (target: DeliveryTarget): SendOptions => (target === 'endpoint' && !options.allowLocal ? checkedSend : openSend)
 
-  /** Sends one delivery to its target as configured now, signed when the connection is up. */
-  async function attempt(doc: SessionDoc, delivery: Delivery): Promise<AttemptOutcome & { url: string }> {
+  /**
+   * Sends one delivery to its target as configured now, signed when the connection is up.
+   * `endpointNow` gives the session's endpoint at that moment: a send it no longer matches (the
+   * endpoint disabled, or moved to another URL, meanwhile) is withdrawn, not made (`notSent`),
+   * and one it does is signed with its secret then, a rotation's included.
+   */
+  async function attempt(doc: SessionDoc, delivery: Delivery, endpointNow: () => StoredEndpoint | null = () => doc.webhook.endpoint): Promise<AttemptOutcome & { url: string }> {
     const destination = delivery.target === 'forward' ? options.forward : doc.webhook.endpoint
     const body = delivery.body ?? (delivery.event ? stringifyEvent(delivery.event) : undefined)
     if (!destination || body === undefined) return { statusCode: null, error: 'no target configured', durationMs: 0, url: delivery.url }
     const { url } = destination
-    const secret = 'secret' in destination ? destination.secret : ''
+    const secretNow = delivery.target === 'forward' ? () => destination.secret : () => {
+      const endpoint = endpointNow()
+      return endpoint?.enabled && endpoint.url === url ? endpoint.secret : undefined
+    }
     // Signed at the moment of sending, so the timestamp is that moment.
-    const sign = () => signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
+    const sign = () => {
+      const secret = secretNow()
+      return secret === undefined ? undefined : signWebhook({ secret, body, eventId: delivery.event_id, eventType: delivery.event_type }).headers
+    }
     const outcome = await sendWebhook(url, body, sign, sendOptionsFor(delivery.target))
     return { ...outcome, url }
   }

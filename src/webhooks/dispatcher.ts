@@ -15,6 +15,7 @@ import { createStagedWrites } from './staged-writes.js'
 import { findWork } from './find-work.js'
 import { createAttemptRecorder } from './record-attempts.js'
 import { createSlotWorkers } from './slot-workers.js'
+import { createLiveEndpoints } from './live-endpoints.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
 import { KEYS_WOKEN_PER_DESTINATION } from './destination-gates.js'
 import { createWakePacer } from './wake-pacer.js'
@@ -52,7 +53,9 @@ export interface DispatcherOptions extends AttemptOptions {
  */
 export function createDispatcher(options: DispatcherOptions) {
   const { sessions, mutex } = options
-  const workers = createSlotWorkers({ work, retryMs: WORKER_RETRY_MS, logError: options.logError })
+  /** The endpoint of each working session as commits leave it, for the sends it is about to make. */
+  const live = createLiveEndpoints()
+  const workers = createSlotWorkers({ work: (slot) => live.watch(slot, () => work(slot)), retryMs: WORKER_RETRY_MS, logError: options.logError })
   /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
   const markers = createActiveMarkers(options)
   const recent = createRecentRefusals()
@@ -85,10 +88,11 @@ export function createDispatcher(options: DispatcherOptions) {
    */
   function committed(principal: Principal, before: WebhookState, written: PreparedWrite): void {
     for (const report of written.reports) options.onDelivery?.(report)
+    const slot = sessionSlotOf(principal)
+    live.committed(slot, written.doc.webhook.endpoint)
     if (closed) return
     if (written.parked.length > 0) parked.park(written.parked)
     if (!needsDispatch(before, written.doc.webhook)) return
-    const slot = sessionSlotOf(principal)
     if (written.parked.length > 0 && !workers.isRunning(slot)) {
       const { dueRun, heads } = findWork(written.doc, options.forward !== undefined)
       if (!dueRun && heads.every((delivery) => parked.holds(slot, delivery.id))) {
@@ -137,9 +141,11 @@ export function createDispatcher(options: DispatcherOptions) {
         sleepUntilDue(slot, doc, heads, now)
         return
       }
-      const tried = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery) })))
+      const endpointNow = () => live.current(slot, doc.webhook.endpoint)
+      const tried = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery, endpointNow) })))
       // A send still waiting for its place when the server began to stop was not made: no attempt
-      // to record, the delivery keeps its turn for the next start.
+      // to record, the delivery keeps its turn for the next start. Nor was one its endpoint's
+      // change withdrew: that commit kicked this worker, which runs again on the new document.
       const outcomes = tried.filter(({ outcome }) => !outcome.notSent)
       if (outcomes.length === 0) return
       const finished = Date.now()

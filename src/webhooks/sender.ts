@@ -15,8 +15,11 @@ export const MAX_ANSWER_BYTES = 64 * 1024
 
 export type { SendOptions } from './send-destination.js'
 
-/** The headers of one send, or a function that builds them once the connection is open. */
-export type SendHeaders = Record<string, string> | (() => Record<string, string>)
+/**
+ * The headers of one send, or a function that builds them once the connection is open; it
+ * returns undefined to withdraw a send that no longer applies (its outcome then has `notSent`).
+ */
+export type SendHeaders = Record<string, string> | (() => Record<string, string> | undefined)
 
 function elapsedSince(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10
@@ -101,6 +104,9 @@ export function sendWebhook(url: string, body: string, headers: SendHeaders, opt
 /** The outcome of a send the pool stopped before it had a place in flight. */
 const NOT_SENT: AttemptOutcome = { statusCode: null, error: 'not sent: the server is stopping', durationMs: 0, notSent: true }
 
+/** The outcome of a send its headers function withdrew. */
+const WITHDRAWN: AttemptOutcome = { statusCode: null, error: 'not sent: its target changed meanwhile', durationMs: 0, notSent: true }
+
 /** A send that has its place: on a kept-alive connection, on the one being opened, or on a new one. */
 function startSend(to: Destination, body: string, headers: SendHeaders, options: SendOptions): Promise<AttemptOutcome> {
   const started = performance.now()
@@ -147,6 +153,13 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
       connected = true
       opened(null)
       const fixed = typeof headers === 'function' ? headers() : headers
+      if (fixed === undefined) {
+        // Nothing was written: a kept connection stays with the agent, a new one is closed.
+        settled = true
+        clearTimeout(timer)
+        socket?.destroy()
+        return resolve(WITHDRAWN)
+      }
       const args: PreopenedRequestArgs = {
         ...connectionArgsOf(to),
         method: 'POST',
