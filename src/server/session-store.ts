@@ -6,6 +6,7 @@ import { guardStorage } from '../storage/storage-error.js'
 import { createWebhookState } from '../webhooks/deliveries.js'
 import { spillDeliveries } from '../webhooks/delivery-spill.js'
 import type { Principal } from './auth.js'
+import { ApiError } from './api-error.js'
 import { checkSessionDoc } from './check-session-doc.js'
 import { deleteStoredSession } from './delete-session.js'
 import { createIdempotencyBatches } from './idempotency-batches.js'
@@ -58,6 +59,13 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    */
   const patches = new Map<string, SessionPatch[]>()
 
+  /**
+   * Sessions this server deleted (`remove`). Session ids are never reused, and a request
+   * authenticated just before its session ended may still be waiting for the session's mutex:
+   * its write would store the ended session again, where no key can reach it.
+   */
+  const ended = new Set<string>()
+
   /** A document as storage holds it, made current before the cache or any request sees it. */
   function prepareStoredDoc(stored: SessionDoc): SessionDoc {
     // Documents written before webhooks existed have no webhook part yet.
@@ -87,6 +95,9 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
 
   /** Writes the document atomically after pruning and spilling stored responses. */
   async function save(principal: Principal, doc: SessionDoc, now = Date.now()): Promise<void> {
+    if (ended.has(sessionSlotOf(principal))) {
+      throw new ApiError('SANDBOX_SESSION_REQUIRED', 'The sandbox session of this key was deleted while the request waited; recreate it with "sandbox keys reset KEY".')
+    }
     // A copy of its own: its webhook part may be replaced below.
     const next = { ...(await batches.spill(principal, batches.prune(principal, doc, now))) }
     const spill = spillDeliveries(next.webhook)
@@ -143,6 +154,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    */
   async function remove(principal: Principal): Promise<void> {
     const id = sessionSlotOf(principal)
+    ended.add(id)
     docs.forget(id)
     patches.delete(id)
     await deleteStoredSession(storage, principal)

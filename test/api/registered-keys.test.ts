@@ -213,6 +213,33 @@ describe('sandbox keys reset on a running server', () => {
       await receiver.close()
     }
   })
+  it('refuses a write that was authenticated before the reset and ran after it, instead of storing the ended session again', async () => {
+    const key = newKey('reset')
+    await writeKeys([{ key }])
+    api = await createTestApi({ keysFile })
+    expect((await api.post('/api/sandbox/loans', LOAN, { key })).status).toBe(200)
+    // A body still arriving: the request is authenticated on the old session and waits for it.
+    let finish!: (text: string) => void
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        finish = (text) => { controller.enqueue(new TextEncoder().encode(text)); controller.close() }
+      },
+    })
+    const late = api.sandbox.fetch(new Request('http://x/api/sandbox/loans', {
+      method: 'POST', body, duplex: 'half',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'late-write' },
+    } as RequestInit))
+    await resetKeySession(keysFile, key)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The next request reads the changed keys file, and the server deletes the old session.
+    expect((await api.get('/api/sandbox/loans', key)).body.activeLoans).toEqual([])
+    await expect.poll(() => storedKeysOf(api!.sandbox.storage, key, 'ses_1')).toEqual([])
+    finish(JSON.stringify(LOAN))
+    const answer = await late
+    expect([answer.status, (await answer.json()).error_code]).toEqual([401, 'SANDBOX_SESSION_REQUIRED'])
+    await api.sandbox.flush()
+    expect(await storedKeysOf(api.sandbox.storage, key, 'ses_1')).toEqual([])
+  })
 })
 
 describe('registered keys when the wall clock is set back', () => {
