@@ -287,7 +287,7 @@ describe('sandbox webhook deliveries --follow on a key at its rate limit', () =>
       const follow = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', '--base-url', limited.url, '--api-key', key], /^(no endpoint)/m)
       // The partner's own requests use up the key's window: the next reads of the log get 429.
       for (let i = 0; i < 4; i++) await fetch(`${limited.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })
-      await waitUntil(() => /answered 429 SANDBOX_RATE_LIMIT_EXCEEDED.*; still following, every 2 s$/m.test(follow.output()), 10_000, 'the rate limit note')
+      await waitUntil(() => /answered 429 SANDBOX_RATE_LIMIT_EXCEEDED: .*[^.]; still following, every 2 s$/m.test(follow.output()), 10_000, 'the rate limit note')
       await waitUntil(() => /reading the delivery log again$/m.test(follow.output()), 10_000, 'a read after the window')
       expect(follow.output().match(/still following/g)).toHaveLength(1)
       expect(await follow.stop('SIGINT')).toBe(0)

@@ -66,7 +66,7 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
     onReadError: (error) => {
       const cause = error instanceof SandboxConnectionError ? 'unreachable' : error instanceof SandboxApiError && error.status === 429 ? 'rate limit' : undefined
       if (cause === undefined) return false
-      if (pausedBy !== cause) process.stderr.write(`sandbox: ${(error as Error).message}; still following, every ${FOLLOW_INTERVAL_MS / 1000} s\n`)
+      if (pausedBy !== cause) process.stderr.write(`sandbox: ${(error as Error).message.replace(/\.$/, '')}; still following, every ${FOLLOW_INTERVAL_MS / 1000} s\n`)
       pausedBy = cause
       return true
     },
