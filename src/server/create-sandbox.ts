@@ -11,6 +11,7 @@ import { loadFixtures } from './fixtures.js'
 import { loadForwardSecret } from './forward-secret.js'
 import { serveOpenApiDocument } from './openapi-route.js'
 import { answerWithoutRoute } from './pipeline.js'
+import { startIdempotencyExpiry } from './idempotency-expiry.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import { registerRoutes } from './register-routes.js'
 import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT } from './request-log.js'
@@ -122,6 +123,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     throw error
   }
 
+  const expiry = startIdempotencyExpiry({ sessions, mutex })
   let closing: Promise<void> | undefined
   return {
     app,
@@ -140,6 +142,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     close() {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep)
+        await expiry.stop()
         await dispatcher.close()
         await services.mutex.idle()
         await services.requestLog.close()

@@ -77,6 +77,18 @@ function toBatchedRecord(record: IdempotencyRecord): IdempotencyRecord {
 }
 
 /**
+ * Whether the document holds an idempotency record (inline or in a batch) past retention, which
+ * its next save would prune.
+ */
+export function holdsExpiredRecords(doc: SessionDoc, now: number): boolean {
+  const cutoff = now - IDEMPOTENCY_RETENTION_MS
+  // Both lists are oldest first: their heads expire first.
+  const record = doc.idempotency[0]
+  const batch = doc.response_batches[0]
+  return (record !== undefined && Date.parse(record.created_at) <= cutoff) || (batch !== undefined && Date.parse(batch.newest_at) <= cutoff)
+}
+
+/**
  * The batch files of stored idempotency records. Batches written by earlier versions (no `keys`
  * index in the document) map each key to its answer, and their records stay in the document,
  * pointing at them, until they expire; batches written now hold whole records.

@@ -178,7 +178,14 @@ export async function readRequestLogSince(storage: Storage, options: { apiKey?: 
   const keyId = options.apiKey ? deriveKeyId(options.apiKey) : undefined
   const masked = options.maskedKey
   const seen = options.seen ?? new Set<string>()
-  const buckets = (await listBuckets(storage)).filter((bucket) => !seen.has(bucket))
+  const listed = await listBuckets(storage)
+  // A bucket rolled off never comes back (names only grow): forgotten, so a --follow left on for
+  // days holds what the log holds, not every bucket the server has written since it began.
+  if (seen.size > 0) {
+    const current = new Set(listed)
+    for (const bucket of seen) if (!current.has(bucket)) seen.delete(bucket)
+  }
+  const buckets = listed.filter((bucket) => !seen.has(bucket))
   for (const bucket of buckets) seen.add(bucket)
   const contents = await readBuckets(storage, buckets)
   const entries: RequestLogEntry[] = []

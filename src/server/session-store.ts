@@ -9,7 +9,7 @@ import type { Principal } from './auth.js'
 import { ApiError } from './api-error.js'
 import { checkSessionDoc } from './check-session-doc.js'
 import { deleteStoredSession } from './delete-session.js'
-import { createIdempotencyBatches } from './idempotency-batches.js'
+import { createIdempotencyBatches, holdsExpiredRecords } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
 import { sessionSlotOf, principalOfSlot, SESSION_DOC_VERSION, type SessionDoc, type SessionPatch } from './session-doc.js'
 import { createSpilledDeliveries, spillKey } from './spilled-deliveries.js'
@@ -174,8 +174,24 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     await save(principal, await load(principal))
   }
 
+  /**
+   * Writes the session's document again when it holds idempotency records past retention (true
+   * then). Its own saves prune them, but a key nobody writes to again kept them, answers and
+   * batch files, for good. Call it under the session's mutex.
+   */
+  async function expireIdempotency(principal: Principal, now = Date.now()): Promise<boolean> {
+    // A session deleted meanwhile loads as a fresh document, which holds nothing to expire.
+    const doc = await load(principal)
+    if (!holdsExpiredRecords(doc, now)) return false
+    await save(principal, doc, now)
+    return true
+  }
+
+  /** The slots (`<key id>:<session id>`) of every stored session. */
+  const listSlots = (): Promise<string[]> => docs.listIds()
+
   return {
-    load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc,
+    load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
     /** The live record of an Idempotency-Key, from the document or a batch file (idempotency-batches.ts). */
     findIdempotencyRecord: batches.find,
     /** The stored answer body (JSON text) of a record; `book` is the session's book now, which loan-state parts are read against. */

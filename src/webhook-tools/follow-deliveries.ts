@@ -11,11 +11,16 @@ const fingerprint = (delivery: DeliveryEntry) => `${delivery.status} ${delivery.
  */
 export function takeChangedDeliveries(seen: Map<string, string>, log: DeliveryEntry[]): DeliveryEntry[] {
   const changed: DeliveryEntry[] = []
+  const listed = new Set<string>()
   for (const delivery of [...log].reverse()) {
     const now = fingerprint(delivery)
     if (seen.get(delivery.id) !== now) changed.push(delivery)
     seen.set(delivery.id, now)
+    listed.add(delivery.id)
   }
+  // Only the log's 50 newest are kept: one pushed out comes back only with a new attempt, which
+  // is a change anyway. Keeping every id ever seen grew a --follow left on a busy key for days.
+  for (const id of seen.keys()) if (!listed.has(id)) seen.delete(id)
   return changed
 }
 

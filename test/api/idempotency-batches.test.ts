@@ -6,6 +6,9 @@ import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import type { Sandbox } from '../../src/server/sandbox-types.js'
+import { deriveKeyId } from '../../src/server/auth.js'
+import { FIRST_IDEMPOTENCY_SWEEP_MS, IDEMPOTENCY_SWEEP_MS } from '../../src/server/idempotency-expiry.js'
+import type { SessionDoc } from '../../src/server/session-doc.js'
 import { buildRequest, LOAN, newKey } from '../helpers/api.js'
 
 const KYT = { action: 'run_kyt' }
@@ -109,6 +112,38 @@ describe('idempotency records moved to batch files', () => {
     expect((await post(sandbox, key, '/api/sandbox/loans/flow', KYT, 'later-3')).body.idempotency_replayed).toBe(true)
     const again = await post(sandbox, key, '/api/sandbox/loans', LOAN, 'early')
     expect([again.status, again.body.idempotency_replayed]).toEqual([200, false])
+  })
+
+  it('removes the records of a key nobody uses again once they are 24 hours old, batch files included', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const storage = createStorage({ driver: memoryDriver() })
+    const sandbox = await open({ storage })
+    const [idle, busy] = [newKey('idle'), newKey('busy')]
+    await post(sandbox, idle, '/api/sandbox/loans', LOAN, 'loan-0')
+    // Enough records to move some into a batch file.
+    for (let i = 0; i < 20; i++) await post(sandbox, idle, '/api/sandbox/loans/flow', KYT, `kyt-${i}`)
+    const before = await sandbox.fetch(buildRequest('http://x', 'GET', '/api/sandbox/loans', {}, idle)).then((response) => response.json())
+    const idleDoc = () => storage.getItem<SessionDoc>(`session:${deriveKeyId(idle)}:default`)
+    expect((await idleDoc())!.idempotency.length + (await idleDoc())!.response_batches.length).toBeGreaterThan(0)
+    expect(await storage.getKeys('idem')).not.toEqual([])
+
+    vi.setSystemTime(Date.now() + 25 * 3600_000)
+    await post(sandbox, busy, '/api/sandbox/loans/flow', KYT, 'kyt-0')
+    // The first check comes a minute after the start, then every hour.
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect(await storage.getKeys('idem')).toEqual([]))
+    expect(await idleDoc()).toMatchObject({ idempotency: [], response_batches: [] })
+    // The key's state is untouched; only what its 24 hours covered is gone.
+    const after = await sandbox.fetch(buildRequest('http://x', 'GET', '/api/sandbox/loans', {}, idle)).then((response) => response.json())
+    expect({ ...after, request_id: '' }).toEqual({ ...before, request_id: '' })
+
+    // Records made since are kept until their own 24 hours are over, at a later check.
+    await post(sandbox, idle, '/api/sandbox/loans/flow', KYT, 'late')
+    await vi.advanceTimersByTimeAsync(IDEMPOTENCY_SWEEP_MS)
+    expect((await idleDoc())!.idempotency.map((record) => record.key)).toEqual(['late'])
+    vi.setSystemTime(Date.now() + 24 * 3600_000)
+    await vi.advanceTimersByTimeAsync(IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect((await idleDoc())!.idempotency).toEqual([]))
   })
 
   it('replays and refuses the keys of a document and batch files written by the previous version', async () => {

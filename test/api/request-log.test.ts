@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { readRequestLog, type RequestLogEntry } from '../../src/server/request-log.js'
+import { createStorage } from 'unstorage'
+import { createRequestLog, readRequestLog, readRequestLogSince, type RequestLogEntry } from '../../src/server/request-log.js'
 import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
 import { installWallClock } from '../helpers/wall-clock.js'
 
@@ -70,6 +71,25 @@ describe('request log', () => {
     } finally {
       clock.restore()
     }
+  })
+})
+
+describe('following the request log (sandbox logs --follow)', () => {
+  it('prints each request once, and holds no more than the log holds however long it follows', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage, { limit: 5 })
+    const seen = new Set<string>()
+    const printed: string[] = []
+    const entry = (n: number): RequestLogEntry => ({ request_id: `req_${n}`, at: new Date(0).toISOString(), key: null, method: 'GET', path: '/api/sandbox/config', status: 200, error_code: null, idempotency_key: null, duration_ms: 0 })
+    // A server busy for a long while: one bucket a flush, the oldest rolling off past 5 entries.
+    for (let n = 0; n < 200; n++) {
+      log.record('key-id', entry(n))
+      await log.flush()
+      printed.push(...(await readRequestLogSince(storage, { seen })).map((read) => read.request_id))
+    }
+    await log.close()
+    expect(printed).toEqual(Array.from({ length: 200 }, (_, n) => `req_${n}`))
+    expect(seen.size).toBeLessThanOrEqual(5)
   })
 })
 

@@ -279,6 +279,24 @@ describe('sandbox webhook deliveries --follow', () => {
   })
 })
 
+describe('sandbox webhook deliveries --follow on a key at its rate limit', () => {
+  it('waits out the 429s its own reads meet, says so once, and goes on following', async () => {
+    const limited = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '4/3'])
+    try {
+      const key = 'sk_sandbox_trigger_e2e_key_limited0'
+      const follow = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', '--base-url', limited.url, '--api-key', key], /^(no endpoint)/m)
+      // The partner's own requests use up the key's window: the next reads of the log get 429.
+      for (let i = 0; i < 4; i++) await fetch(`${limited.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${key}` } })
+      await waitUntil(() => /answered 429 SANDBOX_RATE_LIMIT_EXCEEDED: .*[^.]; still following, every 2 s$/m.test(follow.output()), 10_000, 'the rate limit note')
+      await waitUntil(() => /reading the delivery log again$/m.test(follow.output()), 10_000, 'a read after the window')
+      expect(follow.output().match(/still following/g)).toHaveLength(1)
+      expect(await follow.stop('SIGINT')).toBe(0)
+    } finally {
+      await limited.stop()
+    }
+  })
+})
+
 describe('sandbox webhook retry after an outage', () => {
   it('without ids, names the deliveries still retrying on their schedule, and sends them when named', async () => {
     const down = await startReceiver('/hooks')

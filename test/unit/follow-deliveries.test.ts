@@ -23,6 +23,16 @@ describe('takeChangedDeliveries', () => {
     expect(takeChangedDeliveries(seen, [entry('d', 'pending', 3, '2026-11-26T00:01:00.000Z')]).map((d) => d.status)).toEqual(['pending'])
   })
 
+  it('remembers only the deliveries of the last read, however many have gone by', () => {
+    const seen = new Map<string, string>()
+    // A busy key's log over a long follow: 50 newest at a time, 10 new ones per read.
+    for (let read = 0; read < 1_000; read++) {
+      const log = Array.from({ length: 50 }, (_, i) => entry(`d${read * 10 + 49 - i}`, 'delivered', 1))
+      expect(takeChangedDeliveries(seen, log)).toHaveLength(read === 0 ? 50 : 10)
+    }
+    expect(seen.size).toBe(50)
+  })
+
 })
 
 describe('followDeliveries', () => {

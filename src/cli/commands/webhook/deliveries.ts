@@ -39,13 +39,14 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
     return
   }
   const { formatJson } = await import('../../json-text.js')
-  const { SandboxConnectionError } = await import('../../../client/api-error.js')
+  const { SandboxApiError, SandboxConnectionError } = await import('../../../client/api-error.js')
   const { followDeliveries } = await import('../../../webhook-tools/follow-deliveries.js')
   // Ctrl+C is how --follow ends, as with `logs --follow` and `webhook listen`: a clean stop and exit 0.
   printJsonLinesInstead(command)
   const stop = new AbortController()
   process.once('SIGINT', () => stop.abort()).once('SIGTERM', () => stop.abort())
-  let unreachable = false
+  /** Why reads fail for now, said once until one succeeds again. */
+  let pausedBy: 'unreachable' | 'rate limit' | undefined
   // Following retries every 2 s itself: no retries within a read, and no note for each.
   await followDeliveries(createSandboxClient({ ...target.transport, retries: 0, onRetryWait: undefined }), {
     intervalMs: FOLLOW_INTERVAL_MS,
@@ -55,14 +56,18 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
       if (wanted(delivery)) write(flags.json ? formatJson(delivery) : formatDelivery(delivery, { clock: 'updated_at' }))
     },
     onRead: () => {
-      if (unreachable) process.stderr.write('sandbox: reached the server again\n')
-      unreachable = false
+      if (pausedBy === 'unreachable') process.stderr.write('sandbox: reached the server again\n')
+      if (pausedBy === 'rate limit') process.stderr.write('sandbox: reading the delivery log again\n')
+      pausedBy = undefined
     },
-    // A server restarted meanwhile (`serve` stopped and started again) is waited for, said once.
+    // A server restarted meanwhile (`serve` stopped and started again) is waited for, said once;
+    // so is the key's rate limit, which the partner's own requests use up on a busy key (a 429 is
+    // not counted, so reading again every 2 s takes nothing from them).
     onReadError: (error) => {
-      if (!(error instanceof SandboxConnectionError)) return false
-      if (!unreachable) process.stderr.write(`sandbox: ${error.message}; still following, every ${FOLLOW_INTERVAL_MS / 1000} s\n`)
-      unreachable = true
+      const cause = error instanceof SandboxConnectionError ? 'unreachable' : error instanceof SandboxApiError && error.status === 429 ? 'rate limit' : undefined
+      if (cause === undefined) return false
+      if (pausedBy !== cause) process.stderr.write(`sandbox: ${(error as Error).message.replace(/\.$/, '')}; still following, every ${FOLLOW_INTERVAL_MS / 1000} s\n`)
+      pausedBy = cause
       return true
     },
   }).catch((error: unknown) => {
