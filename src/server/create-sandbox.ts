@@ -11,7 +11,7 @@ import { loadFixtures } from './fixtures.js'
 import { loadForwardSecret } from './forward-secret.js'
 import { serveOpenApiDocument } from './openapi-route.js'
 import { answerWithoutRoute } from './pipeline.js'
-import { startIdempotencyExpiry } from './idempotency-expiry.js'
+import { FIRST_IDEMPOTENCY_SWEEP_MS, startIdempotencyExpiry } from './idempotency-expiry.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import { registerRoutes } from './register-routes.js'
 import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT } from './request-log.js'
@@ -20,7 +20,7 @@ import { createPartnerRoutes } from './routes/partner-routes.js'
 import type { Sandbox, SandboxOptions } from './sandbox-types.js'
 import type { SandboxServices } from './services.js'
 import { createSessionStore } from './session-store.js'
-import { sessionSlotOf } from './session-doc.js'
+import { IDEMPOTENCY_RETENTION_MS, sessionSlotOf } from './session-doc.js'
 import { createWebhookRoutes } from './routes/webhook-routes.js'
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/retry-schedule.js'
 import { createDispatcher } from '../webhooks/dispatcher.js'
@@ -68,6 +68,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const logError = options.logError ?? ((error: unknown) => console.error(error))
   const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances, config })
   const mutex = createKeyedMutex()
+  const persistent = (options.storage ?? 'memory') !== 'memory'
   endSessions = (ended) => {
     for (const { apiKey, sessionId } of ended) {
       const principal = { apiKey, keyId: deriveKeyId(apiKey), sessionId }
@@ -79,7 +80,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sessions,
     mutex,
     retryScheduleMs: options.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
-    persistent: (options.storage ?? 'memory') !== 'memory',
+    persistent,
     allowLocal: options.allowLocalWebhooks ?? false,
     forward: forwardTo ? { url: forwardTo, secret: forwardSecret! } : undefined,
     timeoutMs: options.webhookTimeoutMs,
@@ -123,7 +124,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     throw error
   }
 
-  const expiry = startIdempotencyExpiry({ sessions, mutex })
+  // Memory storage starts empty, so nothing in it expires before the server has run 24 hours.
+  const expiry = startIdempotencyExpiry({ sessions, mutex, firstMs: persistent ? FIRST_IDEMPOTENCY_SWEEP_MS : IDEMPOTENCY_RETENTION_MS })
   let closing: Promise<void> | undefined
   return {
     app,

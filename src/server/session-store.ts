@@ -180,9 +180,11 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
    * batch files, for good. Call it under the session's mutex.
    */
   async function expireIdempotency(principal: Principal, now = Date.now()): Promise<boolean> {
-    // A session deleted meanwhile loads as a fresh document, which holds nothing to expire.
-    const doc = await load(principal)
-    if (!holdsExpiredRecords(doc, now)) return false
+    const id = sessionSlotOf(principal)
+    // Read past the cache, which holds the sessions in use, unless changes wait for the next load.
+    const doc = patches.has(id) ? await load(principal) : await docs.readUncached(id)
+    // A session deleted meanwhile has nothing to expire.
+    if (!doc || !holdsExpiredRecords(doc, now)) return false
     await save(principal, doc, now)
     return true
   }

@@ -28,6 +28,11 @@ export interface DocStore<T> {
   isStored(id: string): Promise<boolean>
   /** Drops the cached and staged versions of a document deleted from storage by someone else. */
   forget(id: string): void
+  /**
+   * The staged or cached version, else the stored one without caching it: for a pass over every
+   * document, which would otherwise push the documents in use out of the cache.
+   */
+  readUncached(id: string): Promise<T | null>
   listIds(): Promise<string[]>
 }
 
@@ -156,6 +161,9 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     listStaged: () => [...staged.keys()],
     isStored: (id) => files.hasItem(keyOf(id)),
     forget,
+    async readUncached(id) {
+      return staged.get(id) ?? cache.get(id) ?? readStored(id)
+    },
     async remove(id) {
       forget(id)
       await files.removeItem(keyOf(id))

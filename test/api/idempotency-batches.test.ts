@@ -146,6 +146,21 @@ describe('idempotency records moved to batch files', () => {
     await vi.waitFor(async () => expect((await idleDoc())!.idempotency).toEqual([]))
   })
 
+  it('does not check memory storage, which starts empty, before the server has run 24 hours', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const sandbox = await open({ storage: 'memory' })
+    const key = newKey('memory')
+    await post(sandbox, key, '/api/sandbox/loans', LOAN, 'loan-0')
+    const records = async () => (await sandbox.storage.getItem<SessionDoc>(`session:${deriveKeyId(key)}:default`))!.idempotency.length
+    expect(await records()).toBe(1)
+    // A clock moved on (a laptop's sleep): the record is past its 24 hours, yet no check comes at a minute.
+    vi.setSystemTime(Date.now() + 25 * 3600_000)
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    expect(await records()).toBe(1)
+    await vi.advanceTimersByTimeAsync(24 * 3600_000 - FIRST_IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect(await records()).toBe(0))
+  })
+
   it('replays and refuses the keys of a document and batch files written by the previous version', async () => {
     const fixture = JSON.parse(await readFile(new URL('../fixtures/idempotency-v1/storage.json', import.meta.url), 'utf8')) as {
       written_at: string

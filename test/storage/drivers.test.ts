@@ -66,6 +66,21 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('reads a document past the cache without keeping it there, and serves the held version of one in use', async () => {
+    const storage = await open()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 1 })
+    await docs.write('idle', { v: 1 })
+    await docs.write('hot', { v: 2 })
+    expect(await docs.readUncached('idle')).toEqual({ v: 1 })
+    expect(await docs.readUncached('missing')).toBeNull()
+    // The document in use stays held: a pass over every document does not push it out.
+    expect(docs.peek('hot')).toEqual({ v: 2 })
+    expect(docs.peek('idle')).toBeUndefined()
+    docs.stage('hot', { v: 3 })
+    expect(await docs.readUncached('hot')).toEqual({ v: 3 })
+    await storage.dispose()
+  })
+
   it('keeps staged documents: read back, never evicted by other reads and writes, and written by the next write', async () => {
     const storage = await open()
     const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 2 })
