@@ -33,6 +33,11 @@ export function toCliError(error: unknown): CliError | undefined {
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
     return new CliError(describeListenError(error as ListenError), { code, cause: error })
   }
+  // Under `ulimit -n 64` (a container's low limit) serve failed to load its own modules and
+  // printed "unexpected error" with a stack: the fix is the limit, not a bug report.
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    return new CliError(`too many open files (${(error as Error).message}): raise the open-file limit (ulimit -n; serve needs about 100 to start, and one more per connection and webhook delivery in flight)`, { code, cause: error })
+  }
   return undefined
 }
 

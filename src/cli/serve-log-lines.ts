@@ -1,4 +1,5 @@
 import { escapeControls } from '../text/escape-controls.js'
+import { adviseOnStorageError, createStorageErrorGate } from './storage-error-gate.js'
 import { formatJson } from './json-text.js'
 import { showBody } from '../text/shown-body.js'
 import type * as Output from './output.js'
@@ -40,9 +41,10 @@ export function printDelivery(out: typeof Output, report: DeliveryReport, json: 
 
 /**
  * Errors the server logs while it runs. A storage failure is told in one line: its message says
- * what failed, and one comes per failed request while a backend is down.
+ * what failed and what to do; while a backend is down, when `gate` is given, one line per 30 s
+ * says how many more failed (storage-error-gate.ts).
  */
-export function printError(error: unknown, json: boolean): void {
+export function printError(error: unknown, json: boolean, gate?: ReturnType<typeof createStorageErrorGate>): void {
   // A setup problem while running (a broken keys file) is the operator's to fix, not a crash.
   if ((error as Error | undefined)?.name === 'SetupError') {
     const message = (error as Error).message
@@ -51,10 +53,18 @@ export function printError(error: unknown, json: boolean): void {
     return
   }
   const storage = (error as Error | undefined)?.name === 'StorageError'
-  const message = error instanceof Error ? error.message : String(error)
+  let message = error instanceof Error ? error.message : String(error)
+  let more = 0
+  if (storage) {
+    const line = gate ? gate(message) : { message, more: 0 }
+    if (!line) return
+    const advice = adviseOnStorageError(message)
+    message = advice ? `${message} (${advice})` : message
+    more = line.more
+  }
   if (json) {
     const stack = !storage && error instanceof Error ? error.stack : undefined
-    process.stdout.write(`${formatJson({ level: 'error', event: storage ? 'storage_error' : 'error', message, ...(stack ? { stack } : {}) })}\n`)
-  } else if (storage) process.stderr.write(`storage error: ${message}\n`)
+    process.stdout.write(`${formatJson({ level: 'error', event: storage ? 'storage_error' : 'error', message, ...(more ? { more_errors: more } : {}), ...(stack ? { stack } : {}) })}\n`)
+  } else if (storage) process.stderr.write(`storage error: ${message}${more ? `; ${more} more storage errors since the last line` : ''}\n`)
   else console.error(error)
 }

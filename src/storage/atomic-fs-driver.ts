@@ -93,14 +93,15 @@ export async function writeFileAtomically(target: string, data: string | Uint8Ar
     knownDirs?.add(dir)
   }
   const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`
-  const handle = await fsp.open(temp, 'w')
+  // Any failure removes the temp file: a write on a full disk leaves it partly written.
   try {
-    await handle.writeFile(data)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  try {
+    const handle = await fsp.open(temp, 'w')
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
     await renameReplacing(temp, target)
   } catch (error) {
     await fsp.unlink(temp).catch(() => {})

@@ -65,14 +65,17 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     ensureDir(dir)
     touchedDirs.add(dir)
     const temp = `${target}.${pid}-c${++counter}.tmp`
-    const fd = fs.openSync(temp, 'w')
+    // Any failure removes the temp file: on a full disk a write leaves it partly written, and
+    // each retried checkpoint left another (62 in 10 s on a full tmpfs), holding the space that
+    // the journal needed to recover.
     try {
-      fs.writeFileSync(fd, value)
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    try {
+      const fd = fs.openSync(temp, 'w')
+      try {
+        fs.writeFileSync(fd, value)
+        fs.fsyncSync(fd)
+      } finally {
+        fs.closeSync(fd)
+      }
       renameReplacing(temp, target)
     } catch (error) {
       try {

@@ -4,6 +4,7 @@ import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
 import { readJsonFile } from '../read-json-file.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
+import { createStorageErrorGate } from '../storage-error-gate.js'
 import { stopOnSignals } from '../serve-stop.js'
 import { addStorageOptions, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
@@ -83,10 +84,12 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const { printServeReady } = await import('../serve-ready.js')
   // Its timer is unref'd: a start that fails below does not wait for it.
   const idleGc = startIdleGc({ idleMs: IDLE_GC_MS })
+  // While a disk is full every request fails: one line per 30 s says so, not one per request.
+  const storageErrors = createStorageErrorGate()
   const sandbox = await createSandbox({
     storage: kind === 'redis' ? storage as RedisUrl : kind,
     dataDir,
-    logError: (error) => printError(error, json),
+    logError: (error) => printError(error, json, storageErrors),
     onStorageStatus: (message, up) => {
       if (json) process.stdout.write(`${formatJson({ level: up ? 'info' : 'warn', event: 'storage', message })}\n`)
       else process.stderr.write(`${up ? out.chalk.green('storage') : out.chalk.yellow('storage')} ${message}\n`)

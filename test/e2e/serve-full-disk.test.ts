@@ -1,0 +1,46 @@
+import { mkdir, readdir, statfs, unlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, startServe } from '../helpers/cli.js'
+import { TMPFS_UNAVAILABLE, useSmallTmpfs } from '../helpers/small-tmpfs.js'
+
+/** `sandbox serve` on a data dir whose disk really fills up (a small tmpfs). */
+const tmpfs = useSmallTmpfs('sandbox-serve-full')
+afterEach(() => killAll())
+
+const LOAN = { action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 20000, loan_currency: 'USDT' }
+
+function post(url: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${url}/api/sandbox/loans/flow`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `idem-${Math.random()}` },
+    body: JSON.stringify(body),
+  })
+}
+
+describe.skipIf(TMPFS_UNAVAILABLE !== '')(`serve on a full disk${TMPFS_UNAVAILABLE ? ` (skipped: ${TMPFS_UNAVAILABLE})` : ''}`, () => {
+  it('answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED, prints one line saying to free space, and takes writes again once there is space', async () => {
+    const mount = await tmpfs('2m')
+    const dataDir = join(mount, 'data')
+    await mkdir(dataDir)
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--quiet', '--rate-limit', 'off'])
+    const { bavail, bsize } = await statfs(mount)
+    const filler = join(mount, 'filler')
+    await writeFile(filler, Buffer.alloc(Number(bavail) * Number(bsize)))
+    const statuses: Array<[number, string]> = []
+    for (let i = 0; i < 40; i++) {
+      const answer = await post(serve.url, `sk_sandbox_full_disk_key_${String(i).padStart(4, '0')}`, LOAN)
+      statuses.push([answer.status, ((await answer.json()) as { error_code?: string }).error_code ?? ''])
+    }
+    expect(new Set(statuses.map(([status, code]) => `${status} ${code}`))).toEqual(new Set(['500 SANDBOX_API_KEY_DATABASE_REQUIRED']))
+    const lines = serve.output().split('\n').filter((line) => line.startsWith('storage error:'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/the disk of the data dir is full: free space on it/)
+
+    await unlink(filler)
+    const after = await post(serve.url, 'sk_sandbox_full_disk_key_after', LOAN)
+    expect(after.status).toBe(200)
+    expect(await serve.stop()).toBe(0)
+    expect((await readdir(dataDir, { recursive: true })).map(String).filter((name) => name.endsWith('.tmp') || name.startsWith('journal-'))).toEqual([])
+  })
+})
