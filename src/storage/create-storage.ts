@@ -64,7 +64,12 @@ async function prepareDataDir(dataDir: string, create: boolean): Promise<string>
     await fsp.unlink(probe)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); use another data dir (--data-dir)`, { cause: error })
+    const full = code === 'ENOSPC' || code === 'EDQUOT'
+    // The tools read and delete, which a full disk allows; `sandbox logs` is how one sees what
+    // failed there. A read-only one is still refused: `keys reset` could not delete the session.
+    if (full && !create) return dir
+    const advice = full ? 'its disk is full: free space on it, or use another data dir (--data-dir)' : 'use another data dir (--data-dir)'
+    throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); ${advice}`, { cause: error })
   }
   return dir
 }

@@ -1,7 +1,7 @@
 import { mkdir, readdir, statfs, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { killAll, startServe } from '../helpers/cli.js'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
 import { TMPFS_UNAVAILABLE, useSmallTmpfs } from '../helpers/small-tmpfs.js'
 
 /** `sandbox serve` on a data dir whose disk really fills up (a small tmpfs). */
@@ -37,10 +37,25 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`serve on a full disk${TMPFS_UNAVAILAB
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/the disk of the data dir is full: free space on it/)
 
+    // The request log is read beside the server on the full disk: how one sees what failed.
+    const logs = await runCli(['logs', '--data-dir', dataDir, '--json'])
+    expect([logs.code, logs.stderr]).toEqual([0, ''])
+
     await unlink(filler)
     const after = await post(serve.url, 'sk_sandbox_full_disk_key_after', LOAN)
     expect(after.status).toBe(200)
     expect(await serve.stop()).toBe(0)
     expect((await readdir(dataDir, { recursive: true })).map(String).filter((name) => name.endsWith('.tmp') || name.startsWith('journal-'))).toEqual([])
+  })
+
+  it('does not start on a full disk, saying to free space on it', async () => {
+    const mount = await tmpfs('1m')
+    const dataDir = join(mount, 'data')
+    await mkdir(dataDir)
+    const { bavail, bsize } = await statfs(mount)
+    await writeFile(join(mount, 'filler'), Buffer.alloc(Number(bavail) * Number(bsize)))
+    const { code, stderr } = await runCli(['serve', '--port', '0', '--data-dir', dataDir])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/is not a writable directory \(ENOSPC\); its disk is full: free space on it/)
   })
 })
