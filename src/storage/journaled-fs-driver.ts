@@ -4,7 +4,7 @@ import { atomicFsDriver, resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
 import { writeFully } from './journal-files.js'
 import { encodeRecords, type JournalRecord } from './journal-format.js'
-import { openJournal, syncJournal, type Journal } from './journal-sync.js'
+import { openJournal, rewindJournal, syncJournal, type Journal } from './journal-sync.js'
 import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
 
 /**
@@ -60,18 +60,14 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     if (batch.length === 0) return
     try {
       journal ??= await openJournal(base, () => ++sequence)
-      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record), journal.fresh))
+      const bytes = encodeRecords(batch.map((item) => item.record), journal.fresh)
+      await writeFully(journal.handle, bytes)
       journal.fresh = false
+      journal.size += bytes.length
       journal.unsynced = true
       scheduleSync()
     } catch (error) {
-      // A failed append may leave a torn tail: later records go to a fresh journal, so replay
-      // (which stops at a torn record) never misses them.
-      if (journal) {
-        sealed.push(journal.name)
-        await journal.handle.close().catch(() => {})
-        journal = undefined
-      }
+      if (journal) await rewindOrSeal(journal)
       for (const item of batch) item.reject(error)
       return
     }
@@ -81,6 +77,21 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     }
     for (const item of batch) item.resolve()
     scheduleCheckpoint()
+  }
+
+  /**
+   * After a failed append, which may have left a torn tail: the journal is cut back to its last
+   * whole append and kept. If it cannot be, it is sealed and later records go to a new journal, so
+   * that replay (which stops at a torn record) never misses them.
+   */
+  async function rewindOrSeal(target: Journal): Promise<void> {
+    try {
+      await rewindJournal(base, target)
+    } catch {
+      sealed.push(target.name)
+      await target.handle.close().catch(() => {})
+      journal = undefined
+    }
   }
 
   function append(record: JournalRecord): Promise<void> {
