@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { atomicFsDriver, resolveStoragePath } from './atomic-fs-driver.js'
@@ -126,9 +127,13 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       let journals: string[] = []
       let current: Journal | undefined
       chain = chain.then(() => {
-        // The next append opens a new journal; this one is synced and closed off the chain.
-        current = journal
-        journal = undefined
+        // The next append opens a new journal; this one is synced and closed off the chain. One
+        // that holds nothing (every append to it refused, on a full disk) stays in use: sealed, a
+        // checkpoint retried every delay through an outage left one more empty journal each time.
+        if (!journal?.fresh) {
+          current = journal
+          journal = undefined
+        }
         snapshot = new Map(pending)
         // Only journals sealed by now hold nothing but snapshot entries: one sealed later (after a
         // failed append) may hold records this checkpoint does not write.
@@ -206,8 +211,10 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       await chain
       await checkpointing
       // Leave the data dir as plain files: checkpoint until nothing is pending.
-      for (let round = 0; round < 10 && (pending.size > 0 || journal || sealed.length > 0); round++) await runCheckpoint()
+      for (let round = 0; round < 10 && (pending.size > 0 || (journal && !journal.fresh) || sealed.length > 0); round++) await runCheckpoint()
       if (journal) await journal.handle.close()
+      // A journal that took no record is not replayed; removed, it leaves the data dir plain files.
+      if (journal?.fresh) await rm(join(base, journal.name), { force: true }).catch(() => {})
       await writer.close()
     },
   }

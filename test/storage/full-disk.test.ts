@@ -76,6 +76,28 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
 
   const countJournals = async (dir: string) => (await readdir(dir)).filter((name) => name.startsWith('journal-')).length
 
+  it('keeps to a few journal files through an outage with checkpoints retried, and a restart after it has exactly the acknowledged writes', async () => {
+    const { base, storage, acknowledged, refused, filler, write } = await writeThroughOutage(5)
+    // Writes refused between retried checkpoints (each of which seals a journal holding records).
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      await write(`session:between${i}:default`, 'x'.repeat(8 * 1024))
+    }
+    expect(refused.length).toBeGreaterThan(200)
+    expect(await countJournals(base)).toBeLessThanOrEqual(2)
+
+    await unlink(filler)
+    await write('session:after:default', 'after')
+    expect(acknowledged.get('session:after:default')).toBe('after')
+    await storage.dispose()
+    expect(await countJournals(base)).toBe(0)
+    await recoverJournals(base)
+    const reopened = createStorage({ driver: journaledFsDriver({ base }) })
+    for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
+    for (const key of refused) expect(await reopened.getItem(key)).toBeNull()
+    await reopened.dispose()
+  })
+
   it('keeps to one journal through an outage, and a kill -9 after it replays exactly the acknowledged writes', async () => {
     // No checkpoint during the test: everything acknowledged is in the journal alone.
     const { base, storage, acknowledged, refused, filler, write } = await writeThroughOutage(60_000)
