@@ -42,9 +42,15 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   const sealed: string[] = []
   let checkpointTimer: NodeJS.Timeout | undefined
   let checkpointing: Promise<void> | undefined
+  /**
+   * Set by dispose: nothing is scheduled after it. A checkpoint that failed during a stop (a full
+   * disk) scheduled another, which restarted the checkpoint thread after dispose had returned and
+   * wrote into the data dir once it could, perhaps after another server had taken its lock.
+   */
+  let disposed = false
 
   function scheduleSync(): void {
-    if (syncTimer) return
+    if (syncTimer || disposed) return
     syncTimer = setTimeout(() => {
       syncTimer = undefined
       // A failure here leaves the journal marked: the next sync, or the checkpoint, tries again
@@ -112,7 +118,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   }
 
   function scheduleCheckpoint(): void {
-    if (checkpointTimer || checkpointing) return
+    if (checkpointTimer || checkpointing || disposed) return
     checkpointTimer = setTimeout(() => {
       checkpointTimer = undefined
       void runCheckpoint()
@@ -204,6 +210,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       // A stop waits for these last checkpoints with no requests left to serve: at nice 19, beside
       // other processes on one core, a serve stop with 600 keys' documents pending took over 70 s.
       writer.raisePriority()
+      disposed = true
       if (checkpointTimer) clearTimeout(checkpointTimer)
       checkpointTimer = undefined
       clearTimeout(syncTimer)

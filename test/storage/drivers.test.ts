@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { cp, mkdir, open, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { cp, mkdir, open, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
@@ -633,6 +633,23 @@ describe('journaled fs storage', () => {
     await storage.dispose()
     const reopened = await createSandboxStorage({ kind: 'fs', dataDir: crashed, owner: true })
     expect([await reopened.getItem('session:a:default'), await reopened.getItem('session:b:default'), await reopened.getItem('session:c:default')]).toEqual([{ v: 1 }, null, { v: 3 }])
+    await reopened.dispose()
+  })
+
+  it('writes nothing into the data dir after a stop whose checkpoints failed: the next start replays the journal', async () => {
+    const dir = await tempDir()
+    // A directory where the document's file goes: every checkpoint of it fails, as on a full disk.
+    await mkdir(join(dir, 'session', 'a~default'), { recursive: true })
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 5 }) })
+    await storage.setItem('session:a:default', { v: 1 })
+    await storage.dispose()
+    // The cause is gone; a checkpoint retried now would write the file and delete the journal.
+    await rm(join(dir, 'session', 'a~default'), { recursive: true })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await readdir(join(dir, 'session'))).toEqual([])
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-')).length).toBe(1)
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect(await reopened.getItem('session:a:default')).toEqual({ v: 1 })
     await reopened.dispose()
   })
 

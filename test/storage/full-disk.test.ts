@@ -1,7 +1,7 @@
 import { cp, mkdir, readdir, statfs, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createStorage } from 'unstorage'
-import { describe, expect, it } from 'vitest'
+import { createStorage, type Storage } from 'unstorage'
+import { afterEach, describe, expect, it } from 'vitest'
 import { journaledFsDriver } from '../../src/storage/index.js'
 import { recoverJournals } from '../../src/storage/journal-files.js'
 import { TMPFS_UNAVAILABLE, useSmallTmpfs } from '../helpers/small-tmpfs.js'
@@ -13,6 +13,19 @@ import { useTempDirs } from '../helpers/temp-dirs.js'
  */
 const tmpfs = useSmallTmpfs('sandbox-full-disk')
 const tempDir = useTempDirs('sandbox-full-disk-crash')
+
+/** Storages a failed test left open, which would hold their tmpfs busy so that it stays mounted. */
+const leftOpen = new Set<Storage>()
+afterEach(async () => {
+  for (const storage of leftOpen) await storage.dispose().catch(() => {})
+  leftOpen.clear()
+})
+
+/** Disposes a storage held in `leftOpen`. */
+async function close(storage: Storage): Promise<void> {
+  leftOpen.delete(storage)
+  await storage.dispose()
+}
 
 /** Fills the disk but for `leave` bytes with a file to delete later. */
 async function fillDisk(dir: string, leave: number): Promise<string> {
@@ -63,6 +76,7 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
     await mkdir(base)
     await recoverJournals(base)
     const storage = createStorage({ driver: journaledFsDriver({ base, checkpointDelayMs }) })
+    leftOpen.add(storage)
     const acknowledged = new Map<string, string>()
     const refused: string[] = []
     const write = (key: string, value: string) => storage.setItem(key, value).then(() => acknowledged.set(key, value), () => refused.push(key))
@@ -89,13 +103,14 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
     await unlink(filler)
     await write('session:after:default', 'after')
     expect(acknowledged.get('session:after:default')).toBe('after')
-    await storage.dispose()
+    await close(storage)
     expect(await countJournals(base)).toBe(0)
     await recoverJournals(base)
     const reopened = createStorage({ driver: journaledFsDriver({ base }) })
+    leftOpen.add(reopened)
     for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
     for (const key of refused) expect(await reopened.getItem(key)).toBeNull()
-    await reopened.dispose()
+    await close(reopened)
   })
 
   it('keeps to one journal through an outage, and a kill -9 after it replays exactly the acknowledged writes', async () => {
@@ -109,11 +124,12 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
     // What a kill -9 now would leave: the data dir as it is, with the journal the outage cut back.
     const crashed = join(await tempDir(), 'data')
     await cp(base, crashed, { recursive: true })
-    await storage.dispose()
+    await close(storage)
     await recoverJournals(crashed)
     const reopened = createStorage({ driver: journaledFsDriver({ base: crashed }) })
+    leftOpen.add(reopened)
     for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
     for (const key of refused) expect(await reopened.getItem(key)).toBeNull()
-    await reopened.dispose()
+    await close(reopened)
   })
 })
