@@ -1,10 +1,11 @@
+import { rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { atomicFsDriver, resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
 import { writeFully } from './journal-files.js'
 import { encodeRecords, type JournalRecord } from './journal-format.js'
-import { openJournal, syncJournal, type Journal } from './journal-sync.js'
+import { openJournal, rewindJournal, syncJournal, type Journal } from './journal-sync.js'
 import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
 
 /**
@@ -41,9 +42,15 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   const sealed: string[] = []
   let checkpointTimer: NodeJS.Timeout | undefined
   let checkpointing: Promise<void> | undefined
+  /**
+   * Set by dispose: nothing is scheduled after it. A checkpoint that failed during a stop (a full
+   * disk) scheduled another, which restarted the checkpoint thread after dispose had returned and
+   * wrote into the data dir once it could, perhaps after another server had taken its lock.
+   */
+  let disposed = false
 
   function scheduleSync(): void {
-    if (syncTimer) return
+    if (syncTimer || disposed) return
     syncTimer = setTimeout(() => {
       syncTimer = undefined
       // A failure here leaves the journal marked: the next sync, or the checkpoint, tries again
@@ -60,18 +67,14 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     if (batch.length === 0) return
     try {
       journal ??= await openJournal(base, () => ++sequence)
-      await writeFully(journal.handle, encodeRecords(batch.map((item) => item.record), journal.fresh))
+      const bytes = encodeRecords(batch.map((item) => item.record), journal.fresh)
+      await writeFully(journal.handle, bytes)
       journal.fresh = false
+      journal.size += bytes.length
       journal.unsynced = true
       scheduleSync()
     } catch (error) {
-      // A failed append may leave a torn tail: later records go to a fresh journal, so replay
-      // (which stops at a torn record) never misses them.
-      if (journal) {
-        sealed.push(journal.name)
-        await journal.handle.close().catch(() => {})
-        journal = undefined
-      }
+      if (journal) await rewindOrSeal(journal)
       for (const item of batch) item.reject(error)
       return
     }
@@ -81,6 +84,21 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
     }
     for (const item of batch) item.resolve()
     scheduleCheckpoint()
+  }
+
+  /**
+   * After a failed append, which may have left a torn tail: the journal is cut back to its last
+   * whole append and kept. If it cannot be, it is sealed and later records go to a new journal, so
+   * that replay (which stops at a torn record) never misses them.
+   */
+  async function rewindOrSeal(target: Journal): Promise<void> {
+    try {
+      await rewindJournal(base, target)
+    } catch {
+      sealed.push(target.name)
+      await target.handle.close().catch(() => {})
+      journal = undefined
+    }
   }
 
   function append(record: JournalRecord): Promise<void> {
@@ -100,7 +118,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
   }
 
   function scheduleCheckpoint(): void {
-    if (checkpointTimer || checkpointing) return
+    if (checkpointTimer || checkpointing || disposed) return
     checkpointTimer = setTimeout(() => {
       checkpointTimer = undefined
       void runCheckpoint()
@@ -115,9 +133,13 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       let journals: string[] = []
       let current: Journal | undefined
       chain = chain.then(() => {
-        // The next append opens a new journal; this one is synced and closed off the chain.
-        current = journal
-        journal = undefined
+        // The next append opens a new journal; this one is synced and closed off the chain. One
+        // that holds nothing (every append to it refused, on a full disk) stays in use: sealed, a
+        // checkpoint retried every delay through an outage left one more empty journal each time.
+        if (!journal?.fresh) {
+          current = journal
+          journal = undefined
+        }
         snapshot = new Map(pending)
         // Only journals sealed by now hold nothing but snapshot entries: one sealed later (after a
         // failed append) may hold records this checkpoint does not write.
@@ -188,6 +210,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       // A stop waits for these last checkpoints with no requests left to serve: at nice 19, beside
       // other processes on one core, a serve stop with 600 keys' documents pending took over 70 s.
       writer.raisePriority()
+      disposed = true
       if (checkpointTimer) clearTimeout(checkpointTimer)
       checkpointTimer = undefined
       clearTimeout(syncTimer)
@@ -195,8 +218,10 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       await chain
       await checkpointing
       // Leave the data dir as plain files: checkpoint until nothing is pending.
-      for (let round = 0; round < 10 && (pending.size > 0 || journal || sealed.length > 0); round++) await runCheckpoint()
+      for (let round = 0; round < 10 && (pending.size > 0 || (journal && !journal.fresh) || sealed.length > 0); round++) await runCheckpoint()
       if (journal) await journal.handle.close()
+      // A journal that took no record is not replayed; removed, it leaves the data dir plain files.
+      if (journal?.fresh) await rm(join(base, journal.name), { force: true }).catch(() => {})
       await writer.close()
     },
   }

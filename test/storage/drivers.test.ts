@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { mkdir, open, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { cp, mkdir, open, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
@@ -602,6 +602,54 @@ describe('journaled fs storage', () => {
     await storage.dispose()
     const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
     expect([await reopened.getItem('session:a:default'), await reopened.getItem('session:b:default'), await reopened.getItem('session:c:default')]).toEqual([{ v: 1 }, null, { v: 3 }])
+    await reopened.dispose()
+  })
+
+  it('after a short write it cannot cut back (truncate failing), puts later writes in a new journal that replays whole', async () => {
+    const dir = await tempDir()
+    // No checkpoint during the test: the journals stay as the writes left them.
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
+    await storage.setItem('session:a:default', { v: 1 })
+    const probe = await open(join(await tempDir(), 'probe'), 'w')
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }>; truncate: () => Promise<void> }
+    await probe.close()
+    const realWrite = proto.write
+    let calls = 0
+    const writeSpy = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      if (++calls === 1) return realWrite.call(this, (args[0] as Uint8Array).subarray(0, Math.floor((args[0] as Uint8Array).length / 2)))
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+    })
+    const truncateSpy = vi.spyOn(proto, 'truncate').mockRejectedValue(Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' }))
+    try {
+      await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
+    } finally {
+      writeSpy.mockRestore()
+      truncateSpy.mockRestore()
+    }
+    // Appended after the torn half of b, c would make the journal read as damaged at b.
+    await storage.setItem('session:c:default', { v: 3 })
+    const crashed = await tempDir()
+    await cp(dir, crashed, { recursive: true })
+    await storage.dispose()
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: crashed, owner: true })
+    expect([await reopened.getItem('session:a:default'), await reopened.getItem('session:b:default'), await reopened.getItem('session:c:default')]).toEqual([{ v: 1 }, null, { v: 3 }])
+    await reopened.dispose()
+  })
+
+  it('writes nothing into the data dir after a stop whose checkpoints failed: the next start replays the journal', async () => {
+    const dir = await tempDir()
+    // A directory where the document's file goes: every checkpoint of it fails, as on a full disk.
+    await mkdir(join(dir, 'session', 'a~default'), { recursive: true })
+    const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 5 }) })
+    await storage.setItem('session:a:default', { v: 1 })
+    await storage.dispose()
+    // The cause is gone; a checkpoint retried now would write the file and delete the journal.
+    await rm(join(dir, 'session', 'a~default'), { recursive: true })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await readdir(join(dir, 'session'))).toEqual([])
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-')).length).toBe(1)
+    const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    expect(await reopened.getItem('session:a:default')).toEqual({ v: 1 })
     await reopened.dispose()
   })
 

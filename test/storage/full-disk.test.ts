@@ -1,16 +1,31 @@
-import { readdir, statfs, unlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, statfs, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createStorage } from 'unstorage'
-import { describe, expect, it } from 'vitest'
+import { createStorage, type Storage } from 'unstorage'
+import { afterEach, describe, expect, it } from 'vitest'
 import { journaledFsDriver } from '../../src/storage/index.js'
 import { recoverJournals } from '../../src/storage/journal-files.js'
 import { TMPFS_UNAVAILABLE, useSmallTmpfs } from '../helpers/small-tmpfs.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
 /**
  * fs storage on a disk that really fills up (a small tmpfs), where the injected ENOSPC of
  * drivers.test.ts cannot show what a full disk leaves behind: partly written files.
  */
 const tmpfs = useSmallTmpfs('sandbox-full-disk')
+const tempDir = useTempDirs('sandbox-full-disk-crash')
+
+/** Storages a failed test left open, which would hold their tmpfs busy so that it stays mounted. */
+const leftOpen = new Set<Storage>()
+afterEach(async () => {
+  for (const storage of leftOpen) await storage.dispose().catch(() => {})
+  leftOpen.clear()
+})
+
+/** Disposes a storage held in `leftOpen`. */
+async function close(storage: Storage): Promise<void> {
+  leftOpen.delete(storage)
+  await storage.dispose()
+}
 
 /** Fills the disk but for `leave` bytes with a file to delete later. */
 async function fillDisk(dir: string, leave: number): Promise<string> {
@@ -53,5 +68,68 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
     const reopened = createStorage({ driver: journaledFsDriver({ base }) })
     for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
     await reopened.dispose()
+  })
+
+  /** Writes to a fresh storage on a small tmpfs through an outage: a few writes, a full disk, 200 refused ones. */
+  async function writeThroughOutage(checkpointDelayMs: number) {
+    const base = join(await tmpfs('1m'), 'data')
+    await mkdir(base)
+    await recoverJournals(base)
+    const storage = createStorage({ driver: journaledFsDriver({ base, checkpointDelayMs }) })
+    leftOpen.add(storage)
+    const acknowledged = new Map<string, string>()
+    const refused: string[] = []
+    const write = (key: string, value: string) => storage.setItem(key, value).then(() => acknowledged.set(key, value), () => refused.push(key))
+    for (let i = 0; i < 3; i++) await write(`session:before${i}:default`, `before ${i}`)
+    const filler = await fillDisk(base, 0)
+    // Each its own append: on a disk with a few bytes left in the journal's last page, some are torn.
+    for (let i = 0; i < 200; i++) await write(`session:r${i}:default`, `${i}${'x'.repeat(8 * 1024)}`)
+    expect(refused.length).toBeGreaterThan(190)
+    return { base, storage, acknowledged, refused, filler, write }
+  }
+
+  const countJournals = async (dir: string) => (await readdir(dir)).filter((name) => name.startsWith('journal-')).length
+
+  it('keeps to a few journal files through an outage with checkpoints retried, and a restart after it has exactly the acknowledged writes', async () => {
+    const { base, storage, acknowledged, refused, filler, write } = await writeThroughOutage(5)
+    // Writes refused between retried checkpoints (each of which seals a journal holding records).
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      await write(`session:between${i}:default`, 'x'.repeat(8 * 1024))
+    }
+    expect(refused.length).toBeGreaterThan(200)
+    expect(await countJournals(base)).toBeLessThanOrEqual(2)
+
+    await unlink(filler)
+    await write('session:after:default', 'after')
+    expect(acknowledged.get('session:after:default')).toBe('after')
+    await close(storage)
+    expect(await countJournals(base)).toBe(0)
+    await recoverJournals(base)
+    const reopened = createStorage({ driver: journaledFsDriver({ base }) })
+    leftOpen.add(reopened)
+    for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
+    for (const key of refused) expect(await reopened.getItem(key)).toBeNull()
+    await close(reopened)
+  })
+
+  it('keeps to one journal through an outage, and a kill -9 after it replays exactly the acknowledged writes', async () => {
+    // No checkpoint during the test: everything acknowledged is in the journal alone.
+    const { base, storage, acknowledged, refused, filler, write } = await writeThroughOutage(60_000)
+    expect(await countJournals(base)).toBe(1)
+
+    await unlink(filler)
+    await write('session:after:default', 'after')
+    expect(acknowledged.get('session:after:default')).toBe('after')
+    // What a kill -9 now would leave: the data dir as it is, with the journal the outage cut back.
+    const crashed = join(await tempDir(), 'data')
+    await cp(base, crashed, { recursive: true })
+    await close(storage)
+    await recoverJournals(crashed)
+    const reopened = createStorage({ driver: journaledFsDriver({ base: crashed }) })
+    leftOpen.add(reopened)
+    for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
+    for (const key of refused) expect(await reopened.getItem(key)).toBeNull()
+    await close(reopened)
   })
 })
