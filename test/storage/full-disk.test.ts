@@ -45,6 +45,7 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
     await import('node:fs/promises').then((fs) => fs.mkdir(base))
     await recoverJournals(base)
     const storage = createStorage({ driver: journaledFsDriver({ base, checkpointDelayMs: 5 }) })
+    leftOpen.add(storage)
     const filler = await fillDisk(base, 96 * 1024)
     const doc = 'x'.repeat(20 * 1024)
     const acknowledged = new Map<string, string>()
@@ -55,19 +56,21 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
     }
     expect(acknowledged.size).toBeGreaterThan(0)
     expect(refused).toBeGreaterThan(0)
-    // Checkpoints of what the journal holds find no room and are retried.
+    // Checkpoints of what the journal holds find no room and are retried: each failed one removes
+    // its temp file, so at most the one being written is there (they piled up, 46 in 0.3 s).
     await new Promise((resolve) => setTimeout(resolve, 300))
-    expect((await listAll(base)).filter((name) => name.endsWith('.tmp'))).toEqual([])
+    expect((await listAll(base)).filter((name) => name.endsWith('.tmp')).length).toBeLessThanOrEqual(1)
 
     await unlink(filler)
     await storage.setItem('session:after:default', 'after')
     acknowledged.set('session:after:default', 'after')
-    await storage.dispose()
+    await close(storage)
     const names = await listAll(base)
     expect(names.filter((name) => name.endsWith('.tmp') || name.startsWith('journal-'))).toEqual([])
     const reopened = createStorage({ driver: journaledFsDriver({ base }) })
+    leftOpen.add(reopened)
     for (const [key, value] of acknowledged) expect(await reopened.getItem(key)).toBe(value)
-    await reopened.dispose()
+    await close(reopened)
   })
 
   /** Writes to a fresh storage on a small tmpfs through an outage: a few writes, a full disk, 200 refused ones. */
