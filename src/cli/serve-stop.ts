@@ -29,10 +29,16 @@ export function stopOnSignals({ json, idleGc, youngCap, listener, sandbox }: Ser
     const slow = setTimeout(() => writeStopping(json), STOPPING_NOTICE_MS)
     slow.unref()
     await listener.close()
-    await sandbox.close()
+    // A stop whose last storage writes failed (a full disk) lost nothing the journal holds, but
+    // did not flush: said, and exit 1, so that a supervisor or CI job sees it.
+    const failed = await sandbox.close().then(() => undefined, (error: Error) => error)
     clearTimeout(slow)
+    if (failed) {
+      if (json) process.stdout.write(`${formatJson({ level: 'error', event: 'storage_error', message: failed.message })}\n`)
+      else process.stderr.write(`storage error: ${failed.message}\n`)
+    }
     process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
-    process.exit(0)
+    process.exit(failed ? 1 : 0)
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))

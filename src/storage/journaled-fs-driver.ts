@@ -7,6 +7,7 @@ import { writeFully } from './journal-files.js'
 import { encodeRecords, type JournalRecord } from './journal-format.js'
 import { openJournal, rewindJournal, syncJournal, type Journal } from './journal-sync.js'
 import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
+import { StorageError } from './storage-error.js'
 
 /**
  * fs storage for a server under load: each change is appended to a write-ahead journal (one
@@ -218,11 +219,17 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       await chain
       await checkpointing
       // Leave the data dir as plain files: checkpoint until nothing is pending.
-      for (let round = 0; round < 10 && (pending.size > 0 || (journal && !journal.fresh) || sealed.length > 0); round++) await runCheckpoint()
+      const unwritten = () => pending.size > 0 || (journal !== undefined && !journal.fresh) || sealed.length > 0
+      for (let round = 0; round < 10 && unwritten(); round++) await runCheckpoint()
+      const failed = unwritten() ? checkpointError ?? new Error('checkpoints kept failing') : undefined
       if (journal) await journal.handle.close()
       // A journal that took no record is not replayed; removed, it leaves the data dir plain files.
       if (journal?.fresh) await rm(join(base, journal.name), { force: true }).catch(() => {})
       await writer.close()
+      // Nothing is lost, but the stop did not leave plain files, and whoever stopped it should know.
+      if (failed) {
+        throw new StorageError(`the last checkpoint in ${base} could not be written (${(failed as Error).message}): every acknowledged write is kept in its journal, which the next start replays`, { cause: failed })
+      }
     },
   }
 })
