@@ -17,42 +17,38 @@ export const FIRST_IDEMPOTENCY_SWEEP_MS = 60 * 1000
 export function startIdempotencyExpiry(options: {
   sessions: Pick<SessionStore, 'listSlots' | 'expireIdempotency'>
   mutex: KeyedMutexLike
-  intervalMs?: number
-  firstMs?: number
+  /** The first check after the start (later ones come every IDEMPOTENCY_SWEEP_MS). */
+  firstMs: number
 }) {
   let stopped = false
   let running: Promise<unknown> | undefined
 
-  /** Checks every stored session once; resolves with how many documents were rewritten. */
-  async function sweep(now = Date.now()): Promise<number> {
-    let rewritten = 0
+  /** Checks every stored session once. */
+  async function sweep(now = Date.now()): Promise<void> {
     for (const slot of await options.sessions.listSlots()) {
       if (stopped) break
       // A document this version cannot use (a newer one's) or storage that fails is left for the
       // requests to report: the sweep goes on with the next session, and tries again next time.
-      const expired = await options.mutex.run(slot, () => options.sessions.expireIdempotency(principalOfSlot(slot), now)).catch(() => false)
-      if (expired) rewritten++
+      await options.mutex.run(slot, () => options.sessions.expireIdempotency(principalOfSlot(slot), now)).catch(() => false)
       // On memory storage a read never waits for I/O: without this, thousands of sessions would
       // be checked in one go, with every request waiting behind them.
       await new Promise((resolve) => setImmediate(resolve))
     }
-    return rewritten
   }
 
   let timer: NodeJS.Timeout
   const schedule = (delayMs: number) => {
     timer = setTimeout(() => {
-      running = sweep().catch(() => 0).finally(() => {
+      running = sweep().catch(() => {}).finally(() => {
         running = undefined
-        if (!stopped) schedule(options.intervalMs ?? IDEMPOTENCY_SWEEP_MS)
+        if (!stopped) schedule(IDEMPOTENCY_SWEEP_MS)
       })
     }, delayMs)
     timer.unref()
   }
-  schedule(options.firstMs ?? FIRST_IDEMPOTENCY_SWEEP_MS)
+  schedule(options.firstMs)
 
   return {
-    sweep,
     /** Starts no more checks; resolves once the one under way has stopped. */
     async stop(): Promise<void> {
       stopped = true
@@ -61,6 +57,3 @@ export function startIdempotencyExpiry(options: {
     },
   }
 }
-
-/** An expiry started by startIdempotencyExpiry. */
-export type IdempotencyExpiry = ReturnType<typeof startIdempotencyExpiry>
