@@ -58,12 +58,15 @@ function cpuMs(pid) {
  * Creates `count` loans over `keys` keys (each with its endpoint at the receiver) and measures,
  * per loan, answer-to-arrival time of its sandbox.loan.issued event.
  *
- * Each key waits `paceMs` after an answer before its next loan: about 400 loans (and deliveries)
- * a second with the defaults, a load the server carries without a queue. At 5 ms it was saturated
- * (its CPU time equal to the wall time of the run), and p99 measured queueing, not delivery.
- * `serverPid`, when given, reports how busy the server was (`server_cpu_share`).
+ * Loans are offered at `rate` a second in all, each key on its own fixed schedule (a key whose
+ * answer comes late sends its next loan at once, catching up with its schedule). The
+ * caller sets `rate` relative to the host (run.js: a share of the loan-flow saturation rate),
+ * so it asks a delivery of a fast host and a slow one, not a queue: a fixed pace (20 ms after
+ * each answer, ~340-440 loans/s) kept a slow host's server busy 0.92 of a core, and at 5 ms the
+ * server was saturated and p99 measured its queue. `serverPid`, when given, reports how busy
+ * the server was (`server_cpu_share`).
  */
-export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, count = 400, paceMs = 20, serverPid } = {}) {
+export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, count = 400, rate = 400, serverPid } = {}) {
   const keyList = Array.from({ length: keys }, (_, i) => `sk_sandbox_whbench_${i}_${randomUUID().slice(0, 8)}`)
   // node:http with keep-alive rather than fetch: the load generator shares 2 cores with the server
   // and the receiver, and every millisecond it burns delays one of them.
@@ -93,21 +96,27 @@ export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, cou
   const warmUp = 2
   const cpuBefore = serverPid && cpuMs(serverPid)
   const started = performance.now()
-  await Promise.all(keyList.map(async (key) => {
+  // Each key sends every `period` ms, the keys spread evenly over one period.
+  const period = (keys * 1000) / rate
+  await Promise.all(keyList.map(async (key, k) => {
     for (let i = -warmUp; i < perKey; i++) {
+      const due = started + (i + warmUp) * period + (k * period) / keys
+      const wait = due - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
       const response = await post(key, '/api/sandbox/loans', { collateral_btc: 0.005, loan_amount: 100 })
       if (response.status !== 200) throw new Error(`POST /loans answered ${response.status}: ${response.text}`)
       // The answer's arrival (status line and headers), as a partner's code would first see it.
       const loanId = JSON.parse(response.text).activeLoans.at(-1).id
       if (i >= 0) answered.set(loanId, response.at)
-      // A steady pace rather than a flood: latency of a delivery, not of a queue.
-      await new Promise((resolve) => setTimeout(resolve, paceMs))
     }
   }))
   const loadMs = performance.now() - started
   const cpuAfter = serverPid && cpuMs(serverPid)
   const deadline = Date.now() + 10_000
-  while (receiver.arrivals.size < answered.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  // Every counted loan's event, by id: the warm-up loans' arrivals are in the map too, so its
+  // size reached the count while the last deliveries were still under way.
+  const arrived = () => [...answered.keys()].every((id) => receiver.arrivals.has(id))
+  while (!arrived() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
   agent.destroy()
   const latencies = [...answered].filter(([id]) => receiver.arrivals.has(id))
     .map(([id, at]) => Math.max(0, Number(receiver.arrivals.get(id) - at) / 1e6)).sort((a, b) => a - b)
@@ -116,6 +125,7 @@ export async function measureDeliveryLatency(baseUrl, receiver, { keys = 10, cou
     missing: answered.size - latencies.length,
     p50_ms: Math.round(percentile(latencies, 0.5) * 100) / 100,
     p99_ms: Math.round(percentile(latencies, 0.99) * 100) / 100,
+    offered_per_s: rate,
     loans_per_s: Math.round(((keys * (perKey + warmUp)) / loadMs) * 1000),
     server_cpu_share: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round(((cpuAfter - cpuBefore) / loadMs) * 100) / 100 : null,
   }
