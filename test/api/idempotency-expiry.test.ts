@@ -1,0 +1,116 @@
+import { createStorage, defineDriver, type Storage } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { deriveKeyId } from '../../src/server/auth.js'
+import { createSandbox } from '../../src/server/create-sandbox.js'
+import { FIRST_IDEMPOTENCY_SWEEP_MS } from '../../src/server/idempotency-expiry.js'
+import type { SessionDoc } from '../../src/server/session-doc.js'
+import type { Sandbox } from '../../src/server/sandbox-types.js'
+import { buildRequest, LOAN, newKey } from '../helpers/api.js'
+
+/** The server's check for idempotency records past their 24 hours, beside what else uses the sessions. */
+
+let sandboxes: Sandbox[] = []
+afterEach(async () => {
+  vi.useRealTimers()
+  await Promise.all(sandboxes.map((sandbox) => sandbox.close()))
+  sandboxes = []
+})
+
+async function open(storage: Storage): Promise<Sandbox> {
+  const sandbox = await createSandbox({ rateLimit: false, storage })
+  sandboxes.push(sandbox)
+  return sandbox
+}
+
+async function call(sandbox: Sandbox, key: string, method: string, path: string, body?: object, idempotencyKey?: string) {
+  const response = await sandbox.fetch(buildRequest('http://x', method, path, { body, idempotencyKey }, key))
+  return { status: response.status, body: await response.json() }
+}
+
+/** Memory storage that outlives a closed server (whose close disposes its storage), with DRIVER's overrides. */
+function createKeptStorage(overrides: (memory: ReturnType<typeof memoryDriver>) => object = () => ({})): Storage {
+  const memory = memoryDriver()
+  return createStorage({ driver: defineDriver(() => ({ ...memory, name: 'kept-memory', dispose() {}, ...overrides(memory) }))(undefined) })
+}
+
+const docKey = (key: string) => `session:${deriveKeyId(key)}:default`
+
+/** Sessions stored by a server that has stopped: the next one has none of them in its cache. */
+async function storeSessions(storage: Storage, keys: string[]): Promise<void> {
+  const first = await createSandbox({ rateLimit: false, storage })
+  for (const key of keys) expect((await call(first, key, 'POST', '/api/sandbox/loans', LOAN, 'loan-0')).status).toBe(200)
+  await first.close()
+}
+
+describe('the idempotency expiry check', () => {
+  it('goes on to the sessions after one this version cannot read (a newer sandbox wrote it), and leaves that one as it is', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const storage = createKeptStorage()
+    const [newer, idle] = [newKey('newer'), newKey('idle')]
+    // Memory storage lists in the order written: the newer document comes first.
+    await storeSessions(storage, [newer, idle])
+    const newerDoc = { ...(await storage.getItem<SessionDoc>(docKey(newer)))!, version: 2 }
+    await storage.setItem(docKey(newer), newerDoc)
+    await open(storage)
+    vi.setSystemTime(Date.now() + 25 * 3600_000)
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect((await storage.getItem<SessionDoc>(docKey(idle)))!.idempotency).toEqual([]))
+    expect(await storage.getItem(docKey(newer))).toEqual(newerDoc)
+  })
+
+  it('drops the records past their 24 hours from a session that also holds later ones, and keeps the later ones', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const storage = createKeptStorage()
+    const key = newKey('mixed')
+    await storeSessions(storage, [key])
+    vi.setSystemTime(Date.now() + 12 * 3600_000)
+    const later = await createSandbox({ rateLimit: false, storage })
+    expect((await call(later, key, 'POST', '/api/sandbox/loans', LOAN, 'loan-later')).status).toBe(200)
+    await later.close()
+    await open(storage)
+    vi.setSystemTime(Date.now() + 13 * 3600_000)
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect((await storage.getItem<SessionDoc>(docKey(key)))!.idempotency.map((record) => record.key)).toEqual(['loan-later']))
+  })
+
+  it('rewrites no document that holds no record past its 24 hours', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const writes: string[] = []
+    const storage = createKeptStorage((memory) => ({
+      setItem(key: string, value: string, options: object) {
+        writes.push(key)
+        return memory.setItem(key, value, options)
+      },
+    }))
+    const old = newKey('old')
+    await storeSessions(storage, [old])
+    vi.setSystemTime(Date.now() + 2 * 3600_000)
+    await storeSessions(storage, [newKey('young'), newKey('young')])
+    // Listed last (memory storage lists in the order written), the old session's expiry shows the check is over.
+    const oldDoc = await storage.getItem(docKey(old))
+    await storage.removeItem(docKey(old))
+    await storage.setItem(docKey(old), oldDoc)
+    await open(storage)
+    writes.length = 0
+    vi.setSystemTime(Date.now() + 23 * 3600_000)
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect((await storage.getItem<SessionDoc>(docKey(old)))!.idempotency).toEqual([]))
+    expect(writes.filter((key) => key.startsWith('session:'))).toEqual([docKey(old)])
+  })
+
+  it('writes nothing to the storage once the server is closed', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const storage = createKeptStorage()
+    const key = newKey('closed')
+    await storeSessions(storage, [key])
+    const sandbox = await createSandbox({ rateLimit: false, storage })
+    await sandbox.close()
+    const before = await storage.getItem(docKey(key))
+    vi.setSystemTime(Date.now() + 25 * 3600_000)
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    // A check would be over in a few turns of the event loop (memory storage).
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve))
+    expect(await storage.getItem(docKey(key))).toEqual(before)
+  })
+})
