@@ -41,8 +41,8 @@ async function describeCommand(command: Command, help: Help): Promise<CommandSpe
   const children = help.visibleCommands(command)
   const commands: CommandSpec[] = []
   for (const child of children) {
-    // Commander's own `help [command]` takes the name of a sibling.
-    if (child === (command as unknown as { _getHelpCommand?: () => Command })._getHelpCommand?.()) {
+    // Commander's own `help [command]` (listed, yet not one of the subcommands) takes the name of a sibling.
+    if (!command.commands.includes(child)) {
       const names = children.filter((other) => other !== child).map((other) => other.name())
       commands.push({ name: child.name(), description: child.description(), options: [], commands: [], arguments: [{ name: 'command', description: 'the command to describe', required: false, variadic: false, spec: { words: names, prefixes: [] } }] })
     } else commands.push(await describeCommand(child, help))
