@@ -115,6 +115,8 @@ describe.skipIf(!hasZsh)('sandbox completion zsh, in a real zsh (skipped without
     expect(await complete('sandbox webhook register --rot')).toEqual(['--rotate-secret'])
     expect(await complete('sandbox serve --storage ')).toEqual(['fs', 'memory', 'redis://'])
     expect(await complete('sandbox webhook trigger ')).toEqual([...EVENT_TYPES])
+    // An item of the list: zsh keeps what is before the comma and completes after it.
+    expect(await complete('sandbox webhook register x --events sandbox.webhook.test,sandbox.loan.is')).toEqual(['sandbox.loan.issued'])
     // _files adds names quoted as typed: the space escaped.
     expect((await complete('sandbox serve --config ')).sort()).toEqual(['config.json', 'my\\ faults.json', 'scenarios'])
     expect(await complete('sandbox serve --data-dir ')).toEqual(['scenarios'])
@@ -138,6 +140,7 @@ describe.skipIf(!hasFish)('sandbox completion fish, in a real fish (skipped with
     expect(await candidates('sandbox webhook register --rot')).toEqual(['--rotate-secret'])
     expect(await candidates('sandbox serve --storage ')).toEqual(['fs', 'memory', 'redis://'])
     expect((await candidates('sandbox webhook trigger ')).sort()).toEqual([...EVENT_TYPES].sort())
+    expect(await candidates('sandbox webhook register x --events sandbox.webhook.test,sandbox.loan.is')).toEqual(['sandbox.webhook.test,sandbox.loan.issued'])
     expect((await candidates('sandbox serve --config ')).sort()).toEqual(['config.json', 'my faults.json', 'scenarios/'])
     expect(await candidates('sandbox serve --data-dir ')).toEqual(['scenarios/'])
     expect(await candidates('sandbox serve --port ')).toEqual([])
