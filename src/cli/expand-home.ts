@@ -2,6 +2,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Command } from 'commander'
 import { CliError } from './cli-error.js'
+import { readPathKind } from './path-options.js'
 
 /**
  * The home directory, looked up only for a path that starts with `~`: with HOME unset, Node asks
@@ -33,7 +34,7 @@ export function expandHomeInPathOptions(command: Command): void {
   for (const option of command.options) {
     const name = option.attributeName()
     const value: unknown = command.getOptionValue(name)
-    if (/<(?:file|dir)>/.test(option.flags) && typeof value === 'string') {
+    if (readPathKind(option) !== undefined && typeof value === 'string') {
       command.setOptionValueWithSource(name, expandHome(value), command.getOptionValueSource(name)!)
     }
   }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import { CliError } from './cli-error.js'
 import { expandHome } from './expand-home.js'
+import { hintValues } from './completion/value-hints.js'
 
 /**
  * Option sets shared by several commands, defined once. Defaults are applied by the commands
@@ -16,7 +17,7 @@ export const DEFAULT_KEYS_FILE = '.sandbox/keys.json'
 export function addStorageOptions(command: Command, { memory = true } = {}): Command {
   const kinds = memory ? 'fs, memory or redis://HOST:PORT/DB' : 'fs or redis://HOST:PORT/DB'
   return command
-    .addOption(new Option('--storage <kind>', `state storage: ${kinds} (env SANDBOX_STORAGE, default fs)`))
+    .addOption(hintValues(new Option('--storage <kind>', `state storage: ${kinds} (env SANDBOX_STORAGE, default fs)`), { words: memory ? ['fs', 'memory'] : ['fs'], prefixes: ['redis://'] }))
     .addOption(new Option('--data-dir <dir>', `directory of fs storage (env SANDBOX_DATA_DIR, default ${DEFAULT_DATA_DIR})`))
 }
 

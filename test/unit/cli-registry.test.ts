@@ -9,7 +9,7 @@ describe('command registry', () => {
   it('lists every command as its module defines it (name, usage, summary)', async () => {
     const program = await createProgram()
     const entries = [...COMMANDS.map((entry) => ({ parent: program, entry })), ...GROUPS.flatMap((group) => group.commands.map((entry) => ({ parent: program.commands.find((command) => command.name() === group.name)!, entry })))]
-    expect(entries).toHaveLength(16)
+    expect(entries).toHaveLength(17)
     for (const { parent, entry } of entries) {
       const command = parent.commands.find((candidate) => candidate.name() === entry.name)
       expect(command, entry.name).toBeDefined()

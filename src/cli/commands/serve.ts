@@ -6,6 +6,7 @@ import { readJsonFile } from '../read-json-file.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
 import { createStorageErrorGate } from '../storage-error-gate.js'
 import { stopOnSignals } from '../serve-stop.js'
+import { hintValues } from '../completion/value-hints.js'
 import { addStorageOptions, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
 import type { TlsFlags } from '../read-tls-files.js'
@@ -142,7 +143,7 @@ export function registerServe(program: Command): void {
   addStorageOptions(command)
     .addOption(new Option('--config <file>', 'JSON deep-merged over the default sandbox config'))
     .addOption(new Option('--keys <file>', 'accept only keys registered in this file (env SANDBOX_KEYS_FILE)'))
-    .addOption(new Option('--rate-limit <rule>', 'requests per key: N/SECONDS or off (env SANDBOX_RATE_LIMIT, default 120/60)'))
+    .addOption(hintValues(new Option('--rate-limit <rule>', 'requests per key: N/SECONDS or off (env SANDBOX_RATE_LIMIT, default 120/60)'), { words: ['off'] }))
     .addOption(new Option('--json-logs', 'log JSON lines instead of text'))
     .addOption(new Option('--quiet', 'do not print a line per request or delivery'))
     .addOption(new Option('--log-bodies', 'also print each request\'s body and its answer\'s (cut at 4,000 characters, webhook secrets masked; not kept in sandbox logs)'))

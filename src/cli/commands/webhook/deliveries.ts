@@ -3,6 +3,7 @@ import type { ApiTargetFlags } from '../../api-target.js'
 import type { DeliveryEntry } from '../../../webhook-tools/wait-for-deliveries.js'
 import { printErrorsAsJson, printJsonDocument, printJsonLinesInstead } from '../../cli-error.js'
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
+import { hintValues } from '../../completion/value-hints.js'
 
 const STATUSES = ['pending', 'delivered', 'retrying', 'failed'] as const
 
@@ -80,10 +81,10 @@ export function registerWebhookDeliveries(group: Command): void {
   const command = group
     .command('deliveries')
     .description('show the key\'s webhook endpoint and its 50 newest deliveries (GET /api/sandbox/webhooks)')
-    .addOption(new Option('--status <status>', `only deliveries in this state (repeatable): ${STATUSES.join(', ')}`).argParser((value: string, previous: string[]) => {
+    .addOption(hintValues(new Option('--status <status>', `only deliveries in this state (repeatable): ${STATUSES.join(', ')}`).argParser((value: string, previous: string[]) => {
       if (!(STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of ${STATUSES.join(', ')}`)
       return [...previous, value]
-    }).default([], 'any'))
+    }).default([], 'any'), { words: STATUSES, repeatable: true }))
     .addOption(new Option('--follow', 'keep printing each new delivery and each new attempt until Ctrl+C (the log read every 2 s)'))
   addApiTargetOptions(command)
   addJsonOption(command, 'print `{ endpoint, deliveries }` on stdout, oldest first; with --follow, one delivery per line (an error: {"error": {"code", "message"}})')

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander'
 import type { ApiTargetFlags } from '../../api-target.js'
 import { CliError, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
+import { hintValues } from '../../completion/value-hints.js'
 
 interface RegisterFlags extends ApiTargetFlags {
   events?: string
@@ -45,7 +46,7 @@ export function registerWebhookRegister(group: Command): void {
     .command('register')
     .description('register (or update, or enable again) the key\'s webhook endpoint, and print its signing secret when the API gives it')
     .argument('<url>', 'the receiver, https:// and public (or local and http:// on sandbox serve --allow-local-webhooks)')
-    .addOption(new Option('--events <types>', 'comma-separated event types to receive (loan.issued stands for sandbox.loan.issued), or all; default: every type for a new endpoint, the ones it has for an update'))
+    .addOption(hintValues(new Option('--events <types>', 'comma-separated event types to receive (loan.issued stands for sandbox.loan.issued), or all; default: every type for a new endpoint, the ones it has for an update'), { source: 'event-types', words: ['all'], separator: ',' }))
     .addOption(new Option('--rotate-secret', 'issue a new signing secret at once, with no overlap (printed this once)'))
   addApiTargetOptions(command)
   addJsonOption(command, 'print `{ endpoint }` on stdout, `signingSecret` included when given (an error: {"error": {"code", "message"}})')

@@ -1,8 +1,9 @@
-import { Option, type Command } from 'commander'
+import { Argument, Option, type Command } from 'commander'
 import { canPrompt } from '../../can-prompt.js'
 import { CliError, keepExitCodeWhenStdoutCloses, printErrorsAsJson, printJsonDocument } from '../../cli-error.js'
 import { addApiTargetOptions, addDeliveryWaitOption, addJsonOption, readDeliveryWait } from '../../options.js'
 import { withPromptSignals } from '../../prompt-signals.js'
+import { hintValues } from '../../completion/value-hints.js'
 import { CliErrorCodes } from '../../../errors/codes.js'
 import type { EventType } from '../../../domain/types.js'
 import type { ApiTargetFlags } from '../../api-target.js'
@@ -57,7 +58,7 @@ export function registerWebhookTrigger(group: Command): void {
   const command = group
     .command('trigger')
     .description('make a sandbox server send one event type to the key\'s webhook receivers, by walking the API')
-    .argument('[event]', 'the event type, e.g. sandbox.loan.issued or loan.issued (asked for on a terminal)')
+    .addArgument(hintValues(new Argument('[event]', 'the event type, e.g. sandbox.loan.issued or loan.issued (asked for on a terminal)'), { source: 'event-types' }))
     .addOption(new Option('--loan <id>', 'for the loan and repayment events: act on this active loan instead of opening a small new one'))
   addDeliveryWaitOption(addApiTargetOptions(command))
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error: {"error": {"code", "message"}})')
