@@ -8,6 +8,9 @@ import { renderBash } from '../../src/cli/completion/render-bash.js'
 import { renderFish } from '../../src/cli/completion/render-fish.js'
 import { renderZsh } from '../../src/cli/completion/render-zsh.js'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
+
+/** Event types in both spellings the commands take: `sandbox.loan.issued` and `loan.issued`. */
+const EVENT_WORDS = [...EVENT_TYPES, ...EVENT_TYPES.map((type) => type.slice('sandbox.'.length))]
 import { killAll, runCli } from '../helpers/cli.js'
 import { NASTY, SMALL_TREE } from '../helpers/completion-tree.js'
 import { completeBash, completeFish, completeZsh, hasShell } from '../helpers/shell-complete.js'
@@ -59,7 +62,10 @@ describe('sandbox completion bash, in a real bash', () => {
     expect(await complete('serve', '--storage', '=', 'm')).toEqual(['memory'])
     expect(await complete('logs', '--storage', '')).toEqual(['fs', 'redis://'])
     expect(await complete('serve', '--rate-limit', '')).toEqual(['off'])
-    expect(await complete('webhook', 'trigger', '')).toEqual([...EVENT_TYPES])
+    expect(await complete('webhook', 'trigger', '')).toEqual(EVENT_WORDS)
+    // The short spelling serve's banner and the README use.
+    expect(await complete('webhook', 'trigger', 'loan.i')).toEqual(['loan.issued'])
+    expect(await complete('webhook', 'register', 'https://x.test/hook', '--events', 'webhook.test,loan.is')).toEqual(['webhook.test,loan.issued'])
     expect(await complete('webhook', 'trigger', '--json', 'sandbox.loan.i')).toEqual(['sandbox.loan.issued'])
     expect(await complete('webhook', 'register', 'https://x.test/hook', '--events', 'sandbox.webhook.test,sandbox.loan.is')).toEqual(['sandbox.webhook.test,sandbox.loan.issued'])
     expect(await complete('webhook', 'deliveries', '--status', 'pending', '--status', 'f')).toEqual(['failed'])
@@ -114,7 +120,7 @@ describe.skipIf(!hasZsh)('sandbox completion zsh, in a real zsh (skipped without
     expect(await complete('sandbox webhook tr')).toEqual(['trigger'])
     expect(await complete('sandbox webhook register --rot')).toEqual(['--rotate-secret'])
     expect(await complete('sandbox serve --storage ')).toEqual(['fs', 'memory', 'redis://'])
-    expect(await complete('sandbox webhook trigger ')).toEqual([...EVENT_TYPES])
+    expect((await complete('sandbox webhook trigger ')).sort()).toEqual([...EVENT_WORDS].sort())
     // An item of the list: zsh keeps what is before the comma and completes after it.
     expect(await complete('sandbox webhook register x --events sandbox.webhook.test,sandbox.loan.is')).toEqual(['sandbox.loan.issued'])
     // _files adds names quoted as typed: the space escaped.
@@ -139,7 +145,7 @@ describe.skipIf(!hasFish)('sandbox completion fish, in a real fish (skipped with
     expect(await candidates('sandbox webhook tr')).toEqual(['trigger'])
     expect(await candidates('sandbox webhook register --rot')).toEqual(['--rotate-secret'])
     expect(await candidates('sandbox serve --storage ')).toEqual(['fs', 'memory', 'redis://'])
-    expect((await candidates('sandbox webhook trigger ')).sort()).toEqual([...EVENT_TYPES].sort())
+    expect((await candidates('sandbox webhook trigger ')).sort()).toEqual([...EVENT_WORDS].sort())
     expect(await candidates('sandbox webhook register x --events sandbox.webhook.test,sandbox.loan.is')).toEqual(['sandbox.webhook.test,sandbox.loan.issued'])
     expect((await candidates('sandbox serve --config ')).sort()).toEqual(['config.json', 'my faults.json', 'scenarios/'])
     expect(await candidates('sandbox serve --data-dir ')).toEqual(['scenarios/'])

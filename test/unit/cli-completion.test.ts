@@ -8,6 +8,8 @@ import { renderBash } from '../../src/cli/completion/render-bash.js'
 import { renderFish } from '../../src/cli/completion/render-fish.js'
 import { renderZsh } from '../../src/cli/completion/render-zsh.js'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
+
+const SHORT_TYPES = EVENT_TYPES.map((type) => type.slice('sandbox.'.length))
 import { NASTY, SMALL_TREE } from '../helpers/completion-tree.js'
 
 const find = (tree: CommandSpec, ...path: string[]) => path.reduce((command, name) => command.commands.find((child) => child.name === name)!, tree)
@@ -49,8 +51,8 @@ describe('the completion tree of the real program', () => {
     expect(option(find(tree, 'run'), '--dir').value!.spec.paths).toBe('dir')
     expect(option(find(tree, 'openapi'), '--output').value!.spec.paths).toBe('file')
     expect(find(tree, 'run').arguments[0]!.spec.paths).toBe('file')
-    expect(find(tree, 'webhook', 'trigger').arguments[0]!.spec.words).toEqual([...EVENT_TYPES])
-    expect(option(find(tree, 'webhook', 'register'), '--events').value!.spec).toEqual({ words: [...EVENT_TYPES, 'all'], prefixes: [], separator: ',' })
+    expect(find(tree, 'webhook', 'trigger').arguments[0]!.spec.words).toEqual([...EVENT_TYPES, ...SHORT_TYPES])
+    expect(option(find(tree, 'webhook', 'register'), '--events').value!.spec).toEqual({ words: [...EVENT_TYPES, ...SHORT_TYPES, 'all'], prefixes: [], separator: ',' })
     expect(option(find(tree, 'webhook', 'deliveries'), '--status').value!.spec.words).toEqual(['pending', 'delivered', 'retrying', 'failed'])
     expect(option(find(tree, 'webhook', 'deliveries'), '--status').repeatable).toBe(true)
     expect(find(tree, 'completion').arguments[0]!.spec.words).toEqual(['bash', 'zsh', 'fish'])

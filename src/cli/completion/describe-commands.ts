@@ -5,7 +5,11 @@ import { readValueHint, type ValueHint } from './value-hints.js'
 
 /** Values a hint names by source, looked up here so that command modules load none of them. */
 async function loadSource(source: NonNullable<ValueHint['source']>): Promise<string[]> {
-  if (source === 'event-types') return [...(await import('../../webhooks/types.js')).EVENT_TYPES]
+  if (source === 'event-types') {
+    // Both spellings the commands take: `serve` and the README write the short one (`loan.issued`).
+    const types = (await import('../../webhooks/types.js')).EVENT_TYPES
+    return [...types, ...types.map((type) => type.replace(/^sandbox\./, ''))]
+  }
   throw new Error(`unknown completion source ${String(source)}`)
 }
 
