@@ -113,4 +113,44 @@ describe('the idempotency expiry check', () => {
     for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve))
     expect(await storage.getItem(docKey(key))).toEqual(before)
   })
+
+  it('loses no loan created while the check rewrites the same session (a slow storage write)', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const key = newKey('busy')
+    // The first write of the session's document after `armed` (the check's) waits for `release`.
+    let armed = false
+    let checkWriting!: () => void
+    const checkWrites = new Promise<void>((resolve) => { checkWriting = resolve })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => { release = resolve })
+    const storage = createKeptStorage((memory) => ({
+      async setItem(item: string, value: string, options: object) {
+        if (armed && item === docKey(key)) {
+          armed = false
+          checkWriting()
+          await released
+        }
+        return memory.setItem(item, value, options)
+      },
+    }))
+    await storeSessions(storage, [key])
+    const sandbox = await open(storage)
+    vi.setSystemTime(Date.now() + 25 * 3600_000)
+    armed = true
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    await checkWrites
+    const created = call(sandbox, key, 'POST', '/api/sandbox/loans', LOAN, 'loan-during')
+    // Unhindered, the request is over in a few turns of the event loop (memory storage); under the
+    // session's mutex, it waits for the check's write.
+    for (let turn = 0; turn < 20; turn++) await Promise.race([created, new Promise((resolve) => setImmediate(resolve))])
+    release()
+    const loan = await created
+    expect(loan.status).toBe(200)
+    await vi.waitFor(async () => expect((await storage.getItem<SessionDoc>(docKey(key)))!.idempotency.map((record) => record.key)).toEqual(['loan-during']))
+    await sandbox.close()
+    const next = await open(storage)
+    const ids = (state: { activeLoans: { id: string }[] }) => state.activeLoans.map((active) => active.id)
+    expect(ids(loan.body)).toHaveLength(2)
+    expect(ids((await call(next, key, 'GET', '/api/sandbox/loans')).body)).toEqual(ids(loan.body))
+  })
 })

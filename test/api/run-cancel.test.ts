@@ -78,4 +78,69 @@ describe('runScenarios with a signal', () => {
     ])], { server, apiKey })
     expect(second).toMatchObject({ passed: 1, failed: 0 })
   })
+
+  it('aborted in a drop_answer step while the server has not answered: rejects with the reason, the connection closed, nothing told', async () => {
+    const silent = await startSilentServer()
+    cleanups.push(silent.close)
+    const controller = new AbortController()
+    const reason = new Error('draft.json changed')
+    const told: string[] = []
+    const drops = scenario('drops', [{ request: { method: 'POST', path: '/api/sandbox/loans', body: {}, drop_answer: true } }])
+    const run = runScenarios([drops], {
+      baseUrl: silent.url,
+      signal: controller.signal,
+      // Far past the test's timeout: a step that ignored the signal would end the test by it.
+      transport: { timeoutMs: 60_000, onAttempt: () => told.push('attempt') },
+      onScenarioEnd: () => told.push('scenario end'),
+    })
+    await expect.poll(silent.requests).toBe(1)
+    controller.abort(reason)
+    await expect(run).rejects.toBe(reason)
+    await expect.poll(silent.dropped).toBe(1)
+    expect(told).toEqual([])
+  })
+
+  it('with a signal already aborted: rejects with its reason and starts nothing, not even the receiver', async () => {
+    const reason = new Error('cancelled before it began')
+    const told: string[] = []
+    const run = runScenarios([waitsForWebhook, readsConfig], {
+      signal: AbortSignal.abort(reason),
+      receiverPort: 0,
+      onReceiverStart: () => told.push('receiver start'),
+      onScenarioStart: (started) => told.push(`start ${started.id}`),
+      onScenarioEnd: (report) => told.push(`end ${report.id}`),
+    })
+    await expect(run).rejects.toBe(reason)
+    expect(told).toEqual([])
+  })
+
+  it('aborted as a scenario ends: rejects with the reason and starts no later scenario', async () => {
+    const controller = new AbortController()
+    const reason = new Error('draft.json changed')
+    const told: string[] = []
+    const run = runScenarios([readsConfig, scenario('later', [{ request: { method: 'GET', path: '/api/sandbox/config' }, expect: { status: 200 } }])], {
+      signal: controller.signal,
+      onScenarioStart: (started) => told.push(`start ${started.id}`),
+      onScenarioEnd: (report) => {
+        told.push(`end ${report.id}`)
+        controller.abort(reason)
+      },
+    })
+    await expect(run).rejects.toBe(reason)
+    expect(told).toEqual(['start reads', 'end reads'])
+  })
+
+  it('aborted while it waits for a server that does not answer yet (waitForServerMs): rejects with the reason, reports nothing', async () => {
+    const silent = await startSilentServer()
+    cleanups.push(silent.close)
+    const controller = new AbortController()
+    const reason = new Error('draft.json changed')
+    const told: string[] = []
+    // A minute's wait, far past the test's timeout: a wait that ignored the signal would end the test by it.
+    const run = runScenarios([readsConfig], { baseUrl: silent.url, waitForServerMs: 60_000, signal: controller.signal, onScenarioStart: () => told.push('scenario start') })
+    await expect.poll(silent.requests).toBe(1)
+    controller.abort(reason)
+    await expect(run).rejects.toBe(reason)
+    expect(told).toEqual([])
+  })
 })

@@ -32,4 +32,15 @@ describe('the scenario runner\'s webhook inbox', () => {
       await inbox.close()
     }
   })
+
+  it('rejects a wait whose signal is already aborted with its reason, rather than waiting out its timeout', async () => {
+    const inbox = await startWebhookInbox()
+    try {
+      const reason = new Error('draft.json changed')
+      // A minute, far past the test's timeout: a wait that ignored the signal would end the test by it.
+      await expect(inbox.next('/hooks', 60_000, AbortSignal.abort(reason))).rejects.toBe(reason)
+    } finally {
+      await inbox.close()
+    }
+  })
 })

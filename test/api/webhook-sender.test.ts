@@ -1,5 +1,5 @@
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createConnectionPool } from '../../src/webhooks/connection-pool.js'
 import { MAX_ANSWER_BYTES, probeConnection, sendWebhook } from '../../src/webhooks/sender.js'
@@ -32,6 +32,31 @@ describe('sending one webhook', () => {
     expect(outcome).toMatchObject({ statusCode: 200, error: null })
     expect(built).toBe(1)
     expect(receiver.received[0]).toMatchObject({ body: '{"id":"evt_1"}', headers: { 'x-built': '1', 'content-type': 'application/json' } })
+  })
+
+  it('withdrawn by its headers function (the target changed meanwhile): sends nothing, and closes the connection it opened', async () => {
+    let opened = 0
+    let closed = 0
+    let bytes = 0
+    const sockets = new Set<Socket>()
+    const server = createNetServer((socket) => {
+      opened++
+      sockets.add(socket)
+      socket.on('data', (chunk) => { bytes += chunk.length })
+      socket.on('close', () => { closed++ })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const outcome = await sendWebhook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, '{}', () => undefined)
+      expect(outcome).toEqual({ statusCode: null, error: 'not sent: its target changed meanwhile', durationMs: 0, notSent: true })
+      // Left open, the connection would sit on the receiver with nothing sent on it.
+      await expect.poll(() => closed).toBe(1)
+      expect(opened).toBe(1)
+      expect(bytes).toBe(0)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('reads at most 64 KB of an answer and does not reuse that connection', async () => {

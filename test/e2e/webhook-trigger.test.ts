@@ -281,7 +281,8 @@ describe('sandbox webhook deliveries --follow', () => {
 
 describe('sandbox webhook deliveries --follow on a key at its rate limit', () => {
   it('waits out the 429s its own reads meet, says so once, and goes on following', async () => {
-    const limited = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '4/3'])
+    // A window of 6 s against reads every 2 s: at least two reads in a row meet the 429, and the note is still said once.
+    const limited = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '4/6'])
     try {
       const key = 'sk_sandbox_trigger_e2e_key_limited0'
       const follow = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', '--base-url', limited.url, '--api-key', key], /^(no endpoint)/m)

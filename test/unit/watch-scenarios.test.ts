@@ -408,6 +408,76 @@ describe('watchScenarios', () => {
     expect(fake.watching()).toBe(0)
   })
 
+  it('ends with an AbortError a round throws that its signal did not cause, whether the round was cancelled or not', async () => {
+    const dir = await tempDir()
+    // Not cancelled: an abort of the run's own, not of the round.
+    const notCancelled = watchScenarios({ dirs: [dir], watchDirectory: fakeWatcher().watchDirectory, load: async () => null, run: async () => { throw new DOMException('a wait of its own was aborted', 'AbortError') }, onLoadError: () => {} })
+    open.push(notCancelled)
+    await expect(notCancelled.done).rejects.toThrow('a wait of its own was aborted')
+
+    // Cancelled by a rerun, but ending with an AbortError of its own, not caused by the round's.
+    let started = 0
+    const cancelled = watchScenarios({
+      dirs: [dir],
+      watchDirectory: fakeWatcher().watchDirectory,
+      load: async () => null,
+      run: (_loaded, _changes, signal) => new Promise((_resolve, reject) => {
+        started++
+        signal.addEventListener('abort', () => reject(new DOMException('a wait of its own was aborted too', 'AbortError')))
+      }),
+      onLoadError: () => {},
+    })
+    open.push(cancelled)
+    await vi.waitFor(() => expect(started).toBe(1))
+    cancelled.rerun()
+    await expect(cancelled.done).rejects.toThrow('a wait of its own was aborted too')
+    expect(started).toBe(1)
+  })
+
+  it('a change while the scenarios load: the round does not run what it read, and the next one has the changes in the order made', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    for (const name of ['a.json', 'b.json']) await writeFile(join(dir, name), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    const first = record.idle()
+    let loads = 0
+    let loading!: () => void
+    const secondLoad = new Promise<void>((resolve) => { loading = resolve })
+    let release!: () => void
+    const held = new Promise<void>((resolve) => { release = resolve })
+    const watch = watchScenarios({
+      dirs: [dir],
+      watchDirectory: fake.watchDirectory,
+      load: async () => {
+        loads++
+        if (loads === 2) {
+          loading()
+          await held
+        }
+        return `load ${loads}`
+      },
+      run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) },
+      onLoadError: () => {},
+      onIdle: record.onIdle,
+    })
+    open.push(watch)
+    await first
+    fake.emit(dir, 'a.json')
+    await settle()
+    await secondLoad
+    // Saved while a.json's round reads the files.
+    fake.emit(dir, 'b.json')
+    await settle()
+    const idle = record.idle()
+    release()
+    await Promise.race([idle, watch.done])
+    expect(record.rounds).toEqual([
+      { loaded: 'load 1', changes: [] },
+      { loaded: 'load 3', changes: [{ file: join(dir, 'a.json'), change: 'changed' }, { file: join(dir, 'b.json'), change: 'changed' }] },
+    ])
+  })
+
   it('sees a save through a rename with the real fs.watch', async () => {
     const dir = await tempDir()
     const file = join(dir, 'a.json')
