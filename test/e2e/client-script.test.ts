@@ -1,13 +1,9 @@
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { waitUntil } from '../helpers/cli.js'
+import { killAll, runScriptToEnd } from '../helpers/cli.js'
 
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close()
-})
+afterEach(killAll)
 
 /** How long the script may take before the test calls it stuck: far below the minute a timer left behind would hold it. */
 const END_CUTOFF_MS = 15_000
@@ -34,16 +30,8 @@ describe('createSandboxClient in a script of its own', () => {
       server.closeAllConnections()
       server.close()
     `
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
-    closers.push(async () => { child.kill('SIGKILL') })
-    let output = ''
-    child.stdout.on('data', (chunk) => { output += chunk })
-    child.stderr.on('data', (chunk) => { output += chunk })
-    let exitCode: number | null | undefined
-    child.once('exit', (code) => { exitCode = code })
     // No process.exit in the script: a timer left by the client would keep it up for a minute.
-    await waitUntil(() => exitCode !== undefined, END_CUTOFF_MS, 'the script to end by itself')
-      .catch((error: Error) => { throw new Error(`${error.message}; its output:\n${output}`) })
+    const { output, exitCode } = await runScriptToEnd(script, END_CUTOFF_MS)
     expect(output).toBe('config: req_1\nstate: not waiting a minute\n')
     expect(exitCode).toBe(0)
   }, 60_000)

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, killAll, startNodeProcess, waitUntil } from '../helpers/cli.js'
+import { BIN, killAll, runScriptToEnd, startNodeProcess, waitUntil } from '../helpers/cli.js'
 import { KEY, PTY_UNAVAILABLE, killPtys, runInPty } from '../helpers/pty.js'
 import { startSilentServer } from '../helpers/silent-server.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -112,16 +111,8 @@ describe('runScenarios with an AbortSignal, in a script of its own', () => {
         .then(() => console.log('second: finished'), (error) => console.log('second: ' + error.name))
       silent.close()
     `
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
-    closers.push(async () => { child.kill('SIGKILL') })
-    let output = ''
-    child.stdout.on('data', (chunk) => { output += chunk })
-    child.stderr.on('data', (chunk) => { output += chunk })
-    let exitCode: number | null | undefined
-    child.once('exit', (code) => { exitCode = code })
     // No process.exit in the script: a timer or socket left by either run would keep it up for the wait's minute.
-    await waitUntil(() => exitCode !== undefined, CANCEL_CUTOFF_MS + 5_000, 'the script to end by itself')
-      .catch((error: Error) => { throw new Error(`${error.message}; its output:\n${output}`) })
+    const { output, exitCode } = await runScriptToEnd(script, CANCEL_CUTOFF_MS + 5_000)
     expect(output).toBe('first: draft.json changed\nsecond: AbortError\n')
     expect(exitCode).toBe(0)
   }, 60_000)

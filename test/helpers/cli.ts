@@ -85,3 +85,24 @@ export async function waitUntil(check: () => boolean, timeoutMs = 5000, what = '
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/**
+ * Runs SCRIPT (an ES module) in a node process of its own and waits for it to end by itself,
+ * with no `process.exit`: a timer or socket a library left behind keeps it up, and after
+ * `cutoffMs` the test fails with its output. killAll stops it.
+ */
+export async function runScriptToEnd(script: string, cutoffMs: number): Promise<{ output: string; exitCode: number | null }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
+  running.add(child)
+  let output = ''
+  child.stdout.on('data', (chunk) => { output += chunk })
+  child.stderr.on('data', (chunk) => { output += chunk })
+  let exitCode: number | null | undefined
+  child.once('exit', (code) => {
+    running.delete(child)
+    exitCode = code
+  })
+  await waitUntil(() => exitCode !== undefined, cutoffMs, 'the script to end by itself')
+    .catch((error: Error) => { throw new Error(`${error.message}; its output:\n${output}`) })
+  return { output, exitCode: exitCode! }
+}

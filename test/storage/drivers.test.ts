@@ -13,6 +13,7 @@ import { fixtureConfig } from '../unit/domain-helpers.js'
 import type { SessionDoc } from '../../src/server/session-doc.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
+import { fillDiskMidWrite } from '../helpers/file-faults.js'
 
 
 const tempDir = useTempDirs('sandbox-storage')
@@ -579,25 +580,13 @@ describe('journaled fs storage', () => {
     await storage.setItem('session:a:default', { v: 1 })
     // The next journal write takes half its bytes and reports so, and the one after fails, as on
     // a disk that has just filled up.
-    const probe = await open(join(await tempDir(), 'probe'), 'w')
-    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> }
-    await probe.close()
-    const realWrite = proto.write
-    let calls = 0
-    const spy = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
-      calls++
-      if (calls === 1) {
-        const bytes = args[0] as Uint8Array
-        return realWrite.call(this, bytes.subarray(0, Math.floor(bytes.length / 2)))
-      }
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
-    })
+    const disk = await fillDiskMidWrite(await tempDir())
     try {
       await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
     } finally {
-      spy.mockRestore()
+      disk.restore()
     }
-    expect(calls).toBe(2)
+    expect(disk.calls()).toBe(2)
     await storage.setItem('session:c:default', { v: 3 })
     await storage.dispose()
     const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
@@ -610,21 +599,11 @@ describe('journaled fs storage', () => {
     // No checkpoint during the test: the journals stay as the writes left them.
     const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
     await storage.setItem('session:a:default', { v: 1 })
-    const probe = await open(join(await tempDir(), 'probe'), 'w')
-    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }>; truncate: () => Promise<void> }
-    await probe.close()
-    const realWrite = proto.write
-    let calls = 0
-    const writeSpy = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
-      if (++calls === 1) return realWrite.call(this, (args[0] as Uint8Array).subarray(0, Math.floor((args[0] as Uint8Array).length / 2)))
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
-    })
-    const truncateSpy = vi.spyOn(proto, 'truncate').mockRejectedValue(Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' }))
+    const disk = await fillDiskMidWrite(await tempDir(), { truncateFails: true })
     try {
       await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
     } finally {
-      writeSpy.mockRestore()
-      truncateSpy.mockRestore()
+      disk.restore()
     }
     // Appended after the torn half of b, c would make the journal read as damaged at b.
     await storage.setItem('session:c:default', { v: 3 })

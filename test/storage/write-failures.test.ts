@@ -1,9 +1,10 @@
-import { mkdir, open, readdir, rm } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createStorage } from 'unstorage'
 import { describe, expect, it, vi } from 'vitest'
 import { createSandboxStorage, journaledFsDriver } from '../../src/storage/index.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
+import { enospc, fillDiskMidWrite, findFileHandlePrototype } from '../helpers/file-faults.js'
 
 /**
  * fs storage through a storage outage (injected: a directory where a file goes, or a file
@@ -14,20 +15,11 @@ const tempDir = useTempDirs('sandbox-write-failures')
 
 const journalsIn = async (dir: string) => (await readdir(dir)).filter((name) => name.startsWith('journal-'))
 
-/** The prototype of fs/promises file handles, whose methods the tests make fail. */
-async function fileHandlePrototype(): Promise<Record<'write' | 'truncate' | 'writeFile', (...args: unknown[]) => Promise<unknown>>> {
-  const probe = await open(join(await tempDir(), 'probe'), 'w')
-  await probe.close()
-  return Object.getPrototypeOf(probe)
-}
-
-const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
-
 describe('the fs journal through an outage', () => {
   it('stops cleanly after a write that the disk refused whole: no error, and no journal left in the data dir', async () => {
     const dir = await tempDir()
     const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
-    const spy = vi.spyOn(await fileHandlePrototype(), 'write').mockRejectedValue(enospc())
+    const spy = vi.spyOn(await findFileHandlePrototype(await tempDir()), 'write').mockRejectedValue(enospc())
     try {
       await expect(storage.setItem('session:a:default', { v: 1 })).rejects.toThrow(/ENOSPC/)
     } finally {
@@ -57,20 +49,12 @@ describe('the fs journal through an outage', () => {
     const dir = await tempDir()
     const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
     await storage.setItem('session:a:default', { v: 1 })
-    const proto = await fileHandlePrototype()
-    const realWrite = proto.write
-    // Half of the append is taken, then the disk is full.
-    let calls = 0
-    const writeSpy = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
-      if (++calls === 1) return realWrite.call(this, (args[0] as Uint8Array).subarray(0, Math.floor((args[0] as Uint8Array).length / 2)))
-      throw enospc()
-    })
-    const truncateSpy = vi.spyOn(proto, 'truncate').mockRejectedValue(Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' }))
+    // Half of the append is taken, then the disk is full, and the torn half cannot be cut back.
+    const disk = await fillDiskMidWrite(await tempDir(), { truncateFails: true })
     try {
       await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
     } finally {
-      writeSpy.mockRestore()
-      truncateSpy.mockRestore()
+      disk.restore()
     }
     await storage.setItem('session:a:default', { v: 3 })
     await storage.dispose()
@@ -98,7 +82,7 @@ describe('fs storage without the journal (the tools beside a server)', () => {
   it('leaves no partly written temp file in the data dir when a write fails', async () => {
     const dir = await tempDir()
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
-    const proto = await fileHandlePrototype()
+    const proto = await findFileHandlePrototype(await tempDir())
     const realWrite = proto.writeFile
     // Part of the file is written, then the disk is full.
     const spy = vi.spyOn(proto, 'writeFile').mockImplementation(async function (this: unknown, ...args: unknown[]) {
