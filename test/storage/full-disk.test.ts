@@ -101,7 +101,11 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`on a full disk${TMPFS_UNAVAILABLE ? `
       await write(`session:between${i}:default`, 'x'.repeat(8 * 1024))
     }
     expect(refused.length).toBeGreaterThan(200)
-    expect(await countJournals(base)).toBeLessThanOrEqual(2)
+    // A checkpoint seals only a journal holding acknowledged records, and a refused append is cut
+    // back: at most one journal per acknowledged write, plus the one being written (2 in a quiet
+    // run, where the 3 writes before the outage share one; 3 once on a loaded machine, where a
+    // checkpoint came between them). A journal per refused write made 200 and more.
+    expect(await countJournals(base)).toBeLessThanOrEqual(1 + acknowledged.size)
 
     await unlink(filler)
     await write('session:after:default', 'after')
