@@ -2,10 +2,7 @@ import { basename } from 'node:path'
 import { Argument, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { hintValues } from '../completion/value-hints.js'
-
-/** The shells `sandbox completion` writes a script for. */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const
-type Shell = (typeof SHELLS)[number]
+import { renderCompletion, SHELLS, type Shell } from '../completion/render-completion.js'
 
 const isShell = (name: string): name is Shell => (SHELLS as readonly string[]).includes(name)
 
@@ -26,7 +23,6 @@ async function runCompletion(name: string | undefined): Promise<void> {
   const { createProgram } = await import('../main.js')
   const { describeCommands } = await import('../completion/describe-commands.js')
   const tree = await describeCommands(await createProgram())
-  const { renderCompletion } = await import('../completion/render-completion.js')
   process.stdout.write(renderCompletion(shell, tree))
 }
 

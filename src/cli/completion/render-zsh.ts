@@ -1,9 +1,5 @@
 import { hasValues, listCommands, type ArgumentSpec, type CommandSpec, type OptionSpec, type ValueSpec } from './command-tree.js'
-
-/** TEXT as one zsh word, literally: single quotes, a quote inside as '\''. */
-export function quoteZsh(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`
-}
+import { quoteShellWord } from './quote-shell-word.js'
 
 /** TEXT inside the [explanation] of an _arguments spec, or a `name:description` of _describe: one line, `\`, `[`, `]` and `:` escaped. */
 function escapeSpec(text: string): string {
@@ -13,9 +9,9 @@ function escapeSpec(text: string): string {
 /** The body of a function that completes values as SPEC says. */
 function renderValues(spec: ValueSpec): string {
   const lines: string[] = []
-  const words = spec.words.map(quoteZsh).join(' ')
-  if (spec.words.length > 0) lines.push(spec.separator === undefined ? `compadd -- ${words}` : `_sequence -s ${quoteZsh(spec.separator)} compadd - ${words}`)
-  if (spec.prefixes.length > 0) lines.push(`compadd -S '' -- ${spec.prefixes.map(quoteZsh).join(' ')}`)
+  const words = spec.words.map(quoteShellWord).join(' ')
+  if (spec.words.length > 0) lines.push(spec.separator === undefined ? `compadd -- ${words}` : `_sequence -s ${quoteShellWord(spec.separator)} compadd - ${words}`)
+  if (spec.prefixes.length > 0) lines.push(`compadd -S '' -- ${spec.prefixes.map(quoteShellWord).join(' ')}`)
   if (spec.paths) lines.push(spec.paths === 'dir' ? '_files -/' : '_files')
   return lines.map((line) => `  ${line}`).join('\n')
 }
@@ -43,20 +39,20 @@ export function renderZsh(tree: CommandSpec): string {
     const exclusive = option.repeatable ? '*' : option.flags.length > 1 ? `(${option.flags.join(' ')})` : ''
     const value = option.value ? `${flag.startsWith('--') ? '=' : '+'}` : ''
     const argument = option.value ? `:${option.value.required ? '' : ':'}${escapeSpec(option.value.name)}:${action(option.value.spec)}` : ''
-    return quoteZsh(`${exclusive}${flag}${value}[${escapeSpec(option.description)}]${argument}`)
+    return quoteShellWord(`${exclusive}${flag}${value}[${escapeSpec(option.description)}]${argument}`)
   })
   const argumentSpec = (argument: ArgumentSpec, index: number): string =>
-    quoteZsh(`${argument.variadic ? '*' : index + 1}:${argument.required ? '' : ':'}${escapeSpec(argument.name)}:${action(argument.spec)}`)
+    quoteShellWord(`${argument.variadic ? '*' : index + 1}:${argument.required ? '' : ':'}${escapeSpec(argument.name)}:${action(argument.spec)}`)
   const commands = listCommands(tree)
   const names = new Map(commands.map(({ command }, index) => [command, `_${tree.name}__command${index}`]))
   for (const { path, command } of commands) {
-    const specs = [...command.options.flatMap(optionSpecs), ...(command.commands.length > 0 ? [quoteZsh('1: :->command'), quoteZsh('*:: :->argument')] : command.arguments.map(argumentSpec))]
+    const specs = [...command.options.flatMap(optionSpecs), ...(command.commands.length > 0 ? [quoteShellWord('1: :->command'), quoteShellWord('*:: :->argument')] : command.arguments.map(argumentSpec))]
     const lines = [`${names.get(command)}() {`, '  local curcontext=$curcontext state state_descr line ret=1', '  typeset -A opt_args', `  _arguments -C -s -S \\\n    ${specs.join(' \\\n    ')} && ret=0`]
     if (command.commands.length > 0) {
-      const entries = command.commands.map((child) => quoteZsh(`${escapeSpec(child.name)}:${escapeSpec(child.description)}`))
-      lines.push('  case $state in', '    (command)', `      local -a commands=(\n        ${entries.join('\n        ')}\n      )`, `      _describe -t commands ${quoteZsh([tree.name, ...path, 'command'].join(' '))} commands && ret=0 ;;`)
+      const entries = command.commands.map((child) => quoteShellWord(`${escapeSpec(child.name)}:${escapeSpec(child.description)}`))
+      lines.push('  case $state in', '    (command)', `      local -a commands=(\n        ${entries.join('\n        ')}\n      )`, `      _describe -t commands ${quoteShellWord([tree.name, ...path, 'command'].join(' '))} commands && ret=0 ;;`)
       lines.push('    (argument)', `      curcontext=\${curcontext%:*:*}:${[tree.name, ...path].join('-')}-$words[1]:`, '      case $words[1] in')
-      for (const child of command.commands) lines.push(`        (${quoteZsh(child.name)}) ${names.get(child)} && ret=0 ;;`)
+      for (const child of command.commands) lines.push(`        (${quoteShellWord(child.name)}) ${names.get(child)} && ret=0 ;;`)
       lines.push('      esac ;;', '  esac')
     }
     lines.push('  return ret', '}')
