@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { vi } from 'vitest'
+import { expect, vi } from 'vitest'
 
 /** The methods of fs/promises file handles that the storage tests make fail. */
 type FileHandleMethods = Record<'write' | 'truncate' | 'writeFile' | 'datasync', (...args: unknown[]) => Promise<unknown>>
@@ -20,7 +20,7 @@ export const enospc = () => Object.assign(new Error('ENOSPC: no space left on de
  * every later one fails with ENOSPC, and with `truncateFails` a truncate fails with EIO (a torn
  * append that cannot be cut back). Returns how many writes were tried, and `restore`.
  */
-export async function fillDiskMidWrite(dir: string, { truncateFails = false } = {}): Promise<{ calls: () => number; restore: () => void }> {
+async function fillDiskMidWrite(dir: string, { truncateFails = false } = {}): Promise<{ calls: () => number; restore: () => void }> {
   const proto = await findFileHandlePrototype(dir)
   const realWrite = proto.write
   let calls = 0
@@ -36,4 +36,18 @@ export async function fillDiskMidWrite(dir: string, { truncateFails = false } = 
       truncateSpy?.mockRestore()
     },
   }
+}
+
+/**
+ * Runs WRITE on a disk that fills up under it (fillDiskMidWrite) and expects it refused with
+ * ENOSPC; the disk is whole again after. Returns how many file writes it tried.
+ */
+export async function refuseOnFillingDisk(dir: string, write: () => Promise<unknown>, options: { truncateFails?: boolean } = {}): Promise<number> {
+  const disk = await fillDiskMidWrite(dir, options)
+  try {
+    await expect(write()).rejects.toThrow(/ENOSPC/)
+  } finally {
+    disk.restore()
+  }
+  return disk.calls()
 }

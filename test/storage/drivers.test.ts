@@ -13,7 +13,7 @@ import { fixtureConfig } from '../unit/domain-helpers.js'
 import type { SessionDoc } from '../../src/server/session-doc.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
-import { fillDiskMidWrite } from '../helpers/file-faults.js'
+import { refuseOnFillingDisk } from '../helpers/file-faults.js'
 
 
 const tempDir = useTempDirs('sandbox-storage')
@@ -580,13 +580,7 @@ describe('journaled fs storage', () => {
     await storage.setItem('session:a:default', { v: 1 })
     // The next journal write takes half its bytes and reports so, and the one after fails, as on
     // a disk that has just filled up.
-    const disk = await fillDiskMidWrite(await tempDir())
-    try {
-      await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
-    } finally {
-      disk.restore()
-    }
-    expect(disk.calls()).toBe(2)
+    expect(await refuseOnFillingDisk(await tempDir(), () => storage.setItem('session:b:default', { v: 2 }))).toBe(2)
     await storage.setItem('session:c:default', { v: 3 })
     await storage.dispose()
     const reopened = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
@@ -599,12 +593,7 @@ describe('journaled fs storage', () => {
     // No checkpoint during the test: the journals stay as the writes left them.
     const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
     await storage.setItem('session:a:default', { v: 1 })
-    const disk = await fillDiskMidWrite(await tempDir(), { truncateFails: true })
-    try {
-      await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
-    } finally {
-      disk.restore()
-    }
+    await refuseOnFillingDisk(await tempDir(), () => storage.setItem('session:b:default', { v: 2 }), { truncateFails: true })
     // Appended after the torn half of b, c would make the journal read as damaged at b.
     await storage.setItem('session:c:default', { v: 3 })
     const crashed = await tempDir()

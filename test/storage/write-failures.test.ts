@@ -4,7 +4,7 @@ import { createStorage } from 'unstorage'
 import { describe, expect, it, vi } from 'vitest'
 import { createSandboxStorage, journaledFsDriver } from '../../src/storage/index.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
-import { enospc, fillDiskMidWrite, findFileHandlePrototype } from '../helpers/file-faults.js'
+import { enospc, findFileHandlePrototype, refuseOnFillingDisk } from '../helpers/file-faults.js'
 
 /**
  * fs storage through a storage outage (injected: a directory where a file goes, or a file
@@ -50,12 +50,7 @@ describe('the fs journal through an outage', () => {
     const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
     await storage.setItem('session:a:default', { v: 1 })
     // Half of the append is taken, then the disk is full, and the torn half cannot be cut back.
-    const disk = await fillDiskMidWrite(await tempDir(), { truncateFails: true })
-    try {
-      await expect(storage.setItem('session:b:default', { v: 2 })).rejects.toThrow(/ENOSPC/)
-    } finally {
-      disk.restore()
-    }
+    await refuseOnFillingDisk(await tempDir(), () => storage.setItem('session:b:default', { v: 2 }), { truncateFails: true })
     await storage.setItem('session:a:default', { v: 3 })
     await storage.dispose()
     expect(await journalsIn(dir)).toEqual([])
