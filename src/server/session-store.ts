@@ -138,6 +138,13 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
     if (held) docs.replace(id, change(held))
   }
 
+  /**
+   * Keeps the session's document in memory past the cache's size until the returned release is
+   * called: a webhook worker's sends wait their turn while other keys' requests go on, and a
+   * document read back from storage costs a parse and every memoized text rebuilt at the next save.
+   */
+  const hold = (principal: Principal): (() => void) => docs.hold(sessionSlotOf(principal))
+
   /** The sessions with patches not yet written. */
   function listPatched(): Principal[] {
     return [...patches.keys()].map(principalOfSlot)
@@ -193,7 +200,7 @@ export function createSessionStore(storage: Storage, options: { initialBalances:
   const listSlots = (): Promise<string[]> => docs.listIds()
 
   return {
-    load, save, stage, patch, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
+    load, save, stage, patch, hold, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
     /** The live record of an Idempotency-Key, from the document or a batch file (idempotency-batches.ts). */
     findIdempotencyRecord: batches.find,
     /** The stored answer body (JSON text) of a record; `book` is the session's book now, which loan-state parts are read against. */

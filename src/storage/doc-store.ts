@@ -19,6 +19,12 @@ export interface DocStore<T> {
    * Does nothing if the document is neither staged nor cached.
    */
   replace(id: string, doc: T): void
+  /**
+   * Keeps the document in memory until the returned release is called (holds count), even past the
+   * cache's size: for a document its holder reads and writes again shortly, like a webhook worker
+   * waiting for a place in flight while thousands of other keys are used.
+   */
+  hold(id: string): () => void
   /** Whether the id has a staged version not yet written. */
   isStaged(id: string): boolean
   /** The ids with a staged version not yet written. */
@@ -73,6 +79,9 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   const cache = new Map<string, T>()
   // Staged documents live apart from the LRU so that eviction never has to step over them.
   const staged = new Map<string, T>()
+  /** How many holders each held id has, and the held documents the LRU has let go of. */
+  const holders = new Map<string, number>()
+  const evictedHeld = new Map<string, T>()
   const keyOf = (id: string) => `${options.prefix}:${id}`
   const files = guardStorage(storage)
   /**
@@ -87,23 +96,41 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   }
 
   function remember(id: string, doc: T): void {
+    evictedHeld.delete(id)
     cache.delete(id)
     cache.set(id, doc)
-    if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
+    if (cache.size <= cacheSize) return
+    const [oldest, old] = cache.entries().next().value!
+    cache.delete(oldest)
+    if (holders.has(oldest)) evictedHeld.set(oldest, old)
   }
 
   function forget(id: string): void {
     touch(id)
     cache.delete(id)
     staged.delete(id)
+    evictedHeld.delete(id)
   }
 
   function peek(id: string): T | undefined {
     const current = staged.get(id)
     if (current) return current
-    const cached = cache.get(id)
+    const cached = cache.get(id) ?? evictedHeld.get(id)
     if (cached) remember(id, cached)
     return cached
+  }
+
+  function hold(id: string): () => void {
+    holders.set(id, (holders.get(id) ?? 0) + 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      const left = holders.get(id)! - 1
+      if (left > 0) return void holders.set(id, left)
+      holders.delete(id)
+      evictedHeld.delete(id)
+    }
   }
 
   async function readStored(id: string): Promise<T | null> {
@@ -123,7 +150,9 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     replace(id, doc) {
       if (staged.has(id)) staged.set(id, doc)
       else if (cache.has(id)) cache.set(id, doc)
+      else if (evictedHeld.has(id)) evictedHeld.set(id, doc)
     },
+    hold,
     async read(id) {
       const held = peek(id)
       if (held) return held
@@ -155,6 +184,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     stage(id, doc) {
       touch(id)
       cache.delete(id)
+      evictedHeld.delete(id)
       staged.set(id, doc)
     },
     isStaged: (id) => staged.has(id),
@@ -162,7 +192,7 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     isStored: (id) => files.hasItem(keyOf(id)),
     forget,
     async readUncached(id) {
-      return staged.get(id) ?? cache.get(id) ?? readStored(id)
+      return staged.get(id) ?? cache.get(id) ?? evictedHeld.get(id) ?? readStored(id)
     },
     async remove(id) {
       forget(id)

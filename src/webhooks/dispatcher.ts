@@ -116,6 +116,15 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function work(slot: string): Promise<void> {
     const principal = principalOfSlot(slot)
+    const release = sessions.hold(principal)
+    try {
+      await workOn(slot, principal)
+    } finally {
+      release()
+    }
+  }
+
+  async function workOn(slot: string, principal: Principal): Promise<void> {
     // The worker takes the session's parked heads back first, with the attempts they hold.
     if (parked.isParked(slot)) {
       await mutex.run(slot, async () => {

@@ -6,7 +6,7 @@ import { OPEN_SESSION_ID } from '../../src/server/auth.js'
 import { deleteSessionData } from '../../src/server/delete-session.js'
 import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { KEEP_NEWEST, KEEP_OLDEST, SPILL_MIN } from '../../src/webhooks/delivery-spill.js'
-import { createTestApi, LOAN, type TestApi } from '../helpers/api.js'
+import { createTestApi, LOAN, newKey, type TestApi } from '../helpers/api.js'
 import { findClosedPort, startReceiver } from '../helpers/receiver.js'
 
 
@@ -182,6 +182,39 @@ describe('forward deliveries and a server started without --webhook-forward-to',
     } finally {
       await api?.sandbox.close()
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a backlog of more keys than the server keeps documents of in memory', () => {
+  it('is delivered from the documents in memory: no key waiting for a place in flight has its document read back from storage', async () => {
+    const storage = await createSandboxStorage({ kind: 'memory' })
+    let sessionReads = 0
+    const getItemRaw = storage.getItemRaw.bind(storage)
+    storage.getItemRaw = ((key: string, ...rest: [never]) => {
+      if (key.startsWith('session:')) sessionReads++
+      return getItemRaw(key, ...rest)
+    }) as typeof storage.getItemRaw
+    const receiver = await startReceiver('/forward')
+    // Slow answers: 16 sends in flight at a time, every other key's worker waits its turn meanwhile.
+    receiver.delayMs = 20
+    const api = await createTestApi({ storage, webhookForwardTo: receiver.url })
+    try {
+      // Twice the 200 documents the session store caches.
+      const keys = Array.from({ length: 400 }, () => newKey('backlog'))
+      for (const key of keys) {
+        const started = await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', ...LOAN }, { key })
+        expect(started.status).toBe(200)
+      }
+      // Each key's first request looked for its document once, and found none.
+      expect(sessionReads).toBe(keys.length)
+      const received = await receiver.waitFor(keys.length, 20_000)
+      await api.sandbox.deliveriesIdle()
+      expect(new Set(received.map((item) => item.headers['x-service-webhook-id'])).size).toBe(keys.length)
+      expect(sessionReads).toBe(keys.length)
+    } finally {
+      await api.sandbox.close()
+      await receiver.close()
     }
   })
 })

@@ -98,6 +98,29 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('keeps a held document in memory past the cache size, with its latest version, until every holder releases it', async () => {
+    const storage = await open()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 2 })
+    await docs.write('held', { v: 1 })
+    const first = docs.hold('held')
+    const second = docs.hold('held')
+    for (let i = 0; i < 10; i++) await docs.write(`other${i}`, { v: i })
+    // The version in memory, not storage's: the replace below is not written, so only memory has it.
+    docs.replace('held', { v: 2 })
+    expect(docs.peek('held')).toEqual({ v: 2 })
+    for (let i = 0; i < 10; i++) await docs.read(`other${i}`)
+    expect(await docs.read('held')).toEqual({ v: 2 })
+    first()
+    first()
+    for (let i = 0; i < 10; i++) await docs.read(`other${i}`)
+    expect(await docs.readUncached('held')).toEqual({ v: 2 })
+    second()
+    for (let i = 0; i < 10; i++) await docs.read(`other${i}`)
+    expect(docs.peek('held')).toBeUndefined()
+    expect(await docs.read('held')).toEqual({ v: 1 })
+    await storage.dispose()
+  })
+
   it('applies a session patch to every load until the session is written, held in memory or read back from storage', async () => {
     const storage = await open()
     const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })
