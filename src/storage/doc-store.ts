@@ -16,7 +16,7 @@ export interface DocStore<T> {
   /**
    * Replaces the staged or cached version of a document with `doc`, a change its caller keeps
    * applying on reads from storage until the next write (nothing is written or staged by this).
-   * Does nothing if the document is neither staged nor cached.
+   * Does nothing if the document is neither staged, cached nor held in memory.
    */
   replace(id: string, doc: T): void
   /**
