@@ -112,7 +112,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
  */
 async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: SessionDoc): Promise<void> {
   const { services, principal } = ctx
-  const written = services.dispatcher.prepareWrite(principal, doc, base.webhook, now)
+  const written = services.dispatcher.prepareWrite(principal, doc, base.webhook, now, ctx.requestId)
   await services.sessions.save(principal, written.doc, now)
   services.dispatcher.committed(principal, base.webhook, written)
 }

@@ -47,9 +47,18 @@ function explainNothingQueued(event: EventType, endpoint: TriggerReport['endpoin
   return `no delivery of ${event} appeared in the key's delivery log (GET /api/sandbox/webhooks)`
 }
 
-async function readLog(client: SandboxClient, seen: Set<string>, types: Set<EventType>): Promise<DeliveryEntry[]> {
+/** What tells the walk's deliveries from others the log gains meanwhile (another trigger's, a test's on the same key). */
+interface WalkTrace {
+  seen: Set<string>
+  types: Set<EventType>
+  /** The walk's requests that sent events; a log without request ids (a hosted server's may lack them) is read by type alone. */
+  requestIds: Set<string>
+}
+
+async function readLog(client: SandboxClient, trace: WalkTrace): Promise<DeliveryEntry[]> {
   const { deliveries } = await client.getWebhook()
-  return deliveries.filter((delivery) => !seen.has(delivery.id) && types.has(delivery.event_type)).reverse()
+  const isWalks = (delivery: DeliveryEntry) => typeof delivery.request_id !== 'string' || trace.requestIds.has(delivery.request_id)
+  return deliveries.filter((delivery) => !trace.seen.has(delivery.id) && trace.types.has(delivery.event_type) && isWalks(delivery)).reverse()
 }
 
 /**
@@ -68,12 +77,17 @@ export async function triggerEvent(options: TriggerEventOptions): Promise<Trigge
   const endpoint = before.endpoint && { url: before.endpoint.url, enabled: before.endpoint.enabled, events: before.endpoint.events }
   const seen = new Set(before.deliveries.map((delivery) => delivery.id))
   const requests = await walkToEvent(client, event, { loanId, onRequest: options.onRequest })
-  const types = new Set(requests.flatMap((request) => request.events))
-  const deliveries = await readLog(client, seen, types)
+  const sending = requests.filter((request) => request.events.length > 0)
+  const trace: WalkTrace = {
+    seen,
+    types: new Set(sending.flatMap((request) => request.events)),
+    requestIds: new Set(sending.flatMap((request) => (request.request_id === null ? [] : [request.request_id]))),
+  }
+  const deliveries = await readLog(client, trace)
   if (!deliveries.some((delivery) => delivery.event_type === event)) {
     return { event, requests, endpoint, deliveries, waited_ms: null, problem: explainNothingQueued(event, endpoint) }
   }
   if (waitMs === undefined) return { event, requests, endpoint, deliveries, waited_ms: null, problem: null }
-  const waited = await waitForDeliveries(() => readLog(client, seen, types), deliveries, waitMs)
+  const waited = await waitForDeliveries(() => readLog(client, trace), deliveries, waitMs)
   return { event, requests, endpoint, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms) }
 }

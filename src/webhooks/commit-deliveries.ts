@@ -26,11 +26,14 @@ export function createCommitDeliveries(options: {
   onDelivery?: (report: DeliveryReport) => void
   recent: RecentRefusals
 }) {
-  /** Moves a commit's new events into deliveries, in the same document (called before saving). */
-  function prepareCommit(doc: SessionDoc, now: string): SessionDoc {
+  /**
+   * Moves a commit's new events into deliveries, in the same document (called before saving);
+   * `requestId` is the request that made them.
+   */
+  function prepareCommit(doc: SessionDoc, now: string, requestId?: string): SessionDoc {
     if (doc.outbox.length === 0) return doc
     const targets = listTargets(doc.webhook.endpoint, options.forward)
-    return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId) }
+    return { ...doc, outbox: [], webhook: enqueueEvents(doc.webhook, doc.outbox, targets, now, createId, requestId) }
   }
 
   /**
@@ -38,9 +41,9 @@ export function createCommitDeliveries(options: {
    * a new queue head whose URL refused a connection a moment ago gets that refusal as its first
    * attempt, held by the head parked for its retry rather than written (recent-refusals.ts).
    */
-  function prepareWrite(principal: Principal, doc: SessionDoc, base: WebhookState, now: number): PreparedWrite {
+  function prepareWrite(principal: Principal, doc: SessionDoc, base: WebhookState, now: number, requestId?: string): PreparedWrite {
     const at = new Date(now).toISOString()
-    const prepared = prepareCommit(doc, at)
+    const prepared = prepareCommit(doc, at, requestId)
     const shared = findSharedRefusals(base, prepared.webhook, (url) => options.recent.find(url, now), now)
     if (shared.length === 0) return { doc: prepared, reports: [], parked: [] }
     const slot = sessionSlotOf(principal)

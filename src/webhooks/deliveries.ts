@@ -37,7 +37,7 @@ export function listTargets(endpoint: StoredEndpoint | null, forward: { url: str
  * Turns events into pending deliveries, one per subscribed target, in event order. Events no
  * target takes are not delivered (an endpoint receives what happens while it is subscribed).
  */
-export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targets: TargetInfo[], now: string, newId: (prefix: string) => string): WebhookState {
+export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targets: TargetInfo[], now: string, newId: (prefix: string) => string, requestId?: string): WebhookState {
   const added: Delivery[] = []
   let seq = state.next_seq ?? 0
   for (const event of events) {
@@ -56,6 +56,7 @@ export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targe
         last_error: null,
         created_at: now,
         updated_at: now,
+        ...(requestId === undefined ? {} : { request_id: requestId }),
         seq: seq++,
         // The body sent is stringifyEvent(event): the same bytes before and after a restart.
         event,

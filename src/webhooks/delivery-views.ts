@@ -12,7 +12,8 @@ export function viewDeliveries(state: WebhookState): DeliveryView[] {
 }
 
 /** A delivery as the API shows it: without its body, queue position and schedule start. */
-export function showDelivery({ event: _event, body: _body, seq: _seq, schedule_base: _base, ...delivery }: Delivery): DeliveryView {
+export function showDelivery({ event: _event, body: _body, seq: _seq, schedule_base: _base, request_id, ...delivery }: Delivery): DeliveryView {
   // A forward URL's password is the server operator's, not the key holders'.
-  return delivery.url.includes('@') ? { ...delivery, url: maskUrlPassword(delivery.url) } : delivery
+  const url = delivery.url.includes('@') ? maskUrlPassword(delivery.url) : delivery.url
+  return { ...delivery, url, request_id: request_id ?? null }
 }

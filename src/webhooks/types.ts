@@ -38,6 +38,11 @@ export interface Delivery {
   last_error: string | null
   created_at: string
   updated_at: string
+  /**
+   * The request whose change queued the event: its answer's `request_id`, and its request log
+   * line's. Absent on deliveries queued by an earlier version.
+   */
+  request_id?: string
   /** Queue order within the session (deliveries of an earlier version have none: they come first). */
   seq?: number
   /**

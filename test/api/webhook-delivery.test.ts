@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createSandboxStorage } from '../../src/storage/create-storage.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { createTestApi, issueLoan, newKey, type TestApi } from '../helpers/api.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
@@ -224,6 +225,34 @@ describe('webhook delivery to a local receiver', () => {
     } finally {
       await forward.close()
     }
+  })
+
+  it('shows with each delivery the request whose change queued its event, and null for one an earlier version stored', async () => {
+    const storage = await createSandboxStorage({ kind: 'memory' })
+    const { api: first, receiver } = await setup({ storage })
+    const step = await first.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.1, loan_amount: 1000 })
+    const test = await first.post('/api/sandbox/webhooks/test')
+    expect(step.headers.get('x-request-id')).toBe(step.body.request_id)
+    expect(test.body.delivery.request_id).toBe(test.body.request_id)
+    await receiver.waitFor(2)
+    await first.sandbox.deliveriesIdle()
+    const log = (await first.get('/api/sandbox/webhooks')).body.deliveries as Array<{ event_type: string; status: string; request_id: string | null }>
+    expect(log.map((delivery) => [delivery.event_type, delivery.status, delivery.request_id])).toEqual([
+      ['sandbox.webhook.test', 'delivered', test.body.request_id],
+      ['sandbox.loan_application.updated', 'delivered', step.body.request_id],
+    ])
+    // The same deliveries as a version before request ids stored them, on storage of their own.
+    const [docKey] = await storage.getKeys('session')
+    const doc = JSON.parse(String(await storage.getItemRaw(docKey!))) as { webhook: { deliveries: Array<Record<string, unknown>> } }
+    expect(doc.webhook.deliveries.map((delivery) => delivery.request_id)).toEqual([step.body.request_id, test.body.request_id])
+    for (const delivery of doc.webhook.deliveries) delete delivery.request_id
+    await first.sandbox.close()
+    const older = await createSandboxStorage({ kind: 'memory' })
+    await older.setItemRaw(docKey!, JSON.stringify(doc))
+    api = await createTestApi({ storage: older, allowLocalWebhooks: true })
+    const key = first.key
+    const shown = (await api.get('/api/sandbox/webhooks', key)).body.deliveries as Array<{ request_id: string | null }>
+    expect(shown.map((delivery) => delivery.request_id)).toEqual([null, null])
   })
 
   it('refuses local targets at delivery time unless local webhooks are allowed', async () => {

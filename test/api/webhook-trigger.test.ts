@@ -132,6 +132,17 @@ describe('triggerEvent', () => {
     ])
   })
 
+  it('run at once on one key, each trigger reports the deliveries of its own requests only', async () => {
+    const { baseUrl, apiKey } = await setup()
+    const reports = await Promise.all(Array.from({ length: 3 }, () => triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued', waitMs: 5000 })))
+    for (const report of reports) {
+      expect(report.problem).toBeNull()
+      expect(report.deliveries.map((delivery) => [delivery.event_type, delivery.status])).toEqual([['sandbox.loan.issued', 'delivered']])
+      expect(report.deliveries[0]!.request_id).toBe(report.requests.find((request) => request.events.length > 0)!.request_id)
+    }
+    expect(new Set(reports.map((report) => report.deliveries[0]!.event_id)).size).toBe(3)
+  })
+
   it('with waitMs, reports deliveries the receiver refused until they failed for good', async () => {
     const { receiver, baseUrl, apiKey } = await setup({ respond: 500 })
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 10_000 })

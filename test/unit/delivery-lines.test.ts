@@ -6,7 +6,7 @@ import type { DeliveryEntry } from '../../src/webhook-tools/wait-for-deliveries.
 const base: DeliveryEntry = {
   id: 'whd_1', event_id: 'evt_1', event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1:3000/hooks',
   status: 'delivered', attempts: 1, next_attempt_at: null, last_status_code: 200, last_error: null,
-  created_at: '2026-11-26T00:00:00.000Z', updated_at: '2026-11-26T00:00:00.000Z',
+  created_at: '2026-11-26T00:00:00.000Z', updated_at: '2026-11-26T00:00:00.000Z', request_id: 'req_1',
 }
 
 describe('delivery lines (no colour off a terminal)', () => {

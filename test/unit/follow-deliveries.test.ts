@@ -5,7 +5,7 @@ import type { DeliveryEntry } from '../../src/webhook-tools/wait-for-deliveries.
 
 const entry = (id: string, status: DeliveryEntry['status'], attempts: number, updated = '2026-11-26T00:00:00.000Z'): DeliveryEntry => ({
   id, event_id: `evt_${id}`, event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1:1/h', status, attempts,
-  next_attempt_at: null, last_status_code: null, last_error: null, created_at: '2026-11-26T00:00:00.000Z', updated_at: updated,
+  next_attempt_at: null, last_status_code: null, last_error: null, created_at: '2026-11-26T00:00:00.000Z', updated_at: updated, request_id: 'req_1',
 })
 
 describe('takeChangedDeliveries', () => {

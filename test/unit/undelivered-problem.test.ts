@@ -3,7 +3,7 @@ import { explainUndelivered, type DeliveryEntry } from '../../src/webhook-tools/
 
 const entry = (id: string, status: DeliveryEntry['status'], fields: Partial<DeliveryEntry> = {}): DeliveryEntry => ({
   id, event_id: `evt_${id}`, event_type: 'sandbox.loan.issued', target: 'forward', url: 'http://127.0.0.1:3000/hooks', status, attempts: 1,
-  next_attempt_at: null, last_status_code: null, last_error: null, created_at: '2026-11-26T00:00:00.000Z', updated_at: '2026-11-26T00:00:00.000Z', ...fields,
+  next_attempt_at: null, last_status_code: null, last_error: null, created_at: '2026-11-26T00:00:00.000Z', updated_at: '2026-11-26T00:00:00.000Z', request_id: 'req_1', ...fields,
 })
 
 describe('explainUndelivered (the problem trigger --wait and retry --wait report)', () => {

@@ -64,6 +64,7 @@ export const deliveryViewSchema = z
     last_error: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
+    request_id: z.string().nullable().describe('(sandbox) The request whose change queued the event: the `request_id` of its answer and of its request log line (`sandbox logs`). Null for deliveries queued by an earlier sandbox version.'),
   })
   .meta({ id: 'WebhookDelivery' })
 

@@ -78,7 +78,7 @@ function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
   const domain = createDomainContext(ctx.services, ctx.principal)
   const event = createEvent(domain, 'sandbox.webhook.test', createTestEventObject(endpoint.id))
   // Queued here rather than at commit so the answer can show the delivery it created.
-  const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now)
+  const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now, ctx.requestId)
   const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)
   return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: showDelivery(delivery!), ...answer(next.webhook, ctx) } }
 }
