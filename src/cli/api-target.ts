@@ -116,8 +116,8 @@ export type SetupErrorCodes = Partial<Record<string, { hint?: string; code?: str
  */
 export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' | 'proxy' | 'local'>, setupCodes: SetupErrorCodes = {}): unknown {
   if (error instanceof SandboxConnectionError) {
-    // A server with an untrusted certificate, or answering plain HTTP, is running: its message says what to change.
-    const running = error.certificate || error.proxyRefusal || error.plainHttp
+    // A server with an untrusted certificate, or answering plain HTTP, is running (and a blocked port was never tried): its message says what to change.
+    const running = error.certificate || error.proxyRefusal || error.plainHttp || error.blockedPort
     const hint = target.proxy ? formatProxyHint(target.proxy, target.baseUrl) : '; is the server running? (sandbox serve, or --base-url for another one)'
     return new CliError(`${error.message}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE, cause: error })
   }

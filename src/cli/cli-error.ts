@@ -30,7 +30,7 @@ export function toCliError(error: unknown): CliError | undefined {
     return new CliError((error as Error).message, { code: name.replace('Error', '').toUpperCase(), cause: error })
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code
-  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'UNSAFE_PORT') {
     return new CliError(describeListenError(error as ListenError), { code, cause: error })
   }
   // Under `ulimit -n 64` (a container's low limit) serve failed to load its own modules and
@@ -48,6 +48,9 @@ export function describeListenError(error: ListenError, portFlag = '--port'): st
   }
   if (error.code === 'EACCES' && typeof error.port === 'number') {
     return `port ${error.port} on ${error.host} needs privileges this process does not have (ports below 1024 are for root); pick one from 1024 up with ${portFlag} (0 = any free port)`
+  }
+  if (error.code === 'UNSAFE_PORT' && typeof error.port === 'number') {
+    return `port ${error.port} is one that browsers and fetch() refuse to connect to (a blocked port of the fetch standard); pick another with ${portFlag} (0 = any free port)`
   }
   if (error.code === 'EADDRNOTAVAIL' && error.reason) {
     return `cannot listen on --host ${error.host} (${error.reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`

@@ -62,7 +62,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   })
   const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
   // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
-  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered/.test(unreachable.error ?? '')
+  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered|fetch refuses port/.test(unreachable.error ?? '')
   const { formatProxyHint } = await import('./api-target.js')
   const hint = proxy
     ? formatProxyHint(proxy, baseUrl!)

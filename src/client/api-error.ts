@@ -43,7 +43,9 @@ export class SandboxConnectionError extends Error {
   readonly proxyRefusal: number | undefined
   /** True when an https:// URL met a server answering plain HTTP: it runs, on http://. */
   readonly plainHttp: boolean
-  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; proxyRefusal?: number | undefined; unsafe?: boolean; message?: string }) {
+  /** True when fetch refused the URL's port, one the fetch standard blocks: nothing was sent. */
+  readonly blockedPort: boolean
+  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; proxyRefusal?: number | undefined; blockedPort?: boolean; unsafe?: boolean; message?: string }) {
     const why = describeNetworkError(options.cause)
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
     let message = `cannot reach ${url} (${why}) after ${tries}`
@@ -55,11 +57,13 @@ export class SandboxConnectionError extends Error {
     if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '')}); ${describeCertificateProblem(url, options.certificate)}`
     else if (options.proxyRefusal) message = `cannot reach ${url}: ${describeProxyRefusal(url, options.proxyRefusal)}`
     else if (options.plainHttp) message = `cannot reach ${url}: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${toPlainHttpOrigin(url)})`
+    else if (options.blockedPort) message = `cannot reach ${url}: fetch refuses port ${new URL(url).port} before connecting, as browsers do (a blocked port of the fetch standard, https://fetch.spec.whatwg.org/#port-blocking); serve the sandbox on another port`
     else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
     super(options.message ?? message, { cause: options.cause })
     this.certificate = options.certificate
     this.proxyRefusal = options.proxyRefusal
     this.plainHttp = options.plainHttp === true
+    this.blockedPort = options.blockedPort === true
   }
 }
 

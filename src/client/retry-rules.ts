@@ -40,3 +40,12 @@ export function isPlainHttpError(error: unknown): boolean {
   // Older Node versions report it as EPROTO, with OpenSSL's text only.
   return listCauses(error).some(({ code, message }) => code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (code === 'EPROTO' && typeof message === 'string' && /wrong version number/.test(message)))
 }
+
+/**
+ * Whether fetch refused the URL's port before connecting: one of the fetch standard's blocked
+ * ports (6000, 6665-6669, 10080, ...), which undici reports as "bad port". Every attempt would
+ * be refused alike, so it is not retried.
+ */
+export function isBlockedPortError(error: unknown): boolean {
+  return listCauses(error).some(({ message }) => message === 'bad port')
+}

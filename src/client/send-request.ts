@@ -5,7 +5,7 @@ import { findProxyRefusal } from './error-causes.js'
 import { prepareRequest } from './prepare-request.js'
 import { parseRetryAfter, toAnswer } from './read-answer.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
-import { findCertificateError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
+import { findCertificateError, isBlockedPortError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
 
 /** The client's time per attempt unless `timeoutMs` says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -64,9 +64,10 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       const certificate = findCertificateError(error)
       const plainHttp = isPlainHttpError(error)
       const proxyRefusal = findProxyRefusal(error)
+      const blockedPort = isBlockedPortError(error)
       const safe = isSafeToRetry(request, idempotencyKey)
-      if (attempt > retries || certificate || plainHttp || proxyRefusal || !safe) {
-        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs, certificate, plainHttp, proxyRefusal, unsafe: !safe && attempt <= retries })
+      if (attempt > retries || certificate || plainHttp || proxyRefusal || blockedPort || !safe) {
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs, certificate, plainHttp, proxyRefusal, blockedPort, unsafe: !safe && attempt <= retries })
       }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)

@@ -3,7 +3,7 @@
  * its port or host as fields, so the CLI can word it with the flags that fix it (cli-error.ts).
  */
 export interface ListenError extends Error {
-  code: 'EADDRINUSE' | 'EADDRNOTAVAIL' | 'EACCES'
+  code: 'EADDRINUSE' | 'EADDRNOTAVAIL' | 'EACCES' | 'UNSAFE_PORT'
   host: string
   port?: number
   /** Why `host` cannot be listened on (the system's error code). */
@@ -14,6 +14,16 @@ export interface ListenError extends Error {
 export function createPortInUseError(port: number, host: string, cause?: unknown): ListenError {
   const message = `port ${port} on ${host} is already in use; pick another port (0 = any free port) or stop the other process`
   return Object.assign(new Error(message, { cause }), { code: 'EADDRINUSE' as const, port, host })
+}
+
+/**
+ * A port browsers and fetch() refuse to connect to (the fetch standard's blocked ports: 6000,
+ * 6665-6669, 10080, ...): listhen will not listen there, and this project's own client could not
+ * reach it.
+ */
+export function createPortUnsafeError(port: number, host: string): ListenError {
+  const message = `port ${port} is one that browsers and fetch() refuse to connect to (a blocked port of the fetch standard, https://fetch.spec.whatwg.org/#port-blocking); pick another port (0 = any free port)`
+  return Object.assign(new Error(message), { code: 'UNSAFE_PORT' as const, port, host })
 }
 
 /** The port needs privileges this process lacks (below 1024 without root). */

@@ -5,7 +5,8 @@ import { toNodeHandler } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './sandbox-types.js'
 import { answerClientError } from './client-errors.js'
-import { createPortInUseError, toListenError } from './listen-errors.js'
+import { isUnsafePort } from 'get-port-please'
+import { createPortInUseError, createPortUnsafeError, toListenError } from './listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
 import { limitIdleToClients } from './idle-cut.js'
 import { checkTlsPair, type TlsPair } from './tls-pair.js'
@@ -56,13 +57,16 @@ export interface ListenOptions {
 /**
  * Serves a sandbox over HTTP (or https, with `tls`) through listhen, as `sandbox serve` does. listhen would quietly move
  * to another port when the asked one is busy; here that is an error (code EADDRINUSE), unless
- * port 0 asked for any port. A host this machine cannot listen on is code EADDRNOTAVAIL.
+ * port 0 asked for any port. A host this machine cannot listen on is code EADDRNOTAVAIL, and a port
+ * browsers and fetch() block is code UNSAFE_PORT.
  */
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
   const timeouts = resolveServerTimeouts(options.timeouts)
   const tls = options.tls ? checkTlsPair(options.tls) : undefined
   let listener: Awaited<ReturnType<typeof listen>>
+  // listhen skips such a port without a word, and would then report it as busy.
+  if (port !== 0 && isUnsafePort(port)) throw createPortUnsafeError(port, host)
   await checkHostUsable(host, port)
   try {
     listener = await listen(toNodeHandler(sandbox.app), {

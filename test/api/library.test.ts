@@ -3,6 +3,7 @@ import {
   createSandbox,
   createSandboxClient,
   listenSandbox,
+  SandboxConnectionError,
   scenarioSchema,
   loadScenarios,
   selectScenarios,
@@ -78,6 +79,22 @@ describe('the library, as a partner\'s test suite uses it', () => {
     await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: `port ${first.port} on 127.0.0.1 is already in use; pick another port (0 = any free port) or stop the other process` })
     // An address this machine does not have (TEST-NET-1): nothing is sent, binding fails.
     await expect(listenSandbox(sandbox, { host: '192.0.2.77' })).rejects.toMatchObject({ code: 'EADDRNOTAVAIL', message: expect.stringMatching(/^cannot listen on host 192\.0\.2\.77 \(EADDRNOTAVAIL\)/) })
+  })
+
+  it('refuses a port browsers and fetch() block as such (code UNSAFE_PORT), not as a busy one, and the client does not retry it', async () => {
+    const sandbox = await createSandbox()
+    cleanups.push(() => sandbox.close())
+    await expect(listenSandbox(sandbox, { port: 6665 })).rejects.toMatchObject({
+      code: 'UNSAFE_PORT',
+      message: 'port 6665 is one that browsers and fetch() refuse to connect to (a blocked port of the fetch standard, https://fetch.spec.whatwg.org/#port-blocking); pick another port (0 = any free port)',
+    })
+    // fetch refuses the port before connecting: nothing is sent, and every attempt would end alike.
+    const attempts: unknown[] = []
+    const client = createSandboxClient({ baseUrl: 'http://127.0.0.1:10080', apiKey: 'sk_sandbox_library_bad_port_01', onAttempt: (_request, answer) => attempts.push(answer) })
+    const error = await client.getConfig().catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(SandboxConnectionError)
+    expect(error).toMatchObject({ blockedPort: true, attempts: 1, message: 'cannot reach http://127.0.0.1:10080/api/sandbox/config: fetch refuses port 10080 before connecting, as browsers do (a blocked port of the fetch standard, https://fetch.spec.whatwg.org/#port-blocking); serve the sandbox on another port' })
+    expect(attempts).toHaveLength(1)
   })
 
   it('exports the types its functions take and return, and the errors they throw', async () => {

@@ -126,6 +126,13 @@ describe('sandbox serve', () => {
     }
   })
 
+  it('refuses a port browsers and fetch() block with exit 2, saying so rather than calling it busy', async () => {
+    const { code, stdout, stderr } = await runCli(['serve', '--port', '6665', '--storage', 'memory'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('port 6665 is one that browsers and fetch() refuse to connect to (a blocked port of the fetch standard); pick another with --port (0 = any free port)')
+    expect(`${stdout}${stderr}`).not.toMatch(/in use|\n\s+at /)
+  })
+
   // Port 80 is privileged where the kernel says so; as root the test drops to nobody to see it.
   const portStart = '/proc/sys/net/ipv4/ip_unprivileged_port_start'
   const unprivilegedFrom = existsSync(portStart) ? Number(readFileSync(portStart, 'utf8').trim()) : 0

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SandboxApiError } from '../../src/client/api-error.js'
+import { SandboxApiError, SandboxConnectionError } from '../../src/client/api-error.js'
 import { LOCAL_KEY, readBaseUrl, resolveApiTarget, toApiCliError } from '../../src/cli/api-target.js'
 
 describe('resolveApiTarget without a key', () => {
@@ -35,5 +35,12 @@ describe('toApiCliError', () => {
     expect(toApiCliError(forbidden, target)).toMatchObject({ exitCode: 2, code: 'KEY_REFUSED', message: 'the server refused the key: GET /api/sandbox/webhooks answered 403 FORBIDDEN: This key may not do that.' })
     const missing = new SandboxApiError(404, 'WEBHOOK_DELIVERY_NOT_FOUND', 'req_2', { error: 'No such delivery.' }, 'POST', '/api/sandbox/webhooks/retry')
     expect(toApiCliError(missing, target)).toMatchObject({ exitCode: 1, code: 'REFUSED', message: 'POST /api/sandbox/webhooks/retry answered 404 WEBHOOK_DELIVERY_NOT_FOUND: No such delivery.' })
+  })
+
+  it('a port fetch blocks is not a server that is down: exit 2 with no "is the server running?"', () => {
+    const blocked = new SandboxConnectionError('http://127.0.0.1:6665/api/sandbox/webhooks', 1, { cause: new TypeError('bad port'), blockedPort: true })
+    const error = toApiCliError(blocked, { baseUrl: 'http://127.0.0.1:6665', proxy: undefined, local: true }) as Error
+    expect(error).toMatchObject({ exitCode: 2, code: 'UNREACHABLE' })
+    expect(error.message).toBe('cannot reach http://127.0.0.1:6665/api/sandbox/webhooks: fetch refuses port 6665 before connecting, as browsers do (a blocked port of the fetch standard, https://fetch.spec.whatwg.org/#port-blocking); serve the sandbox on another port')
   })
 })
