@@ -82,6 +82,13 @@ export function createDocStore<T extends object>(storage: Storage, options: {
   /** How many holders each held id has, and the held documents the LRU has let go of. */
   const holders = new Map<string, number>()
   const evictedHeld = new Map<string, T>()
+  /**
+   * Ids storage was read for and did not hold, oldest first, as many as the cache: a key used
+   * before its first write (GETs, refused POSTs, a client polling) asked storage at every request.
+   * Only this server creates documents in its storage (other processes only delete them), so an
+   * absence holds until a change of its own to the id (`touch`), a removal included.
+   */
+  const absent = new Set<string>()
   const keyOf = (id: string) => `${options.prefix}:${id}`
   const files = guardStorage(storage)
   /**
@@ -91,8 +98,15 @@ export function createDocStore<T extends object>(storage: Storage, options: {
    */
   const reads = new Map<string, { promise: Promise<T | null>; stale: boolean }>()
   const touch = (id: string) => {
+    absent.delete(id)
     const read = reads.get(id)
     if (read) read.stale = true
+  }
+
+  function rememberAbsent(id: string): void {
+    absent.delete(id)
+    absent.add(id)
+    if (absent.size > cacheSize) absent.delete(absent.values().next().value!)
   }
 
   function remember(id: string, doc: T): void {
@@ -156,6 +170,10 @@ export function createDocStore<T extends object>(storage: Storage, options: {
     async read(id) {
       const held = peek(id)
       if (held) return held
+      if (absent.has(id)) {
+        rememberAbsent(id)
+        return null
+      }
       const pending = reads.get(id)
       if (pending) return pending.promise
       const read = { promise: readStored(id), stale: false }
@@ -163,7 +181,10 @@ export function createDocStore<T extends object>(storage: Storage, options: {
       try {
         const doc = await read.promise
         // Stale: returned to this caller, who asked before the change, but not kept.
-        if (doc !== null && !read.stale) remember(id, doc)
+        if (!read.stale) {
+          if (doc === null) rememberAbsent(id)
+          else remember(id, doc)
+        }
         return doc
       } finally {
         reads.delete(id)

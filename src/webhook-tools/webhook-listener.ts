@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { verifyWebhook } from '../webhooks/signature.js'
+import { createConnectionPool } from '../webhooks/connection-pool.js'
 import { sendWebhook } from '../webhooks/sender.js'
 import { toListenError } from '../server/listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from '../server/server-timeouts.js'
@@ -75,6 +76,9 @@ function checkSignature(secret: string | readonly string[] | undefined, body: st
  */
 export async function startWebhookListener(options: WebhookListenerOptions): Promise<{ url: string; close(): Promise<void> }> {
   const timeouts = resolveServerTimeouts(options.timeouts)
+  // Forwards reuse kept-alive connections: a new one per delivery cost the listener and the
+  // receiver behind it more CPU than the delivery itself.
+  const pool = options.forwardTo ? createConnectionPool({ inFlightPerDestination: Infinity }) : undefined
   const server = createServer(async (req, res) => {
     // A client that hung up, or was cut with a 408, before its body was whole sent no delivery:
     // read as an empty body, it was reported (and forwarded) as one with a bad signature.
@@ -92,7 +96,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     let forwarded: ReceivedWebhook['forwarded']
     if (options.forwardTo) {
       const headers = Object.fromEntries(FORWARDED_HEADERS.filter((name) => header(name) !== null).map((name) => [name, header(name)!]))
-      const outcome = await sendWebhook(options.forwardTo, body, headers)
+      const outcome = await sendWebhook(options.forwardTo, body, headers, { pool })
       forwarded = { status: outcome.statusCode, error: outcome.error }
     }
     const status = options.respondStatus ?? (forwarded ? (forwarded.status ?? 502) : 200)
@@ -124,6 +128,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () => new Promise((resolve) => {
+      pool?.close()
       server.closeAllConnections()
       server.close(() => resolve())
     }),

@@ -38,15 +38,19 @@ export interface ConnectionPool {
   close(): void
 }
 
-/** A pool for one sender (the dispatcher makes one and closes it when the server stops). */
-export function createConnectionPool(): ConnectionPool {
+/**
+ * A pool for one sender (the dispatcher makes one and closes it when the server stops).
+ * `inFlightPerDestination` defaults to the server's cap; `webhook listen --forward-to` lifts it,
+ * since it passes on what the server already capped, as it arrives.
+ */
+export function createConnectionPool(options: { inFlightPerDestination?: number } = {}): ConnectionPool {
   const http = new PreopenedHttpAgent({ keepAlive: true, timeout: IDLE_TIMEOUT_MS })
   const https = new PreopenedHttpsAgent({ keepAlive: true, timeout: IDLE_TIMEOUT_MS })
   return {
     http,
     https,
     opening: new Map(),
-    gates: createDestinationGates(),
+    gates: createDestinationGates(options.inFlightPerDestination),
     close() {
       http.destroy()
       https.destroy()

@@ -165,7 +165,9 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
         method: 'POST',
         path: `${to.target.pathname}${to.target.search}`,
         headers: { ...fixed, host: to.target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'partner-sandbox-webhooks/0.3.0' },
-        ...(agent ? { agent, preopened: socket } : { agent: false, createConnection: () => socket }),
+        // No agent at all without a pool: given `agent: false`, Node makes a fresh Agent, which
+        // ignores createConnection and opens a second connection, leaving ours unused.
+        ...(agent ? { agent, preopened: socket } : { createConnection: () => socket }),
       }
       let answered = false
       req = (to.https ? httpsRequest : httpRequest)(args, (res) => {

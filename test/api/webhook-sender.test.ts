@@ -34,6 +34,24 @@ describe('sending one webhook', () => {
     expect(receiver.received[0]).toMatchObject({ body: '{"id":"evt_1"}', headers: { 'x-built': '1', 'content-type': 'application/json' } })
   })
 
+  it('without a pool (webhook verify, listen --forward-to): one connection per send, the one it opened', async () => {
+    let connections = 0
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.end('ok'))
+    })
+    server.on('connection', () => connections++)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`
+      for (let n = 0; n < 3; n++) expect(await sendWebhook(url, '{}', {})).toMatchObject({ statusCode: 200, error: null })
+      expect(connections).toBe(3)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
   it('withdrawn by its headers function (the target changed meanwhile): sends nothing, and closes the connection it opened', async () => {
     let opened = 0
     let closed = 0

@@ -231,6 +231,43 @@ describe('doc store races', () => {
     expect(gate.reads).toBe(1)
   })
 
+  it('asks storage once for a document it does not hold, however often it is read before its first write', async () => {
+    const { storage, gate } = createGatedStorage()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'd' })
+    for (let i = 0; i < 5; i++) expect(await docs.read('x')).toBeNull()
+    expect(gate.reads).toBe(1)
+    await docs.write('x', { v: 1 })
+    expect(await docs.read('x')).toEqual({ v: 1 })
+    expect(gate.reads).toBe(1)
+    // Deleted by this server or by another process (keys reset): storage is asked again.
+    await docs.remove('x')
+    expect(await docs.read('x')).toBeNull()
+    expect(gate.reads).toBe(2)
+    docs.forget('x')
+    expect(await docs.read('x')).toBeNull()
+    expect(gate.reads).toBe(3)
+  })
+
+  it('never takes a document for absent when it was written while the read that missed it was in flight', async () => {
+    const { storage, gate } = createGatedStorage()
+    // A cache of one: writing another document leaves only storage holding x.
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'd', cacheSize: 1 })
+    gate.held = true
+    const reading = docs.read('x')
+    await docs.write('x', { v: 1 })
+    gate.release()
+    expect(await reading).toBeNull()
+    await docs.write('y', { v: 2 })
+    expect(await docs.read('x')).toEqual({ v: 1 })
+  })
+
+  it('keeps a bounded number of absent documents, asking storage again for the oldest', async () => {
+    const { storage, gate } = createGatedStorage()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'd', cacheSize: 2 })
+    for (const id of ['a', 'b', 'c', 'a']) await docs.read(id)
+    expect(gate.reads).toBe(4)
+  })
+
   it('loads the saved session, not the one a concurrent load read before the save', async () => {
     const { storage, gate } = createGatedStorage()
     const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })

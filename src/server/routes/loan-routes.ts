@@ -14,6 +14,7 @@ import { createDomainContext } from '../services.js'
 import type { SessionDoc } from '../session-doc.js'
 import { viewPartner } from './partner-routes.js'
 import { encloseParts, joinAnswerParts, partLoanStateFields, stringifyLoanState, stringifyLoanStateFields } from '../loan-state-json.js'
+import { stringifyOnce } from '../../storage/json-memo.js'
 import type { z } from 'zod'
 
 /** Commits a domain step into the session document: new book, its events appended in order. */
@@ -56,7 +57,7 @@ export function createLoanRoutes(): Array<[string, string, RouteSpec]> {
       kind: 'read',
       session: true,
       read: (doc, ctx) => ({ loans: viewLoanState(doc!.book), partner: viewPartner(doc!, ctx.services, ctx.principal.keyId) }),
-      stringifyFields: (body) => `"loans":${stringifyLoanState(body.loans as LoanStateView)},"partner":${JSON.stringify(body.partner)}`,
+      stringifyFields: (body) => `"loans":${stringifyLoanState(body.loans as LoanStateView)},"partner":${stringifyOnce(body.partner as object)}`,
     }],
     ['POST', '/api/sandbox/loans', loanWrite(createLoanSchema, (book, input, ctx) => createLoanDirect(book, input, ctx))],
     ['POST', '/api/sandbox/loans/flow', loanWrite(loanFlowSchema, (book, input, ctx) => applyLoanFlowStep(book, input, ctx))],
