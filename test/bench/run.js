@@ -118,16 +118,29 @@ function getConfig(url, name = 'GET config', duration = DURATION) {
   return load(name, { url: `${url}/api/sandbox/config`, headers: { authorization: `Bearer ${benchKey(0)}` }, duration })
 }
 
-function getLoans(url) {
-  let nextConn = 0
-  return load('GET loans (50 keys)', {
+/**
+ * GET loans over 50 keys that each hold a loan, in turn. Not a key per connection: autocannon
+ * starts a new context for each run of a one-request list, so every GET had a fresh key with no
+ * document (until 2026-11-26), and measured the answer for a key never written.
+ */
+async function getLoans(url) {
+  const keys = Array.from({ length: CONNECTIONS }, (_, i) => benchKey(`loans_${i}`))
+  for (const key of keys) {
+    const answer = await fetch(`${url}/api/sandbox/loans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ collateral_btc: 0.5, loan_amount: 20000 }),
+    })
+    if (answer.status !== 200) throw new Error(`a loan for GET loans: ${answer.status} ${await answer.text()}`)
+  }
+  let next = 0
+  return load('GET loans (50 keys with a loan)', {
     url,
     requests: [{
       method: 'GET',
       path: '/api/sandbox/loans',
-      setupRequest(request, context) {
-        context.conn ??= nextConn++
-        return { ...request, headers: { ...request.headers, authorization: `Bearer ${benchKey(context.conn)}` } }
+      setupRequest(request) {
+        return { ...request, headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` } }
       },
     }],
   })
