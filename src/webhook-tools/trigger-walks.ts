@@ -12,6 +12,12 @@ export interface TriggerRequest {
   action: string | null
   status: number
   request_id: string | null
+  /**
+   * True when the answer is the one stored for an earlier attempt (the client sent the request
+   * again after losing its answer): its `request_id` is the retry's, not that of the request whose
+   * change queued the events.
+   */
+  replayed: boolean
   /** What the spec says this request sends, in order (none for reads and refusals). */
   events: EventType[]
 }
@@ -50,6 +56,7 @@ async function send(walk: Walk, request: ClientRequest, events: EventType[]): Pr
     action: typeof action === 'string' ? action : null,
     status: answer.status,
     request_id: answer.requestId,
+    replayed: (answer.body as { idempotency_replayed?: unknown } | null)?.idempotency_replayed === true,
     events: ok ? events : [],
   }
   walk.requests.push(sent)

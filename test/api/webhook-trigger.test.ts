@@ -13,7 +13,7 @@ afterEach(async () => {
 })
 
 /** A sandbox on a real port forwarding every event to a receiver; the retry schedule is short. */
-async function setup(options: { respond?: number; forward?: boolean; retrySchedule?: number[]; config?: SandboxOptions['config'] } = {}) {
+async function setup(options: { respond?: number; forward?: boolean; retrySchedule?: number[]; config?: SandboxOptions['config']; faults?: SandboxOptions['faults'] } = {}) {
   const receiver: TestReceiver = await startReceiver('/hooks')
   stops.push(() => receiver.close())
   receiver.respond = () => options.respond ?? 200
@@ -21,6 +21,7 @@ async function setup(options: { respond?: number; forward?: boolean; retrySchedu
     allowLocalWebhooks: true,
     webhookRetrySchedule: options.retrySchedule ?? [100, 100],
     ...(options.config ? { config: options.config } : {}),
+    ...(options.faults ? { faults: options.faults } : {}),
     ...(options.forward === false ? {} : { webhookForwardTo: receiver.url }),
   })
   stops.push(() => api.sandbox.close())
@@ -141,6 +142,14 @@ describe('triggerEvent', () => {
       expect(report.deliveries[0]!.request_id).toBe(report.requests.find((request) => request.events.length > 0)!.request_id)
     }
     expect(new Set(reports.map((report) => report.deliveries[0]!.event_id)).size).toBe(3)
+  })
+
+  it('finds its deliveries when an answer was lost and the retry got the stored one, whose request_id is the retry\'s', async () => {
+    const { baseUrl, apiKey } = await setup({ faults: { seed: 1, rules: [{ method: 'POST', path: '/api/sandbox/loans', fault: 'drop_after', first_attempt: true }] } })
+    const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued', waitMs: 5000 })
+    expect(report.problem).toBeNull()
+    expect(report.requests.at(-1)).toMatchObject({ path: '/api/sandbox/loans', status: 200, replayed: true })
+    expect(report.deliveries.map((delivery) => [delivery.event_type, delivery.status])).toEqual([['sandbox.loan.issued', 'delivered']])
   })
 
   it('with waitMs, reports deliveries the receiver refused until they failed for good', async () => {
