@@ -37,7 +37,7 @@ export function clipLoggedText<T extends string | null>(text: T): T {
 }
 
 /** A stored entry: the entry plus the storage id of its key, for filtering by key. */
-interface StoredEntry extends RequestLogEntry {
+export interface StoredEntry extends RequestLogEntry {
   key_id: string
 }
 
@@ -57,13 +57,14 @@ export const MAX_LOGGED_TEXT = 256
 const FLUSH_INTERVAL_MS = 500
 const PREFIX = 'reqlog'
 /**
- * Buckets read at once. A key paced by the rate limit sends about one request per flush, so the
- * log can be 100,000 one-entry buckets: opened all at once, `sandbox logs` failed with EMFILE
- * (measured: 30,000 buckets, open-files limit 20,000) where the limit is lower still on most
- * machines.
+ * The names of the newest buckets, rewritten after each bucket: `sandbox logs --follow` reads this
+ * one small item each poll rather than listing the whole log (a full log is up to 100,000
+ * buckets, and listing 20,000 took 190 ms of CPU per poll on fs; on redis it is a SCAN of the
+ * whole database).
  */
-const READ_CONCURRENCY = 32
-
+export const HEAD_KEY = `${PREFIX}:head`
+/** Bucket names the head holds: 64 s of flushes at two a second. */
+export const HEAD_BUCKETS = 128
 /**
  * Buckets are named `<time>-<sequence>-<count>` so they sort by time and retention can count
  * entries without reading them.
@@ -81,26 +82,17 @@ function bucketCount(key: string): number {
   return Number(key.slice(key.lastIndexOf('-') + 1)) || 0
 }
 
-/** The contents of `buckets`, in their order, READ_CONCURRENCY files at a time. */
-async function readBuckets(storage: Storage, buckets: string[]): Promise<Array<StoredEntry[] | null>> {
-  const contents: Array<StoredEntry[] | null> = new Array(buckets.length)
-  let next = 0
-  const readOn = async () => {
-    while (next < buckets.length) {
-      const at = next++
-      contents[at] = await storage.getItem<StoredEntry[]>(buckets[at]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, buckets.length) }, readOn))
-  return contents
-}
-
 /** A bucket's key as bucketKey makes it; other keys under the prefix are not this version's to read or roll off. */
 const BUCKET_KEY = new RegExp(`^${PREFIX}:\\d{15}-\\d{6}-\\d+$`)
 
+/** Whether `key` names a bucket of this version's log. */
+export function isBucketKey(key: unknown): key is string {
+  return typeof key === 'string' && BUCKET_KEY.test(key)
+}
+
 /** Bucket keys in time order. */
-async function listBuckets(storage: Storage): Promise<string[]> {
-  return (await storage.getKeys(PREFIX)).filter((key) => BUCKET_KEY.test(key)).sort()
+export async function listBuckets(storage: Storage): Promise<string[]> {
+  return (await storage.getKeys(PREFIX)).filter(isBucketKey).sort()
 }
 
 /**
@@ -145,6 +137,8 @@ export function createRequestLog(storage: Storage, options: { limit?: number } =
       total -= bucketCount(oldest)
       await storage.removeItem(oldest).catch(() => {})
     }
+    // A head left unwritten costs a follower only time: it lists the log in full every 30 s.
+    await storage.setItem(HEAD_KEY, { buckets: buckets.slice(-HEAD_BUCKETS) }).catch(() => {})
   }
 
   /** Writes what was recorded since the last flush. */
@@ -167,39 +161,3 @@ export function createRequestLog(storage: Storage, options: { limit?: number } =
 
 /** A log made by createRequestLog. */
 export type RequestLog = ReturnType<typeof createRequestLog>
-
-/**
- * Reads stored entries, oldest first, for one key when `apiKey` (or its masked form, `maskedKey`,
- * as entries show it) is given, skipping buckets listed
- * in `seen` and adding the ones read to it (`sandbox logs --follow` passes the same set each
- * time; buckets can land out of order, so a set rather than a position).
- */
-export async function readRequestLogSince(storage: Storage, options: { apiKey?: string; maskedKey?: string; seen?: Set<string> } = {}): Promise<RequestLogEntry[]> {
-  const keyId = options.apiKey ? deriveKeyId(options.apiKey) : undefined
-  const masked = options.maskedKey
-  const seen = options.seen ?? new Set<string>()
-  const listed = await listBuckets(storage)
-  // A bucket rolled off never comes back (names only grow): forgotten, so a --follow left on for
-  // days holds what the log holds, not every bucket the server has written since it began.
-  if (seen.size > 0) {
-    const current = new Set(listed)
-    for (const bucket of seen) if (!current.has(bucket)) seen.delete(bucket)
-  }
-  const buckets = listed.filter((bucket) => !seen.has(bucket))
-  for (const bucket of buckets) seen.add(bucket)
-  const contents = await readBuckets(storage, buckets)
-  const entries: RequestLogEntry[] = []
-  for (const bucket of contents) {
-    // A bucket of another shape (not this version's list of entries) is skipped, not a crash.
-    for (const { key_id, ...entry } of Array.isArray(bucket) ? bucket : []) {
-      if ((!keyId || key_id === keyId) && (!masked || entry.key === masked)) entries.push(entry)
-    }
-  }
-  return entries
-}
-
-/** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all. */
-export async function readRequestLog(storage: Storage, options: { apiKey?: string; limit?: number } = {}): Promise<RequestLogEntry[]> {
-  const entries = await readRequestLogSince(storage, { apiKey: options.apiKey })
-  return options.limit ? entries.slice(-options.limit) : entries
-}

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import type { Sandbox } from '../../src/server/sandbox-types.js'
-import { readRequestLog } from '../../src/server/request-log.js'
+import { readRequestLog } from '../../src/server/read-request-log.js'
 import { buildRequest, newKey } from '../helpers/api.js'
 import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'

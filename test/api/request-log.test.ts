@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createStorage } from 'unstorage'
-import { createRequestLog, readRequestLog, readRequestLogSince, type RequestLogEntry } from '../../src/server/request-log.js'
+import { createStorage, type Storage } from 'unstorage'
+import { createRequestLog, HEAD_BUCKETS, HEAD_KEY, type RequestLogEntry } from '../../src/server/request-log.js'
+import { followRequestLog, readRequestLog } from '../../src/server/read-request-log.js'
 import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
 import { installWallClock } from '../helpers/wall-clock.js'
 
@@ -75,21 +76,109 @@ describe('request log', () => {
 })
 
 describe('following the request log (sandbox logs --follow)', () => {
-  it('prints each request once, and holds no more than the log holds however long it follows', async () => {
+  const entry = (n: number): RequestLogEntry => ({ request_id: `req_${n}`, at: new Date(0).toISOString(), key: null, method: 'GET', path: '/api/sandbox/config', status: 200, error_code: null, idempotency_key: null, duration_ms: 0 })
+  const ids = (entries: RequestLogEntry[]) => entries.map((read) => read.request_id)
+  /** The storage as a follower sees it, counting how often it lists the log. */
+  function countListings(storage: Storage) {
+    const counted = { listings: 0, storage: Object.create(storage) as Storage }
+    counted.storage.getKeys = (...args: Parameters<Storage['getKeys']>) => {
+      counted.listings++
+      return storage.getKeys(...args)
+    }
+    return counted
+  }
+
+  it('returns each request once while the log rolls over', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage, { limit: 5 })
-    const seen = new Set<string>()
+    const follower = followRequestLog(storage, { readsPerListing: 7 })
     const printed: string[] = []
-    const entry = (n: number): RequestLogEntry => ({ request_id: `req_${n}`, at: new Date(0).toISOString(), key: null, method: 'GET', path: '/api/sandbox/config', status: 200, error_code: null, idempotency_key: null, duration_ms: 0 })
     // A server busy for a long while: one bucket a flush, the oldest rolling off past 5 entries.
     for (let n = 0; n < 200; n++) {
       log.record('key-id', entry(n))
       await log.flush()
-      printed.push(...(await readRequestLogSince(storage, { seen })).map((read) => read.request_id))
+      printed.push(...ids(await follower.read()))
     }
     await log.close()
     expect(printed).toEqual(Array.from({ length: 200 }, (_, n) => `req_${n}`))
-    expect(seen.size).toBeLessThanOrEqual(5)
+  })
+
+  it('reads the head of the log on each read, and lists the whole log only every readsPerListing reads', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    const counted = countListings(storage)
+    const follower = followRequestLog(counted.storage, { readsPerListing: 60 })
+    const printed: string[] = []
+    for (let n = 0; n < 100; n++) {
+      log.record('key-id', entry(n))
+      await log.flush()
+      printed.push(...ids(await follower.read()))
+    }
+    await log.close()
+    expect(printed).toEqual(Array.from({ length: 100 }, (_, n) => `req_${n}`))
+    // The first read, and the 62nd (60 reads of the head after the first listing).
+    expect(counted.listings).toBe(2)
+  })
+
+  it('lists the log to catch up when more buckets were written since the last read than the head names', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    const counted = countListings(storage)
+    const follower = followRequestLog(counted.storage)
+    log.record('key-id', entry(0))
+    await log.flush()
+    expect(ids(await follower.read())).toEqual(['req_0'])
+    const written = HEAD_BUCKETS + 20
+    for (let n = 1; n <= written; n++) {
+      log.record('key-id', entry(n))
+      await log.flush()
+    }
+    await log.close()
+    expect(ids(await follower.read())).toEqual(Array.from({ length: written }, (_, n) => `req_${n + 1}`))
+    expect(counted.listings).toBe(2)
+    expect(await follower.read()).toEqual([])
+  })
+
+  it('reads a bucket the head names once it is stored (a checkpoint can store a newer bucket first)', async () => {
+    const storage = createStorage()
+    const follower = followRequestLog(storage)
+    const [early, late] = ['reqlog:000000000000001-000000-1', 'reqlog:000000000000002-000001-1']
+    await storage.setItem(HEAD_KEY, { buckets: [early, late] })
+    await storage.setItem(late, [{ ...entry(2), key_id: 'key-id' }])
+    expect(ids(await follower.read())).toEqual(['req_2'])
+    expect(await follower.read()).toEqual([])
+    await storage.setItem(early, [{ ...entry(1), key_id: 'key-id' }])
+    expect(ids(await follower.read())).toEqual(['req_1'])
+    expect(await follower.read()).toEqual([])
+  })
+
+  it('follows a log with no head (written by an earlier version) by listing it', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    const follower = followRequestLog(storage)
+    const printed: string[] = []
+    for (let n = 0; n < 5; n++) {
+      log.record('key-id', entry(n))
+      await log.flush()
+      await storage.removeItem(HEAD_KEY)
+      printed.push(...ids(await follower.read()))
+    }
+    await log.close()
+    expect(printed).toEqual(['req_0', 'req_1', 'req_2', 'req_3', 'req_4'])
+  })
+
+  it('finds a bucket the head never named at its next full listing', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    const follower = followRequestLog(storage, { readsPerListing: 3 })
+    log.record('key-id', entry(0))
+    await log.flush()
+    expect(ids(await follower.read())).toEqual(['req_0'])
+    // As a server killed between storing a bucket and its head leaves it.
+    await storage.setItem('reqlog:999999999999999-000000-1', [{ ...entry(1), key_id: 'key-id' }])
+    const reads = [await follower.read(), await follower.read(), await follower.read(), await follower.read()]
+    expect(reads.map(ids)).toEqual([[], [], [], ['req_1']])
+    await log.close()
   })
 })
 

@@ -63,7 +63,7 @@ async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; ma
 
 async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage, parseStorageKind } = await import('../../storage/create-storage.js')
-  const { readRequestLogSince } = await import('../../server/request-log.js')
+  const { followRequestLog } = await import('../../server/read-request-log.js')
   const { storage, dataDir } = resolveStorageFlags(flags)
   const kind = parseStorageKind(storage)
   if (kind === 'memory') {
@@ -72,9 +72,9 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const filter = await resolveKeyFilter(flags)
   const store = await createSandboxStorage({ kind, dataDir, url: storage })
   const out = await import('../output.js')
-  const seen = new Set<string>()
+  const follower = followRequestLog(store, filter)
   const printNew = async () => {
-    const entries = await readRequestLogSince(store, { ...filter, seen })
+    const entries = await follower.read()
     for (const entry of entries) process.stdout.write(`${flags.json ? formatJson(entry) : formatEntry(out, entry)}\n`)
   }
   if (!flags.follow) {

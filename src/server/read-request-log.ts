@@ -1,0 +1,116 @@
+import type { Storage } from 'unstorage'
+import { deriveKeyId } from './auth.js'
+import { HEAD_BUCKETS, HEAD_KEY, isBucketKey, listBuckets, type RequestLogEntry, type StoredEntry } from './request-log.js'
+
+/**
+ * Buckets read at once. A key paced by the rate limit sends about one request per flush, so the
+ * log can be 100,000 one-entry buckets: opened all at once, `sandbox logs` failed with EMFILE
+ * (measured: 30,000 buckets, open-files limit 20,000) where the limit is lower still on most
+ * machines.
+ */
+const READ_CONCURRENCY = 32
+
+/**
+ * Reads between two full listings of the log: 30 s at `sandbox logs --follow`'s 500 ms. The head
+ * names every new bucket, but one written just before its server was killed, or while the head
+ * could not be written, is in the log and not in a head.
+ */
+const READS_PER_LISTING = 60
+
+/** Which entries a reader returns: all, or one key's, named by the key or by its masked form (as entries show it). */
+export interface RequestLogFilter {
+  apiKey?: string
+  maskedKey?: string
+}
+
+/** The contents of `buckets`, in their order, READ_CONCURRENCY files at a time (null: no such bucket). */
+async function readBuckets(storage: Storage, buckets: string[]): Promise<Array<StoredEntry[] | null>> {
+  const contents: Array<StoredEntry[] | null> = new Array(buckets.length)
+  let next = 0
+  const readOn = async () => {
+    while (next < buckets.length) {
+      const at = next++
+      contents[at] = await storage.getItem<StoredEntry[]>(buckets[at]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, buckets.length) }, readOn))
+  return contents
+}
+
+/** The bucket names the server's head holds, oldest first; undefined without one (a server of an earlier version). */
+async function readHead(storage: Storage): Promise<string[] | undefined> {
+  const head = await storage.getItem<{ buckets?: unknown }>(HEAD_KEY)
+  const names = head?.buckets
+  return Array.isArray(names) && names.every(isBucketKey) ? names : undefined
+}
+
+/** Reads a request log as it grows (made by followRequestLog). */
+export interface RequestLogFollower {
+  /** The entries of the buckets written since the last read (the first read: every stored entry), oldest first. */
+  read(): Promise<RequestLogEntry[]>
+}
+
+/**
+ * Follows the stored request log, as `sandbox logs --follow` does: each entry is returned once,
+ * by the first read after its bucket is stored. A read looks at the server's head (the newest
+ * bucket names) rather than listing the log, unless more buckets were written since the last
+ * read than the head names.
+ */
+export function followRequestLog(storage: Storage, filter: RequestLogFilter & { readsPerListing?: number } = {}): RequestLogFollower {
+  const keyId = filter.apiKey ? deriveKeyId(filter.apiKey) : undefined
+  const masked = filter.maskedKey
+  const readsPerListing = filter.readsPerListing ?? READS_PER_LISTING
+  // Buckets read. A server's checkpoints can store a newer bucket before an older one, so a set
+  // rather than a position.
+  const seen = new Set<string>()
+  // The newest bucket read or listed: the head is a run of the newest names, so when its first
+  // is no newer than this, no bucket between them was missed.
+  let newest = ''
+  let readsSinceListing = Infinity
+
+  async function listUnseen(): Promise<string[]> {
+    readsSinceListing = 0
+    const listed = await listBuckets(storage)
+    // A bucket rolled off never comes back (names only grow): forgotten, so a follower left on
+    // for days holds what the log holds, not every bucket the server has written since it began.
+    const current = new Set(listed)
+    for (const bucket of seen) if (!current.has(bucket)) seen.delete(bucket)
+    const last = listed[listed.length - 1]
+    if (last !== undefined && last > newest) newest = last
+    return listed.filter((bucket) => !seen.has(bucket))
+  }
+
+  async function findUnseen(): Promise<string[]> {
+    if (readsSinceListing >= readsPerListing) return listUnseen()
+    readsSinceListing++
+    const head = await readHead(storage)
+    if (!head || (head.length >= HEAD_BUCKETS && head[0]! > newest)) return listUnseen()
+    return head.filter((bucket) => !seen.has(bucket))
+  }
+
+  async function read(): Promise<RequestLogEntry[]> {
+    const buckets = await findUnseen()
+    const contents = await readBuckets(storage, buckets)
+    const entries: RequestLogEntry[] = []
+    contents.forEach((bucket, at) => {
+      // Named by the head but not stored yet: read once it is.
+      if (bucket === null) return
+      const name = buckets[at]!
+      seen.add(name)
+      if (name > newest) newest = name
+      // A bucket of another shape (not this version's list of entries) is skipped, not a crash.
+      for (const { key_id, ...entry } of Array.isArray(bucket) ? bucket : []) {
+        if ((!keyId || key_id === keyId) && (!masked || entry.key === masked)) entries.push(entry)
+      }
+    })
+    return entries
+  }
+
+  return { read }
+}
+
+/** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all. */
+export async function readRequestLog(storage: Storage, options: { apiKey?: string; limit?: number } = {}): Promise<RequestLogEntry[]> {
+  const entries = await followRequestLog(storage, { apiKey: options.apiKey }).read()
+  return options.limit ? entries.slice(-options.limit) : entries
+}
