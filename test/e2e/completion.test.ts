@@ -72,11 +72,20 @@ describe('sandbox completion bash, in a real bash', () => {
     expect(await complete('completion', '')).toEqual(['bash', 'zsh', 'fish'])
   })
 
+  it('completes the shipped scenarios\' ids beside scenario files, and their tags for --tag', async () => {
+    expect(await complete('run', 'loan-')).toEqual(['loan-flow'])
+    expect(await complete('run', '--bail', 'repay-')).toEqual(['repay-full', 'repay-interest', 'repay-partial-principal'])
+    const both = await complete('run', '')
+    expect(both).toEqual(expect.arrayContaining(['loan-flow', 'webhook-test-event', 'config.json', 'scenarios']))
+    expect(await complete('run', '--tag', 'sm')).toEqual(['smoke'])
+    expect(await complete('run', '--tag', 'smoke', '--tag', 'local-')).toEqual(['local-only'])
+  })
+
   it('completes paths for file and directory options and run\'s scenarios, and nothing for a free value', async () => {
     expect((await complete('serve', '--config', '')).sort()).toEqual(['config.json', 'my faults.json', 'scenarios'])
     expect(await complete('serve', '--faults', 'my')).toEqual(['my faults.json'])
     expect(await complete('serve', '--data-dir', '')).toEqual(['scenarios'])
-    expect((await complete('run', '--bail', '')).sort()).toEqual(['config.json', 'my faults.json', 'scenarios'])
+    expect((await complete('run', '--bail', 'c'))).toEqual(['config.json'])
     expect(await complete('run', 'config.json', 'sc')).toEqual(['scenarios'])
     expect(await complete('serve', '--port', '')).toEqual([])
     expect(await complete('webhook', 'register', '')).toEqual([])
@@ -127,6 +136,8 @@ describe.skipIf(!hasZsh)('sandbox completion zsh, in a real zsh (skipped without
     expect((await complete('sandbox serve --config ')).sort()).toEqual(['config.json', 'my\\ faults.json', 'scenarios'])
     expect(await complete('sandbox serve --data-dir ')).toEqual(['scenarios'])
     expect(await complete('sandbox serve --port ')).toEqual([])
+    expect(await complete('sandbox run loan-')).toEqual(['loan-flow'])
+    expect(await complete('sandbox run --tag sm')).toEqual(['smoke'])
     // Each candidate is inserted quoted: what zsh reads back from it is the value itself.
     const inserted = await complete('sandbox group sub --kind ', small)
     const readBack = await Promise.all(inserted.map(async (text) => (await run('zsh', ['-fc', 'eval "set -- $1"; print -rn -- "$1"', 'zsh', text], { cwd: dir })).stdout))
@@ -150,6 +161,8 @@ describe.skipIf(!hasFish)('sandbox completion fish, in a real fish (skipped with
     expect((await candidates('sandbox serve --config ')).sort()).toEqual(['config.json', 'my faults.json', 'scenarios/'])
     expect(await candidates('sandbox serve --data-dir ')).toEqual(['scenarios/'])
     expect(await candidates('sandbox serve --port ')).toEqual([])
+    expect(await candidates('sandbox run loan-')).toEqual(['loan-flow'])
+    expect(await candidates('sandbox run --tag sm')).toEqual(['smoke'])
     expect(await completeFish(small, 'sandbox group sub --kind ', cwd)).toEqual(expect.arrayContaining([[NASTY.value, NASTY.description]]))
     expect(existsSync(join(cwd, 'pwned'))).toBe(false)
   }, SHELL_TIMEOUT_MS)

@@ -8,6 +8,7 @@ import { renderBash } from '../../src/cli/completion/render-bash.js'
 import { renderFish } from '../../src/cli/completion/render-fish.js'
 import { renderZsh } from '../../src/cli/completion/render-zsh.js'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
+import { loadScenarios } from '../../src/scenarios/load-scenarios.js'
 
 const SHORT_TYPES = EVENT_TYPES.map((type) => type.slice('sandbox.'.length))
 import { NASTY, SMALL_TREE } from '../helpers/completion-tree.js'
@@ -51,6 +52,10 @@ describe('the completion tree of the real program', () => {
     expect(option(find(tree, 'run'), '--dir').value!.spec.paths).toBe('dir')
     expect(option(find(tree, 'openapi'), '--output').value!.spec.paths).toBe('file')
     expect(find(tree, 'run').arguments[0]!.spec.paths).toBe('file')
+    const shipped = await loadScenarios()
+    expect(find(tree, 'run').arguments[0]!.spec.words).toEqual(shipped.map((scenario) => scenario.id))
+    expect(option(find(tree, 'run'), '--tag').value!.spec.words).toEqual([...new Set(shipped.flatMap((scenario) => scenario.tags))].sort())
+    expect(option(find(tree, 'run'), '--tag').repeatable).toBe(true)
     expect(find(tree, 'webhook', 'trigger').arguments[0]!.spec.words).toEqual([...EVENT_TYPES, ...SHORT_TYPES])
     expect(option(find(tree, 'webhook', 'register'), '--events').value!.spec).toEqual({ words: [...EVENT_TYPES, ...SHORT_TYPES, 'all'], prefixes: [], separator: ',' })
     expect(option(find(tree, 'webhook', 'deliveries'), '--status').value!.spec.words).toEqual(['pending', 'delivered', 'retrying', 'failed'])

@@ -10,6 +10,11 @@ async function loadSource(source: NonNullable<ValueHint['source']>): Promise<str
     const types = (await import('../../webhooks/types.js')).EVENT_TYPES
     return [...types, ...types.map((type) => type.replace(/^sandbox\./, ''))]
   }
+  if (source === 'scenario-ids' || source === 'scenario-tags') {
+    // The shipped ones: a script is written once, and `run --dir` names its own files (completed as paths).
+    const scenarios = await (await import('../../scenarios/load-scenarios.js')).loadScenarios()
+    return source === 'scenario-ids' ? scenarios.map((scenario) => scenario.id) : [...new Set(scenarios.flatMap((scenario) => scenario.tags ?? []))].sort()
+  }
   throw new Error(`unknown completion source ${String(source)}`)
 }
 

@@ -10,8 +10,11 @@ export interface ValueHint {
   words?: readonly string[]
   /** Starts of values the user goes on typing (`redis://`): no space after them. */
   prefixes?: readonly string[]
-  /** Values looked up only when a script is generated (command modules must not load them). */
-  source?: 'event-types'
+  /**
+   * Values looked up only when a script is generated (command modules must not load them): event
+   * types, or the ids or tags of the shipped scenarios.
+   */
+  source?: 'event-types' | 'scenario-ids' | 'scenario-tags'
   /** Files and directories (an argument that names files, e.g. scenario files). */
   paths?: 'file' | 'dir'
   /** The value is a list of these joined with this separator (`--events a,b`). */
