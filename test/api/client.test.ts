@@ -6,6 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createSandboxClient, SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../../src/client/index.js'
 import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 
+/**
+ * How long the client waits for an attempt the scripted server never answers: short, yet long
+ * enough that the attempts it does answer are not cut off on a loaded machine (200 ms was, once).
+ */
+const LOST_ATTEMPT_TIMEOUT_MS = 1000
+
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
@@ -144,7 +150,7 @@ describe('client retries', () => {
       json(200, { request_id: 'req_3', idempotency_replayed: true }),
     ])
     const waits: string[] = []
-    const client = createSandboxClient({ baseUrl: url, timeoutMs: 200, onRetryWait: ({ reason }) => waits.push(reason) })
+    const client = createSandboxClient({ baseUrl: url, timeoutMs: LOST_ATTEMPT_TIMEOUT_MS, onRetryWait: ({ reason }) => waits.push(reason) })
     const answer = await client.createLoan({ collateral_btc: 1, loan_amount: 100 }, { idempotencyKey: 'slow-1' })
     expect(answer).toMatchObject({ request_id: 'req_3', idempotency_replayed: true })
     expect(waits).toEqual(['network_error', 'in_progress'])
@@ -163,7 +169,7 @@ describe('client retries', () => {
     const inProgress = json(409, { request_id: 'req_2', error_code: 'IDEMPOTENCY_KEY_IN_PROGRESS' })
     const { url } = await startScripted([() => {}, inProgress, inProgress, json(200, { request_id: 'req_4', idempotency_replayed: true })])
     const waits: Array<[string, number]> = []
-    const client = createSandboxClient({ baseUrl: url, timeoutMs: 200, onRetryWait: ({ reason, ms }) => waits.push([reason, ms]) })
+    const client = createSandboxClient({ baseUrl: url, timeoutMs: LOST_ATTEMPT_TIMEOUT_MS, onRetryWait: ({ reason, ms }) => waits.push([reason, ms]) })
     await client.createLoan({ collateral_btc: 1, loan_amount: 100 }, { idempotencyKey: 'slow-2' })
     expect(waits).toEqual([['network_error', 100], ['in_progress', 500], ['in_progress', 1000]])
   })

@@ -8,20 +8,37 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
 })
 
-/** A forward target that counts the connections it accepts, answering each request after `delayMs`. */
-async function startCountingTarget(delayMs = 0): Promise<{ url: string; connections: () => number; requests: () => number }> {
+/**
+ * A forward target that counts the connections it accepts. It answers each request after
+ * `delayMs`, or, with `holdUntil`, once that many requests are in (or 5 s after the first), so
+ * that none ends before the last has arrived however slow the machine.
+ */
+async function startCountingTarget(options: { delayMs?: number; holdUntil?: number } = {}): Promise<{ url: string; connections: () => number; requests: () => number }> {
   let connections = 0
   let requests = 0
+  const held: Array<() => void> = []
+  let giveUp: NodeJS.Timeout | undefined
+  const release = () => {
+    clearTimeout(giveUp)
+    for (const answer of held.splice(0)) answer()
+  }
   const server: Server = createServer((req, res) => {
     req.resume()
-    req.on('end', () => setTimeout(() => {
-      requests++
-      res.end('ok')
-    }, delayMs))
+    req.on('end', () => {
+      const answer = () => {
+        requests++
+        res.end('ok')
+      }
+      if (options.holdUntil === undefined) return void setTimeout(answer, options.delayMs ?? 0)
+      held.push(answer)
+      giveUp ??= setTimeout(release, 5000)
+      if (held.length >= options.holdUntil) release()
+    })
   })
   server.on('connection', () => connections++)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   closers.push(() => new Promise((resolve) => {
+    release()
     server.closeAllConnections()
     server.close(() => resolve())
   }))
@@ -47,7 +64,7 @@ describe('sandbox webhook listen --forward-to', () => {
 
   it('still passes on every delivery that arrives at once, with no cap of its own on those in flight', async () => {
     // The server caps its sends per destination; the listener forwards what it gets as it gets it.
-    const target = await startCountingTarget(100)
+    const target = await startCountingTarget({ holdUntil: 40 })
     const url = await startForwarder(target.url)
     const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => fetch(`${url}/webhooks`, delivery(n))))
     expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(200))
