@@ -56,7 +56,7 @@ export interface RequestLogFollower {
  * bucket names) rather than listing the log, unless more buckets were written since the last
  * read than the head names.
  */
-export function followRequestLog(storage: Storage, filter: RequestLogFilter & { readsPerListing?: number } = {}): RequestLogFollower {
+export function followRequestLog(storage: Storage, filter: RequestLogFilter & { tail?: number; readsPerListing?: number } = {}): RequestLogFollower {
   const keyId = filter.apiKey ? deriveKeyId(filter.apiKey) : undefined
   const masked = filter.maskedKey
   const readsPerListing = filter.readsPerListing ?? READS_PER_LISTING
@@ -88,8 +88,8 @@ export function followRequestLog(storage: Storage, filter: RequestLogFilter & { 
     return head.filter((bucket) => !seen.has(bucket))
   }
 
-  async function read(): Promise<RequestLogEntry[]> {
-    const buckets = await findUnseen()
+  /** The entries of `buckets` that pass the filter, in order; each bucket stored is marked read. */
+  async function readEntries(buckets: string[]): Promise<RequestLogEntry[]> {
     const contents = await readBuckets(storage, buckets)
     const entries: RequestLogEntry[] = []
     contents.forEach((bucket, at) => {
@@ -106,11 +106,38 @@ export function followRequestLog(storage: Storage, filter: RequestLogFilter & { 
     return entries
   }
 
+  /**
+   * The last `tail` entries of the log, reading buckets from the newest back only until that many
+   * pass the filter: `sandbox logs --tail 20` on a log of 100,000 buckets opens a handful. The
+   * older buckets count as read.
+   */
+  async function readTail(tail: number): Promise<RequestLogEntry[]> {
+    const buckets = await listUnseen()
+    let found: RequestLogEntry[] = []
+    let end = buckets.length
+    while (end > 0 && found.length < tail) {
+      const start = Math.max(0, end - READ_CONCURRENCY)
+      found = [...(await readEntries(buckets.slice(start, end))), ...found]
+      end = start
+    }
+    for (const bucket of buckets.slice(0, end)) seen.add(bucket)
+    return tail === 0 ? [] : found.slice(-tail)
+  }
+
+  let first = true
+  async function read(): Promise<RequestLogEntry[]> {
+    if (first && filter.tail !== undefined) {
+      first = false
+      return readTail(filter.tail)
+    }
+    first = false
+    return readEntries(await findUnseen())
+  }
+
   return { read }
 }
 
-/** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all. */
+/** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all; the last `limit` of them when given. */
 export async function readRequestLog(storage: Storage, options: { apiKey?: string; limit?: number } = {}): Promise<RequestLogEntry[]> {
-  const entries = await followRequestLog(storage, { apiKey: options.apiKey }).read()
-  return options.limit ? entries.slice(-options.limit) : entries
+  return followRequestLog(storage, { apiKey: options.apiKey, tail: options.limit || undefined }).read()
 }

@@ -167,6 +167,36 @@ describe('following the request log (sandbox logs --follow)', () => {
     expect(printed).toEqual(['req_0', 'req_1', 'req_2', 'req_3', 'req_4'])
   })
 
+  it('starts from the last `tail` entries, of the key when filtered, reading buckets from the newest back only', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    for (let n = 0; n < 300; n++) {
+      log.record(n % 10 === 0 ? 'mine' : 'other', { ...entry(n), key: n % 10 === 0 ? 'sk_sandbox_mine…0000' : 'sk_sandbox_othe…0000' })
+      await log.flush()
+    }
+    let bucketsRead = 0
+    const counted = Object.create(storage) as Storage
+    counted.getItem = ((key: string, ...rest: unknown[]) => {
+      if (key !== HEAD_KEY) bucketsRead++
+      return (storage.getItem as (...args: unknown[]) => unknown)(key, ...rest)
+    }) as Storage['getItem']
+    const last = followRequestLog(counted, { tail: 3 })
+    expect(ids(await last.read())).toEqual(['req_297', 'req_298', 'req_299'])
+    expect(bucketsRead).toBeLessThan(100)
+    const mine = followRequestLog(storage, { maskedKey: 'sk_sandbox_mine…0000', tail: 2 })
+    expect(ids(await mine.read())).toEqual(['req_280', 'req_290'])
+    const none = followRequestLog(storage, { tail: 0 })
+    expect(await none.read()).toEqual([])
+    // Then the new ones, and nothing older.
+    log.record('mine', { ...entry(300), key: 'sk_sandbox_mine…0000' })
+    await log.flush()
+    await log.close()
+    expect(ids(await last.read())).toEqual(['req_300'])
+    expect(ids(await mine.read())).toEqual(['req_300'])
+    expect(ids(await none.read())).toEqual(['req_300'])
+    expect(ids(await followRequestLog(storage, { tail: 1000 }).read())).toHaveLength(301)
+  })
+
   it('finds a bucket the head never named at its next full listing', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage)

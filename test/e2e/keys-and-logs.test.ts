@@ -186,20 +186,25 @@ describe('sandbox logs', () => {
     // A prefix long enough to look like a whole key is still a prefix of the registered one.
     const byLongPrefix = await runCli(['logs', '--data-dir', dir, '--keys', keysFile, '--key', registered.slice(0, 30)])
     expect(byLongPrefix.stdout).toBe(byPrefix.stdout)
+    const lastOne = await runCli(['logs', '--data-dir', dir, '--tail', '1', '--json'])
+    expect(lastOne.stdout.trim().split('\n').map((line) => JSON.parse(line).path)).toEqual(['/api/sandbox/partner'])
+    const badTail = await runCli(['logs', '--data-dir', dir, '--tail', 'ten'])
+    expect(badTail).toMatchObject({ code: 2, stdout: '' })
+    expect(badTail.stderr).toContain('a whole number of requests')
     const unknown = await runCli(['logs', '--data-dir', dir, '--keys', join(dir, 'none.json'), '--key', 'sk_sandbox_logs'])
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
     expect(unknown.stderr).toContain('--key "sk_sandbox_logs" is not a key: give the whole key, or its masked form')
 
     const { spawn } = await import('node:child_process')
     const { BIN } = await import('../helpers/cli.js')
-    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--data-dir', dir, '--key', key], { env: { ...process.env, NO_COLOR: '1' } })
+    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--tail', '1', '--data-dir', dir, '--key', key], { env: { ...process.env, NO_COLOR: '1' } })
     let followed = ''
     follower.stdout.on('data', (chunk) => { followed += chunk })
     try {
-      // The two requests already logged, then the one made while it follows.
-      await waitForLines(() => followed, 2)
+      // The last of the two requests already logged (--tail 1), then the one made while it follows.
+      await waitForLines(() => followed, 1)
       await fetch(`${serve.url}/api/sandbox/loans`, { headers: { authorization: `Bearer ${key}` } })
-      await waitForLines(() => followed, 3)
+      await waitForLines(() => followed, 2)
     } finally {
       // Not started through the helpers, so killAll() would not stop it.
       follower.kill('SIGINT')
@@ -207,8 +212,10 @@ describe('sandbox logs', () => {
     // Ctrl+C is how --follow ends: a clean exit.
     const exit = await new Promise<[number | null, string | null]>((resolve) => follower.once('exit', (code, signal) => resolve([code, signal])))
     expect(exit).toEqual([0, null])
-    expect(followed.trim().split('\n')).toHaveLength(3)
-    expect(followed).toContain('GET    /api/sandbox/loans 200')
+    const followedLines = followed.trim().split('\n')
+    expect(followedLines).toHaveLength(2)
+    expect(followedLines[0]).toContain('POST   /api/sandbox/loans/flow 409')
+    expect(followedLines[1]).toContain('GET    /api/sandbox/loans 200')
     await serve.stop()
   })
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Option, type Command } from 'commander'
+import { InvalidArgumentError, Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
 import { formatJson } from '../json-text.js'
@@ -12,10 +12,18 @@ interface LogsFlags extends StorageFlags {
   key?: string
   keys?: string
   follow?: boolean
+  tail?: number
   json?: boolean
 }
 
 const POLL_MS = 500
+
+/** `--tail`'s value: a whole number of requests, 0 included (with --follow: only new ones). */
+function parseTail(value: string): number {
+  const count = /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : NaN
+  if (!Number.isSafeInteger(count)) throw new InvalidArgumentError('a whole number of requests, 0 or more (e.g. --tail 50)')
+  return count
+}
 
 function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
   const { chalk, colorStatus } = out
@@ -72,7 +80,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const filter = await resolveKeyFilter(flags)
   const store = await createSandboxStorage({ kind, dataDir, url: storage })
   const out = await import('../output.js')
-  const follower = followRequestLog(store, filter)
+  const follower = followRequestLog(store, { ...filter, tail: flags.tail })
   const printNew = async () => {
     const entries = await follower.read()
     for (const entry of entries) process.stdout.write(`${flags.json ? formatJson(entry) : formatEntry(out, entry)}\n`)
@@ -105,6 +113,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
 export function registerLogs(program: Command): void {
   const command = program.command('logs').description('show the request log that serve keeps per key')
     .addOption(new Option('--key <key>', 'only this API key: the key, its masked form, or a unique prefix of a registered one'))
+    .addOption(new Option('--tail <n>', 'only the last N requests (of --key\'s, with it); with --follow, then the new ones').argParser(parseTail))
     .addOption(new Option('--follow', 'keep printing new requests until Ctrl+C'))
   addJsonOption(addKeysFileOption(addStorageOptions(command, { memory: false })), 'one JSON object per line').action((flags: LogsFlags) => runLogs(flags))
 }
