@@ -3,12 +3,12 @@ import { deriveKeyId } from './auth.js'
 import { HEAD_BUCKETS, HEAD_KEY, isBucketKey, listBuckets, type RequestLogEntry, type StoredEntry } from './request-log.js'
 
 /**
- * Buckets read at once. A key paced by the rate limit sends about one request per flush, so the
- * log can be 100,000 one-entry buckets: opened all at once, `sandbox logs` failed with EMFILE
- * (measured: 30,000 buckets, open-files limit 20,000) where the limit is lower still on most
- * machines.
+ * Buckets asked for at once (storage.getItems): one MGET on redis, on fs files read one after
+ * another. Buckets were once read 32 at a time through getItem: opened all at once, a log of
+ * 100,000 one-entry buckets (a key paced by the rate limit sends about one request per flush)
+ * failed with EMFILE.
  */
-const READ_CONCURRENCY = 32
+const READ_BATCH = 256
 
 /**
  * Reads between two full listings of the log: 30 s at `sandbox logs --follow`'s 500 ms. The head
@@ -23,17 +23,13 @@ export interface RequestLogFilter {
   maskedKey?: string
 }
 
-/** The contents of `buckets`, in their order, READ_CONCURRENCY files at a time (null: no such bucket). */
+/** The contents of `buckets`, in their order, READ_BATCH at a time (null: no such bucket). */
 async function readBuckets(storage: Storage, buckets: string[]): Promise<Array<StoredEntry[] | null>> {
-  const contents: Array<StoredEntry[] | null> = new Array(buckets.length)
-  let next = 0
-  const readOn = async () => {
-    while (next < buckets.length) {
-      const at = next++
-      contents[at] = await storage.getItem<StoredEntry[]>(buckets[at]!)
-    }
+  const contents: Array<StoredEntry[] | null> = []
+  for (let start = 0; start < buckets.length; start += READ_BATCH) {
+    const read = await storage.getItems(buckets.slice(start, start + READ_BATCH))
+    for (const { value } of read) contents.push((value ?? null) as StoredEntry[] | null)
   }
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, buckets.length) }, readOn))
   return contents
 }
 
@@ -116,7 +112,8 @@ export function followRequestLog(storage: Storage, filter: RequestLogFilter & { 
     let found: RequestLogEntry[] = []
     let end = buckets.length
     while (end > 0 && found.length < tail) {
-      const start = Math.max(0, end - READ_CONCURRENCY)
+      // Small steps first: the last few buckets usually hold `tail` entries.
+      const start = Math.max(0, end - Math.min(READ_BATCH, Math.max(32, tail)))
       found = [...(await readEntries(buckets.slice(start, end))), ...found]
       end = start
     }

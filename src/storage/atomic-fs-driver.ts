@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { promises as fsp } from 'node:fs'
+import { promises as fsp, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { renameReplacing } from '../files/rename-replacing.js'
@@ -109,6 +109,15 @@ export async function writeFileAtomically(target: string, data: string | Uint8Ar
   }
 }
 
+/** A file's text, or null when there is no such file. */
+function readFileIfAny(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (error) {
+    return ignoreMissing(null)(error as NodeJS.ErrnoException)
+  }
+}
+
 function ignoreMissing<T>(fallback: T): (error: NodeJS.ErrnoException) => T {
   return (error) => {
     if (error.code === 'ENOENT') return fallback
@@ -131,6 +140,11 @@ export const atomicFsDriver = defineDriver((options: AtomicFsOptions) => {
     options,
     hasItem: (key) => fsp.access(path(key)).then(() => true, ignoreMissing(false)),
     getItem: (key) => fsp.readFile(path(key), 'utf8').catch(ignoreMissing(null)),
+    // Read one after another, synchronously: `sandbox logs` reads a log of up to 100,000 small
+    // files, and 20,000 took 0.4 s so against 2.2-3.2 s through fs.promises, where open, stat,
+    // read and close are each a trip through the thread pool. Only the tools call it: the
+    // server's journaled driver reads single files, through getItem.
+    getItems: (items) => items.map(({ key }) => ({ key, value: readFileIfAny(path(key)) })),
     setItem: (key, value) => writeFileAtomically(path(key), value, knownDirs),
     removeItem: (key) => fsp.unlink(path(key)).catch(ignoreMissing(undefined)),
     async getKeys(prefix) {

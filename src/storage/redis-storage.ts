@@ -118,6 +118,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
       ...driver,
       hasItem: whenConnected(driver.hasItem.bind(driver)),
       getItem: whenConnected(driver.getItem.bind(driver)),
+      getItems: driver.getItems && whenConnected(driver.getItems.bind(driver)),
       setItem: whenOwned(async (...args: Parameters<NonNullable<typeof driver.setItem>>) => driver.setItem!(...args)),
       removeItem: whenOwned(async (...args: Parameters<NonNullable<typeof driver.removeItem>>) => driver.removeItem!(...args)),
       getKeys: whenConnected(driver.getKeys.bind(driver)),
