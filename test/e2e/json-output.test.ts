@@ -130,6 +130,7 @@ describe('JSON-lines commands', () => {
       [['serve', '--json-logs', '--storage', 'memory', '--port', busy], /^sandbox: port \d+ on 127\.0\.0\.1 is already in use/],
       // A script reading its lines takes each one for a delivery: an error object would be read as one.
       [['webhook', 'deliveries', '--follow', '--json', '--base-url', closed], /\nsandbox: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/webhooks \(ECONNREFUSED\) after 4 attempts/],
+      [['webhook', 'deliveries', '--json', '--follow', '--status', 'lost', '--base-url', closed], /argument 'lost' is invalid/],
     ]
     for (const [args, stderr] of cases) {
       expect(await runCli(args), args.join(' ')).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(stderr) })

@@ -90,5 +90,5 @@ export function registerWebhookDeliveries(group: Command): void {
     .addOption(new Option('--follow', 'keep printing each new delivery and each new attempt until Ctrl+C (the log read every 2 s)'))
   addApiTargetOptions(command)
   addJsonOption(command, 'print `{ endpoint, deliveries }` on stdout, oldest first (an error: {"error": {"code", "message"}}); with --follow, one delivery per line (an error: on stderr only)')
-  printErrorsAsJson(command).action((flags: DeliveriesFlags) => runDeliveries(flags, command))
+  printErrorsAsJson(command, { linesWith: '--follow' }).action((flags: DeliveriesFlags) => runDeliveries(flags, command))
 }
