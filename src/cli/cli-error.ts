@@ -72,17 +72,26 @@ export function formatJsonError(code: string, message: string): string {
   return formatJson({ error: { code, message } }, 2)
 }
 
+/** Commands whose `--json` prints JSON lines, not one document, when this flag is given as well. */
+const linesWith = new WeakMap<Command, string>()
+
 /**
- * Whether `--json` is on the command line of COMMAND. Commander stops at the first bad value, so
+ * Whether FLAG is on the command line of COMMAND. Commander stops at the first bad value, so
  * in `--timeout abc --json` the flag is not parsed yet when the error is reported: the words are.
  */
-function asksForJson(command: Command): boolean {
-  if (command.getOptionValue('json') === true) return true
+function isGiven(command: Command, flag: string): boolean {
   let root = command
   while (root.parent) root = root.parent
   const words = (root as Command & { rawArgs?: string[] }).rawArgs ?? []
   const end = words.indexOf('--')
-  return (end === -1 ? words : words.slice(0, end)).includes('--json')
+  return (end === -1 ? words : words.slice(0, end)).includes(flag)
+}
+
+/** Whether `--json` asks COMMAND for one document: given, and not with the flag that makes it JSON lines. */
+function asksForJson(command: Command): boolean {
+  const lines = linesWith.get(command)
+  if (lines !== undefined && (command.getOptionValue(lines.slice(2)) === true || isGiven(command, lines))) return false
+  return command.getOptionValue('json') === true || isGiven(command, '--json')
 }
 
 /**
@@ -111,10 +120,13 @@ function printJsonError(command: Command, code: string, message: string): void {
 
 /**
  * Makes COMMAND's `--json` print an error document for its own errors (see printCliErrorAsJson)
- * and for commander's parse errors (an unknown option, a missing value), as code USAGE.
+ * and for commander's parse errors (an unknown option, a missing value), as code USAGE. With
+ * `linesWith` (a boolean flag such as `--follow`) given too, its output is JSON lines and it
+ * prints no error document, as the other JSON-lines commands.
  */
-export function printErrorsAsJson(command: Command): Command {
+export function printErrorsAsJson(command: Command, options: { linesWith?: string } = {}): Command {
   commands.add(command)
+  if (options.linesWith !== undefined) linesWith.set(command, options.linesWith)
   const { outputError } = command.configureOutput()
   return command.configureOutput({
     outputError: (text, write) => {

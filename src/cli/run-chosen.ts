@@ -66,7 +66,8 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const { formatProxyHint } = await import('./api-target.js')
   const hint = proxy
     ? formatProxyHint(proxy, baseUrl!)
-    : '; is the server running? (sandbox serve; --wait 30s if it is still starting; or leave out --base-url to start one in-process)'
+    // Given --wait, the run waited already: advising it would send the reader round in a circle.
+    : `; is the server running? (sandbox serve; ${waitForServerMs ? `nothing answered within --wait ${flags.wait}` : '--wait 30s if it is still starting'}; or leave out --base-url to start one in-process)`
   // A refused key is setup, like an unreachable server: the scenarios after it were not run.
   const refused = report.scenarios.find((scenario) => scenario.key_refused)
   const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE })

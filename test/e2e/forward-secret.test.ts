@@ -41,5 +41,7 @@ describe('serve --webhook-forward-secret', () => {
     expect(await runCli([...base, ...forward, '--webhook-forward-secret', 'whsec_short'])).toMatchObject({ code: 2, stderr: 'sandbox: --webhook-forward-secret must be whsec_ and at least 16 printable characters without spaces (sandbox webhook sign and the receivers use it whole), got whsec_ and 5 characters\n' })
     expect(await runCli([...base, ...forward], { env: { SANDBOX_WEBHOOK_FORWARD_SECRET: 'sk_live_0123456789abcdef' } })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: SANDBOX_WEBHOOK_FORWARD_SECRET must be whsec_ .*, got "sk_liv\.\.\."\n$/) })
     expect(await runCli([...base, '--webhook-forward-secret', SECRET])).toMatchObject({ code: 2, stderr: 'sandbox: --webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too\n' })
+    // Exported for the job's receiver (the README's CI loop), it reaches a serve that forwards nothing: named as what was set.
+    expect(await runCli(base, { env: { SANDBOX_WEBHOOK_FORWARD_SECRET: SECRET } })).toMatchObject({ code: 2, stderr: 'sandbox: SANDBOX_WEBHOOK_FORWARD_SECRET signs the deliveries of --webhook-forward-to: give that URL too, or unset it for a serve that forwards nothing\n' })
   })
 })

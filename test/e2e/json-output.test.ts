@@ -118,6 +118,27 @@ describe('--json error documents', () => {
   })
 })
 
+describe('JSON-lines commands', () => {
+  it('print no error line when they cannot start: stdout empty, stderr says why, exit 2', async () => {
+    const dir = await tempDir()
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    const busy = new URL(server.url).port
+    const closed = `http://127.0.0.1:${await findClosedPort()}`
+    const cases: Array<[string[], RegExp]> = [
+      [['logs', '--json', '--data-dir', join(dir, 'none')], /^sandbox: no sandbox data dir at /],
+      [['webhook', 'listen', '--json', '--port', busy], /^sandbox: port \d+ on 127\.0\.0\.1 is already in use/],
+      [['serve', '--json-logs', '--storage', 'memory', '--port', busy], /^sandbox: port \d+ on 127\.0\.0\.1 is already in use/],
+      // A script reading its lines takes each one for a delivery: an error object would be read as one.
+      [['webhook', 'deliveries', '--follow', '--json', '--base-url', closed], /\nsandbox: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/webhooks \(ECONNREFUSED\) after 4 attempts/],
+      [['webhook', 'deliveries', '--json', '--follow', '--status', 'lost', '--base-url', closed], /argument 'lost' is invalid/],
+    ]
+    for (const [args, stderr] of cases) {
+      expect(await runCli(args), args.join(' ')).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(stderr) })
+    }
+    await server.stop()
+  })
+})
+
 describe('JSON output and control characters', () => {
   it('writes C1 controls from a client as \\u escapes in logs --json and serve --json-logs', async () => {
     const dir = await tempDir()

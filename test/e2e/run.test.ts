@@ -178,6 +178,8 @@ describe('sandbox run', () => {
       const short = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', wait])
       expect(short.code, wait).toBe(2)
       expect(short.stderr, wait).toMatch(/^sandbox: cannot reach .*is the server running\?/)
+      // It says it waited, rather than advising the --wait it was given.
+      expect(short.stderr, wait).toContain(`nothing answered within --wait ${wait};`)
     }
   })
 

@@ -73,7 +73,12 @@ async function runServe(flags: ServeFlags): Promise<void> {
   if (webhookForwardSecret !== undefined) {
     // Checked here too, to name where a bad one came from.
     const { parseForwardSecret } = await import('../../webhooks/forward-url.js')
-    parseForwardSecret(webhookForwardSecret, flags.webhookForwardSecret === undefined ? 'SANDBOX_WEBHOOK_FORWARD_SECRET' : '--webhook-forward-secret')
+    const source = flags.webhookForwardSecret === undefined ? 'SANDBOX_WEBHOOK_FORWARD_SECRET' : '--webhook-forward-secret'
+    parseForwardSecret(webhookForwardSecret, source)
+    // Exported for a CI job's receiver, the variable reaches every serve of the job: name it, not a flag never given.
+    if (webhookForwardTo === undefined) {
+      throw new CliError(`${source} signs the deliveries of --webhook-forward-to: give that URL too${source === '--webhook-forward-secret' ? '' : ', or unset it for a serve that forwards nothing'}`)
+    }
   }
   const json = Boolean(flags.jsonLogs)
   const out = await import('../output.js')

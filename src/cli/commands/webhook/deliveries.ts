@@ -17,6 +17,9 @@ interface DeliveriesFlags extends ApiTargetFlags {
 const FOLLOW_INTERVAL_MS = 2000
 
 async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<void> {
+  // Followed, its output is JSON lines from the start, as `logs --json`: a script reading them
+  // takes every line for a delivery, so one that cannot start leaves stdout empty (stderr says why).
+  if (flags.follow) printJsonLinesInstead(command)
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
@@ -43,7 +46,6 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   const { SandboxApiError, SandboxConnectionError } = await import('../../../client/api-error.js')
   const { followDeliveries } = await import('../../../webhook-tools/follow-deliveries.js')
   // Ctrl+C is how --follow ends, as with `logs --follow` and `webhook listen`: a clean stop and exit 0.
-  printJsonLinesInstead(command)
   const stop = new AbortController()
   process.once('SIGINT', () => stop.abort()).once('SIGTERM', () => stop.abort())
   /** Why reads fail for now, said once until one succeeds again. */
@@ -87,6 +89,6 @@ export function registerWebhookDeliveries(group: Command): void {
     }).default([], 'any'), { words: STATUSES, repeatable: true }))
     .addOption(new Option('--follow', 'keep printing each new delivery and each new attempt until Ctrl+C (the log read every 2 s)'))
   addApiTargetOptions(command)
-  addJsonOption(command, 'print `{ endpoint, deliveries }` on stdout, oldest first; with --follow, one delivery per line (an error: {"error": {"code", "message"}})')
-  printErrorsAsJson(command).action((flags: DeliveriesFlags) => runDeliveries(flags, command))
+  addJsonOption(command, 'print `{ endpoint, deliveries }` on stdout, oldest first (an error: {"error": {"code", "message"}}); with --follow, one delivery per line (an error: on stderr only)')
+  printErrorsAsJson(command, { linesWith: '--follow' }).action((flags: DeliveriesFlags) => runDeliveries(flags, command))
 }
