@@ -12,8 +12,11 @@ export function pickStartReason(previous: string | undefined, next: string): str
   return next
 }
 
-/** What to do about a failed start, by the reason redis or the network gave. */
-export function adviseOn(reason: string, tls: boolean): string {
+/**
+ * What to do about a failed start, by the reason redis or the network gave. `owner` false: a tool
+ * (`sandbox logs`, `keys reset`), which must reach the redis the server stores in, not another.
+ */
+export function adviseOn(reason: string, tls: boolean, owner = true): string {
   if (/^NOAUTH/.test(reason)) return 'it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB (redis://USER:PASSWORD@HOST:PORT/DB for an ACL user)'
   if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
   if (/^NOPERM/.test(reason)) return `the URL's redis user may not do all that the sandbox needs: grant it ACL SETUSER USER ${REDIS_ACL_RULE}`
@@ -22,5 +25,6 @@ export function adviseOn(reason: string, tls: boolean): string {
   // A plain port never answers a TLS hello, and a TLS port drops a plain client at once.
   if (tls && reason === 'ETIMEDOUT') return 'no TLS answer: if that port serves plain redis, use redis:// instead of rediss://; otherwise check the host and port'
   if (!tls && reason === 'ECONNRESET') return 'it closed the connection at once: if that port speaks TLS, use rediss:// instead of redis://'
+  if (!owner) return 'start it, or check that the URL is the --storage your sandbox serve uses'
   return 'start it, or use another storage (--storage fs or memory)'
 }

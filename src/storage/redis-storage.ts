@@ -92,7 +92,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     // What redis answered, or else the connection's own failure (the rejection only says closed).
     const message = (error as Error).message
     const reason = (error as Error).name === 'ReplyError' ? message : lastError ?? message
-    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'))}`, { cause: error })
+    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'), options.owner ?? false)}`, { cause: error })
   }
   state = 'up'
   // Told by the server only: a tool's short run would repeat it to no purpose.

@@ -34,10 +34,13 @@ describe('redis storage', () => {
   it('fails at start with the URL (password hidden) and the reason when nothing listens, without hanging', async () => {
     const port = await findDeadPort()
     const started = Date.now()
-    const error = await createSandboxStorage({ kind: 'redis', url: `redis://:s3cret@127.0.0.1:${port}/0` }).catch((caught: unknown) => caught)
+    const error = await createSandboxStorage({ kind: 'redis', url: `redis://:s3cret@127.0.0.1:${port}/0`, owner: true }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StorageError)
     expect((error as Error).message).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or use another storage (--storage fs or memory)`)
     expect((error as Error).message).not.toContain('s3cret')
+    // A tool reads what the server stored: another storage would hold nothing of it.
+    const tool = await createSandboxStorage({ kind: 'redis', url: `redis://127.0.0.1:${port}/0` }).catch((caught: unknown) => caught)
+    expect((tool as Error).message).toContain(`cannot use redis at redis://127.0.0.1:${port}/0 (ECONNREFUSED); start it, or check that the URL is the --storage your sandbox serve uses`)
     expect(Date.now() - started).toBeLessThan(5_000)
   })
 
