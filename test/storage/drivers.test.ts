@@ -51,6 +51,18 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('reads several items at once, in the order asked, null for one it does not hold', async () => {
+    const storage = await open()
+    await storage.setItem('reqlog:b1', [{ n: 1 }])
+    await storage.setItem('reqlog:b2', [{ n: 2 }])
+    expect(await storage.getItems(['reqlog:b2', 'reqlog:none', 'reqlog:b1'])).toEqual([
+      { key: 'reqlog:b2', value: [{ n: 2 }] },
+      { key: 'reqlog:none', value: null },
+      { key: 'reqlog:b1', value: [{ n: 1 }] },
+    ])
+    await storage.dispose()
+  })
+
   it('keeps documents apart by prefix and id, and serves cached reads', async () => {
     const storage = await open()
     const sessions = createDocStore<{ n: number }>(storage, { prefix: 'session' })
