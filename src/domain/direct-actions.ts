@@ -51,6 +51,15 @@ function ltvLimit(ltv: number, ctx: DomainContext, extra: Record<string, unknown
   return flowConflict('LTV_LIMIT', `This change would raise LTV to ${ltv}%, above the maximum of ${max}%.`, { ltv, max, ...extra })
 }
 
+/** The 409 LTV_LIMIT for removing all the collateral of a loan that owes: its LTV would have no finite value to report. */
+function noCollateralLeft(loan: Loan, ctx: DomainContext): SandboxError {
+  const max = ctx.config.risk.max_ltv_percent
+  return flowConflict('LTV_LIMIT', `This change would leave no collateral against a debt of ${loan.debt}, above the maximum LTV of ${max}%.`, {
+    max,
+    max_removable_btc: computeMaxRemovable(loan, ctx),
+  })
+}
+
 /** Applies one direct action after the shared checks. */
 function runAction(action: LoanActionInput['action'], loan: Loan, amount: number, wallet: Balances, ctx: DomainContext): ActionOutcome {
   switch (action) {
@@ -70,8 +79,10 @@ function runAction(action: LoanActionInput['action'], loan: Loan, amount: number
       return { wallet: debitWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, amount, ctx) }
     }
     case 'remove_collateral': {
-      if (amount >= loan.collateral) throw invalidAmount(`must be less than the collateral (${loan.collateral} BTC)`, { value: amount, allowed: loan.collateral })
+      if (amount > loan.collateral) throw invalidAmount(`must be at most the collateral (${loan.collateral} BTC)`, { value: amount, allowed: loan.collateral })
       const remaining = roundBtc(loan.collateral - amount)
+      // All of it is the LTV rule's refusal too (decisions.md): no collateral left against a debt.
+      if (remaining === 0 && loan.debt > 0) throw noCollateralLeft(loan, ctx)
       if (exceedsMaxLtv(loan.debt, remaining, ctx.config)) throw ltvLimit(computeExcessLtv(loan.debt, remaining, ctx.config), ctx, { max_removable_btc: computeMaxRemovable(loan, ctx) })
       return { wallet: creditWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, -amount, ctx), extraEvents: ['sandbox.collateral.returned'] }
     }

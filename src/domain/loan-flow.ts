@@ -3,10 +3,10 @@ import type { LoanFlowAction, LoanFlowInput } from '../schemas/loan-flow.js'
 import { assertWalletHolds, debitWallet, replaceWhere } from './book-updates.js'
 import { checkApplicationChange } from './final-records.js'
 import { createEvent } from './events.js'
-import { readTransfer, requireAmount, requireConfirmations, stepOutOfOrder } from './flow-guards.js'
+import { readTransfer, requireAmount, requireConfirmations, stepOutOfOrder, type CheckedTransfer } from './flow-guards.js'
 import { issueLoan, pickPartnerFields } from './issue-loan.js'
 import { findDraft } from './loan-book.js'
-import { assertNewLoanWithinLimits, computeLoanTerms, roundNewLoanRequest } from './loan-math.js'
+import { assertNewLoanWithinLimits, computeLoanTerms, roundNewLoanRequest, type NewLoanRequest } from './loan-math.js'
 import type { ApplicationStatus, DomainContext, DomainResult, LoanApplication, LoanBook } from './types.js'
 import { createSandboxWallet } from './wallets.js'
 
@@ -33,12 +33,16 @@ function nextFlowAction(book: LoanBook): LoanFlowAction {
  * A step sent from the wrong status gives 409 FLOW_CONFLICT and changes nothing.
  */
 export function applyLoanFlowStep(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
+  // The body's own fields first (README: order of checks), so a malformed step is the same 400
+  // whatever its application_id names, and never a 404 or 409 stored under its Idempotency-Key.
+  const request = input.action === 'start_collateral_transfer' ? readNewLoanRequest(input, ctx) : undefined
+  const transfer = input.action === 'confirm_btc' ? readTransfer(input) : undefined
   assertTargetIsDraft(book, input)
   switch (input.action) {
     case 'start_collateral_transfer':
-      return startCollateralTransfer(book, input, ctx)
+      return startCollateralTransfer(book, input, request!, ctx)
     case 'confirm_btc':
-      return confirmBtc(book, input, ctx)
+      return confirmBtc(book, transfer!, ctx)
     case 'run_kyt':
       return advanceDraft(book, 'run_kyt', 'collateral_confirmed', ctx, (draft) => ({ ...draft, status: 'kyt_completed' }))
     case 'complete_payout':
@@ -58,8 +62,8 @@ function assertTargetIsDraft(book: LoanBook, input: LoanFlowInput): void {
   }
 }
 
-/** Step 1: checks the requested loan and opens a draft with its wallets and calculated terms. */
-function startCollateralTransfer(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
+/** The loan a start_collateral_transfer asks for, checked against the config's limits (400 otherwise). */
+function readNewLoanRequest(input: LoanFlowInput, ctx: DomainContext): NewLoanRequest {
   const action = 'start_collateral_transfer'
   const request = roundNewLoanRequest({
     collateral_btc: requireAmount('collateral_btc', input.collateral_btc, action),
@@ -67,6 +71,11 @@ function startCollateralTransfer(book: LoanBook, input: LoanFlowInput, ctx: Doma
     loan_currency: input.loan_currency ?? 'USDT',
   })
   assertNewLoanWithinLimits(request, ctx.config)
+  return request
+}
+
+/** Step 1: opens a draft for the checked `request`, with its wallets and calculated terms. */
+function startCollateralTransfer(book: LoanBook, input: LoanFlowInput, request: NewLoanRequest, ctx: DomainContext): DomainResult {
   const draft = findDraft(book)
   if (draft) {
     throw flowConflict('DRAFT_ALREADY_OPEN', `Application ${draft.id} is still open; finish it before starting another.`, {
@@ -106,8 +115,7 @@ function requireDraftIn(book: LoanBook, action: LoanFlowAction, status: Applicat
 }
 
 /** Step 2: the simulated BTC transfer arrives; the collateral leaves the simulator wallet. */
-function confirmBtc(book: LoanBook, input: LoanFlowInput, ctx: DomainContext): DomainResult {
-  const transfer = readTransfer(input)
+function confirmBtc(book: LoanBook, transfer: CheckedTransfer, ctx: DomainContext): DomainResult {
   const draft = requireDraftIn(book, 'confirm_btc', 'awaiting_collateral')
   const txHash = requireConfirmations(transfer, ctx.requiredConfirmations.BTC)
   const wallet = debitWallet(book.wallet, 'BTC', draft.collateral_btc)

@@ -50,6 +50,19 @@ describe('POST /api/sandbox/loans/{id}/action', () => {
     expect(broke.body.details.reason).toBe('INSUFFICIENT_BALANCE')
   })
 
+  it('refuses removing all the collateral of a loan that owes as the LTV rule does (decisions.md: 409 LTV_LIMIT), and more than it holds as an invalid amount', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const all = await api.post(action(loanId), { action: 'remove_collateral', amount: 0.5 }, { idempotencyKey: 'all' })
+    expect([all.status, all.body.error_code, all.body.details]).toEqual([409, 'FLOW_CONFLICT', { reason: 'LTV_LIMIT', max: 50, max_removable_btc: 0.07894736 }])
+    expect(all.body.error).toBe('This change would leave no collateral against a debt of 20000, above the maximum LTV of 50%.')
+    // Stored as every 409 is: the same key answers the same.
+    expect((await api.post(action(loanId), { action: 'remove_collateral', amount: 0.5 }, { idempotencyKey: 'all' })).body.idempotency_replayed).toBe(true)
+    const more = await api.post(action(loanId), { action: 'remove_collateral', amount: 0.50000001 })
+    expect([more.status, more.body.error_code, more.body.details.allowed]).toEqual([400, 'INVALID_AMOUNT', 0.5])
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans[0].collateral).toBe(0.5)
+  })
+
   it('increases the loan, charging the origination fee, up to the LTV limit', async () => {
     api = await createTestApi()
     const loanId = await issueLoan(api)

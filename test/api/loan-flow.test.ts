@@ -116,6 +116,23 @@ describe('POST /api/sandbox/loans/flow', () => {
     expect(answer.body.error_code).toBe('LOAN_NOT_FOUND')
   })
 
+  it('checks a step\'s own fields before the application_id it names (README: order of checks)', async () => {
+    api = await createTestApi()
+    const unknown = await api.post(FLOW, { action: 'confirm_btc', confirmations: 6, application_id: 'app_missing' })
+    expect([unknown.status, unknown.body.error_code, unknown.body.details.field]).toEqual([400, 'INVALID_REQUEST', 'tx_hash'])
+    const start = await api.post(FLOW, { action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 50, application_id: 'app_missing' })
+    expect([start.status, start.body.error_code, start.body.details.limit]).toEqual([400, 'INVALID_AMOUNT', 'limits.loan_amount.min'])
+    // Naming an application that is not the open draft: the same 400, not a 409 stored under the
+    // Idempotency-Key, so the corrected step can reuse the key (decisions.md: 400s are not stored).
+    await issueLoan(api)
+    const done = (await api.get('/api/sandbox/loans')).body.sandboxFlow.loanApplications[0].id
+    const open = (await api.post(FLOW, { action: 'start_collateral_transfer', ...LOAN })).body.draft.id
+    const stale = await api.post(FLOW, { action: 'confirm_btc', confirmations: 6, application_id: done }, { idempotencyKey: 'fix-me' })
+    expect([stale.status, stale.body.error_code]).toEqual([400, 'INVALID_REQUEST'])
+    const corrected = await api.post(FLOW, { ...confirm, application_id: open }, { idempotencyKey: 'fix-me' })
+    expect([corrected.status, corrected.body.draft?.status]).toEqual([200, 'collateral_confirmed'])
+  })
+
   it('creates a loan directly with POST /loans', async () => {
     api = await createTestApi()
     const created = await api.post('/api/sandbox/loans', { ...LOAN, client_reference: 'ref-9' })

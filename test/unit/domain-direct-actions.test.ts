@@ -75,11 +75,13 @@ describe('direct actions', () => {
     expect(result.events.map((e) => e.type)).toEqual(['sandbox.loan.updated', 'sandbox.collateral.returned'])
   })
 
-  it('remove_collateral above the maximum LTV is LTV_LIMIT; all of it is INVALID_AMOUNT', () => {
+  it('remove_collateral above the maximum LTV is LTV_LIMIT, all of it too (none left against the debt); more than the loan holds is INVALID_AMOUNT', () => {
     const { book, act } = setup()
     const error = expectRejectedUnchanged(book, (b) => act(b, 'remove_collateral', 0.1), 'FLOW_CONFLICT', 'LTV_LIMIT')
     expect(error.details).toMatchObject({ ltv: 52.63, max: 50, max_removable_btc: 0.07894736 })
-    expectRejectedUnchanged(book, (b) => act(b, 'remove_collateral', 0.5), 'INVALID_AMOUNT')
+    const all = expectRejectedUnchanged(book, (b) => act(b, 'remove_collateral', 0.5), 'FLOW_CONFLICT', 'LTV_LIMIT')
+    expect(all.details).toEqual({ reason: 'LTV_LIMIT', max: 50, max_removable_btc: 0.07894736 })
+    expectRejectedUnchanged(book, (b) => act(b, 'remove_collateral', 0.50000001), 'INVALID_AMOUNT')
   })
 
   it('max_removable_btc is exact when the collateral needed is a whole number of satoshis', () => {
