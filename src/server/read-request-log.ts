@@ -44,6 +44,8 @@ async function readHead(storage: Storage): Promise<string[] | undefined> {
 export interface RequestLogFollower {
   /** The entries of the buckets written since the last read (the first read: every stored entry), oldest first. */
   read(): Promise<RequestLogEntry[]>
+  /** The same as read(), in batches as they are read: a long log's first lines print at once. */
+  readBatches(): AsyncIterable<RequestLogEntry[]>
 }
 
 /**
@@ -122,16 +124,24 @@ export function followRequestLog(storage: Storage, filter: RequestLogFilter & { 
   }
 
   let first = true
-  async function read(): Promise<RequestLogEntry[]> {
+  async function* readBatches(): AsyncIterable<RequestLogEntry[]> {
     if (first && filter.tail !== undefined) {
       first = false
-      return readTail(filter.tail)
+      yield await readTail(filter.tail)
+      return
     }
     first = false
-    return readEntries(await findUnseen())
+    const buckets = await findUnseen()
+    for (let start = 0; start < buckets.length; start += READ_BATCH) yield await readEntries(buckets.slice(start, start + READ_BATCH))
   }
 
-  return { read }
+  async function read(): Promise<RequestLogEntry[]> {
+    const entries: RequestLogEntry[] = []
+    for await (const batch of readBatches()) entries.push(...batch)
+    return entries
+  }
+
+  return { read, readBatches }
 }
 
 /** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all; the last `limit` of them when given. */

@@ -198,6 +198,32 @@ describe('following the request log (sandbox logs --follow)', () => {
     expect(ids(await followRequestLog(storage, { tail: 1000 }).read())).toHaveLength(301)
   })
 
+  it('gives a long log in batches as they are read, the same entries as a whole read', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    for (let n = 0; n < 600; n++) {
+      log.record('key-id', entry(n))
+      await log.flush()
+    }
+    await log.close()
+    let reads = 0
+    const counted = Object.create(storage) as Storage
+    counted.getItems = ((...args: unknown[]) => {
+      reads++
+      return (storage.getItems as (...args: unknown[]) => unknown)(...args)
+    }) as Storage['getItems']
+    const batches: string[][] = []
+    const readsBefore: number[] = []
+    for await (const batch of followRequestLog(counted).readBatches()) {
+      batches.push(ids(batch))
+      readsBefore.push(reads)
+    }
+    // The first batch comes after one read of the storage, not after all of them.
+    expect(readsBefore).toEqual([1, 2, 3])
+    expect(batches.map((batch) => batch.length)).toEqual([256, 256, 88])
+    expect(batches.flat()).toEqual(ids(await followRequestLog(storage).read()))
+  })
+
   it('finds a bucket the head never named at its next full listing', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage)

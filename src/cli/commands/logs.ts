@@ -82,8 +82,10 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const out = await import('../output.js')
   const follower = followRequestLog(store, { ...filter, tail: flags.tail })
   const printNew = async () => {
-    const entries = await follower.read()
-    for (const entry of entries) process.stdout.write(`${flags.json ? formatJson(entry) : formatEntry(out, entry)}\n`)
+    for await (const entries of follower.readBatches()) {
+      if (entries.length === 0) continue
+      process.stdout.write(`${entries.map((entry) => (flags.json ? formatJson(entry) : formatEntry(out, entry))).join('\n')}\n`)
+    }
   }
   if (!flags.follow) {
     try {
