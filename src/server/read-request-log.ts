@@ -3,10 +3,9 @@ import { deriveKeyId } from './auth.js'
 import { HEAD_BUCKETS, HEAD_KEY, isBucketKey, listBuckets, type RequestLogEntry, type StoredEntry } from './request-log.js'
 
 /**
- * Buckets asked for at once (storage.getItems): one MGET on redis, on fs files read one after
- * another. Buckets were once read 32 at a time through getItem: opened all at once, a log of
- * 100,000 one-entry buckets (a key paced by the rate limit sends about one request per flush)
- * failed with EMFILE.
+ * Buckets asked for at once (storage.getItems): one MGET on redis; on fs the files are read one
+ * after another. Opened all at once, a log of 100,000 one-entry buckets (a key paced by the rate
+ * limit sends about one request per flush) failed with EMFILE.
  */
 const READ_BATCH = 256
 
@@ -23,14 +22,10 @@ export interface RequestLogFilter {
   maskedKey?: string
 }
 
-/** The contents of `buckets`, in their order, READ_BATCH at a time (null: no such bucket). */
+/** The contents of `buckets` (at most READ_BATCH), in their order; null for one not stored. */
 async function readBuckets(storage: Storage, buckets: string[]): Promise<Array<StoredEntry[] | null>> {
-  const contents: Array<StoredEntry[] | null> = []
-  for (let start = 0; start < buckets.length; start += READ_BATCH) {
-    const read = await storage.getItems(buckets.slice(start, start + READ_BATCH))
-    for (const { value } of read) contents.push((value ?? null) as StoredEntry[] | null)
-  }
-  return contents
+  const read = await storage.getItems(buckets)
+  return read.map(({ value }) => (value ?? null) as StoredEntry[] | null)
 }
 
 /** The bucket names the server's head holds, oldest first; undefined without one (a server of an earlier version). */
