@@ -141,7 +141,7 @@ export const atomicFsDriver = defineDriver((options: AtomicFsOptions) => {
     hasItem: (key) => fsp.access(path(key)).then(() => true, ignoreMissing(false)),
     getItem: (key) => fsp.readFile(path(key), 'utf8').catch(ignoreMissing(null)),
     // Read one after another, synchronously: `sandbox logs` reads a log of up to 100,000 small
-    // files, and 20,000 took 0.4 s so against 2.2-3.2 s through fs.promises, where open, stat,
+    // files, and 20,000 took 0.4 s against 2.2-3.2 s through fs.promises, where open, stat,
     // read and close are each a trip through the thread pool. Only the tools call it: the
     // server's journaled driver reads single files, through getItem.
     getItems: (items) => items.map(({ key }) => ({ key, value: readFileIfAny(path(key)) })),

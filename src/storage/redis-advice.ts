@@ -16,7 +16,7 @@ export function pickStartReason(previous: string | undefined, next: string): str
  * What to do about a failed start, by the reason redis or the network gave. `owner` false: a tool
  * (`sandbox logs`, `keys reset`), which must reach the redis the server stores in, not another.
  */
-export function adviseOn(reason: string, tls: boolean, owner = true): string {
+export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/^NOAUTH/.test(reason)) return 'it asks for a password: put it in the URL, redis://:PASSWORD@HOST:PORT/DB (redis://USER:PASSWORD@HOST:PORT/DB for an ACL user)'
   if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
   if (/^NOPERM/.test(reason)) return `the URL's redis user may not do all that the sandbox needs: grant it ACL SETUSER USER ${REDIS_ACL_RULE}`

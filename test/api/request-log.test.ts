@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createStorage, type Storage } from 'unstorage'
-import { createRequestLog, HEAD_BUCKETS, HEAD_KEY, type RequestLogEntry } from '../../src/server/request-log.js'
+import { createRequestLog, HEAD_BUCKETS, HEAD_KEY, type RequestLog, type RequestLogEntry } from '../../src/server/request-log.js'
 import { followRequestLog, readRequestLog } from '../../src/server/read-request-log.js'
 import { createTestApi, newKey, type TestApi } from '../helpers/api.js'
 import { installWallClock } from '../helpers/wall-clock.js'
@@ -78,14 +78,22 @@ describe('request log', () => {
 describe('following the request log (sandbox logs --follow)', () => {
   const entry = (n: number): RequestLogEntry => ({ request_id: `req_${n}`, at: new Date(0).toISOString(), key: null, method: 'GET', path: '/api/sandbox/config', status: 200, error_code: null, idempotency_key: null, duration_ms: 0 })
   const ids = (entries: RequestLogEntry[]) => entries.map((read) => read.request_id)
-  /** The storage as a follower sees it, counting how often it lists the log. */
-  function countListings(storage: Storage) {
-    const counted = { listings: 0, storage: Object.create(storage) as Storage }
-    counted.storage.getKeys = (...args: Parameters<Storage['getKeys']>) => {
-      counted.listings++
-      return storage.getKeys(...args)
+  /** The storage as a follower sees it, counting calls of `method` (each weighed by `weigh`, 1 by default). */
+  function countCalls(storage: Storage, method: 'getKeys' | 'getItems', weigh: (args: unknown[]) => number = () => 1) {
+    const counted = { calls: 0, storage: Object.create(storage) as Storage }
+    const original = storage[method] as (...args: unknown[]) => unknown
+    ;(counted.storage as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      counted.calls += weigh(args)
+      return original(...args)
     }
     return counted
+  }
+  /** Records requests `from` to `to - 1`, each in a bucket of its own (one flush each), under `keyId`. */
+  async function writeBuckets(log: RequestLog, from: number, to: number, keyId = (_n: number) => 'key-id', key = (_n: number): string | null => null) {
+    for (let n = from; n < to; n++) {
+      log.record(keyId(n), { ...entry(n), key: key(n) })
+      await log.flush()
+    }
   }
 
   it('returns each request once while the log rolls over', async () => {
@@ -106,7 +114,7 @@ describe('following the request log (sandbox logs --follow)', () => {
   it('reads the head of the log on each read, and lists the whole log only every readsPerListing reads', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage)
-    const counted = countListings(storage)
+    const counted = countCalls(storage, 'getKeys')
     const follower = followRequestLog(counted.storage, { readsPerListing: 60 })
     const printed: string[] = []
     for (let n = 0; n < 100; n++) {
@@ -117,25 +125,21 @@ describe('following the request log (sandbox logs --follow)', () => {
     await log.close()
     expect(printed).toEqual(Array.from({ length: 100 }, (_, n) => `req_${n}`))
     // The first read, and the 62nd (60 reads of the head after the first listing).
-    expect(counted.listings).toBe(2)
+    expect(counted.calls).toBe(2)
   })
 
   it('lists the log to catch up when more buckets were written since the last read than the head names', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage)
-    const counted = countListings(storage)
+    const counted = countCalls(storage, 'getKeys')
     const follower = followRequestLog(counted.storage)
-    log.record('key-id', entry(0))
-    await log.flush()
+    await writeBuckets(log, 0, 1)
     expect(ids(await follower.read())).toEqual(['req_0'])
     const written = HEAD_BUCKETS + 20
-    for (let n = 1; n <= written; n++) {
-      log.record('key-id', entry(n))
-      await log.flush()
-    }
+    await writeBuckets(log, 1, written + 1)
     await log.close()
     expect(ids(await follower.read())).toEqual(Array.from({ length: written }, (_, n) => `req_${n + 1}`))
-    expect(counted.listings).toBe(2)
+    expect(counted.calls).toBe(2)
     expect(await follower.read()).toEqual([])
   })
 
@@ -170,20 +174,14 @@ describe('following the request log (sandbox logs --follow)', () => {
   it('starts from the last `tail` entries, of the key when filtered, reading buckets from the newest back only', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage)
-    for (let n = 0; n < 300; n++) {
-      log.record(n % 10 === 0 ? 'mine' : 'other', { ...entry(n), key: n % 10 === 0 ? 'sk_sandbox_mine…0000' : 'sk_sandbox_othe…0000' })
-      await log.flush()
-    }
-    let bucketsRead = 0
-    const counted = Object.create(storage) as Storage
-    counted.getItems = ((items: string[], ...rest: unknown[]) => {
-      bucketsRead += items.length
-      return (storage.getItems as (...args: unknown[]) => unknown)(items, ...rest)
-    }) as Storage['getItems']
-    const last = followRequestLog(counted, { tail: 3 })
+    const mineEvery10 = (n: number) => n % 10 === 0
+    await writeBuckets(log, 0, 300, (n) => (mineEvery10(n) ? 'mine' : 'other'), (n) => (mineEvery10(n) ? 'sk_sandbox_mine…0000' : 'sk_sandbox_othe…0000'))
+    // Weighed by the buckets asked for.
+    const counted = countCalls(storage, 'getItems', (args) => (args[0] as string[]).length)
+    const last = followRequestLog(counted.storage, { tail: 3 })
     expect(ids(await last.read())).toEqual(['req_297', 'req_298', 'req_299'])
-    expect(bucketsRead).toBeGreaterThan(0)
-    expect(bucketsRead).toBeLessThan(100)
+    expect(counted.calls).toBeGreaterThan(0)
+    expect(counted.calls).toBeLessThan(100)
     const mine = followRequestLog(storage, { maskedKey: 'sk_sandbox_mine…0000', tail: 2 })
     expect(ids(await mine.read())).toEqual(['req_280', 'req_290'])
     const none = followRequestLog(storage, { tail: 0 })
@@ -201,22 +199,14 @@ describe('following the request log (sandbox logs --follow)', () => {
   it('gives a long log in batches as they are read, the same entries as a whole read', async () => {
     const storage = createStorage()
     const log = createRequestLog(storage)
-    for (let n = 0; n < 600; n++) {
-      log.record('key-id', entry(n))
-      await log.flush()
-    }
+    await writeBuckets(log, 0, 600)
     await log.close()
-    let reads = 0
-    const counted = Object.create(storage) as Storage
-    counted.getItems = ((...args: unknown[]) => {
-      reads++
-      return (storage.getItems as (...args: unknown[]) => unknown)(...args)
-    }) as Storage['getItems']
+    const counted = countCalls(storage, 'getItems')
     const batches: string[][] = []
     const readsBefore: number[] = []
-    for await (const batch of followRequestLog(counted).readBatches()) {
+    for await (const batch of followRequestLog(counted.storage).readBatches()) {
       batches.push(ids(batch))
-      readsBefore.push(reads)
+      readsBefore.push(counted.calls)
     }
     // The first batch comes after one read of the storage, not after all of them.
     expect(readsBefore).toEqual([1, 2, 3])

@@ -13,7 +13,7 @@ async function loadSource(source: NonNullable<ValueHint['source']>): Promise<str
   if (source === 'scenario-ids' || source === 'scenario-tags') {
     // The shipped ones: a script is written once, and `run --dir` names its own files (completed as paths).
     const scenarios = await (await import('../../scenarios/load-scenarios.js')).loadScenarios()
-    return source === 'scenario-ids' ? scenarios.map((scenario) => scenario.id) : [...new Set(scenarios.flatMap((scenario) => scenario.tags ?? []))].sort()
+    return source === 'scenario-ids' ? scenarios.map((scenario) => scenario.id) : [...new Set(scenarios.flatMap((scenario) => scenario.tags))].sort()
   }
   throw new Error(`unknown completion source ${String(source)}`)
 }
