@@ -8,7 +8,9 @@ import type { Scenario } from '../scenarios/scenario-schema.js'
  * from files named by path; a broken file or an unknown id is a CliError (code SCENARIO).
  */
 export async function loadChosenScenarios(args: string[], dir: string | undefined, tags: string[]): Promise<{ all: Scenario[]; chosen: Scenario[] }> {
-  const lib = await import('../scenarios/index.js')
+  // Not the scenarios' index: it holds the runner and, through it, the whole server, which
+  // listing, picking or refusing scenarios does not need (run --list took 0.9 s instead of 0.3 s).
+  const lib = { ...(await import('../scenarios/load-scenarios.js')), ...(await import('../scenarios/select-scenarios.js')) }
   try {
     const all = await lib.loadScenarios(dir ?? lib.SHIPPED_SCENARIOS_DIR)
     if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], tags) }
