@@ -1,11 +1,12 @@
 import ipaddr from 'ipaddr.js'
+import { suggestClosest } from '../text/closest-match.js'
 import type { Scenario } from './scenario-schema.js'
 
 /** A scenario asked for by id that does not exist. */
 export class UnknownScenarioError extends Error {
   override name = 'UnknownScenarioError'
   constructor(readonly ids: string[], known: string[]) {
-    super(`unknown scenario${ids.length === 1 ? '' : 's'} ${ids.join(', ')}; known: ${known.join(', ')}`)
+    super(`unknown scenario${ids.length === 1 ? '' : 's'} ${ids.map((id) => `${id}${suggestClosest(id, known)}`).join(', ')}; known: ${known.join(', ')}`)
   }
 }
 

@@ -9,6 +9,7 @@ import { recoverJournals } from './journal-files.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { checkRedisUrl } from './redis-url.js'
 import { maskCredentials } from '../text/url-password.js'
+import { suggestClosest } from '../text/closest-match.js'
 import { StorageError } from './storage-error.js'
 import { createDirectory } from '../files/create-directory.js'
 import { checkFormatMarker, FORMAT_KEY, formatMarkerText } from './storage-format.js'
@@ -43,8 +44,10 @@ export function parseStorageKind(text: string): StorageKind {
     checkRedisUrl(text.trim())
     return 'redis'
   }
-  // Echoed without what may be a password: `valkey://:PASSWORD@...` or `redis:/:PASSWORD@...`.
-  throw new StorageError(`unknown storage "${maskCredentials(text)}": use fs, memory or a redis:// URL`)
+  // Echoed without what may be a password: `valkey://:PASSWORD@...` or `redis:/:PASSWORD@...`;
+  // only a plain word (no URL) is matched against the names.
+  const suggestion = /^[a-z]+$/.test(value) ? suggestClosest(value, ['fs', 'memory']) : ''
+  throw new StorageError(`unknown storage "${maskCredentials(text)}"${suggestion}: use fs, memory or a redis:// URL`)
 }
 
 /**

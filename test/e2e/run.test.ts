@@ -319,7 +319,11 @@ describe('sandbox run', () => {
       expect(stderr.split('\n')[0], args.join(' ')).toMatch(new RegExp(`^(sandbox: |error: )${document.error.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))
       return document
     }
-    expect(await documentOf(['--tag', 'nosuch'])).toEqual({ error: { code: 'USAGE', message: 'no scenario has the tag nosuch' } })
+    // A tag no scenario has: the tags there are, and the one a typo meant; --list says so too.
+    expect(await documentOf(['--tag', 'nosuch'])).toEqual({ error: { code: 'USAGE', message: 'no scenario has the tag nosuch; tags: direct, direct-actions, errors, idempotency, isolation, limits, loan-flow, local-only, partner, recovery, repayment, smoke, webhooks' } })
+    expect(await documentOf(['--list', '--tag', 'webhook'])).toEqual({ error: { code: 'USAGE', message: 'no scenario has the tag webhook (did you mean webhooks?); tags: direct, direct-actions, errors, idempotency, isolation, limits, loan-flow, local-only, partner, recovery, repayment, smoke, webhooks' } })
+    expect(await documentOf(['loan-flow', '--tag', 'webhooks'])).toEqual({ error: { code: 'USAGE', message: 'none of the scenarios named has the tag webhooks' } })
+    expect(await documentOf(['loan_flow'])).toMatchObject({ error: { code: 'SCENARIO', message: expect.stringMatching(/^unknown scenario loan_flow \(did you mean loan-flow\?\); known: /) } })
     expect(await documentOf(['--dir', join(dir, 'missing')])).toEqual({ error: { code: 'USAGE', message: `no such file or directory: ${join(dir, 'missing')}` } })
     expect(await documentOf(['--dir', join(dir, 'afile')])).toEqual({ error: { code: 'USAGE', message: `--dir ${join(dir, 'afile')} is not a directory (give scenario files as arguments, or the directory that holds them)` } })
     expect(await documentOf(['--dir', dir])).toEqual({ error: { code: 'SCENARIO', message: `${join(dir, 'broken.json')}: not valid JSON (line 1, column 14): a comma before }; JSON allows no trailing comma` } })
@@ -330,7 +334,7 @@ describe('sandbox run', () => {
     expect(await documentOf(['--junit', ''])).toEqual({ error: { code: 'USAGE', message: '--junit needs a value, got an empty string' } })
     expect(await documentOf(['loan-flow', '--junit', join(dir, 'afile/x.xml')])).toEqual({ error: { code: 'OUTPUT', message: `cannot write the JUnit report to ${join(dir, 'afile/x.xml')}: ${join(dir, 'afile')} is a file, not a directory` } })
     // Without --json, stdout stays empty; once the report is out, an error adds no second document.
-    expect(await runCli(['run', '--tag', 'nosuch'])).toMatchObject({ code: 2, stdout: '', stderr: 'sandbox: no scenario has the tag nosuch\n' })
+    expect(await runCli(['run', '--tag', 'nosuch'])).toMatchObject({ code: 2, stdout: '', stderr: 'sandbox: no scenario has the tag nosuch; tags: direct, direct-actions, errors, idempotency, isolation, limits, loan-flow, local-only, partner, recovery, repayment, smoke, webhooks\n' })
     const server = await startServe(['--port', '0', '--storage', 'memory'])
     await server.stop()
     const unreachable = await runCli(['run', 'loan-flow', '--json', '--base-url', server.url])

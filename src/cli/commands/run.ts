@@ -2,6 +2,7 @@ import { Argument, Option, type Command } from 'commander'
 import { canPrompt } from '../can-prompt.js'
 import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
+import { suggestClosest } from '../../text/closest-match.js'
 import { loadChosenScenarios } from '../load-chosen.js'
 import { addJsonOption, addReceiverOptions, formatDuration, readDurationFlag, resolveReceiverFlags } from '../options.js'
 import { pickScenarios } from '../pick-scenarios.js'
@@ -28,6 +29,8 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   if (!flags.watch) {
     const { all, chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
     if (flags.list) {
+      // A tag that selects nothing is a typo far more often than an empty answer to a question.
+      if (chosen.length === 0 && flags.tag.length > 0) throw new CliError(noScenarioMessage(flags, all))
       if (flags.json) {
         printJsonDocument(command, chosen.map(({ id, name, description, tags, file }) => ({ id, name, description, tags, file })))
       }
@@ -37,7 +40,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     scenarios = chosen
     const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && canPrompt()
     if (interactive) scenarios = await pickScenarios(all)
-    if (scenarios.length === 0) throw new CliError(noScenarioMessage(flags))
+    if (scenarios.length === 0) throw new CliError(noScenarioMessage(flags, all))
   }
   // The checks `webhook trigger` and its kin make too: an http(s) URL without a password, a sendable sk_sandbox_ key.
   const { readApiKey, readBaseUrl } = await import('../api-target.js')
@@ -61,16 +64,21 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     baseUrl,
     serverPerRun: apiKey !== undefined,
     load: async () => {
-      const { chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
-      if (chosen.length === 0) throw new CliError(noScenarioMessage(flags))
+      const { all, chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
+      if (chosen.length === 0) throw new CliError(noScenarioMessage(flags, all))
       return chosen
     },
     run: (chosen, server, say, signal) => runChosen(chosen, { ...setup, server, signal }, say),
   })
 }
 
-function noScenarioMessage(flags: RunFlags): string {
-  return flags.tag.length > 0 ? `no scenario has the tag ${flags.tag.join(' or ')}` : 'no scenarios to run'
+/** Why nothing was chosen: with --tag, the tags there are (and the one a typo meant) or that the named scenarios lack it. */
+function noScenarioMessage(flags: RunFlags, all: Scenario[]): string {
+  if (flags.tag.length === 0) return 'no scenarios to run'
+  const known = [...new Set(all.flatMap((scenario) => scenario.tags))].sort()
+  if (flags.tag.some((tag) => known.includes(tag))) return `none of the scenarios named has the tag ${flags.tag.join(' or ')}`
+  const tags = flags.tag.map((tag) => `${tag}${suggestClosest(tag, known)}`).join(' or ')
+  return `no scenario has the tag ${tags}${known.length > 0 ? `; tags: ${known.join(', ')}` : ''}`
 }
 
 /**
