@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
 import { decodeJsonBytes, describeReadError, JsonTextError, parseJsonText } from '../json-text/read-json-text.js'
 import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
+import { suggestFieldNames } from './field-suggestions.js'
+import { suggestClosest } from '../text/closest-match.js'
 
 /** Where the scenarios shipped with the package live. */
 export const SHIPPED_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios', import.meta.url))
@@ -41,11 +43,15 @@ interface SchemaIssue {
   message: string
   /** What the key schema said, for an invalid key of a record. */
   issues?: { message: string }[]
+  /** The fields no schema has, for an unrecognized_keys issue. */
+  keys?: string[]
 }
 
 /** A record key's own issue says what a name must be; the record's says only "Invalid key in record". */
 function describeIssue(issue: SchemaIssue): string {
-  return issue.code === 'invalid_key' && issue.issues?.[0] ? issue.issues[0].message : issue.message
+  if (issue.code === 'invalid_key' && issue.issues?.[0]) return issue.issues[0].message
+  if (issue.code === 'unrecognized_keys' && issue.keys) return `${issue.message}${suggestFieldNames(issue.keys)}`
+  return issue.message
 }
 
 const STEP_KEYS = Object.keys(stepKinds) as (keyof typeof stepKinds)[]
@@ -60,7 +66,11 @@ function stepIssueProblems(file: string, step: number, issues: SchemaIssue[]): S
  */
 function unionStepProblems(file: string, index: number, step: unknown, fallback: SchemaIssue): ScenarioProblem[] {
   const kind = STEP_KEYS.find((key) => typeof step === 'object' && step !== null && key in step)
-  if (!kind) return [{ file, step: index, message: `a step needs one of ${STEP_KEYS.join(', ')}` }]
+  if (!kind) {
+    const keys = typeof step === 'object' && step !== null ? Object.keys(step) : []
+    const meant = keys.map((key) => suggestClosest(key, STEP_KEYS)).find(Boolean) ?? ''
+    return [{ file, step: index, message: `a step needs one of ${STEP_KEYS.join(', ')}${meant}` }]
+  }
   const issues = stepKinds[kind].safeParse(step).error?.issues ?? []
   return stepIssueProblems(file, index, issues.length > 0 ? issues : [{ ...fallback, path: [] }])
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { suggestClosest } from '../text/closest-match.js'
 
 /**
  * The operators a scenario can use instead of a literal value, e.g. `{ "$type": "string" }` or
@@ -68,7 +69,7 @@ export function isMatcher(expected: unknown): expected is Record<string, unknown
 export function findMatcherProblems(expected: Record<string, unknown>, skip: (operand: unknown) => boolean = () => false): string[] {
   return Object.entries(expected).map(([operator, operand]) => {
     const rule = OPERAND_RULES[operator]
-    if (!rule) return `unknown matcher ${operator}`
+    if (!rule) return `unknown matcher ${operator}${suggestClosest(operator, Object.keys(OPERAND_RULES))}`
     const problem = skip(operand) ? null : rule(operand)
     return problem && `${operator} ${problem}, got ${show(operand)}`
   }).filter((problem): problem is string => Boolean(problem))

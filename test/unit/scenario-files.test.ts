@@ -176,10 +176,15 @@ describe('scenario files', () => {
     expect(problemsOfStep({ request: { method: 'POST', path: '/x', until_ms: 500 } })).toEqual(['2 request.until_ms: until_ms is for GET requests only: a POST or DELETE sent again would act again'])
     expect(problemsOfStep({ request: { ...get, until_ms: 0 } })).toEqual(['2 request.until_ms: Too small: expected number to be >0'])
     expect(problemsOfStep({ request: { ...get, until_ms: 500, drop_answer: true } })).toEqual(['2 request.until_ms: until_ms needs the answers: it cannot go with drop_answer'])
-    expect(problemsOfStep({ requst: get })).toEqual(['2 -: a step needs one of request, replay, wait_for_webhook, recover'])
-    // Unknown keys keep their own message.
+    expect(problemsOfStep({ requst: get })).toEqual(['2 -: a step needs one of request, replay, wait_for_webhook, recover (did you mean request?)'])
+    expect(problemsOfStep({ foo: get })).toEqual(['2 -: a step needs one of request, replay, wait_for_webhook, recover'])
+    // Unknown keys keep their own message, with the field a typo meant when one is close.
     expect(problemsOfStep({ request: get, foo: 1 })).toEqual(['2 -: Unrecognized key: "foo"'])
     expect(problemsOfStep({ request: { ...get, foo: 1 } })).toEqual(['2 request: Unrecognized key: "foo"'])
+    expect(problemsOfStep({ request: get, expcet: { status: 200 } })).toEqual(['2 -: Unrecognized key: "expcet" (did you mean expect?)'])
+    expect(problemsOfStep({ request: get, expect: { stauts: 200 } })).toEqual(['2 expect: Unrecognized key: "stauts" (did you mean status?)'])
+    expect(problemsOfStep({ request: { ...get, idempotency_kye: 'k', foo: 1, methd: 'GET' } })).toEqual(['2 request: Unrecognized keys: "idempotency_kye", "foo", "methd" (did you mean idempotency_key for "idempotency_kye", method for "methd"?)'])
+    expect(problemsOf(JSON.stringify({ ...valid, tag: ['x'] }))).toEqual(['- -: Unrecognized key: "tag" (did you mean tags?)'])
   })
 
   it('reports variables used before capture, undeclared keys and unknown matchers', () => {
@@ -187,13 +192,14 @@ describe('scenario files', () => {
       ...valid,
       steps: [
         { replay: true },
-        { request: { method: 'GET', path: '/loans/{{loanId}}', key: 'partner2' }, expect: { body: { debt: { $bigger: 1 } } }, capture: { loanId: 'id' } },
+        { request: { method: 'GET', path: '/loans/{{loanId}}', key: 'partner2' }, expect: { body: { debt: { $bigger: 1 }, ltv: { $exist: true } } }, capture: { loanId: 'id' } },
         { request: { method: 'GET', path: '/loans/{{loanId}}' } },
       ],
     })
     expect(problemsOf(text).sort()).toEqual([
       '1 replay: the first step has no request to replay',
       '2 expect.body.debt: unknown matcher $bigger',
+      '2 expect.body.ltv: unknown matcher $exist (did you mean $exists?)',
       '2 request.key: key "partner2" is not declared in "keys"',
       '2 request.path: {{loanId}} is not captured by an earlier step',
     ])
