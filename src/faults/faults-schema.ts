@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { SetupError } from '../errors/setup-error.js'
+import { formatSchemaIssues } from '../schemas/field-suggestions.js'
 
 /** Statuses a `status` fault may answer: the ones a partner's client must survive. */
 export const FAULT_STATUSES = [500, 502, 503, 504, 429] as const
@@ -52,6 +53,5 @@ export type FaultRule = FaultsConfig['rules'][number]
 export function parseFaults(value: unknown, source = 'faults'): FaultsConfig {
   const result = faultsSchema.safeParse(value)
   if (result.success) return result.data
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')
-  throw new SetupError(`${source} is not a valid fault injection file: ${problems}`)
+  throw new SetupError(`${source} is not a valid fault injection file: ${formatSchemaIssues(result.error.issues, faultsSchema)}`)
 }

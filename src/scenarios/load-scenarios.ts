@@ -3,8 +3,8 @@ import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
 import { decodeJsonBytes, describeReadError, JsonTextError, parseJsonText } from '../json-text/read-json-text.js'
-import { scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
-import { suggestFieldNames } from './field-suggestions.js'
+import { scenarioFileSchema, scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
+import { suggestFieldNames } from '../schemas/field-suggestions.js'
 import { suggestClosest } from '../text/closest-match.js'
 
 /** Where the scenarios shipped with the package live. */
@@ -50,7 +50,7 @@ interface SchemaIssue {
 /** A record key's own issue says what a name must be; the record's says only "Invalid key in record". */
 function describeIssue(issue: SchemaIssue): string {
   if (issue.code === 'invalid_key' && issue.issues?.[0]) return issue.issues[0].message
-  if (issue.code === 'unrecognized_keys' && issue.keys) return `${issue.message}${suggestFieldNames(issue.keys)}`
+  if (issue.code === 'unrecognized_keys' && issue.keys) return `${issue.message}${suggestFieldNames(issue.keys, scenarioFileSchema)}`
   return issue.message
 }
 

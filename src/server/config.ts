@@ -2,6 +2,8 @@ import { SetupError } from '../errors/setup-error.js'
 import type { SandboxConfig } from '../domain/types.js'
 import { sandboxConfigSchema } from '../schemas/config.js'
 import { isJsonObject } from '../json-text/is-json-object.js'
+import { formatSchemaIssues } from '../schemas/field-suggestions.js'
+import { suggestClosest } from '../text/closest-match.js'
 
 /** A partial object whose nested objects are partial too. */
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
@@ -13,14 +15,17 @@ function deepMerge(base: unknown, override: unknown): unknown {
   return merged
 }
 
-/** Paths of `override` keys that `base` does not have: typos that would otherwise be ignored. */
+/**
+ * Paths of `override` keys that `base` does not have (typos that would otherwise be ignored), each
+ * with the key of its level it most likely meant: `borow_rates (did you mean borrow_rates?)`.
+ */
 function findUnknownKeys(base: unknown, override: unknown, path = ''): string[] {
   if (!isJsonObject(base) || !isJsonObject(override)) return []
   return Object.entries(override).flatMap(([key, value]) => {
     const at = path ? `${path}.${key}` : key
     // Own keys only: `in` would take `__proto__`, `constructor` or `toString` as config keys and
     // let them through unreported (and `__proto__` would then swap the merged object's prototype).
-    return Object.hasOwn(base, key) ? findUnknownKeys(base[key], value, at) : [at]
+    return Object.hasOwn(base, key) ? findUnknownKeys(base[key], value, at) : [`${at}${suggestClosest(key, Object.keys(base))}`]
   })
 }
 
@@ -36,8 +41,7 @@ export function resolveConfig(base: SandboxConfig, overrides?: DeepPartial<Sandb
   const merged = deepMerge(base, overrides ?? {})
   const result = sandboxConfigSchema.safeParse(merged)
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')
-    throw new SetupError(`${source} is not a valid sandbox config: ${problems}`)
+    throw new SetupError(`${source} is not a valid sandbox config: ${formatSchemaIssues(result.error.issues, sandboxConfigSchema)}`)
   }
   return result.data as SandboxConfig
 }

@@ -169,7 +169,7 @@ describe('sandbox serve', () => {
       [['--storage', 'sqlite'], /use fs, memory or a redis:\/\/ URL/],
       [['--config', join(dir, 'missing.json')], /cannot read --config/],
       [['--config', badConfig], /max_ltv_percent/],
-      [['--config', typoConfig], /--config \S+typo\.json is not a valid sandbox config: unknown keys ratez, risk\.max_ltv \(see GET \/api\/sandbox\/config for the keys\)/],
+      [['--config', typoConfig], /--config \S+typo\.json is not a valid sandbox config: unknown keys ratez \(did you mean rates\?\), risk\.max_ltv \(see GET \/api\/sandbox\/config for the keys\)/],
       [['--config', twiceConfig], /^sandbox: --config \S+twice\.json: rates\.btc_usd: duplicate key "btc_usd" \(lines 3 and 4\): JSON keeps only the last one, so the first would be ignored\n$/],
       [['--keys', join(dir, 'none.json')], /sandbox keys create/],
       [['--webhook-forward-to', 'localhost:3000'], /--webhook-forward-to must be an http\(s\) URL, not localhost:/],

@@ -11,4 +11,10 @@ describe('config overrides', () => {
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
+
+  it('names the key of its level that a misspelt one meant', () => {
+    const base = loadFixtures().config
+    const overrides = { borow_rates: { fixed: 10 }, risk: { max_ltv_precent: 60, x: 1 }, rates: { btc_usdt: 1 } }
+    expect(() => resolveConfig(base, overrides as never, '--config x.json')).toThrow('--config x.json is not a valid sandbox config: unknown keys borow_rates (did you mean borrow_rates?), risk.max_ltv_precent (did you mean max_ltv_percent?), risk.x, rates.btc_usdt (did you mean btc_usd?) (see GET /api/sandbox/config for the keys)')
+  })
 })

@@ -120,8 +120,10 @@ describe('fault file validation', () => {
     expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/state?x=1' }] })).toContain('rules.0.path: a path is matched without its query')
     expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/*' }, { fault: 'drop_before', path: '/' }, { fault: 'drop_before', path: '/*' }] })).toBe('')
     expect(problems({ rules: [{}, { fault: 'drop_before', rate: 0.5, every: 2 }] })).toContain('rules.1.every: use one of rate, every and first_attempt per rule')
-    expect(problems({ rules: [{ fault: 'drop_before', first_atempt: true }] })).toContain('rules.0')
+    // A misspelt field names the one it meant.
+    expect(problems({ rules: [{ fault: 'drop_before', first_atempt: true }] })).toContain('rules.0: Unrecognized key: "first_atempt" (did you mean first_attempt?)')
+    expect(problems({ rules: [{ fault: 'latency', ms: 5, methd: 'POST', bogus: 1 }] })).toContain('rules.0: Unrecognized keys: "methd", "bogus" (did you mean method for "methd"?)')
     expect(problems({ seed: -1, rules: [] })).toContain('seed')
-    expect(problems({ rule: [] })).toContain('rules')
+    expect(problems({ rule: [] })).toContain('(root): Unrecognized key: "rule" (did you mean rules?)')
   })
 })
