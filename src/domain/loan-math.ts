@@ -1,4 +1,5 @@
 import { SandboxError } from '../errors/sandbox-error.js'
+import { findClosestMatch } from '../text/closest-match.js'
 import { roundBtc, roundPercent, roundUsd } from './money.js'
 import type { LoanTerms, SandboxConfig } from './types.js'
 
@@ -90,7 +91,8 @@ export function roundNewLoanRequest<T extends NewLoanRequest>(request: T): T {
 export function assertNewLoanWithinLimits(request: NewLoanRequest, config: SandboxConfig): void {
   const { collateral_btc: collateral, loan_amount: amount, loan_currency: currency } = request
   if (!config.currencies.includes(currency)) {
-    throw new SandboxError('INVALID_REQUEST', `loan_currency ${currency} is not supported.`, {
+    const meant = findClosestMatch(currency, config.currencies)
+    throw new SandboxError('INVALID_REQUEST', `loan_currency ${currency} is not supported.${meant === undefined ? '' : ` Did you mean ${meant}?`}`, {
       field: 'loan_currency',
       issue: `must be one of: ${config.currencies.join(', ')}`,
       value: currency,

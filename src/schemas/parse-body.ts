@@ -2,6 +2,8 @@ import type { z } from 'zod'
 import type { ErrorCode } from '../errors/codes.js'
 import { SandboxError } from '../errors/sandbox-error.js'
 import { isJsonObject } from '../json-text/is-json-object.js'
+import { findClosestMatch } from '../text/closest-match.js'
+import { hintMisspeltField } from './misspelt-field.js'
 
 /**
  * Fields whose errors are 400 INVALID_AMOUNT (spec part 7: "amount, collateral or repayment
@@ -41,7 +43,23 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
     if (allowed) details.allowed = allowed
   }
   if (ordered.length > 1) details.issues = ordered
-  throw new SandboxError(code, `${first.field} ${first.issue}.`, details)
+  const error = new SandboxError(code, `${first.field} ${first.issue}.${suggestValue(result.error.issues, first.field, value)}`, details)
+  throw hintMisspeltField(error, findUnknownFields(schema, value))
+}
+
+/** The top-level fields of `body` that `schema` (an object schema) does not have. */
+function findUnknownFields(schema: z.ZodType, body: Record<string, unknown>): string[] {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape
+  return shape === undefined ? [] : Object.keys(body).filter((field) => !Object.hasOwn(shape, field))
+}
+
+/** ` Got "start_colateral_transfer": did you mean start_collateral_transfer?` for a value one typo from an allowed one. */
+function suggestValue(issues: readonly z.core.$ZodIssue[], field: string, body: Record<string, unknown>): string {
+  const issue = issues.find((i) => i.code === 'invalid_value' && i.path.length === 1 && i.path[0] === field)
+  const sent = body[field]
+  if (issue?.code !== 'invalid_value' || typeof sent !== 'string') return ''
+  const match = findClosestMatch(sent, issue.values.map(String))
+  return match === undefined ? '' : ` Got ${JSON.stringify(sent)}: did you mean ${match}?`
 }
 
 /**

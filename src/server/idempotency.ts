@@ -7,6 +7,8 @@ import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './route-types.js'
 import { sessionSlotOf, type SessionDoc } from './session-doc.js'
 import { findIgnoredFields } from '../schemas/parse-body.js'
+import { hintMisspeltField } from '../schemas/misspelt-field.js'
+import { SandboxError } from '../errors/sandbox-error.js'
 import { announceIgnoredFields } from './ignored-fields.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
@@ -140,6 +142,8 @@ async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: R
     return { status: 200, ...result, ignored }
   } catch (error) {
     const api = toApiError(error)
+    // A 400 is not stored: it may name the misspelt field behind it (a parse error already does).
+    if (api && !isStoredStatus(api.status) && error instanceof SandboxError) throw hintMisspeltField(error, ignored)
     if (!api || !isStoredStatus(api.status)) throw error
     // A rejected step (404, 409) is an outcome too: remembered so a retry answers the same.
     return { status: api.status, body: api.toBody(), doc, errorCode: api.code, ignored }

@@ -37,6 +37,26 @@ describe('body fields a POST does not know', () => {
     await api.sandbox.close()
   })
 
+  it('a 400 for a missing field or a value not allowed names the field or value a typo meant', async () => {
+    const api = await createTestApi()
+    const hints = async (path: string, body: Record<string, unknown>) => {
+      const answer = await api.post(path, body)
+      expect(answer.status, JSON.stringify(body)).toBe(400)
+      return answer.body.error as string
+    }
+    // Found by the schema (a direct loan) and by the flow step that needs the field.
+    expect(await hints('/api/sandbox/loans', { colateral_btc: 0.5, loan_amount: 2000 })).toBe('collateral_btc is required. The body has "colateral_btc", which is no field of this request: did you mean collateral_btc?')
+    expect(await hints('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', colateral_btc: 0.5, loan_amount: 2000 })).toBe('collateral_btc is required for start_collateral_transfer. The body has "colateral_btc", which is no field of this request: did you mean collateral_btc?')
+    expect(await hints('/api/sandbox/loans/flow', { action: 'start_colateral_transfer' })).toMatch(/\. Got "start_colateral_transfer": did you mean start_collateral_transfer\?$/)
+    expect(await hints('/api/sandbox/loans', { collateral_btc: 0.5, loan_amount: 2000, loan_currency: 'USTD' })).toBe('loan_currency USTD is not supported. Did you mean USDT?')
+    const loan = await api.post('/api/sandbox/loans', { collateral_btc: 0.01, loan_amount: 200 })
+    const loanId = loan.body.activeLoans.at(-1).id as string
+    expect(await hints(`/api/sandbox/loans/${loanId}/repayment-flow`, { action: 'start_payment', repayment_kind: 'partial_principal', amout: 5 })).toBe('amount is required for partial_principal. The body has "amout", which is no field of this request: did you mean amount?')
+    // Nothing close: the message as it was.
+    expect(await hints('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', btc: 0.5, loan_amount: 2000 })).toBe('collateral_btc is required for start_collateral_transfer.')
+    await api.sandbox.close()
+  })
+
   it('names the fields sent to DELETE webhooks, which takes no body, when it disables the endpoint', async () => {
     const api = await createTestApi({ allowLocalWebhooks: true })
     const refused = await api.call('DELETE', '/api/sandbox/webhooks', { body: { events: [] } })

@@ -65,6 +65,19 @@ describe('parseBody', () => {
     expect(error.details).toEqual({ field, issue })
   })
 
+  it('names the field a misspelt one meant, and the value a misspelt one meant, in the message only', () => {
+    const missing = expectError(() => parseBody(createLoanSchema, { colateral_btc: 0.5, loan_amount: 100 }), 'INVALID_AMOUNT')
+    expect(missing.message).toBe('collateral_btc is required. The body has "colateral_btc", which is no field of this request: did you mean collateral_btc?')
+    expect(missing.details).toEqual({ field: 'collateral_btc', issue: 'is required' })
+    const action = expectError(() => parseBody(loanFlowSchema, { action: 'start_colateral_transfer' }), 'INVALID_ACTION')
+    expect(action.message).toBe('action must be one of: start_collateral_transfer, confirm_btc, run_kyt, complete_payout. Got "start_colateral_transfer": did you mean start_collateral_transfer?')
+    const kind = expectError(() => parseBody(repaymentFlowSchema, { action: 'start_payment', repayment_kind: 'partal_principal' }), 'INVALID_AMOUNT')
+    expect(kind.message).toMatch(/\. Got "partal_principal": did you mean partial_principal\?$/)
+    // Nothing close, nothing added: an unknown field unlike the missing one, a value unlike any allowed.
+    expect(expectError(() => parseBody(createLoanSchema, { btc: 0.5, loan_amount: 100 }), 'INVALID_AMOUNT').message).toBe('collateral_btc is required.')
+    expect(expectError(() => parseBody(repaymentFlowSchema, { action: 'start_payment', repayment_kind: 'everything' }), 'INVALID_AMOUNT').message).toBe('repayment_kind must be one of: interest, partial_principal, full_principal.')
+  })
+
   it('reports the action first and lists every failed field', () => {
     const error = expectError(() => parseBody(loanFlowSchema, { action: 'nope', loan_amount: 'x', tx_hash: 1 }), 'INVALID_ACTION')
     expect(error.details?.field).toBe('action')
