@@ -103,9 +103,11 @@ function describeProblem(issue: z.core.$ZodIssue): string {
       return `must be one of: ${issue.values.map(String).join(', ')}`
     case 'too_small':
       if (issue.origin === 'string') return Number(issue.minimum) === 1 ? 'must not be empty' : `must have at least ${issue.minimum} characters`
+      if (issue.origin === 'array') return Number(issue.minimum) === 1 ? 'must not be empty' : `must have at least ${issue.minimum} items`
       return issue.inclusive ? `must be at least ${issue.minimum}` : `must be greater than ${issue.minimum}`
     case 'too_big':
       if (issue.origin === 'string') return `must have at most ${issue.maximum} characters`
+      if (issue.origin === 'array') return `must have at most ${issue.maximum} items`
       return issue.inclusive ? `must be at most ${issue.maximum}` : `must be less than ${issue.maximum}`
     default:
       return issue.message

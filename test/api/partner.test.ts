@@ -24,7 +24,12 @@ describe('partner profile API', () => {
     expect(nameless.status).toBe(400)
     expect(nameless.body.error_code).toBe('INVALID_REQUEST')
     const badEmail = await api.post('/api/sandbox/partner', { name: 'Acme', email: 'not-an-email' })
-    expect(badEmail.body.error_code).toBe('INVALID_REQUEST')
+    expect(badEmail.body).toMatchObject({ error_code: 'INVALID_REQUEST', error: 'email must be an email address (name@example.com).', details: { field: 'email', issue: 'must be an email address (name@example.com)' } })
+    // A URL that is not http(s) says so, rather than zod's "Invalid URL" for a valid ftp:// one.
+    for (const website of ['ftp://acme.example', 'acme.example']) {
+      const badSite = await api.post('/api/sandbox/partner', { name: 'Acme', website })
+      expect(badSite.body, website).toMatchObject({ error_code: 'INVALID_REQUEST', error: 'website must be an http:// or https:// URL.' })
+    }
 
     const created = await api.post('/api/sandbox/partner', { name: 'Acme Lending', email: 'ops@acme.example' })
     expect(created.status).toBe(200)

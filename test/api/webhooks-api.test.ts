@@ -66,6 +66,13 @@ describe('webhook endpoint API', () => {
       expect([answer.status, answer.body.error_code], JSON.stringify(body)).toEqual([status, code])
     }
     expect((await api.get('/api/sandbox/webhooks')).body.endpoint).toBeNull()
+    // An unknown type names the one it most likely meant; a short name the full one.
+    const typos = await api.post('/api/sandbox/webhooks', { url: URL_A, events: ['sandbox.loan.isued', 'loan.updated', 'sandbox.nope'] })
+    expect(typos.body.error).toBe('Unknown event types: sandbox.loan.isued (did you mean sandbox.loan.issued?), loan.updated (did you mean sandbox.loan.updated?), sandbox.nope.')
+    expect(typos.body.details.unknown_events).toEqual(['sandbox.loan.isued', 'loan.updated', 'sandbox.nope'])
+    // An empty list of ids: told as a list, not as a number.
+    const noIds = await api.post('/api/sandbox/webhooks/retry', { delivery_ids: [] })
+    expect(noIds.body).toMatchObject({ error_code: 'INVALID_REQUEST', error: 'delivery_ids must not be empty.' })
   })
 
   it('accepts http and local URLs with allowLocalWebhooks', async () => {

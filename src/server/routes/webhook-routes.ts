@@ -12,6 +12,7 @@ import { generateWebhookSecret, previewSecret } from '../../webhooks/signature.j
 import { EVENT_TYPES, type StoredEndpoint, type WebhookState } from '../../webhooks/types.js'
 import { checkWebhookUrl } from '../../webhooks/url-policy.js'
 import { createId } from '../ids.js'
+import { findClosestMatch } from '../../text/closest-match.js'
 import type { RouteContext, RouteSpec } from '../route-types.js'
 import { createDomainContext } from '../services.js'
 import { sessionSlotOf, type SessionDoc } from '../session-doc.js'
@@ -39,10 +40,18 @@ function parseEvents(events: unknown): EventType[] {
   const unknown = Array.isArray(events) ? events.filter((type) => !EVENT_TYPES.includes(type as EventType)) : []
   if (!Array.isArray(events) || events.length === 0 || unknown.length > 0) {
     throw new SandboxError('WEBHOOK_EVENTS_INVALID', Array.isArray(events) && events.length > 0
-      ? `Unknown event types: ${unknown.map(String).join(', ')}.`
+      ? `Unknown event types: ${unknown.map(describeUnknownEvent).join(', ')}.`
       : 'events must be a non-empty list of event types (or left out for all).', { unknown_events: unknown, allowed: EVENT_TYPES })
   }
   return [...new Set(events as EventType[])]
+}
+
+/** `sandbox.loan.isued (did you mean sandbox.loan.issued?)`; `loan.issued` is taken for the full name it left out. */
+function describeUnknownEvent(type: unknown): string {
+  if (typeof type !== 'string') return String(type)
+  const prefixed = `sandbox.${type}`
+  const meant = EVENT_TYPES.includes(prefixed as EventType) ? prefixed : findClosestMatch(type, EVENT_TYPES)
+  return meant === undefined ? type : `${type} (did you mean ${meant}?)`
 }
 
 function requireEndpoint(doc: SessionDoc): StoredEndpoint {
