@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { findClosestMatch, suggestClosest } from '../text/closest-match.js'
 import { findReferences, isWholeReference } from './interpolate.js'
 import { parsePath } from './json-path.js'
 import { findMatcherProblems, isMatcher } from './match-value.js'
@@ -44,8 +45,14 @@ function checkBodyPath(text: string, path: Path, report: Report): void {
 /** The variables so far: each capture with its body path (none for the built-ins). */
 type Known = Map<string, string | undefined>
 
-function describeUnknownVariable(name: string, known: Known): string {
-  if (name.startsWith('$')) return `{{${name}}} is not a built-in variable (${BUILT_IN_VARIABLES.join(', ')})`
+/** ` (did you mean {{loanId}}?)` for a name one typo from one of `names`. */
+function suggestVariable(name: string, names: Iterable<string>): string {
+  const match = findClosestMatch(name, [...names])
+  return match === undefined ? '' : ` (did you mean {{${match}}}?)`
+}
+
+function describeUnknownVariable(name: string, known: Known, captures: Map<string, number>, step: number): string {
+  if (name.startsWith('$')) return `{{${name}}} is not a built-in variable (${BUILT_IN_VARIABLES.join(', ')})${suggestVariable(name, BUILT_IN_VARIABLES)}`
   const dot = name.indexOf('.')
   const base = name.slice(0, dot)
   if (dot > 0 && known.has(base)) {
@@ -55,7 +62,19 @@ function describeUnknownVariable(name: string, known: Known): string {
     const variable = `${base}_${rest.replace(/\W/g, '_')}`
     return `{{${name}}} reads a field of the capture "${base}", which is not supported (a capture is one whole value): capture the field itself, e.g. "${variable}": "${known.get(base)}.${rest}", and use {{${variable}}}`
   }
-  return `{{${name}}} is not captured by an earlier step`
+  const capturedBy = captures.get(name)
+  if (capturedBy === step) return `{{${name}}} is captured by this step, from its answer: the steps after it can use it`
+  if (capturedBy !== undefined) return `{{${name}}} is captured only later, by step ${capturedBy + 1}: a step can use what the steps before it captured`
+  return `{{${name}}} is not captured by an earlier step${suggestVariable(name, [...known.keys()].filter((variable) => !variable.startsWith('$')))}`
+}
+
+/** Each variable's first capture, by step index. */
+function findCaptures(scenario: ScenarioFile): Map<string, number> {
+  const captures = new Map<string, number>()
+  scenario.steps.forEach((step, index) => {
+    for (const variable of Object.keys(('capture' in step ? step.capture : undefined) ?? {})) if (!captures.has(variable)) captures.set(variable, index)
+  })
+  return captures
 }
 
 /**
@@ -65,11 +84,12 @@ function describeUnknownVariable(name: string, known: Known): string {
 export function checkScenario(scenario: ScenarioFile, report: Report): void {
   const known: Known = new Map(BUILT_IN_VARIABLES.map((name) => [name, undefined]))
   const keys = new Set(['main', 'none', ...(scenario.keys ?? [])])
+  const captures = findCaptures(scenario)
   scenario.steps.forEach((step, index) => {
     const at = (...rest: Path): Path => ['steps', index, ...rest]
     const { name: _name, ...rest } = step as Record<string, unknown>
     visitStrings(rest, at(), (text, path) => {
-      for (const name of findReferences(text)) if (!known.has(name)) report(path, describeUnknownVariable(name, known))
+      for (const name of findReferences(text)) if (!known.has(name)) report(path, describeUnknownVariable(name, known, captures, index))
     })
     const expect = 'expect' in step ? step.expect : undefined
     for (const part of ['body', 'headers'] as const) {
@@ -83,7 +103,7 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
     const capture = 'capture' in step ? step.capture : undefined
     for (const [variable, path] of Object.entries(capture ?? {})) checkBodyPath(path, at('capture', variable), report)
     if ('request' in step && step.request.key && !keys.has(step.request.key)) {
-      report(at('request', 'key'), `key "${step.request.key}" is not declared in "keys"`)
+      report(at('request', 'key'), `key "${step.request.key}" is not declared in "keys"${suggestClosest(step.request.key, [...keys])}`)
     }
     if ('replay' in step && index === 0) report(at('replay'), 'the first step has no request to replay')
     for (const [variable, path] of Object.entries(capture ?? {})) known.set(variable, path)

@@ -201,7 +201,26 @@ describe('scenario files', () => {
       '2 expect.body.debt: unknown matcher $bigger',
       '2 expect.body.ltv: unknown matcher $exist (did you mean $exists?)',
       '2 request.key: key "partner2" is not declared in "keys"',
-      '2 request.path: {{loanId}} is not captured by an earlier step',
+      '2 request.path: {{loanId}} is captured by this step, from its answer: the steps after it can use it',
+    ])
+  })
+
+  it('names the variable or key a typo meant, and the later step that captures a variable used too soon', () => {
+    const text = JSON.stringify({
+      ...valid,
+      keys: ['partner2'],
+      steps: [
+        { request: { method: 'GET', path: '/x' }, capture: { loanId: 'id' } },
+        { request: { method: 'GET', path: '/loans/{{loanid}}/{{later}}/{{nothing}}', key: 'partnr2', idempotency_key: '{{$uuidd}}' } },
+        { request: { method: 'GET', path: '/x' }, capture: { later: 'id' } },
+      ],
+    })
+    expect(problemsOf(text).sort()).toEqual([
+      '2 request.idempotency_key: {{$uuidd}} is not a built-in variable ($uuid, $run, $receiver_url) (did you mean {{$uuid}}?)',
+      '2 request.key: key "partnr2" is not declared in "keys" (did you mean partner2?)',
+      '2 request.path: {{later}} is captured only later, by step 3: a step can use what the steps before it captured',
+      '2 request.path: {{loanid}} is not captured by an earlier step (did you mean {{loanId}}?)',
+      '2 request.path: {{nothing}} is not captured by an earlier step',
     ])
   })
 
