@@ -8,7 +8,8 @@ export function findClosestMatch(word: string, candidates: readonly string[]): s
   const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)))
   let best: { candidate: string; distance: number } | undefined
   for (const candidate of candidates) {
-    if (candidate === word) continue
+    // The lengths alone bound the edits from below: a 1 MB value sent as an action costs nothing.
+    if (candidate === word || Math.abs(candidate.length - word.length) > limit) continue
     const distance = countEdits(word.toLowerCase(), candidate.toLowerCase())
     if (distance <= limit && (best === undefined || distance < best.distance)) best = { candidate, distance }
   }

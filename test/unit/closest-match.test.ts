@@ -30,6 +30,9 @@ describe('the value a typo meant', () => {
     expect(findClosestMatch('f', ['fs'])).toBe('fs')
     expect(findClosestMatch('fs', ['fs'])).toBeUndefined()
     expect(findClosestMatch('anything', [])).toBeUndefined()
+    // Far longer than every candidate: none (the length difference alone rules it out).
+    expect(findClosestMatch(`loan-flow${'x'.repeat(1_000_000)}`, ['loan-flow'])).toBeUndefined()
+    expect(findClosestMatch('loan-flowxxx', ['loan-flow'])).toBe('loan-flow')
   })
 
   it('is named in the messages for an unknown scenario, storage and event', () => {
