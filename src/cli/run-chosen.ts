@@ -24,6 +24,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const out = await import('./output.js')
   const outputFile = await import('./output-file.js')
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../scenarios/index.js')
+  const { SCENARIOS_API_VERSION } = await import('../scenarios/api-version.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('./run-progress.js')
   const progress = flags.json ? {} : createRunProgress(write)
   // Where the tunnel must forward to: before the first scenario, which may wait on it.
@@ -41,6 +42,8 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
     waitForServerMs,
     ...receiver,
     onReceiverStart,
+    // Spec part 9: a breaking change is a new version. Said above the summary, where a failed run is read.
+    onApiVersion: (version) => note(`the server answers api_version ${version}; these scenarios are written for ${SCENARIOS_API_VERSION}, so a failure may be a change of the API (a newer partner-sandbox may know it)`),
     ...progress,
     // A rate-limit wait can last minutes, and a server that never answers costs a timeout per
     // attempt: say so before each wait, or the run looks stuck (with --json on stderr, as stdout

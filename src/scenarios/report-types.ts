@@ -52,6 +52,8 @@ export interface ScenarioReport {
 export interface RunReport {
   base_url: string
   started_server: boolean
+  /** The server's `api_version`: this package's for an in-process server, a remote one's GET config; null for a local one (not asked) or unread. */
+  api_version: string | null
   started_at: string
   duration_ms: number
   passed: number

@@ -1,6 +1,7 @@
 import { sendRequest } from '../client/send-request.js'
 import type { TransportOptions } from '../client/request-types.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
+import { readServerApiVersion, SCENARIOS_API_VERSION } from './api-version.js'
 import { runScenario } from './run-scenario.js'
 import { generateKey } from './scenario-context.js'
 import { startRunServer, type RunServer } from './run-server.js'
@@ -60,6 +61,8 @@ export interface RunScenariosOptions {
   onReceiverStart?(receiver: { localUrl: string; publicUrl?: string }): void
   /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
   waitForServerMs?: number
+  /** Called after the scenarios when a remote `baseUrl` answers an API version other than SCENARIOS_API_VERSION. */
+  onApiVersion?(version: string): void
   /**
    * Client settings; here `timeoutMs` defaults to RUN_TIMEOUT_MS, `maxRetryAfterMs` to
    * RUN_MAX_RETRY_AFTER_MS and `overMaxRetryAfter` to `return`.
@@ -123,6 +126,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   let stop: string | undefined
   // Asked once, and only when a run with a given key reaches a scenario that makes keys of its own.
   let probe: Promise<{ registeredOnly: boolean | undefined; requests: number }> | undefined
+  let asked: { version: string | undefined; requests: number } | undefined
   try {
     signal?.throwIfAborted()
     // A tunnel points at a fixed port: a busy one is said before anything else starts or waits,
@@ -169,6 +173,13 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       else if (report.key_refused) stop = `not run: the run stopped when the server refused ${report.id}'s key`
       else if (report.status === 'failed' && options.bail) stop = 'not run: --bail after a failed scenario'
     }
+    // A remote server (the hosted sandbox) may have moved to a newer version: asked once, after
+    // the scenarios reached it (never a second request to one that cannot be reached). A local
+    // one is this package's `serve`, and costs no request of a scripted or rate-limited test server.
+    if (!localServer && reports.some((report) => report.requests > 0) && !reports.some((report) => report.connection_error)) {
+      asked = await readServerApiVersion(baseUrl, transport, options.apiKey, signal)
+      if (asked.version !== undefined && asked.version !== SCENARIOS_API_VERSION) options.onApiVersion?.(asked.version)
+    }
   } finally {
     // An inbox that could not listen has nothing to close, and must not keep the server open.
     await (await inbox?.catch(() => undefined))?.close()
@@ -178,12 +189,13 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   return {
     base_url: baseUrl,
     started_server: server !== undefined,
+    api_version: server !== undefined ? SCENARIOS_API_VERSION : asked?.version ?? null,
     started_at: startedAt.toISOString(),
     duration_ms: Math.round(performance.now() - started),
     passed: count('passed'),
     failed: count('failed'),
     skipped: count('skipped'),
-    requests: reports.reduce((sum, report) => sum + report.requests, 0) + ((await probe)?.requests ?? 0),
+    requests: reports.reduce((sum, report) => sum + report.requests, 0) + ((await probe)?.requests ?? 0) + (asked?.requests ?? 0),
     scenarios: reports,
   }
 }

@@ -64,6 +64,31 @@ describe('sandbox run scenarios', () => {
     await expect(fetch(`${report.base_url}/api/sandbox/config`)).rejects.toThrow()
   })
 
+  it('asks a remote server its api_version once, and says when it is not the scenarios\' (spec part 9: a breaking change is a new version)', async () => {
+    const scenarios = [scenario('config', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])]
+    for (const [version, told] of [['0.4.0', ['0.4.0']], ['0.3.0', []]] as const) {
+      const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {}, config: { api_version: version } })
+      const server = await listenTestApi(sandbox)
+      try {
+        const versions: string[] = []
+        const report = await runScenarios(scenarios, { baseUrl: server.url, remote: true, onApiVersion: (seen) => versions.push(seen) })
+        expect(versions, version).toEqual(told)
+        // The question is one more request of the run.
+        expect(report, version).toMatchObject({ passed: 1, api_version: version, requests: 2 })
+        // A local server (this package's serve, or a test's scripted one) is not asked.
+        const local = await runScenarios(scenarios, { baseUrl: server.url, onApiVersion: (seen) => versions.push(seen) })
+        expect([versions, local.api_version, local.requests], version).toEqual([told, null, 1])
+      } finally {
+        await server.close()
+        await sandbox.close()
+      }
+    }
+    // An in-process server is this package's: not asked.
+    const versions: string[] = []
+    const own = await runScenarios(scenarios, { onApiVersion: (seen) => versions.push(seen) })
+    expect([versions, own.api_version, own.requests]).toEqual([[], '0.3.0', 1])
+  })
+
   it('the README\'s example scenario passes, on one key twice, and leaves no loan open', async () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
     const text = /```json\n(\{\n  "name": "Interest repayment"[\s\S]+?)\n```/.exec(readme)?.[1]

@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { killAll, runCli } from '../helpers/cli.js'
+import { killAll, runCli, startServe } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 import { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from '../helpers/forward-proxy.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { useProxiedSandbox } from '../helpers/reverse-proxy.js'
@@ -31,8 +33,32 @@ async function startProxy(options: Omit<ForwardProxyOptions, 'routes'> = {}): Pr
 }
 
 const lastLine = (text: string) => text.trimEnd().split('\n').at(-1)
+const tempDir = useTempDirs('sandbox-run-proxy')
 
 describe('sandbox run through an HTTP proxy', () => {
+  // A remote sandbox of another API version (as the hosted one after a breaking change): said
+  // above the summary, once its scenarios reached it; the JSON report carries the version.
+  it('a remote server of another api_version: a note above the summary, and api_version in the --json report', async () => {
+    const config = join(await tempDir(), 'newer.json')
+    await writeFile(config, '{"api_version":"0.4.0"}')
+    const newer = await startServe(['--port', '0', '--storage', 'memory', '--config', config])
+    const proxy = await startForwardProxy({ routes: { 'sandbox.test:4010': Number(new URL(newer.url).port) } })
+    proxies.push(proxy)
+    const env = { HTTP_PROXY: proxy.url }
+    const text = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010'], { env })
+    expect(text.code).toBe(0)
+    expect(text.stdout.trimEnd().split('\n').slice(-4)).toEqual([
+      'the server answers api_version 0.4.0; these scenarios are written for 0.3.0, so a failure may be a change of the API (a newer partner-sandbox may know it)',
+      '',
+      expect.stringMatching(/^1 scenario, 10 requests in /),
+      '1 passed, 0 failed',
+    ])
+    const json = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010', '--json'], { env })
+    expect(JSON.parse(json.stdout)).toMatchObject({ passed: 1, api_version: '0.4.0', requests: 10 })
+    expect(json.stderr).toContain('sandbox: the server answers api_version 0.4.0;')
+    await newer.stop()
+  })
+
   it('an https:// base URL goes through HTTPS_PROXY in a CONNECT tunnel, and the run says so', async () => {
     const proxy = await startProxy()
     const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test'], { env: { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: CERT } })

@@ -14,7 +14,7 @@ const failedStep: StepReport = {
 }
 const scenario = (overrides: Partial<ScenarioReport>): ScenarioReport => ({ id: 'wrong', name: 'Expects the wrong status', file: '/ws/scenarios/wrong.json', tags: [], status: 'passed', duration_ms: 20, requests: 2, steps: [passedStep], ...overrides })
 const run = (scenarios: ScenarioReport[]): RunReport => ({
-  base_url: 'http://127.0.0.1:4010', started_server: false, started_at: '2026-11-25T22:00:00.000Z', duration_ms: 1234, requests: 9,
+  base_url: 'http://127.0.0.1:4010', started_server: false, api_version: '0.3.0', started_at: '2026-11-25T22:00:00.000Z', duration_ms: 1234, requests: 9,
   passed: scenarios.filter((s) => s.status === 'passed').length, failed: scenarios.filter((s) => s.status === 'failed').length, skipped: scenarios.filter((s) => s.status === 'skipped').length,
   scenarios,
 })

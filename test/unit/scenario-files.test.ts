@@ -278,6 +278,7 @@ describe('JUnit report', () => {
   const report: RunReport = {
     base_url: 'http://127.0.0.1:1',
     started_server: true,
+    api_version: '0.3.0',
     started_at: '2026-01-02T03:04:05.000Z',
     duration_ms: 1500,
     passed: 1,
