@@ -1,9 +1,8 @@
-import { sendRequest } from '../client/send-request.js'
 import type { TransportOptions } from '../client/request-types.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
 import { readServerApiVersion, SCENARIOS_API_VERSION } from './api-version.js'
+import { probeRegisteredOnly } from './ask-config.js'
 import { runScenario } from './run-scenario.js'
-import { generateKey } from './scenario-context.js'
 import { startRunServer, type RunServer } from './run-server.js'
 import type { Scenario } from './scenario-schema.js'
 import { isLoopbackUrl, usesReceiver } from './select-scenarios.js'
@@ -77,22 +76,6 @@ export interface RunScenariosOptions {
    * onScenarioEnd for the scenario cut off). Used by `sandbox run --watch` when a file changes.
    */
   signal?: AbortSignal
-}
-
-/**
- * Whether the server accepts only registered keys: one GET with a fresh generated key, refused
- * with 401 SANDBOX_API_KEY_INVALID by `serve --keys` and by nothing in open mode. Undefined when
- * the server could not be asked (the scenarios then meet the problem themselves).
- */
-async function probeRegisteredOnly(baseUrl: string, transport: RunScenariosOptions['transport'], signal: AbortSignal | undefined): Promise<{ registeredOnly: boolean | undefined; requests: number }> {
-  try {
-    // One attempt, unannounced: should the server be unreachable, the scenario meets it with every retry and line.
-    const answer = await sendRequest({ ...transport, ...(signal ? { signal } : {}), retries: 0, onRetryWait: undefined, baseUrl, apiKey: generateKey('probe') }, { method: 'GET', path: '/api/sandbox/config' })
-    return { registeredOnly: answer.status === 401 && answer.errorCode === 'SANDBOX_API_KEY_INVALID', requests: answer.attempts }
-  } catch {
-    signal?.throwIfAborted()
-    return { registeredOnly: undefined, requests: 0 }
-  }
 }
 
 function skipped(scenario: Scenario, reason: string): ScenarioReport {
