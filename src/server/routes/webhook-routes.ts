@@ -12,7 +12,7 @@ import { generateWebhookSecret, previewSecret } from '../../webhooks/signature.j
 import { EVENT_TYPES, type StoredEndpoint, type WebhookState } from '../../webhooks/types.js'
 import { checkWebhookUrl } from '../../webhooks/url-policy.js'
 import { createId } from '../ids.js'
-import { findClosestMatch } from '../../text/closest-match.js'
+import { findEventTypeMeant } from '../../webhooks/event-names.js'
 import type { RouteContext, RouteSpec } from '../route-types.js'
 import { createDomainContext } from '../services.js'
 import { sessionSlotOf, type SessionDoc } from '../session-doc.js'
@@ -46,12 +46,10 @@ function parseEvents(events: unknown): EventType[] {
   return [...new Set(events as EventType[])]
 }
 
-/** `sandbox.loan.isued (did you mean sandbox.loan.issued?)`; `loan.issued` is taken for the full name it left out. */
+/** `sandbox.loan.isued (did you mean sandbox.loan.issued?)`; `loan.issued` names the full name it left out. */
 function describeUnknownEvent(type: unknown): string {
-  if (typeof type !== 'string') return String(type)
-  const prefixed = `sandbox.${type}`
-  const meant = EVENT_TYPES.includes(prefixed as EventType) ? prefixed : findClosestMatch(type, EVENT_TYPES)
-  return meant === undefined ? type : `${type} (did you mean ${meant}?)`
+  const meant = typeof type === 'string' ? findEventTypeMeant(type) : undefined
+  return meant === undefined ? String(type) : `${type} (did you mean ${meant}?)`
 }
 
 function requireEndpoint(doc: SessionDoc): StoredEndpoint {

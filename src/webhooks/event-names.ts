@@ -1,0 +1,14 @@
+import type { EventType } from '../domain/types.js'
+import { findClosestMatch } from '../text/closest-match.js'
+import { EVENT_TYPES } from './types.js'
+
+/** The event type NAME stands for: itself, or with `sandbox.` put before a short name (`loan.issued`). */
+export function findEventType(name: string): EventType | undefined {
+  const full = name.startsWith('sandbox.') ? name : `sandbox.${name}`
+  return EVENT_TYPES.find((type) => type === full)
+}
+
+/** The event type a name most likely meant: the one it stands for, or the one a typo away (`loan.isued`). */
+export function findEventTypeMeant(name: string): EventType | undefined {
+  return findEventType(name) ?? (findClosestMatch(name.startsWith('sandbox.') ? name : `sandbox.${name}`, EVENT_TYPES) as EventType | undefined)
+}
