@@ -4,6 +4,7 @@ import { isLoopbackUrl } from '../scenarios/select-scenarios.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
+import { readSetting } from './env-values.js'
 import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, MAX_API_TIMEOUT_MS, readDurationFlag } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
@@ -15,19 +16,18 @@ export const LOCAL_KEY = 'sk_sandbox_webhook_cli_local'
  * retried network error, and every line printing the password).
  */
 export function readBaseUrl(flag: string | undefined): string | undefined {
-  const baseUrl = flag ?? process.env.SANDBOX_BASE_URL
-  if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  const { value: baseUrl, source } = readSetting(flag, '--base-url', 'SANDBOX_BASE_URL')
+  if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`${source} must be an http(s) URL, got "${baseUrl}"`)
   const withUser = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
   if (withUser && (withUser.username || withUser.password)) {
-    throw new CliError(`--base-url cannot hold a user name or password (${withUser.protocol}//****@${withUser.host}): fetch sends none; the API takes its key from --api-key`)
+    throw new CliError(`${source} cannot hold a user name or password (${withUser.protocol}//****@${withUser.host}): fetch sends none; the API takes its key from --api-key`)
   }
   return baseUrl || undefined
 }
 
 /** `--api-key`, else SANDBOX_API_KEY (empty means none, as a CI secret that is not set gives). */
 export function readApiKey(flag: string | undefined): string | undefined {
-  const apiKey = flag ?? (process.env.SANDBOX_API_KEY || undefined)
-  const source = flag === undefined ? 'SANDBOX_API_KEY' : '--api-key'
+  const { value: apiKey, source } = readSetting(flag, '--api-key', 'SANDBOX_API_KEY')
   if (apiKey !== undefined) checkApiKey(apiKey, source)
   return apiKey
 }

@@ -1,5 +1,6 @@
-import { InvalidArgumentError, Option, type Command } from 'commander'
+import { Option, type Command } from 'commander'
 import { CliError } from './cli-error.js'
+import { readEnv, readSetting } from './env-values.js'
 import { expandHome } from './expand-home.js'
 import { hintValues } from './completion/value-hints.js'
 
@@ -38,13 +39,14 @@ export interface StorageFlags {
 }
 
 /**
- * The value of NAME, an environment variable that holds a path (`~` not yet expanded). A line
+ * The value of NAME, an environment variable that holds a path (`~` not yet expanded; empty is
+ * unset, as readEnv has it). A line
  * break in it is refused: set from a .env file saved with CRLF line ends (`set -a; . ./.env` in
  * Git Bash, WSL or a CI job), the value ends in "\r", and taken as it was the path was another
  * one: `SANDBOX_DATA_DIR` made a new, empty `.sandbox\r` beside `.sandbox` without a word.
  */
 export function readPathVariable(name: string): string | undefined {
-  const value = process.env[name]
+  const value = readEnv(name)
   refuseLineBreak(name, value, ` (${JSON.stringify(value)}), which no path has`)
   return value
 }
@@ -56,11 +58,16 @@ function refuseLineBreak(source: string, value: string | undefined, why: string)
   }
 }
 
-/** Resolves storage flags with their environment fallbacks. */
-export function resolveStorageFlags(flags: StorageFlags): { storage: string; dataDir: string } {
+/**
+ * Resolves storage flags with their environment fallbacks; `storageSource` names where the
+ * storage kind came from (`--storage`, `SANDBOX_STORAGE`, or the default's flag).
+ */
+export function resolveStorageFlags(flags: StorageFlags): { storage: string; dataDir: string; storageSource: string } {
+  const storage = readSetting(flags.storage, '--storage', 'SANDBOX_STORAGE')
   return {
     // Trimmed once here: the value is also a redis URL, passed on as it is.
-    storage: (flags.storage ?? process.env.SANDBOX_STORAGE ?? 'fs').trim(),
+    storage: (storage.value ?? 'fs').trim(),
+    storageSource: storage.value === undefined ? '--storage' : storage.source,
     dataDir: flags.dataDir ?? expandHome(readPathVariable('SANDBOX_DATA_DIR') ?? DEFAULT_DATA_DIR),
   }
 }
@@ -81,7 +88,7 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
  * kept, every signature was made (or checked) with another one.
  */
 export function resolveSecret(flag: string | undefined): string | undefined {
-  const secret = flag ?? (process.env.SANDBOX_WEBHOOK_SECRET || undefined)
+  const secret = flag ?? readEnv('SANDBOX_WEBHOOK_SECRET')
   refuseLineBreak(flag === undefined ? 'SANDBOX_WEBHOOK_SECRET' : '--secret', secret, ', which no signing secret has')
   return secret
 }
@@ -104,19 +111,11 @@ export interface ReceiverFlags {
  * The URL comes back without a trailing slash: the runner appends `/hooks/<run>` to it.
  */
 export function resolveReceiverFlags(flags: ReceiverFlags): { receiverPort?: number; receiverUrl?: string } {
-  const portText = flags.receiverPort ?? (process.env.SANDBOX_RECEIVER_PORT || undefined)
-  const urlText = flags.receiverUrl ?? (process.env.SANDBOX_RECEIVER_URL || undefined)
+  const port = readSetting(flags.receiverPort, '--receiver-port', 'SANDBOX_RECEIVER_PORT')
+  const url = readSetting(flags.receiverUrl, '--receiver-url', 'SANDBOX_RECEIVER_URL')
   const resolved: { receiverPort?: number; receiverUrl?: string } = {}
-  if (portText !== undefined) {
-    const source = flags.receiverPort === undefined ? 'SANDBOX_RECEIVER_PORT' : '--receiver-port'
-    const port = readPortText(portText)
-    if (port === undefined) throw new CliError(`invalid ${source} "${portText}": expected a port from 0 to 65535 (0 = any free port)`)
-    resolved.receiverPort = port
-  }
-  if (urlText !== undefined) {
-    const source = flags.receiverUrl === undefined ? 'SANDBOX_RECEIVER_URL' : '--receiver-url'
-    resolved.receiverUrl = checkReceiverUrl(urlText, source)
-  }
+  if (port.value !== undefined) resolved.receiverPort = readPortSetting(port.value, port.source)
+  if (url.value !== undefined) resolved.receiverUrl = checkReceiverUrl(url.value, url.source)
   return resolved
 }
 
@@ -144,10 +143,10 @@ export function readPortText(text: string): number | undefined {
   return /^\d+$/.test(text) && port <= 65535 ? port : undefined
 }
 
-/** Parses a TCP port flag (0 = any free port). */
-export function parsePort(value: string): number {
-  const port = readPortText(value)
-  if (port === undefined) throw new InvalidArgumentError('a port number from 0 to 65535')
+/** A TCP port from SOURCE (a flag or variable name, for the message); 0 = any free port. */
+export function readPortSetting(text: string, source: string): number {
+  const port = readPortText(text)
+  if (port === undefined) throw new CliError(`invalid ${source} "${text}": expected a port from 0 to 65535 (0 = any free port)`)
   return port
 }
 

@@ -33,13 +33,20 @@ export async function readTlsFiles(flags: TlsFlags): Promise<TlsPair | undefined
   const keyPath = flags.tlsKey ?? env('SANDBOX_TLS_KEY')
   if (certPath === undefined && keyPath === undefined) return undefined
   if (certPath === undefined || keyPath === undefined) {
+    if (flags.tlsCert === undefined && flags.tlsKey === undefined) {
+      const [given, flag, missing] = certPath === undefined ? ['SANDBOX_TLS_KEY', '--tls-cert', 'SANDBOX_TLS_CERT'] : ['SANDBOX_TLS_CERT', '--tls-key', 'SANDBOX_TLS_KEY']
+      throw new CliError(`${given} is set, and https needs both files: give ${flag} or ${missing} too, or unset ${given} for plain http`)
+    }
     throw new CliError(`--tls-cert and --tls-key go together: give ${certPath === undefined ? '--tls-cert (the certificate)' : '--tls-key (its private key)'} too, or neither for plain http`)
   }
-  const pair = { cert: await readPem('--tls-cert', certPath), key: await readPem('--tls-key', keyPath) }
+  // Set in the environment, a file is named by its variable: that is where to look for the path.
+  const certSource = flags.tlsCert === undefined ? 'SANDBOX_TLS_CERT' : '--tls-cert'
+  const keySource = flags.tlsKey === undefined ? 'SANDBOX_TLS_KEY' : '--tls-key'
+  const pair = { cert: await readPem(certSource, certPath), key: await readPem(keySource, keyPath) }
   const { checkTlsPair } = await import('../server/tls-pair.js')
   try {
     return checkTlsPair(pair)
   } catch (error) {
-    throw new CliError(`--tls-cert ${certPath} and --tls-key ${keyPath}: ${(error as Error).message}`, { cause: error })
+    throw new CliError(`${certSource} ${certPath} and ${keySource} ${keyPath}: ${(error as Error).message}`, { cause: error })
   }
 }

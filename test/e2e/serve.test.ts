@@ -165,7 +165,7 @@ describe('sandbox serve', () => {
     await writeFile(twiceConfig, '{\n  "rates": {\n    "btc_usd": 60000,\n    "btc_usd": 50000\n  }\n}\n')
     const cases: Array<[string[], RegExp]> = [
       [['--rate-limit', 'fast'], /rate-limit/],
-      [['--port', 'x'], /invalid port/],
+      [['--port', 'x'], /^sandbox: invalid --port "x": expected a port from 0 to 65535 \(0 = any free port\)\n$/],
       [['--storage', 'sqlite'], /use fs, memory or a redis:\/\/ URL/],
       [['--config', join(dir, 'missing.json')], /cannot read --config/],
       [['--config', badConfig], /max_ltv_percent/],

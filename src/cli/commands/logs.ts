@@ -4,7 +4,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander'
 import { CliError } from '../cli-error.js'
 import { escapeControls } from '../../text/escape-controls.js'
 import { formatJson } from '../json-text.js'
-import { addJsonOption, addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { addJsonOption, addKeysFileOption, addStorageOptions, resolveKeysFile, type StorageFlags } from '../options.js'
+import { readStorageSetting } from '../storage-setting.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 
@@ -70,10 +71,9 @@ async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; ma
 }
 
 async function runLogs(flags: LogsFlags): Promise<void> {
-  const { createSandboxStorage, parseStorageKind } = await import('../../storage/create-storage.js')
+  const { createSandboxStorage } = await import('../../storage/create-storage.js')
   const { followRequestLog } = await import('../../server/read-request-log.js')
-  const { storage, dataDir } = resolveStorageFlags(flags)
-  const kind = parseStorageKind(storage)
+  const { storage, dataDir, kind } = await readStorageSetting(flags)
   if (kind === 'memory') {
     throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs (or a redis URL) to read it here')
   }

@@ -7,7 +7,9 @@ import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
 import { createStorageErrorGate } from '../storage-error-gate.js'
 import { stopOnSignals } from '../serve-stop.js'
 import { hintValues } from '../completion/value-hints.js'
-import { addStorageOptions, readPathVariable, readPortText, resolveStorageFlags, type StorageFlags } from '../options.js'
+import { addStorageOptions, readPathVariable, readPortSetting, type StorageFlags } from '../options.js'
+import { readSetting } from '../env-values.js'
+import { readStorageSetting } from '../storage-setting.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
@@ -28,29 +30,23 @@ interface ServeFlags extends StorageFlags, TlsFlags {
   faults?: string
 }
 
-function parsePort(text: string): number {
-  const port = readPortText(text)
-  if (port === undefined) throw new CliError(`invalid port "${text}": expected 0-65535`)
-  return port
-}
-
 /** Idle time after which serve collects garbage once, giving a load burst's memory back. */
 const IDLE_GC_MS = 3000
 /** Starts the sandbox server: adapts flags and environment to createSandbox + listenSandbox. */
 async function runServe(flags: ServeFlags): Promise<void> {
   const { parseRateLimit } = await import('../../server/rate-limiter.js')
-  const { parseStorageKind } = await import('../../storage/create-storage.js')
-  const port = parsePort(flags.port ?? process.env.SANDBOX_PORT ?? '4010')
-  const host = flags.host ?? process.env.SANDBOX_HOST ?? '127.0.0.1'
-  const { storage, dataDir } = resolveStorageFlags(flags)
-  const kind = parseStorageKind(storage)
+  const portSetting = readSetting(flags.port, '--port', 'SANDBOX_PORT')
+  const port = readPortSetting(portSetting.value ?? '4010', portSetting.source)
+  const host = readSetting(flags.host, '--host', 'SANDBOX_HOST').value ?? '127.0.0.1'
+  const { storage, dataDir, kind } = await readStorageSetting(flags)
   const envKeysFile = flags.keys === undefined ? readPathVariable('SANDBOX_KEYS_FILE') : undefined
   const keysFile = flags.keys ?? (envKeysFile === undefined ? undefined : expandHome(envKeysFile))
+  const rateSetting = readSetting(flags.rateLimit, '--rate-limit', 'SANDBOX_RATE_LIMIT')
   let rateLimit: ReturnType<typeof parseRateLimit>
   try {
-    rateLimit = parseRateLimit(flags.rateLimit ?? process.env.SANDBOX_RATE_LIMIT ?? '120/60')
+    rateLimit = parseRateLimit(rateSetting.value ?? '120/60')
   } catch (error) {
-    throw new CliError(`--rate-limit: ${(error as Error).message}`)
+    throw new CliError(`${rateSetting.source}: ${(error as Error).message}`)
   }
   const config = flags.config ? await readJsonFile('--config', flags.config) : undefined
   const tls = await (await import('../read-tls-files.js')).readTlsFiles(flags)
@@ -69,7 +65,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   const webhookForwardTo = flags.webhookForwardTo
   // A secret belongs in the environment (a flag shows in `ps`); empty means none, as with the other secrets.
-  const webhookForwardSecret = flags.webhookForwardSecret ?? (process.env.SANDBOX_WEBHOOK_FORWARD_SECRET || undefined)
+  const webhookForwardSecret = readSetting(flags.webhookForwardSecret, '--webhook-forward-secret', 'SANDBOX_WEBHOOK_FORWARD_SECRET').value
   if (webhookForwardSecret !== undefined) {
     // Checked here too, to name where a bad one came from.
     const { parseForwardSecret } = await import('../../webhooks/forward-url.js')

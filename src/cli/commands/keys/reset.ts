@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
-import { addKeysFileOption, addStorageOptions, resolveKeysFile, resolveStorageFlags, type StorageFlags } from '../../options.js'
+import { addKeysFileOption, addStorageOptions, resolveKeysFile, type StorageFlags } from '../../options.js'
+import { readStorageSetting } from '../../storage-setting.js'
 import { resolveKeyArgument } from '../../pick-key.js'
 
 interface ResetFlags extends StorageFlags {
@@ -13,11 +14,10 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const { resetKeySession } = await import('../../../keys/manage-keys.js')
   const { maskApiKey } = await import('../../../keys/api-key-text.js')
   const { describeKeyStatus } = await import('../../../keys/keys-file.js')
-  const { createSandboxStorage, parseStorageKind } = await import('../../../storage/create-storage.js')
+  const { createSandboxStorage } = await import('../../../storage/create-storage.js')
   const { deleteSessionData } = await import('../../../server/delete-session.js')
   const path = resolveKeysFile(flags.keys)
-  const { storage, dataDir } = resolveStorageFlags(flags)
-  const kind = parseStorageKind(storage)
+  const { storage, dataDir, kind } = await readStorageSetting(flags)
   const query = await resolveKeyArgument(key, path, 'reset')
   // The server switches to the new session on its own; the old session's data is deleted here
   // (a data dir that does not exist holds none). The storage is opened before the keys file is

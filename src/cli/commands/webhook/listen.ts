@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander'
 import { CliError } from '../../cli-error.js'
 import { formatJson } from '../../json-text.js'
-import { addSecretOption, parsePort, resolveSecret } from '../../options.js'
+import { addSecretOption, readPortSetting, resolveSecret } from '../../options.js'
 import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
 
 interface ListenFlags {
@@ -62,7 +62,7 @@ export function registerWebhookListen(group: Command): void {
   const command = group
     .command('listen')
     .description('receive webhook deliveries locally: print each, check its signature, answer 2xx (or --respond)')
-    .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').argParser(parsePort).default(4242))
+    .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').argParser((value) => readPortSetting(value, '--port')).default(4242))
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1', '127.0.0.1'))
     .addOption(new Option('--print-body', 'also print each body'))
     .addOption(new Option('--respond <status>', 'answer every delivery with this status, e.g. 500 to exercise retries').argParser(parseStatus))
