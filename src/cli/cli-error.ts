@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { CliErrorCodes } from '../errors/codes.js'
+import { describeCommanderError } from './commander-messages.js'
 import { formatJson } from './json-text.js'
 import type { ListenError } from '../server/listen-errors.js'
 
@@ -131,7 +132,7 @@ export function printErrorsAsJson(command: Command, options: { linesWith?: strin
   return command.configureOutput({
     outputError: (text, write) => {
       outputError ? outputError(text, write) : write(text)
-      printJsonError(command, CliErrorCodes.USAGE, text.trim().replace(/^error: /, ''))
+      printJsonError(command, CliErrorCodes.USAGE, describeCommanderError(text))
     },
   })
 }

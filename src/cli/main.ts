@@ -1,5 +1,6 @@
 import { Command, CommanderError, Help } from 'commander'
 import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErrorsAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
+import { describeCommanderError } from './commander-messages.js'
 import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
@@ -22,6 +23,8 @@ export async function createProgram(argv?: string[]): Promise<Command> {
     .description('Local, stateful sandbox of the BTC-backed lending partner API')
     .version(readThisPackage().version, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
+    // Inherited by every command made after this: parse errors read as the CLI's own.
+    .configureOutput({ outputError: (text, write) => write(`sandbox: ${escapeControls(describeCommanderError(text), { keepNewlines: true })}\n`) })
     .configureHelp({
       subcommandTerm(this: Help, command: Command) {
         const usage = stubUsage.get(command)

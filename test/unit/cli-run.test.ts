@@ -63,16 +63,16 @@ function pretendTerminal(): void {
 describe('usage errors', () => {
   it('exit 2 for unknown commands, unknown flags and missing flag values', async () => {
     expect(await run('nope')).toBe(2)
-    expect(stderr).toContain("unknown command 'nope'")
+    expect(stderr).toContain("sandbox: unknown command 'nope'")
     expect(await run('keys', 'list', '--bogus')).toBe(2)
-    expect(stderr).toContain("unknown option '--bogus'")
+    expect(stderr).toContain("sandbox: unknown option '--bogus'")
     expect(await run('keys', 'create', '--label')).toBe(2)
-    expect(stderr).toContain('--label')
+    expect(stderr).toContain('sandbox: --label needs a value\n')
   })
 
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
-      ['--port', '70000', 'invalid port "70000"'],
+      ['--port', '70000', 'invalid --port "70000"'],
       ['--rate-limit', '5', '--rate-limit:'],
       ['--storage', 'tape', 'unknown storage "tape"'],
     ] as const) {
