@@ -13,16 +13,28 @@ export const LOCAL_KEY = 'sk_sandbox_webhook_cli_local'
 
 /**
  * `--base-url`, else SANDBOX_BASE_URL: checked for what fetch would refuse at every attempt (a
- * retried network error, and every line printing the password).
+ * retried network error, and every line printing the password), and for the API's own prefix.
  */
 export function readBaseUrl(flag: string | undefined): string | undefined {
   const { value: baseUrl, source } = readSetting(flag, '--base-url', 'SANDBOX_BASE_URL')
-  if (baseUrl && !/^https?:\/\//.test(baseUrl)) throw new CliError(`${source} must be an http(s) URL, got "${baseUrl}"`)
-  const withUser = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
-  if (withUser && (withUser.username || withUser.password)) {
-    throw new CliError(`${source} cannot hold a user name or password (${withUser.protocol}//****@${withUser.host}): fetch sends none; the API takes its key from --api-key`)
+  if (!baseUrl) return undefined
+  if (!/^https?:\/\//.test(baseUrl)) throw new CliError(`${source} must be an http(s) URL, got "${baseUrl}"`)
+  // The paths are appended to it as text: a space (a quoting slip in a CI file) made every
+  // request an "Invalid URL", retried 4 times and reported as a server that is not running.
+  if (/\s/.test(baseUrl) || !URL.canParse(baseUrl)) {
+    const shown = JSON.stringify(baseUrl.replace(/^(https?:\/\/)[^/]*@/, '$1****@'))
+    throw new CliError(`${source} ${shown} is not a URL${/\s/.test(baseUrl) ? ': it holds a space or a line break (check its quotes)' : ''}`)
   }
-  return baseUrl || undefined
+  const url = new URL(baseUrl)
+  if (url.username || url.password) {
+    throw new CliError(`${source} cannot hold a user name or password (${url.protocol}//****@${url.host}): fetch sends none; the API takes its key from --api-key`)
+  }
+  // A base URL copied with the API's prefix doubled it: every answer was a 404 NOT_FOUND.
+  const prefix = url.pathname.match(/^(.*?)\/api\/sandbox\/?$/)
+  if (prefix) {
+    throw new CliError(`${source} ${baseUrl} ends in /api/sandbox, which every path of the API starts with (GET state would ask for ${url.pathname.replace(/\/$/, '')}/api/sandbox/state): give the server's root, ${url.origin}${prefix[1]}`)
+  }
+  return baseUrl
 }
 
 /** `--api-key`, else SANDBOX_API_KEY (empty means none, as a CI secret that is not set gives). */

@@ -26,6 +26,23 @@ describe('readBaseUrl', () => {
   it('refuses a password without a user name too, never printing it', () => {
     expect(() => readBaseUrl('http://:s3cretpw@127.0.0.1:4010')).toThrow('--base-url cannot hold a user name or password (http://****@127.0.0.1:4010): fetch sends none; the API takes its key from --api-key')
   })
+
+  it('refuses a URL that is none at once, rather than retrying a request fetch cannot make', () => {
+    // The paths are appended as text: "http://127.0.0.1:4010 /api/sandbox/state" was retried 4
+    // times as a network error and reported as a server that is not running.
+    expect(() => readBaseUrl('http://127.0.0.1:4010 ')).toThrow('--base-url "http://127.0.0.1:4010 " is not a URL: it holds a space or a line break (check its quotes)')
+    expect(() => readBaseUrl('http://[::1')).toThrow(/^--base-url "http:\/\/\[::1" is not a URL$/)
+    // Not even an unparsable one shows a password.
+    expect(() => readBaseUrl('http://ci:s3cretpw@exa mple')).toThrow('--base-url "http://****@exa mple" is not a URL')
+  })
+
+  it('refuses the API\'s own prefix at its end, naming the root to give instead', () => {
+    expect(() => readBaseUrl('https://sandbox.example/api/sandbox')).toThrow('--base-url https://sandbox.example/api/sandbox ends in /api/sandbox, which every path of the API starts with (GET state would ask for /api/sandbox/api/sandbox/state): give the server\'s root, https://sandbox.example')
+    expect(() => readBaseUrl('http://127.0.0.1:8080/gateway/api/sandbox/')).toThrow(/give the server's root, http:\/\/127\.0\.0\.1:8080\/gateway$/)
+    // A path prefix of a proxy is a base URL like any other.
+    expect(readBaseUrl('https://gateway.example/sandbox/')).toBe('https://gateway.example/sandbox/')
+    expect(readBaseUrl('https://gateway.example/api/sandboxes')).toBe('https://gateway.example/api/sandboxes')
+  })
 })
 
 describe('toApiCliError', () => {
