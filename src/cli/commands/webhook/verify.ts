@@ -1,21 +1,27 @@
-import { InvalidArgumentError, Option, type Command } from 'commander'
+import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
-import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
+import { addJsonOption, addSecretOption, readDurationFlag, resolveSecret } from '../../options.js'
 
 interface VerifyFlags {
   secret?: string
   json?: boolean
-  timeout: number
+  timeout?: string
 }
 
-/** Milliseconds to wait for each answer: a whole number from 1 to 600,000. */
-function parseTimeout(value: string): number {
-  const ms = Number(value)
-  if (!/^\d+$/.test(value) || ms < 1 || ms > 600_000) throw new InvalidArgumentError('a whole number of milliseconds from 1 to 600000')
-  return ms
+const DEFAULT_TIMEOUT_MS = 10_000
+const MAX_TIMEOUT_MS = 600_000
+
+/**
+ * `--timeout`: a duration, as every other command's `--timeout` takes it (`10s`); a bare whole
+ * number is milliseconds, as this flag first took it, so scripts written then keep working.
+ */
+function readTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_TIMEOUT_MS
+  return readDurationFlag('--timeout', /^\s*\d+\s*$/.test(text) ? `${text.trim()}ms` : text, MAX_TIMEOUT_MS)!
 }
 
 async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Command): Promise<void> {
+  const timeoutMs = readTimeout(flags.timeout)
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret: the signing secret your receiver verifies with (or set SANDBOX_WEBHOOK_SECRET)')
   if (!/^https?:\/\/[^/]/.test(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${receiverUrl}"`)
@@ -28,7 +34,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
     report = await verifyReceiver({
       url: receiverUrl,
       secret,
-      timeoutMs: flags.timeout,
+      timeoutMs,
       onCase: flags.json ? undefined : (result) => {
         const mark = result.ok ? chalk.green('✓') : chalk.red('✗')
         const got = result.status === null ? `no answer (${result.error})` : String(result.status)
@@ -57,7 +63,7 @@ export function registerWebhookVerify(group: Command): void {
     .command('verify')
     .description('check that a webhook receiver accepts good deliveries and rejects forged, stale and malformed ones')
     .argument('<receiver-url>', 'the receiver to check, e.g. http://127.0.0.1:3000/webhooks')
-    .addOption(new Option('--timeout <ms>', 'how long to wait for each answer').argParser(parseTimeout).default(10_000))
+    .addOption(new Option('--timeout <duration>', 'how long to wait for each answer, e.g. 30s (a bare number is ms; default 10s, at most 10m)'))
   addJsonOption(addSecretOption(printErrorsAsJson(keepExitCodeWhenStdoutCloses(command)), 'the secret the receiver verifies with'), 'print one JSON report on stdout and nothing else (an error that stops it: {"error": {"code", "message"}})')
     .action((receiverUrl: string, flags: VerifyFlags) => runVerify(receiverUrl, flags, command))
 }
