@@ -22,6 +22,7 @@ export function readBaseUrl(flag: string | undefined): string | undefined {
   // The paths are appended to it as text: a space (a quoting slip in a CI file) made every
   // request an "Invalid URL", retried 4 times and reported as a server that is not running.
   if (/\s/.test(baseUrl) || !URL.canParse(baseUrl)) {
+    // Masked by hand: the text helpers parse the URL, which would drop the very space to show.
     const shown = JSON.stringify(baseUrl.replace(/^(https?:\/\/)[^/]*@/, '$1****@'))
     throw new CliError(`${source} ${shown} is not a URL${/\s/.test(baseUrl) ? ': it holds a space or a line break (check its quotes)' : ''}`)
   }

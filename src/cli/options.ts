@@ -40,10 +40,10 @@ export interface StorageFlags {
 
 /**
  * The value of NAME, an environment variable that holds a path (`~` not yet expanded; empty is
- * unset, as readEnv has it). A line
- * break in it is refused: set from a .env file saved with CRLF line ends (`set -a; . ./.env` in
- * Git Bash, WSL or a CI job), the value ends in "\r", and taken as it was the path was another
- * one: `SANDBOX_DATA_DIR` made a new, empty `.sandbox\r` beside `.sandbox` without a word.
+ * unset, as readEnv has it). A line break in it is refused: set from a .env file saved with CRLF
+ * line ends (`set -a; . ./.env` in Git Bash, WSL or a CI job), the value ends in "\r", and taken
+ * as it was the path was another one: `SANDBOX_DATA_DIR` made a new, empty `.sandbox\r` beside
+ * `.sandbox` without a word.
  */
 export function readPathVariable(name: string): string | undefined {
   const value = readEnv(name)
