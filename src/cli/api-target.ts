@@ -5,6 +5,7 @@ import { CliErrorCodes } from '../errors/codes.js'
 import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
 import { readSetting } from './env-values.js'
+import { findBaseUrlProblem, showBaseUrl } from '../client/base-url.js'
 import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, MAX_API_TIMEOUT_MS, readDurationFlag } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
@@ -19,22 +20,12 @@ export function readBaseUrl(flag: string | undefined): string | undefined {
   const { value: baseUrl, source } = readSetting(flag, '--base-url', 'SANDBOX_BASE_URL')
   if (!baseUrl) return undefined
   if (!/^https?:\/\//.test(baseUrl)) throw new CliError(`${source} must be an http(s) URL, got "${baseUrl}"`)
-  // The paths are appended to it as text: a space (a quoting slip in a CI file) made every
-  // request an "Invalid URL", retried 4 times and reported as a server that is not running.
-  if (/\s/.test(baseUrl) || !URL.canParse(baseUrl)) {
-    // Masked by hand: the text helpers parse the URL, which would drop the very space to show.
-    const shown = JSON.stringify(baseUrl.replace(/^(https?:\/\/)[^/]*@/, '$1****@'))
-    throw new CliError(`${source} ${shown} is not a URL${/\s/.test(baseUrl) ? ': it holds a space or a line break (check its quotes)' : ''}`)
-  }
-  const url = new URL(baseUrl)
-  if (url.username || url.password) {
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
+  if (url && (url.username || url.password)) {
     throw new CliError(`${source} cannot hold a user name or password (${url.protocol}//****@${url.host}): fetch sends none; the API takes its key from --api-key`)
   }
-  // A base URL copied with the API's prefix doubled it: every answer was a 404 NOT_FOUND.
-  const prefix = url.pathname.match(/^(.*?)\/api\/sandbox\/?$/)
-  if (prefix) {
-    throw new CliError(`${source} ${baseUrl} ends in /api/sandbox, which every path of the API starts with (GET state would ask for ${url.pathname.replace(/\/$/, '')}/api/sandbox/state): give the server's root, ${url.origin}${prefix[1]}`)
-  }
+  const problem = findBaseUrlProblem(baseUrl)
+  if (problem) throw new CliError(`${source} ${showBaseUrl(baseUrl)} ${problem}`)
   return baseUrl
 }
 

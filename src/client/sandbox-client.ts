@@ -13,6 +13,7 @@ import { SandboxApiError } from './api-error.js'
 import type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
 import { sendRequest } from './send-request.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
+import { findBaseUrlProblem, showBaseUrl } from './base-url.js'
 
 /** Fields every answer carries (decisions.md "Envelope"). */
 export interface Envelope {
@@ -83,6 +84,9 @@ export function buildLoanPath(loanId: string, tail: 'action' | 'repayment-flow')
  * and 429 are retried with the same Idempotency-Key and body.
  */
 export function createSandboxClient(options: SandboxClientOptions) {
+  // At once, rather than as every call's "Invalid URL" (retried) or 404.
+  const problem = findBaseUrlProblem(options.baseUrl)
+  if (problem) throw new TypeError(`baseUrl ${showBaseUrl(options.baseUrl)} ${problem}`)
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {

@@ -64,6 +64,16 @@ describe('createSandboxClient against the sandbox', () => {
     expect(state.loans.activeLoans[0]!.id).toBe(loan.id)
   })
 
+  it('refuses at once a base URL the paths cannot follow: the API\'s own prefix at its end, or a space', async () => {
+    const root = await startSandboxUrl()
+    // Every call asked for /api/sandbox/api/sandbox/... and was a 404, or failed as "Invalid URL".
+    expect(() => createSandboxClient({ baseUrl: `${root}/api/sandbox/`, apiKey: newKey('client') })).toThrow(new TypeError(`baseUrl "${root}/api/sandbox/" ends in /api/sandbox, which every path of the API starts with (GET state would ask for /api/sandbox/api/sandbox/state): give the server's root, ${root}`))
+    expect(() => createSandboxClient({ baseUrl: `${root} `, apiKey: newKey('client') })).toThrow(`baseUrl "${root} " is not a URL: it holds a space or a line break (check its quotes)`)
+    // A path prefix of a proxy is a root like any other.
+    expect(() => createSandboxClient({ baseUrl: `${root}/gateway`, apiKey: newKey('client') })).not.toThrow()
+    expect((await createSandboxClient({ baseUrl: `${root}/`, apiKey: newKey('client') }).getConfig()).rates.btc_usd).toBeGreaterThan(0)
+  })
+
   it('rejects a non-2xx answer with status, error_code and request_id', async () => {
     const client = createSandboxClient({ baseUrl: await startSandboxUrl(), apiKey: newKey('client') })
     const error = await client.loanFlow({ action: 'run_kyt' }).catch((e: unknown) => e)

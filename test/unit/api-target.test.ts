@@ -37,7 +37,7 @@ describe('readBaseUrl', () => {
   })
 
   it('refuses the API\'s own prefix at its end, naming the root to give instead', () => {
-    expect(() => readBaseUrl('https://sandbox.example/api/sandbox')).toThrow('--base-url https://sandbox.example/api/sandbox ends in /api/sandbox, which every path of the API starts with (GET state would ask for /api/sandbox/api/sandbox/state): give the server\'s root, https://sandbox.example')
+    expect(() => readBaseUrl('https://sandbox.example/api/sandbox')).toThrow('--base-url "https://sandbox.example/api/sandbox" ends in /api/sandbox, which every path of the API starts with (GET state would ask for /api/sandbox/api/sandbox/state): give the server\'s root, https://sandbox.example')
     expect(() => readBaseUrl('http://127.0.0.1:8080/gateway/api/sandbox/')).toThrow(/give the server's root, http:\/\/127\.0\.0\.1:8080\/gateway$/)
     // A path prefix of a proxy is a base URL like any other.
     expect(readBaseUrl('https://gateway.example/sandbox/')).toBe('https://gateway.example/sandbox/')

@@ -1,0 +1,20 @@
+/**
+ * What is wrong with BASE_URL as the root the API's paths are appended to (as text), or undefined:
+ * text that is no URL (a space from a quoting slip made every request an "Invalid URL"), or a URL
+ * that ends in the API's own /api/sandbox (copied from API docs, every request asked for
+ * /api/sandbox/api/sandbox/... and was a 404). Worded to follow the URL in a message.
+ */
+export function findBaseUrlProblem(baseUrl: string): string | undefined {
+  const spaced = /\s/.test(baseUrl)
+  if (spaced || !URL.canParse(baseUrl)) return `is not a URL${spaced ? ': it holds a space or a line break (check its quotes)' : ''}`
+  const url = new URL(baseUrl)
+  const prefix = url.pathname.match(/^(.*?)\/api\/sandbox\/?$/)
+  if (!prefix) return undefined
+  return `ends in /api/sandbox, which every path of the API starts with (GET state would ask for ${url.pathname.replace(/\/$/, '')}/api/sandbox/state): give the server's root, ${url.origin}${prefix[1]}`
+}
+
+/** BASE_URL as a message shows it: a user name and password masked, the rest exactly as written. */
+export function showBaseUrl(baseUrl: string): string {
+  // Masked by hand: the URL helpers parse it, which would drop the very space a message is about.
+  return JSON.stringify(baseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1****@'))
+}
