@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander'
 import { CliError } from './cli-error.js'
-import { readEnv, readSetting } from './env-values.js'
+import { readEnv, readSetting, type Setting } from './env-values.js'
 import { expandHome } from './expand-home.js'
 import { hintValues } from './completion/value-hints.js'
 
@@ -51,6 +51,16 @@ export function readPathVariable(name: string): string | undefined {
   return value
 }
 
+/**
+ * A path setting: FLAG's value when given (its `~` already expanded, see expandHomeInPathOptions),
+ * else ENV's (readPathVariable, its `~` expanded here), with where it came from for messages.
+ */
+export function readPathSetting(flagValue: string | undefined, flag: string, env: string): Setting {
+  if (flagValue !== undefined) return { value: flagValue, source: flag }
+  const value = readPathVariable(env)
+  return { value: value === undefined ? undefined : expandHome(value), source: env }
+}
+
 /** Throws the usage error for a VALUE from SOURCE that holds a line break (what a CRLF .env file leaves). */
 function refuseLineBreak(source: string, value: string | undefined, why: string): void {
   if (value !== undefined && /[\r\n]/.test(value)) {
@@ -68,13 +78,13 @@ export function resolveStorageFlags(flags: StorageFlags): { storage: string; dat
     // Trimmed once here: the value is also a redis URL, passed on as it is.
     storage: (storage.value ?? 'fs').trim(),
     storageSource: storage.value === undefined ? '--storage' : storage.source,
-    dataDir: flags.dataDir ?? expandHome(readPathVariable('SANDBOX_DATA_DIR') ?? DEFAULT_DATA_DIR),
+    dataDir: readPathSetting(flags.dataDir, '--data-dir', 'SANDBOX_DATA_DIR').value ?? DEFAULT_DATA_DIR,
   }
 }
 
 /** Resolves the keys file path for `sandbox keys`. */
 export function resolveKeysFile(flag: string | undefined): string {
-  return flag ?? expandHome(readPathVariable('SANDBOX_KEYS_FILE') ?? DEFAULT_KEYS_FILE)
+  return readPathSetting(flag, '--keys', 'SANDBOX_KEYS_FILE').value ?? DEFAULT_KEYS_FILE
 }
 
 /** `--secret`: the webhook signing secret (env SANDBOX_WEBHOOK_SECRET). */
@@ -88,8 +98,8 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
  * kept, every signature was made (or checked) with another one.
  */
 export function resolveSecret(flag: string | undefined): string | undefined {
-  const secret = flag ?? readEnv('SANDBOX_WEBHOOK_SECRET')
-  refuseLineBreak(flag === undefined ? 'SANDBOX_WEBHOOK_SECRET' : '--secret', secret, ', which no signing secret has')
+  const { value: secret, source } = readSetting(flag, '--secret', 'SANDBOX_WEBHOOK_SECRET')
+  refuseLineBreak(source, secret, ', which no signing secret has')
   return secret
 }
 

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { CliError } from './cli-error.js'
-import { expandHome } from './expand-home.js'
-import { readPathVariable } from './options.js'
+import { readPathSetting } from './options.js'
 import type { TlsPair } from '../server/tls-pair.js'
 
 /** The `--tls-cert` and `--tls-key` flags, or their environment variables. */
@@ -25,12 +24,9 @@ async function readPem(flag: string, path: string): Promise<string> {
  * http when https was meant would fail every client later, and less clearly.
  */
 export async function readTlsFiles(flags: TlsFlags): Promise<TlsPair | undefined> {
-  const env = (name: string) => {
-    const value = readPathVariable(name)
-    return value ? expandHome(value) : undefined
-  }
-  const certPath = flags.tlsCert ?? env('SANDBOX_TLS_CERT')
-  const keyPath = flags.tlsKey ?? env('SANDBOX_TLS_KEY')
+  // Set in the environment, a file is named by its variable: that is where to look for the path.
+  const { value: certPath, source: certSource } = readPathSetting(flags.tlsCert, '--tls-cert', 'SANDBOX_TLS_CERT')
+  const { value: keyPath, source: keySource } = readPathSetting(flags.tlsKey, '--tls-key', 'SANDBOX_TLS_KEY')
   if (certPath === undefined && keyPath === undefined) return undefined
   if (certPath === undefined || keyPath === undefined) {
     if (flags.tlsCert === undefined && flags.tlsKey === undefined) {
@@ -39,9 +35,6 @@ export async function readTlsFiles(flags: TlsFlags): Promise<TlsPair | undefined
     }
     throw new CliError(`--tls-cert and --tls-key go together: give ${certPath === undefined ? '--tls-cert (the certificate)' : '--tls-key (its private key)'} too, or neither for plain http`)
   }
-  // Set in the environment, a file is named by its variable: that is where to look for the path.
-  const certSource = flags.tlsCert === undefined ? 'SANDBOX_TLS_CERT' : '--tls-cert'
-  const keySource = flags.tlsKey === undefined ? 'SANDBOX_TLS_KEY' : '--tls-key'
   const pair = { cert: await readPem(certSource, certPath), key: await readPem(keySource, keyPath) }
   const { checkTlsPair } = await import('../server/tls-pair.js')
   try {

@@ -1,13 +1,12 @@
 import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
-import { expandHome } from '../expand-home.js'
 import { formatJson } from '../json-text.js'
 import { readJsonFile } from '../read-json-file.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
 import { createStorageErrorGate } from '../storage-error-gate.js'
 import { stopOnSignals } from '../serve-stop.js'
 import { hintValues } from '../completion/value-hints.js'
-import { addStorageOptions, readPathVariable, readPortSetting, type StorageFlags } from '../options.js'
+import { addStorageOptions, readPathSetting, readPortSetting, type StorageFlags } from '../options.js'
 import { readSetting } from '../env-values.js'
 import { readStorageSetting } from '../storage-setting.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
@@ -39,8 +38,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const port = readPortSetting(portSetting.value ?? '4010', portSetting.source)
   const host = readSetting(flags.host, '--host', 'SANDBOX_HOST').value ?? '127.0.0.1'
   const { storage, dataDir, kind } = await readStorageSetting(flags)
-  const envKeysFile = flags.keys === undefined ? readPathVariable('SANDBOX_KEYS_FILE') : undefined
-  const keysFile = flags.keys ?? (envKeysFile === undefined ? undefined : expandHome(envKeysFile))
+  const keysFile = readPathSetting(flags.keys, '--keys', 'SANDBOX_KEYS_FILE').value
   const rateSetting = readSetting(flags.rateLimit, '--rate-limit', 'SANDBOX_RATE_LIMIT')
   let rateLimit: ReturnType<typeof parseRateLimit>
   try {
@@ -50,10 +48,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   const config = flags.config ? await readJsonFile('--config', flags.config) : undefined
   const tls = await (await import('../read-tls-files.js')).readTlsFiles(flags)
-  const envFaults = flags.faults === undefined ? readPathVariable('SANDBOX_FAULTS') : undefined
-  const faultsFile = flags.faults ?? (envFaults ? expandHome(envFaults) : undefined)
   // Set in a CI job's environment, it is not on the command line: name where it came from.
-  const faultsFlag = flags.faults === undefined ? 'SANDBOX_FAULTS' : '--faults'
+  const { value: faultsFile, source: faultsFlag } = readPathSetting(flags.faults, '--faults', 'SANDBOX_FAULTS')
   // Checked by createSandbox, which names the file and the field in its error.
   const faults = faultsFile === undefined ? undefined : await readJsonFile(faultsFlag, faultsFile) as FaultsConfig
   const { parseRetrySchedule } = await import('../../webhooks/retry-schedule.js')
