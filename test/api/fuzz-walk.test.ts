@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { runWalk, type WalkOptions } from '../helpers/fuzz/walk.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 
 // Fixed seeds keep this bounded and deterministic. To hunt, run many:
 //   FUZZ_SEEDS=1-300 FUZZ_STEPS=400 FUZZ_STORAGE=fs npx vitest run --config test/vitest.config.ts test/api/fuzz-walk.test.ts --testTimeout=0
+// (FUZZ_STORAGE: memory, the default; fs; or redis, on a redis-server of its own when one is on the PATH)
 const makeDir = useTempDirs('fuzz-walk')
+const testRedis = hasRedis ? useTestRedis() : undefined
+
+/** A redis database emptied for one walk (a walk's keys are its seed's, but a restart checks the whole store). */
+async function emptyRedis(): Promise<string> {
+  if (!testRedis) throw new Error('FUZZ_STORAGE=redis needs redis-server on the PATH')
+  const redis = await testRedis()
+  await redis.flush()
+  return redis.url
+}
 
 function seedsFromEnv(): number[] | undefined {
   const text = process.env.FUZZ_SEEDS
@@ -29,10 +40,10 @@ const hunted = seedsFromEnv()
 describe('a seeded random walk over the API keeps every invariant', () => {
   if (hunted) {
     const steps = Number(process.env.FUZZ_STEPS ?? 300)
-    const storage = process.env.FUZZ_STORAGE === 'fs' ? 'fs' : 'memory'
+    const storage = process.env.FUZZ_STORAGE === 'fs' || process.env.FUZZ_STORAGE === 'redis' ? process.env.FUZZ_STORAGE : 'memory'
     for (const seed of hunted) {
       it(`seed ${seed}`, async () => {
-        await expectCleanWalk({ seed, steps, storage, restarts: Number(process.env.FUZZ_RESTARTS ?? 2), keys: Number(process.env.FUZZ_KEYS ?? 3), transport: process.env.FUZZ_PORT ? 'port' : 'in-process', clockJumps: Boolean(process.env.FUZZ_CLOCK), ...(storage === 'fs' && { dataDir: await makeDir() }) })
+        await expectCleanWalk({ seed, steps, storage, restarts: Number(process.env.FUZZ_RESTARTS ?? 2), keys: Number(process.env.FUZZ_KEYS ?? 3), transport: process.env.FUZZ_PORT ? 'port' : 'in-process', clockJumps: Boolean(process.env.FUZZ_CLOCK), ...(storage === 'fs' && { dataDir: await makeDir() }), ...(storage === 'redis' && { redisUrl: await emptyRedis() }) })
       })
     }
     return
@@ -53,5 +64,8 @@ describe('a seeded random walk over the API keeps every invariant', () => {
   })
   it('fs storage, restarted twice mid-walk, keeps its state exactly', async () => {
     await expectCleanWalk({ seed: 7, steps: 120, storage: 'fs', dataDir: await makeDir(), restarts: 2 })
+  })
+  it.skipIf(!hasRedis)('redis storage, restarted twice mid-walk, keeps its state exactly', async () => {
+    await expectCleanWalk({ seed: 9, steps: 120, storage: 'redis', redisUrl: await emptyRedis(), restarts: 2 })
   })
 })

@@ -26,9 +26,11 @@ export interface WalkOptions {
   seed: number
   steps: number
   keys?: number
-  storage?: 'memory' | 'fs'
+  storage?: 'memory' | 'fs' | 'redis'
   /** fs: the data dir (a fresh temp dir). */
   dataDir?: string
+  /** redis: the URL of an empty database the walk may use alone. */
+  redisUrl?: string
   /** Restarts (each may change prices and LTV) spread over the walk. */
   restarts?: number
   /** `port`: over HTTP on 127.0.0.1 (Node's body reading), default in-process. */
@@ -68,11 +70,12 @@ export async function runWalk(options: WalkOptions): Promise<WalkReport> {
   const client = new FuzzClient(keys)
   const receiver = await startWalkReceiver()
   let config = DEFAULT_CONFIG
-  const memory: Storage | undefined = options.storage === 'fs' ? undefined : await createSandboxStorage({ kind: 'memory' })
+  const memory: Storage | undefined = options.storage === 'fs' || options.storage === 'redis' ? undefined : await createSandboxStorage({ kind: 'memory' })
+  const stored = options.storage === 'redis' ? options.redisUrl as `redis://${string}` : 'fs'
   const open = async () => {
     client.sandbox = await createSandbox({
       // A restart on memory storage keeps its contents: the old server's close must not dispose it.
-      storage: memory ? { ...memory, dispose: async () => {} } : 'fs',
+      storage: memory ? { ...memory, dispose: async () => {} } : stored,
       dataDir: options.dataDir,
       rateLimit: false,
       logError: (error) => client.fail(`server logged: ${(error as Error)?.stack ?? String(error)}`),
