@@ -3,7 +3,8 @@
  * layer over these exports.
  */
 export { createSandbox } from './server/create-sandbox.js'
-export type { Sandbox, SandboxOptions, RedisUrl } from './server/sandbox-types.js'
+export type { Sandbox, SandboxApp, SandboxOptions, RedisUrl } from './server/sandbox-types.js'
+export type { SandboxStorage } from './storage/sandbox-storage.js'
 export { listenSandbox, type ListenOptions, type SandboxListener } from './server/listen.js'
 export type { TlsPair } from './server/tls-pair.js'
 export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/server-timeouts.js'

@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import { StorageError } from '../storage/storage-error.js'
 import { generateWebhookSecret } from '../webhooks/signature.js'
 
@@ -9,7 +9,7 @@ const FORWARD_SECRET_KEY = 'webhooks:forward-secret'
  * A stored value of another form (a newer version's) is refused rather than replaced: replaced,
  * it would be lost to that version, whose receivers check deliveries with it.
  */
-export async function loadForwardSecret(storage: Storage): Promise<string> {
+export async function loadForwardSecret(storage: SandboxStorage): Promise<string> {
   const stored = await storage.getItem<unknown>(FORWARD_SECRET_KEY)
   if (typeof stored === 'string' && stored.startsWith('whsec_')) return stored
   if (stored !== null && stored !== undefined) {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { Server as TlsServer } from 'node:tls'
-import { toNodeHandler } from 'h3'
+import { toNodeHandler, type H3 } from 'h3'
 import { listen } from 'listhen'
 import type { Sandbox } from './sandbox-types.js'
 import { answerClientError } from './client-errors.js'
@@ -69,7 +69,8 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
   if (port !== 0 && isUnsafePort(port)) throw createPortUnsafeError(port, host)
   await checkHostUsable(host, port)
   try {
-    listener = await listen(toNodeHandler(sandbox.app), {
+    // toNodeHandler calls only the app's fetch, which is all a SandboxApp promises.
+    listener = await listen(toNodeHandler(sandbox.app as H3), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
       hostname: host,
       // PEM text: listhen takes a value starting with "--" as the certificate itself, not a path.

@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import { deriveKeyId } from './auth.js'
 import { HEAD_BUCKETS, HEAD_KEY, isBucketKey, listBuckets, type RequestLogEntry, type StoredEntry } from './request-log.js'
 
@@ -23,13 +23,13 @@ export interface RequestLogFilter {
 }
 
 /** The contents of `buckets` (at most READ_BATCH), in their order; null for one not stored. */
-async function readBuckets(storage: Storage, buckets: string[]): Promise<Array<StoredEntry[] | null>> {
+async function readBuckets(storage: SandboxStorage, buckets: string[]): Promise<Array<StoredEntry[] | null>> {
   const read = await storage.getItems(buckets)
   return read.map(({ value }) => (value ?? null) as StoredEntry[] | null)
 }
 
 /** The bucket names the server's head holds, oldest first; undefined without one (a server of an earlier version). */
-async function readHead(storage: Storage): Promise<string[] | undefined> {
+async function readHead(storage: SandboxStorage): Promise<string[] | undefined> {
   const head = await storage.getItem<{ buckets?: unknown }>(HEAD_KEY)
   const names = head?.buckets
   return Array.isArray(names) && names.every(isBucketKey) ? names : undefined
@@ -49,7 +49,7 @@ export interface RequestLogFollower {
  * bucket names) rather than listing the log, unless more buckets were written since the last
  * read than the head names.
  */
-export function followRequestLog(storage: Storage, filter: RequestLogFilter & { tail?: number; readsPerListing?: number } = {}): RequestLogFollower {
+export function followRequestLog(storage: SandboxStorage, filter: RequestLogFilter & { tail?: number; readsPerListing?: number } = {}): RequestLogFollower {
   const keyId = filter.apiKey ? deriveKeyId(filter.apiKey) : undefined
   const masked = filter.maskedKey
   const readsPerListing = filter.readsPerListing ?? READS_PER_LISTING
@@ -140,6 +140,6 @@ export function followRequestLog(storage: Storage, filter: RequestLogFilter & { 
 }
 
 /** Reads the stored request log, oldest first: one key's entries when `apiKey` is given, else all; the last `limit` of them when given. */
-export async function readRequestLog(storage: Storage, options: { apiKey?: string; limit?: number } = {}): Promise<RequestLogEntry[]> {
+export async function readRequestLog(storage: SandboxStorage, options: { apiKey?: string; limit?: number } = {}): Promise<RequestLogEntry[]> {
   return followRequestLog(storage, { apiKey: options.apiKey, tail: options.limit || undefined }).read()
 }

@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import { deriveKeyId } from './auth.js'
 
 /** One line of the request log (the spec's "partner dashboard" log). */
@@ -91,7 +91,7 @@ export function isBucketKey(key: unknown): key is string {
 }
 
 /** Bucket keys in time order. */
-export async function listBuckets(storage: Storage): Promise<string[]> {
+export async function listBuckets(storage: SandboxStorage): Promise<string[]> {
   return (await storage.getKeys(PREFIX)).filter(isBucketKey).sort()
 }
 
@@ -100,7 +100,7 @@ export async function listBuckets(storage: Storage): Promise<string[]> {
  * FLUSH_INTERVAL_MS, off the request path): one write however many keys were active, so logging
  * costs the same with one key or thousands.
  */
-export function createRequestLog(storage: Storage, options: { limit?: number } = {}) {
+export function createRequestLog(storage: SandboxStorage, options: { limit?: number } = {}) {
   const limit = options.limit ?? REQUEST_LOG_LIMIT
   let buffer: StoredEntry[] = []
   let sequence = 0

@@ -1,5 +1,4 @@
-import type { H3 } from 'h3'
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import type { SandboxConfig } from '../domain/types.js'
 import type { DeepPartial } from './config.js'
 import type { RateLimit } from './rate-limiter.js'
@@ -13,7 +12,7 @@ export interface SandboxOptions {
    * `fs` (under dataDir), `memory` (default for library use), a redis server's URL
    * (`redis://host:port/db`), or a ready unstorage instance.
    */
-  storage?: 'fs' | 'memory' | RedisUrl | Storage
+  storage?: 'fs' | 'memory' | RedisUrl | SandboxStorage
   /** Where fs storage lives; default `.sandbox`. */
   dataDir?: string
   /** Deep-merged over fixtures/config.json. */
@@ -61,11 +60,19 @@ export interface SandboxOptions {
 /** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */
 export type RedisUrl = `redis://${string}` | `rediss://${string}`
 
+/**
+ * The sandbox's h3 app, typed by the one method serving it needs (h3's `toNodeHandler` calls only
+ * `fetch`): the package's declarations name none of h3's, which need lib ESNext.
+ */
+export interface SandboxApp {
+  fetch(request: Request): Response | Promise<Response>
+}
+
 /** A running sandbox: an h3 app plus the state behind it. */
 export interface Sandbox {
-  app: H3
+  app: SandboxApp
   fetch(request: Request): Promise<Response>
-  storage: Storage
+  storage: SandboxStorage
   config: SandboxConfig
   /** The secret `--webhook-forward-to` deliveries are signed with (kept across restarts). */
   forwardSecret: string | undefined

@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import type { Balances, SandboxConfig } from '../domain/types.js'
 import { createLoanBook, revalueActiveLoans } from '../domain/loan-book.js'
 import { createDocStore } from '../storage/doc-store.js'
@@ -25,7 +25,7 @@ const SESSION_CACHE_SIZE = 200
  * older ones, with their stored answers, into batch files (idempotency-batches.ts), so the
  * document a request rewrites stays small however many requests a key has made.
  */
-export function createSessionStore(storage: Storage, options: { initialBalances: Balances; config: SandboxConfig; cacheSize?: number }) {
+export function createSessionStore(storage: SandboxStorage, options: { initialBalances: Balances; config: SandboxConfig; cacheSize?: number }) {
   const docs = createDocStore<SessionDoc>(storage, {
     prefix: 'session',
     cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE,

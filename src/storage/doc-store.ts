@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from './sandbox-storage.js'
 import { guardStorage, StorageError } from './storage-error.js'
 
 /** JSON documents by id under one prefix, with a write-through LRU cache. */
@@ -59,7 +59,7 @@ function parseDocument(value: unknown): object | undefined {
  * object to change one and must not mutate what `read` returns, which lets cached reads skip
  * cloning on the hot path.
  */
-export function createDocStore<T extends object>(storage: Storage, options: {
+export function createDocStore<T extends object>(storage: SandboxStorage, options: {
   prefix: string
   cacheSize?: number
   stringify?: (doc: T) => string

@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from './sandbox-storage.js'
 
 /**
  * The storage backend failed (disk full, permissions, a vanished directory, a broken driver).
@@ -23,7 +23,7 @@ export function toStorageError(error: unknown, action: string): StorageError {
  * StorageError naming what was being done, which the API answers with 500
  * SANDBOX_API_KEY_DATABASE_REQUIRED.
  */
-export function guardStorage(storage: Storage) {
+export function guardStorage(storage: SandboxStorage) {
   const guard = async <T>(action: string, call: () => Promise<T>): Promise<T> => {
     try {
       return await call()

@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 
 const ACTIVE_PREFIX = 'webhooks:active'
 
@@ -7,7 +7,7 @@ const ACTIVE_PREFIX = 'webhooks:active'
  * reading every session, and marking one costs the same however many there are. Without
  * persistent storage there is no restart, and only the in-memory set is kept.
  */
-export function createActiveMarkers(options: { storage: Storage; persistent: boolean; logError: (error: unknown) => void }) {
+export function createActiveMarkers(options: { storage: SandboxStorage; persistent: boolean; logError: (error: unknown) => void }) {
   const { storage } = options
   const active = new Set<string>()
   const writes = new Set<Promise<unknown>>()

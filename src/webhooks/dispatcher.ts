@@ -1,4 +1,4 @@
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionStore } from '../server/session-store.js'
@@ -36,7 +36,7 @@ const WORKER_RETRY_MS = 2000
 
 /** Options of the dispatcher. */
 export interface DispatcherOptions extends AttemptOptions {
-  storage: Storage
+  storage: SandboxStorage
   sessions: SessionStore
   mutex: KeyedMutexLike
   retryScheduleMs: readonly number[]

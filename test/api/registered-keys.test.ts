@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Storage } from 'unstorage'
+import type { SandboxStorage } from '../../src/storage/sandbox-storage.js'
 import { createTestApi, newKey, buildRequest, type TestApi } from '../helpers/api.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { deriveKeyId } from '../../src/server/auth.js'
@@ -132,7 +132,7 @@ describe('sandbox keys reset on a running server', () => {
   const LOAN = { collateral_btc: 0.1, loan_amount: 1000 }
 
   /** Storage keys (session document, stored answers) of one session of a key. */
-  async function storedKeysOf(storage: Storage, key: string, sessionId: string): Promise<string[]> {
+  async function storedKeysOf(storage: SandboxStorage, key: string, sessionId: string): Promise<string[]> {
     const keyId = deriveKeyId(key)
     const keys = [...await storage.getKeys('session'), ...await storage.getKeys('idem')]
     return keys.filter((item) => item.includes(`${keyId}:${sessionId}`))

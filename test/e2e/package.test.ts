@@ -47,4 +47,37 @@ describe('the published package', () => {
       await rm(dir, { recursive: true, force: true })
     }
   })
+
+  it('type-checks in a TypeScript project with the compiler\'s defaults (no skipLibCheck), under TypeScript 5 and 7', async () => {
+    // The declarations are read whole: one that imported h3's or unstorage's put their own
+    // errors (lib ESNext, optional drivers' packages) into every importer's build.
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-ts-consumer-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    await mkdir(join(dir, 'node_modules/@types'), { recursive: true })
+    await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
+    await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir')
+    await writeFile(join(dir, 'package.json'), '{"type":"module"}')
+    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, noEmit: true } }))
+    await writeFile(join(dir, 'use.ts'), [
+      "import { createSandbox, listenSandbox, createSandboxClient, constructWebhookEvent, readRequestLog, type Sandbox } from 'partner-sandbox'",
+      'export async function walk(body: string, headers: Record<string, string>): Promise<number> {',
+      "  const sandbox: Sandbox = await createSandbox({ storage: 'memory' })",
+      '  const listener = await listenSandbox(sandbox)',
+      "  const client = createSandboxClient({ baseUrl: listener.url, apiKey: 'sk_sandbox_consumer_key_0001' })",
+      "  const flow = await client.loanFlow({ action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 20000 })",
+      "  const event = constructWebhookEvent({ secret: 'whsec_consumer_secret_0001', body, headers })",
+      "  const answer = await sandbox.fetch(new Request('http://sandbox/api/sandbox/config'))",
+      '  const logged = await readRequestLog(sandbox.storage, { limit: 10 })',
+      '  await listener.close()',
+      '  await sandbox.close()',
+      "  return (flow.draft?.collateral_btc ?? 0) + answer.status + logged.length + (event.type === 'sandbox.loan.issued' ? event.data.object.debt : 0)",
+      '}',
+    ].join('\n'))
+    const compilers = [join(ROOT, 'node_modules/.bin/tsc'), join(ROOT, 'test/client-gen/node_modules/.bin/tsc')]
+    expect(existsSync(compilers[1]!), 'run npm test (pretest installs test/client-gen, with TypeScript 5)').toBe(true)
+    for (const tsc of compilers) {
+      const { stdout } = await promisify(execFile)(tsc, ['-p', dir], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+      expect(stdout, tsc).toBe('')
+    }
+  }, 120_000)
 })

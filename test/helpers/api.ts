@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { toNodeHandler } from 'h3'
+import { toNodeHandler, type H3 } from 'h3'
 import { assertAnswerKeepsContract } from './contract.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import type { Sandbox, SandboxOptions } from '../../src/server/sandbox-types.js'
@@ -78,7 +78,7 @@ export async function createTestApi(options: SandboxOptions = {}): Promise<TestA
 
 /** The same sandbox behind a real HTTP port on 127.0.0.1 (port 0). */
 export async function listenTestApi(sandbox: Sandbox): Promise<{ url: string; server: Server; close(): Promise<void> }> {
-  const server = createServer(toNodeHandler(sandbox.app))
+  const server = createServer(toNodeHandler(sandbox.app as H3))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
