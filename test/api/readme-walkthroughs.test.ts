@@ -75,7 +75,7 @@ describe('the README walkthroughs', () => {
   })
 
   it('the client library example runs twice on one key and leaves no draft or loan open', async () => {
-    const block = readBlock('ts', "import { createSandboxClient, SandboxApiError } from 'partner-sandbox'")
+    const block = readBlock('ts', "import { createSandboxClient, SandboxApiError } from 'partner-sandbox/client'")
     const url = await startServer()
     const apiKey = `sk_sandbox_readme_${randomUUID().replaceAll('-', '')}`
     const code = block.split('\n').filter((line) => !line.startsWith('import ')).join('\n')
