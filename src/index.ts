@@ -31,6 +31,7 @@ export { runScenarios, startRunServer, watchScenarios, RoundCancelledError, load
 export type { RunScenariosOptions, RunServer, ScenarioChange, ScenarioWatch, WatchDirectory, WatchScenariosOptions, RunReport, ScenarioReport, StepReport, StepFailure, Scenario, ScenarioFile, ScenarioStep, ScenarioProblem } from './scenarios/index.js'
 export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode, type HeaderSource } from './webhooks/signature.js'
 export { constructWebhookEvent, type SandboxWebhookEvent } from './webhooks/construct-event.js'
+export type { WebhookBody } from './webhooks/raw-body.js'
 export type { EventObject } from './schemas/responses/event-objects.js'
 export { verifyReceiver, startWebhookListener, buildVerifyBattery, buildSampleEvents, ReceiverUnreachableError } from './webhook-tools/index.js'
 export type { VerifyReport, VerifyCaseResult, VerifyReceiverOptions, VerifyCase, SignedDelivery, ReceivedWebhook, WebhookListenerOptions } from './webhook-tools/index.js'

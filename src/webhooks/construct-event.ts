@@ -2,6 +2,7 @@ import type { EventObject } from '../schemas/responses/event-objects.js'
 import type { EventType } from '../domain/types.js'
 import { isJsonObject } from '../json-text/is-json-object.js'
 import { verifyWebhook, WebhookVerificationError, type HeaderSource } from './signature.js'
+import { readWebhookBody, readWebhookText, type WebhookBody } from './raw-body.js'
 
 /** A webhook event as the sandbox delivers it, `data.object` typed by `type` (the OpenAPI document's `webhooks`). */
 export type SandboxWebhookEvent = {
@@ -16,11 +17,11 @@ export type SandboxWebhookEvent = {
  * body under a fresh id would pass deduplication by header. The object's fields are not checked:
  * the signature says the sandbox sent them. `secret` may list several, as for verifyWebhook.
  */
-export function constructWebhookEvent(input: { secret: string | readonly string[]; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): SandboxWebhookEvent {
+export function constructWebhookEvent(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number; now?: number }): SandboxWebhookEvent {
   const { eventId, eventType } = verifyWebhook(input)
   let event: unknown
   try {
-    event = JSON.parse(input.body)
+    event = JSON.parse(readWebhookText(readWebhookBody(input.body)))
   } catch (error) {
     throw new WebhookVerificationError('malformed_body', `the signed body is not JSON (${(error as Error).message})`)
   }

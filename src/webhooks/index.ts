@@ -4,5 +4,6 @@
  */
 export { signWebhook, verifyWebhook, computeSignature, generateWebhookSecret, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type WebhookVerificationCode, type HeaderSource } from './signature.js'
 export { constructWebhookEvent, type SandboxWebhookEvent } from './construct-event.js'
+export type { WebhookBody } from './raw-body.js'
 export type { EventObject } from '../schemas/responses/event-objects.js'
 export type { EventType } from '../domain/types.js'

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { readWebhookBody, type WebhookBody } from './raw-body.js'
 
 /** Default tolerance between a delivery's timestamp and the receiver's clock, both ways. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
@@ -37,9 +38,10 @@ export function previewSecret(secret: string): string {
   return `whsec_...${secret.slice(-4)}`
 }
 
-/** HMAC-SHA256 of `<timestamp>.<body>` keyed with the whole secret string, lowercase hex. */
-export function computeSignature(secret: string, timestamp: number | string, body: string): string {
-  return createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')
+/** HMAC-SHA256 of `<timestamp>.<body>` keyed with the whole secret string, lowercase hex; a text body counts as its UTF-8 bytes. */
+export function computeSignature(secret: string, timestamp: number | string, body: string | Uint8Array): string {
+  const hmac = createHmac('sha256', secret).update(`${timestamp}.`, 'utf8')
+  return (typeof body === 'string' ? hmac.update(body, 'utf8') : hmac.update(body)).digest('hex')
 }
 
 /** Signs a delivery: the four `x-service-webhook-*` headers for exactly these body bytes. */
@@ -75,10 +77,11 @@ function readHeader(headers: HeaderSource, name: string): string | undefined {
  * once) reaches the receiver's configuration, it accepts the old and the new one. Returns what was
  * verified; throws WebhookVerificationError otherwise.
  */
-export function verifyWebhook(input: { secret: string | readonly string[]; body: string; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
+export function verifyWebhook(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
   const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret
   // A configuration mistake, not a forged delivery: no code of WebhookVerificationError fits.
   if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) throw new TypeError('verifyWebhook needs a signing secret (or a list of them), none empty')
+  const body = readWebhookBody(input.body)
   const eventId = readHeader(input.headers, 'x-service-webhook-id')
   const eventType = readHeader(input.headers, 'x-service-webhook-event')
   const timestampText = readHeader(input.headers, 'x-service-webhook-timestamp')
@@ -90,7 +93,7 @@ export function verifyWebhook(input: { secret: string | readonly string[]; body:
   const candidates = signatureHeader!.trim().split(/\s+/).filter((part) => part.startsWith('v1='))
   const valid = candidates.map((part) => part.slice(3)).filter((hex) => /^[0-9a-f]{64}$/.test(hex))
   if (valid.length === 0) throw new WebhookVerificationError('malformed_signature', 'x-service-webhook-signature has no v1=<64 lowercase hex> value')
-  const expected = secrets.map((secret) => Buffer.from(computeSignature(secret, timestampText!, input.body), 'hex'))
+  const expected = secrets.map((secret) => Buffer.from(computeSignature(secret, timestampText!, body), 'hex'))
   if (!valid.some((hex) => expected.some((signature) => timingSafeEqual(Buffer.from(hex, 'hex'), signature)))) {
     throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}`)
   }

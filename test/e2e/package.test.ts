@@ -121,7 +121,7 @@ describe('the published package', () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
     const examples = [...readme.matchAll(/```ts\n([\s\S]*?)\n```/g)].map((match) => match[1]!).filter((code) => code.includes("from 'partner-sandbox"))
     expect(examples.length).toBeGreaterThanOrEqual(3)
-    const declared = 'declare const rawBody: string\ndeclare const request: { headers: Record<string, string> }\n'
+    const declared = 'declare const rawBody: Buffer\ndeclare const request: { headers: Record<string, string> }\n'
     for (const [i, code] of examples.entries()) await writeFile(join(dir, `readme-${i + 1}.ts`), `${declared}${code}\nexport {}\n`)
     // The project's TypeScript 7 checks as 5.9 does, in a fifth of the time (without skipLibCheck
     // every declaration file is checked, @types/node and zod's included).

@@ -27,6 +27,17 @@ describe('constructWebhookEvent', () => {
     expect(parsed.data.object.name).toBe('Acme')
   })
 
+  it('takes the body as bytes too (express.raw(), a fetch request\'s arrayBuffer()), decoded as UTF-8', () => {
+    const text = JSON.stringify({ ...event, data: { object: { id: 'ptr_1', name: 'Ænima ✓' } } })
+    const { headers } = deliver(text)
+    const bytes = Buffer.from(text, 'utf8')
+    for (const body of [bytes, new Uint8Array(bytes), bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)]) {
+      const parsed = constructWebhookEvent({ secret, body, headers })
+      if (parsed.type !== 'sandbox.partner.updated') throw new Error(parsed.type)
+      expect(parsed.data.object.name).toBe('Ænima ✓')
+    }
+  })
+
   it('refuses what verifyWebhook refuses, before parsing', () => {
     const delivery = deliver(JSON.stringify(event))
     expect(codeOf(() => constructWebhookEvent({ ...delivery, body: delivery.body.replace('Acme', 'Acne') }))).toBe('signature_mismatch')

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { computeSignature, generateWebhookSecret, previewSecret, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
@@ -32,6 +33,32 @@ describe('webhook signatures', () => {
     expect(verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now: vector.timestamp })).toEqual({
       eventId: 'evt_1', eventType: 'sandbox.webhook.test', timestamp: vector.timestamp,
     })
+  })
+
+  it('verifies the body\'s bytes as well as its text: a Buffer, a Uint8Array or an ArrayBuffer', () => {
+    for (const vector of vectors) {
+      const bytes = Buffer.from(vector.body, 'utf8')
+      for (const body of [bytes, new Uint8Array(bytes), bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)]) {
+        expect(verifyWebhook({ secret: vector.secret, body, headers: headersFor(vector), now: vector.timestamp }).eventId, vector.name).toBe('evt_1')
+      }
+      expect(computeSignature(vector.secret, vector.timestamp, bytes)).toBe(vector.signature)
+    }
+  })
+
+  it('signs bytes exactly as they are, not as text decoded and encoded again', () => {
+    // Not UTF-8: decoded to text, the lone 0xff would become U+FFFD (three other bytes).
+    const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff]), Buffer.from('"}')])
+    const expected = createHmac('sha256', 'whsec_bytes_secret').update(Buffer.concat([Buffer.from('1700000000.'), bytes])).digest('hex')
+    expect(computeSignature('whsec_bytes_secret', 1700000000, bytes)).toBe(expected)
+    expect(computeSignature('whsec_bytes_secret', 1700000000, bytes.toString('utf8'))).not.toBe(expected)
+  })
+
+  it('refuses a body that is not the raw one with a TypeError saying what to pass (a parsed object, undefined)', () => {
+    const vector = vectors[0]!
+    const verify = (body: unknown) => () => verifyWebhook({ secret: vector.secret, body: body as string, headers: headersFor(vector), now: vector.timestamp })
+    expect(verify(JSON.parse(vector.body))).toThrow(new TypeError('the webhook body must be the raw request body, a string or a Buffer, before any JSON parsing; it is an object: a JSON parser such as express.json() ran first; take the raw body instead'))
+    expect(verify(undefined)).toThrow(/it is undefined \(does the framework keep the raw body\? With express, express\.raw\(\{ type: 'application\/json' \}\) on this route\)$/)
+    expect(verify(42)).toThrow(/it is a number$/)
   })
 
   it('accepts a signature made with any of several secrets, for a rotation, and refuses an empty list', () => {

@@ -1,0 +1,24 @@
+/**
+ * A webhook request's body as received, before any parsing: its text, or its bytes (a Buffer from
+ * `express.raw()`, `await request.arrayBuffer()`). The signature covers these exact bytes.
+ */
+export type WebhookBody = string | Uint8Array | ArrayBuffer
+
+/**
+ * BODY as text or bytes to sign, or a TypeError that says what to pass instead. A body a framework
+ * already parsed (express.json()) cannot be checked: its bytes are gone, and signing its
+ * `[object Object]` made every delivery a signature mismatch that pointed at the secret.
+ */
+export function readWebhookBody(body: unknown): string | Uint8Array {
+  if (typeof body === 'string' || body instanceof Uint8Array) return body
+  if (body instanceof ArrayBuffer) return new Uint8Array(body)
+  const found = body === null || body === undefined
+    ? `${body} (does the framework keep the raw body? With express, express.raw({ type: 'application/json' }) on this route)`
+    : typeof body === 'object' ? 'an object: a JSON parser such as express.json() ran first; take the raw body instead' : `a ${typeof body}`
+  throw new TypeError(`the webhook body must be the raw request body, a string or a Buffer, before any JSON parsing; it is ${found}`)
+}
+
+/** The text of BODY (bytes decoded as UTF-8, as the sandbox sends them). */
+export function readWebhookText(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : new TextDecoder().decode(body)
+}
