@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { Server as TlsServer } from 'node:tls'
 import { toNodeHandler, type H3 } from 'h3'
-import { listen } from 'listhen'
+import type { Listener } from 'listhen'
 import type { Sandbox } from './sandbox-types.js'
 import { answerClientError } from './client-errors.js'
 import { isUnsafePort } from 'get-port-please'
@@ -64,12 +64,15 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
   const { port = 0, host = '127.0.0.1' } = options
   const timeouts = resolveServerTimeouts(options.timeouts)
   const tls = options.tls ? checkTlsPair(options.tls) : undefined
-  let listener: Awaited<ReturnType<typeof listen>>
+  let listener: Listener
   // listhen skips such a port without a word, and would then report it as busy.
   if (port !== 0 && isUnsafePort(port)) throw createPortUnsafeError(port, host)
   await checkHostUsable(host, port)
   try {
     // toNodeHandler calls only the app's fetch, which is all a SandboxApp promises.
+    // Loaded here, not with the package: listhen (and node-forge, which it loads for https) is a
+    // fifth of the package's import time, which a test suite that never listens pays per file.
+    const { listen } = await import('listhen')
     listener = await listen(toNodeHandler(sandbox.app as H3), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
       hostname: host,
@@ -103,7 +106,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
 
 // listhen's close() drops idle keep-alive sockets and waits for active ones, with no limit: a
 // stuck client must not keep a stopping server alive forever.
-async function closeGracefully(listener: Awaited<ReturnType<typeof listen>>, capMs: number): Promise<void> {
+async function closeGracefully(listener: Listener, capMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const cap = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
