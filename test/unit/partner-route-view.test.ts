@@ -41,6 +41,9 @@ describe('the partner block of GET partner and GET state', () => {
     const forA = viewPartner(shared, services, 'key_a')
     const forB = viewPartner(shared, services, 'key_b')
     expect((forB.links as Array<{ code: string }>)[0]!.code).not.toBe((forA.links as Array<{ code: string }>)[0]!.code)
+    // The same book served by a sandbox of other fixtures: that sandbox's defaults.
+    const renamed = { fixtures: { ...services.fixtures, partnerProfile: { ...services.fixtures.partnerProfile, name: 'Other Partner' } } } as SandboxServices
+    expect(viewPartner(shared, renamed, 'key_b')).toMatchObject({ profile: { name: 'Other Partner' } })
     const other = viewPartner(doc, services, 'key_b')
     expect(other).not.toBe(first)
     expect((other.links as Array<{ code: string }>)[0]!.code).not.toBe((first.links as Array<{ code: string }>)[0]!.code)
