@@ -133,6 +133,21 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('forgets a held document that is removed, even once the cache has let go of it', async () => {
+    const storage = await open()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 2 })
+    await docs.write('held', { v: 1 })
+    const release = docs.hold('held')
+    for (let i = 0; i < 10; i++) await docs.write(`other${i}`, { v: i })
+    // A session deleted while its webhook worker holds it: gone, not served from memory.
+    await docs.remove('held')
+    expect(docs.peek('held')).toBeUndefined()
+    expect(await docs.read('held')).toBeNull()
+    expect(await docs.readUncached('held')).toBeNull()
+    release()
+    await storage.dispose()
+  })
+
   it('applies a session patch to every load until the session is written, held in memory or read back from storage', async () => {
     const storage = await open()
     const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })
