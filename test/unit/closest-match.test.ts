@@ -21,6 +21,11 @@ describe('the value a typo meant', () => {
     expect(findClosestMatch('nosuch', ['loan-flow', 'smoke', 'webhooks'])).toBeUndefined()
     // Four edits is too many, however long the words.
     expect(findClosestMatch('webhook-test-evnt-xyz', ['webhook-test-event'])).toBeUndefined()
+    expect(findClosestMatch('webhook-test-evnt-xy', ['webhook-test-event'])).toBeUndefined()
+    // Four or five characters: still one edit (two would make `tags` a typo of `tape`).
+    expect(findClosestMatch('tags', ['tape'])).toBeUndefined()
+    expect(findClosestMatch('stats', ['state'])).toBe('state')
+    expect(findClosestMatch('stats', ['steps'])).toBeUndefined()
     // Short words: one edit at most (`foo` is not `flow`, nor `status` `tags`).
     expect(findClosestMatch('x', ['fs'])).toBeUndefined()
     expect(findClosestMatch('ab', ['fs'])).toBeUndefined()
