@@ -12,6 +12,9 @@ describe('the value a typo meant', () => {
     expect(findClosestMatch('repay-intrest', ids)).toBe('repay-interest')
     expect(findClosestMatch('memroy', ['fs', 'memory'])).toBe('memory')
     expect(findClosestMatch('Loan-Flow', ids)).toBe('loan-flow')
+    // A short word's one edit may be a swap, and case is no edit at all.
+    expect(findClosestMatch('laon', ['loan'])).toBe('loan')
+    expect(findClosestMatch('MEMROY', ['fs', 'memory'])).toBe('memory')
     // The nearest wins over a farther one; among equals, the first.
     expect(findClosestMatch('repay-fulll', ['repay-fu', 'repay-full'])).toBe('repay-full')
     expect(findClosestMatch('repay-ful', ['repay-fuel', 'repay-full'])).toBe('repay-fuel')
