@@ -332,6 +332,16 @@ describe('doc store failures', () => {
     expect(await docs.read('x')).toEqual({ v: 1 })
   })
 
+  it('fails a batch read (sandbox logs) of a file it cannot read, rather than take it for one not stored', async () => {
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    await storage.setItem('reqlog:b1', [{ n: 1 }])
+    // A directory where a bucket file should be: EISDIR, as EACCES or EIO would be, is no absent bucket.
+    await mkdir(join(dir, 'reqlog', 'b2'))
+    await expect(storage.getItems(['reqlog:b1', 'reqlog:b2'])).rejects.toThrow(/EISDIR/)
+    await storage.dispose()
+  })
+
   it('refuses a data dir that is not a directory', async () => {
     const dir = await tempDir()
     const file = join(dir, 'plain-file')
