@@ -192,6 +192,8 @@ describe('sandbox logs', () => {
     expect(badTail).toMatchObject({ code: 2, stdout: '' })
     expect(badTail.stderr).toContain('a whole number of requests')
     // Nor a count below 0: what could the last -5 requests be?
+    // --tail 0 reads nothing: no output at all, not an empty line.
+    expect(await runCli(['logs', '--data-dir', dir, '--tail', '0'])).toMatchObject({ code: 0, stdout: '' })
     const negativeTail = await runCli(['logs', '--data-dir', dir, '--tail=-5'])
     expect(negativeTail).toMatchObject({ code: 2, stdout: '' })
     expect(negativeTail.stderr).toContain('"-5": expected a whole number of requests')
