@@ -461,6 +461,9 @@ describe('sandbox run scenarios', () => {
     expect(registered.scenarios.map((s) => s.status)).toEqual(['skipped', 'passed', 'skipped'])
     expect(registered.scenarios[0]!.error).toBe('needs open mode: it makes its own keys (other), and this server accepts only registered keys (a generated key got 401 SANDBOX_API_KEY_INVALID)')
     expect(registered.requests).toBe(registered.scenarios[1]!.requests + 1)
+    // Asked of a remote one, its api_version is read with the run's key: a generated key would get 401.
+    const remote = await runScenarios([scenario('config', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])], { baseUrl: listener.url, apiKey: good.key, remote: true })
+    expect([remote.passed, remote.api_version]).toEqual([1, '0.3.0'])
   })
 
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {
