@@ -69,6 +69,8 @@ describe('request log', () => {
       // Each entry keeps the time its request was made, as the clock read it.
       expect(Date.parse(log[1]!.at)).toBeLessThan(Date.parse(log[0]!.at))
       expect(await readRequestLog(api.sandbox.storage, { limit: 1 })).toMatchObject([{ request_id: third.body.request_id }])
+      // No limit, as 0 always meant for the library's readers: every entry.
+      expect(await readRequestLog(api.sandbox.storage, { limit: 0 })).toHaveLength(3)
     } finally {
       clock.restore()
     }
@@ -154,6 +156,23 @@ describe('following the request log (sandbox logs --follow)', () => {
     await storage.setItem(early, [{ ...entry(1), key_id: 'key-id' }])
     expect(ids(await follower.read())).toEqual(['req_1'])
     expect(await follower.read()).toEqual([])
+  })
+
+  it('lists the log when the head names something other than this version\'s buckets (a head of another version)', async () => {
+    const storage = createStorage()
+    const log = createRequestLog(storage)
+    await writeBuckets(log, 0, 2)
+    await log.close()
+    // Names of another shape: followed as they are, they were read as buckets and the log's own never.
+    await storage.setItem(HEAD_KEY, { buckets: ['reqlog:zzzz', { name: 'reqlog:000000000000009-000009-1' }] })
+    const follower = followRequestLog(storage)
+    expect(ids(await follower.read())).toEqual(['req_0', 'req_1'])
+    await storage.setItem(HEAD_KEY, { buckets: ['reqlog:zzzz'] })
+    const log2 = createRequestLog(storage)
+    await writeBuckets(log2, 2, 3)
+    await log2.close()
+    await storage.setItem(HEAD_KEY, { buckets: ['reqlog:zzzz'] })
+    expect(ids(await follower.read())).toEqual(['req_2'])
   })
 
   it('follows a log with no head (written by an earlier version) by listing it', async () => {

@@ -89,6 +89,26 @@ describe('sandbox run scenarios', () => {
     expect([versions, own.api_version, own.requests]).toEqual([[], '0.3.0', 1])
   })
 
+  it('does not ask a remote server that stopped answering the scenarios for its api_version', async () => {
+    // Answers the first request, then hangs: what a hosted sandbox that went down mid-run looks like.
+    let asked = 0
+    const server = createServer((req, res) => {
+      if (++asked === 1) res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const get = { request: { method: 'GET', path: '/api/sandbox/config' } }
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const report = await runScenarios([scenario('config', [get, get])], { baseUrl, remote: true, apiKey: 'sk_sandbox_hangs_0123456789', transport: { timeoutMs: 300, retries: 0 } })
+      expect(report.scenarios[0]!.connection_error).toBe(true)
+      // The scenario's two requests, and no question after them to a server that hangs.
+      expect([asked, report.api_version]).toEqual([2, null])
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
   it('the README\'s example scenario passes, on one key twice, and leaves no loan open', async () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
     const text = /```json\n(\{\n  "name": "Interest repayment"[\s\S]+?)\n```/.exec(readme)?.[1]
@@ -441,6 +461,9 @@ describe('sandbox run scenarios', () => {
     expect(registered.scenarios.map((s) => s.status)).toEqual(['skipped', 'passed', 'skipped'])
     expect(registered.scenarios[0]!.error).toBe('needs open mode: it makes its own keys (other), and this server accepts only registered keys (a generated key got 401 SANDBOX_API_KEY_INVALID)')
     expect(registered.requests).toBe(registered.scenarios[1]!.requests + 1)
+    // Asked of a remote one, its api_version is read with the run's key: a generated key would get 401.
+    const remote = await runScenarios([scenario('config', [{ request: { method: 'GET', path: '/api/sandbox/config' } }])], { baseUrl: listener.url, apiKey: good.key, remote: true })
+    expect([remote.passed, remote.api_version]).toEqual([1, '0.3.0'])
   })
 
   it('sends a GET with until_ms again until its expectation holds, and gives up when the time is over', async () => {

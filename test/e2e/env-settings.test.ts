@@ -45,6 +45,19 @@ describe('SANDBOX_* variables', () => {
     expect(readdirSync(cwd)).toEqual(['.sandbox'])
   })
 
+  it('serve takes its keys file from SANDBOX_KEYS_FILE, ~ expanded, and accepts only the keys in it', async () => {
+    const home = await tempDir()
+    const created = await runCli(['keys', 'create', '--json', '--label', 'ci'], { cwd: home, env: { HOME: home, SANDBOX_KEYS_FILE: '~/ci-keys.json' } })
+    expect(created.code, created.stderr).toBe(0)
+    const key = (JSON.parse(created.stdout) as { key: string }).key
+    const serve = await startNodeProcess([BIN, 'serve', '--port', '0', '--storage', 'memory'], /sandbox ready: (\S+)/, { cwd: home, env: { HOME: home, SANDBOX_KEYS_FILE: '~/ci-keys.json' } })
+    expect(serve.output()).toContain(`keys ${join(home, 'ci-keys.json')}`)
+    const ask = (apiKey: string) => fetch(`${serve.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${apiKey}` } })
+    expect((await ask(key)).status).toBe(200)
+    expect((await ask('sk_sandbox_not_registered_0123456789')).status).toBe(401)
+    expect(await serve.stop()).toBe(0)
+  })
+
   it('a bad value is named by its variable, which is on no command line to look for', async () => {
     const cwd = await tempDir()
     const cases: Array<[string[], Record<string, string>, string]> = [

@@ -60,6 +60,9 @@ describe('--json error documents', () => {
       [['webhook', 'trigger', 'loan.issued', '--json', '--base-url', closed.replace('/webhooks', '')], 'UNREACHABLE', /^cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/sandbox\/webhooks \(ECONNREFUSED\) after 4 attempts; is the server running\?/],
       [['webhook', 'retry', '--json', '--wait', 'later'], 'USAGE', /^--wait: invalid duration "later"/],
       [['webhook', 'deliveries', '--json', '--base-url', 'ftp://127.0.0.1'], 'USAGE', '--base-url must be an http(s) URL, got "ftp://127.0.0.1"'],
+      // Commander's own refusals, in the CLI's words as on stderr: the long flag, the value as JSON, the suggestion inline.
+      [['webhook', 'deliveries', '--json', '--status', 'lost'], 'USAGE', '--status: invalid value "lost": expected one of pending, delivered, retrying, failed'],
+      [['webhook', 'sign', '--json', '--secrett', 's'], 'USAGE', "unknown option '--secrett' (did you mean --secret?)", EVENT],
     ]
     for (const [args, code, message, input] of cases) {
       // FORCE_COLOR asks for colour: a JSON stdout never gets any.

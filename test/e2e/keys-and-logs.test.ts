@@ -191,6 +191,12 @@ describe('sandbox logs', () => {
     const badTail = await runCli(['logs', '--data-dir', dir, '--tail', 'ten'])
     expect(badTail).toMatchObject({ code: 2, stdout: '' })
     expect(badTail.stderr).toContain('a whole number of requests')
+    // Nor a count below 0: what could the last -5 requests be?
+    // --tail 0 reads nothing: no output at all, not an empty line.
+    expect(await runCli(['logs', '--data-dir', dir, '--tail', '0'])).toMatchObject({ code: 0, stdout: '' })
+    const negativeTail = await runCli(['logs', '--data-dir', dir, '--tail=-5'])
+    expect(negativeTail).toMatchObject({ code: 2, stdout: '' })
+    expect(negativeTail.stderr).toContain('"-5": expected a whole number of requests')
     const unknown = await runCli(['logs', '--data-dir', dir, '--keys', join(dir, 'none.json'), '--key', 'sk_sandbox_logs'])
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
     expect(unknown.stderr).toContain('--key "sk_sandbox_logs" is not a key: give the whole key, or its masked form')

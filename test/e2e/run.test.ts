@@ -267,6 +267,11 @@ describe('sandbox run', () => {
     const unreachable = await runCli(['run', 'loan-flow', '--base-url', url])
     expect(unreachable.code).toBe(2)
     expect(unreachable.stderr).toMatch(/^sandbox: cannot reach .*ECONNREFUSED.*is the server running\?/)
+    // A port fetch blocks was never tried: no server to start, another port to pick.
+    const blocked = await runCli(['run', 'loan-flow', '--base-url', 'http://127.0.0.1:6665'])
+    expect(blocked.code).toBe(2)
+    expect(blocked.stderr).toMatch(/^sandbox: cannot reach http:\/\/127\.0\.0\.1:6665\/\S+: fetch refuses port 6665 before connecting/)
+    expect(blocked.stderr).not.toContain('is the server running?')
 
     const unknown = await runCli(['run', 'no-such-scenario'])
     expect(unknown.code).toBe(2)

@@ -133,6 +133,21 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await storage.dispose()
   })
 
+  it('forgets a held document that is removed, even once the cache has let go of it', async () => {
+    const storage = await open()
+    const docs = createDocStore<{ v: number }>(storage, { prefix: 'session', cacheSize: 2 })
+    await docs.write('held', { v: 1 })
+    const release = docs.hold('held')
+    for (let i = 0; i < 10; i++) await docs.write(`other${i}`, { v: i })
+    // A session deleted while its webhook worker holds it: gone, not served from memory.
+    await docs.remove('held')
+    expect(docs.peek('held')).toBeUndefined()
+    expect(await docs.read('held')).toBeNull()
+    expect(await docs.readUncached('held')).toBeNull()
+    release()
+    await storage.dispose()
+  })
+
   it('applies a session patch to every load until the session is written, held in memory or read back from storage', async () => {
     const storage = await open()
     const sessions = createSessionStore(storage, { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 })
@@ -315,6 +330,16 @@ describe('doc store failures', () => {
     await expect(docs.write('x', { v: 2 })).rejects.toBeInstanceOf(StorageError)
     state.fail = false
     expect(await docs.read('x')).toEqual({ v: 1 })
+  })
+
+  it('fails a batch read (sandbox logs) of a file it cannot read, rather than take it for one not stored', async () => {
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    await storage.setItem('reqlog:b1', [{ n: 1 }])
+    // A directory where a bucket file should be: EISDIR, as EACCES or EIO would be, is no absent bucket.
+    await mkdir(join(dir, 'reqlog', 'b2'))
+    await expect(storage.getItems(['reqlog:b1', 'reqlog:b2'])).rejects.toThrow(/EISDIR/)
+    await storage.dispose()
   })
 
   it('refuses a data dir that is not a directory', async () => {

@@ -114,6 +114,8 @@ describe('redis storage', () => {
     expect(messages[0]).toMatch(/^redis redis:\/\/127\.0\.0\.1:\d+\/0: connection lost.*500 SANDBOX_API_KEY_DATABASE_REQUIRED/)
     const started = Date.now()
     await expect(storage.getItem('a')).rejects.toThrow()
+    // The batch read of sandbox logs says so too, rather than the client's own words.
+    await expect(storage.getItems(['a'])).rejects.toThrow(/is not connected .*retrying in the background/)
     await expect(storage.setItem('a', 'two')).rejects.toThrow()
     expect(Date.now() - started).toBeLessThan(1_000)
     await redis.restart()

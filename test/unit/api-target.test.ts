@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SandboxApiError, SandboxConnectionError } from '../../src/client/api-error.js'
 import { LOCAL_KEY, readBaseUrl, resolveApiTarget, toApiCliError } from '../../src/cli/api-target.js'
 
@@ -23,6 +23,19 @@ describe('resolveApiTarget --timeout', () => {
 })
 
 describe('readBaseUrl', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+  })
+
+  it('names SANDBOX_BASE_URL, not a flag never given, when the variable holds the problem', () => {
+    vi.stubEnv('SANDBOX_BASE_URL', 'http://ci:s3cretpw@127.0.0.1:4010')
+    expect(() => readBaseUrl(undefined)).toThrow('SANDBOX_BASE_URL cannot hold a user name or password (http://****@127.0.0.1:4010): fetch sends none; the API takes its key from --api-key')
+    vi.stubEnv('SANDBOX_BASE_URL', 'https://sandbox.example/api/sandbox')
+    expect(() => readBaseUrl(undefined)).toThrow(/^SANDBOX_BASE_URL "https:\/\/sandbox\.example\/api\/sandbox" ends in \/api\/sandbox/)
+    // The flag wins, and is the one named.
+    expect(() => readBaseUrl('http://:pw@127.0.0.1:4010')).toThrow(/^--base-url cannot hold/)
+  })
+
   it('refuses a password without a user name too, never printing it', () => {
     expect(() => readBaseUrl('http://:s3cretpw@127.0.0.1:4010')).toThrow('--base-url cannot hold a user name or password (http://****@127.0.0.1:4010): fetch sends none; the API takes its key from --api-key')
   })

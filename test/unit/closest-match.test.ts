@@ -12,6 +12,9 @@ describe('the value a typo meant', () => {
     expect(findClosestMatch('repay-intrest', ids)).toBe('repay-interest')
     expect(findClosestMatch('memroy', ['fs', 'memory'])).toBe('memory')
     expect(findClosestMatch('Loan-Flow', ids)).toBe('loan-flow')
+    // A short word's one edit may be a swap, and case is no edit at all.
+    expect(findClosestMatch('laon', ['loan'])).toBe('loan')
+    expect(findClosestMatch('MEMROY', ['fs', 'memory'])).toBe('memory')
     // The nearest wins over a farther one; among equals, the first.
     expect(findClosestMatch('repay-fulll', ['repay-fu', 'repay-full'])).toBe('repay-full')
     expect(findClosestMatch('repay-ful', ['repay-fuel', 'repay-full'])).toBe('repay-fuel')
@@ -21,6 +24,11 @@ describe('the value a typo meant', () => {
     expect(findClosestMatch('nosuch', ['loan-flow', 'smoke', 'webhooks'])).toBeUndefined()
     // Four edits is too many, however long the words.
     expect(findClosestMatch('webhook-test-evnt-xyz', ['webhook-test-event'])).toBeUndefined()
+    expect(findClosestMatch('webhook-test-evnt-xy', ['webhook-test-event'])).toBeUndefined()
+    // Four or five characters: still one edit (two would make `tags` a typo of `tape`).
+    expect(findClosestMatch('tags', ['tape'])).toBeUndefined()
+    expect(findClosestMatch('stats', ['state'])).toBe('state')
+    expect(findClosestMatch('stats', ['steps'])).toBeUndefined()
     // Short words: one edit at most (`foo` is not `flow`, nor `status` `tags`).
     expect(findClosestMatch('x', ['fs'])).toBeUndefined()
     expect(findClosestMatch('ab', ['fs'])).toBeUndefined()

@@ -12,6 +12,12 @@ describe('config overrides', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
+  it('names the path of a value the schema refuses', () => {
+    const base = loadFixtures().config
+    expect(() => resolveConfig(base, { rates: { btc_usd: 'many' }, risk: { max_ltv_percent: 250 } } as never, '--config x.json'))
+      .toThrow(/^--config x\.json is not a valid sandbox config: rates\.btc_usd: .+; risk\.max_ltv_percent: .+/)
+  })
+
   it('names the key of its level that a misspelt one meant', () => {
     const base = loadFixtures().config
     const overrides = { borow_rates: { fixed: 10 }, risk: { max_ltv_precent: 60, x: 1 }, rates: { btc_usdt: 1 } }

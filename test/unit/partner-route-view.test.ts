@@ -36,6 +36,14 @@ describe('the partner block of GET partner and GET state', () => {
     expect(viewPartner(grown, services, 'key_a')).toMatchObject({ rewards: { accrued_usd: 25 } })
     const profile = { id: 'ptr_1', name: 'Acme', email: null, website: null, payout_address: null, referral_code: 'ref_acme', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' }
     expect(viewPartner({ ...doc, partner: profile }, services, 'key_a')).toMatchObject({ profile: { name: 'Acme' } })
+    // The same book seen through another key: that key's own links, not the block built for the first.
+    const shared = docWith([loan('loan_1', 20000, '2026-01-01T00:00:00.000Z')])
+    const forA = viewPartner(shared, services, 'key_a')
+    const forB = viewPartner(shared, services, 'key_b')
+    expect((forB.links as Array<{ code: string }>)[0]!.code).not.toBe((forA.links as Array<{ code: string }>)[0]!.code)
+    // The same book served by a sandbox of other fixtures: that sandbox's defaults.
+    const renamed = { fixtures: { ...services.fixtures, partnerProfile: { ...services.fixtures.partnerProfile, name: 'Other Partner' } } } as SandboxServices
+    expect(viewPartner(shared, renamed, 'key_b')).toMatchObject({ profile: { name: 'Other Partner' } })
     const other = viewPartner(doc, services, 'key_b')
     expect(other).not.toBe(first)
     expect((other.links as Array<{ code: string }>)[0]!.code).not.toBe((first.links as Array<{ code: string }>)[0]!.code)

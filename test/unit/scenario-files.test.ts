@@ -213,6 +213,8 @@ describe('scenario files', () => {
         { request: { method: 'GET', path: '/x' }, capture: { loanId: 'id' } },
         { request: { method: 'GET', path: '/loans/{{loanid}}/{{later}}/{{nothing}}', key: 'partnr2', idempotency_key: '{{$uuidd}}' } },
         { request: { method: 'GET', path: '/x' }, capture: { later: 'id' } },
+        // Captured again further on: the step named is the first that captures it.
+        { request: { method: 'GET', path: '/x' }, capture: { later: 'id' } },
       ],
     })
     expect(problemsOf(text).sort()).toEqual([

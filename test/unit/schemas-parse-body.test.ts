@@ -73,6 +73,8 @@ describe('parseBody', () => {
     expect(action.message).toBe('action must be one of: start_collateral_transfer, confirm_btc, run_kyt, complete_payout. Got "start_colateral_transfer": did you mean start_collateral_transfer?')
     const kind = expectError(() => parseBody(repaymentFlowSchema, { action: 'start_payment', repayment_kind: 'partal_principal' }), 'INVALID_AMOUNT')
     expect(kind.message).toMatch(/\. Got "partal_principal": did you mean partial_principal\?$/)
+    // A field sent but refused is no missing one: a look-alike unknown field beside it is not offered for it.
+    expect(expectError(() => parseBody(createLoanSchema, { collateral_btc: -1, colateral_btc: 0.5, loan_amount: 100 }), 'INVALID_AMOUNT').message).toBe('collateral_btc must be greater than 0.')
     // Nothing close, nothing added: an unknown field unlike the missing one, a value unlike any allowed.
     expect(expectError(() => parseBody(createLoanSchema, { btc: 0.5, loan_amount: 100 }), 'INVALID_AMOUNT').message).toBe('collateral_btc is required.')
     expect(expectError(() => parseBody(repaymentFlowSchema, { action: 'start_payment', repayment_kind: 'everything' }), 'INVALID_AMOUNT').message).toBe('repayment_kind must be one of: interest, partial_principal, full_principal.')
