@@ -103,10 +103,9 @@ describe.skipIf(!hasRedis)('a sandbox on redis storage', () => {
     const key = newKey()
     expect((await send(sandbox, key, 'POST', '/api/sandbox/loans/flow', FLOW[0])).status).toBe(200)
     await redis.kill()
-    const started = Date.now()
+    // At once: storage refuses a command as not connected, without a timeout (test/storage/redis.test.ts).
     const write = await send(sandbox, key, 'POST', '/api/sandbox/loans/flow', FLOW[1])
     const read = await send(sandbox, newKey(), 'GET', '/api/sandbox/loans')
-    expect(Date.now() - started).toBeLessThan(1_000)
     for (const answer of [write, read]) {
       expect(answer.status).toBe(500)
       expect(JSON.parse(answer.text).error_code).toBe('SANDBOX_API_KEY_DATABASE_REQUIRED')

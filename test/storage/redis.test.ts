@@ -33,7 +33,7 @@ describe('redis URLs in messages', () => {
 describe('redis storage', () => {
   it('fails at start with the URL (password hidden) and the reason when nothing listens, without hanging', async () => {
     const port = await findDeadPort()
-    const started = Date.now()
+    // ECONNREFUSED in the message: it failed on the refusal, not after a timeout.
     const error = await createSandboxStorage({ kind: 'redis', url: `redis://:s3cret@127.0.0.1:${port}/0`, owner: true }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StorageError)
     expect((error as Error).message).toContain(`cannot use redis at redis://:***@127.0.0.1:${port}/0 (ECONNREFUSED); start it, or use another storage (--storage fs or memory)`)
@@ -41,7 +41,6 @@ describe('redis storage', () => {
     // A tool reads what the server stored: another storage would hold nothing of it.
     const tool = await createSandboxStorage({ kind: 'redis', url: `redis://127.0.0.1:${port}/0` }).catch((caught: unknown) => caught)
     expect((tool as Error).message).toContain(`cannot use redis at redis://127.0.0.1:${port}/0 (ECONNREFUSED); start it, or check that the URL is the --storage your sandbox serve uses`)
-    expect(Date.now() - started).toBeLessThan(5_000)
   })
 
   it.skipIf(!hasRedis)('keeps every key under sandbox: in the database the URL names', async () => {
@@ -112,12 +111,11 @@ describe('redis storage', () => {
     await redis.kill()
     await expect.poll(() => messages.length).toBe(1)
     expect(messages[0]).toMatch(/^redis redis:\/\/127\.0\.0\.1:\d+\/0: connection lost.*500 SANDBOX_API_KEY_DATABASE_REQUIRED/)
-    const started = Date.now()
-    await expect(storage.getItem('a')).rejects.toThrow()
-    // The batch read of sandbox logs says so too, rather than the client's own words.
-    await expect(storage.getItems(['a'])).rejects.toThrow(/is not connected .*retrying in the background/)
-    await expect(storage.setItem('a', 'two')).rejects.toThrow()
-    expect(Date.now() - started).toBeLessThan(1_000)
+    // Refused at once as not connected, not queued until a command timeout; the batch read of
+    // sandbox logs says so too, rather than the client's own words.
+    for (const call of [() => storage.getItem('a'), () => storage.getItems(['a']), () => storage.setItem('a', 'two')]) {
+      await expect(call()).rejects.toThrow(/is not connected .*retrying in the background/)
+    }
     await redis.restart()
     await expect.poll(() => messages.length, { timeout: 5_000 }).toBe(2)
     expect(messages[1]).toMatch(/connection restored$/)
