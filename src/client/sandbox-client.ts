@@ -14,6 +14,7 @@ import type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
 import { sendRequest } from './send-request.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
 import { findBaseUrlProblem, showBaseUrl } from './base-url.js'
+import { findTransportNumberProblem } from './transport-numbers.js'
 
 /** Fields every answer carries (decisions.md "Envelope"). */
 export interface Envelope {
@@ -87,6 +88,8 @@ export function createSandboxClient(options: SandboxClientOptions) {
   // At once, rather than as every call's "Invalid URL" (retried) or 404.
   const problem = findBaseUrlProblem(options.baseUrl)
   if (problem) throw new TypeError(`baseUrl ${showBaseUrl(options.baseUrl)} ${problem}`)
+  const numbers = findTransportNumberProblem(options)
+  if (numbers) throw new TypeError(numbers)
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {

@@ -6,6 +6,7 @@ import { prepareRequest } from './prepare-request.js'
 import { parseRetryAfter, toAnswer } from './read-answer.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
 import { findCertificateError, isBlockedPortError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
+import { findTransportNumberProblem } from './transport-numbers.js'
 
 /** The client's time per attempt unless `timeoutMs` says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -28,6 +29,8 @@ function createTimeoutError(): Error {
  * later with the same key and body"). Redirects are not followed (see below).
  */
 export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
+  const numbers = findTransportNumberProblem(options)
+  if (numbers) throw new TypeError(numbers)
   const retries = options.retries ?? 3
   const wire = prepareRequest(options, request)
   const { url, headers, text, idempotencyKey } = wire

@@ -23,6 +23,7 @@ import { createSessionStore } from './session-store.js'
 import { IDEMPOTENCY_RETENTION_MS, sessionSlotOf } from './session-doc.js'
 import { createWebhookRoutes } from './routes/webhook-routes.js'
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/retry-schedule.js'
+import { checkNumberOptions } from './check-options.js'
 import { createDispatcher } from '../webhooks/dispatcher.js'
 import { createFaultPlan } from '../faults/fault-plan.js'
 import { parseFaults } from '../faults/faults-schema.js'
@@ -33,6 +34,7 @@ import { wasDropped } from './fault-hook.js'
  * SetupError for a bad config or keys file, and StorageError for storage it cannot open or own.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  checkNumberOptions(options)
   const forwardTo = options.webhookForwardTo === undefined ? undefined : parseForwardUrl(options.webhookForwardTo)
   const givenSecret = options.webhookForwardSecret === undefined ? undefined : parseForwardSecret(options.webhookForwardSecret)
   if (givenSecret !== undefined && forwardTo === undefined) throw new SetupError('--webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too')

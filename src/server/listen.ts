@@ -1,4 +1,5 @@
 import { createServer } from 'node:net'
+import { inspect } from 'node:util'
 import type { Duplex } from 'node:stream'
 import type { Server as TlsServer } from 'node:tls'
 import { toNodeHandler, type H3 } from 'h3'
@@ -62,6 +63,13 @@ export interface ListenOptions {
  */
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
+  // A string (process.env.PORT) was reported as a busy port, a negative closeTimeoutMs cut every request.
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`port ${inspect(port)}: expected a whole number from 0 to 65535 (0 = any free port)${typeof port === 'string' ? '; a variable\'s text needs Number()' : ''}`)
+  }
+  if (options.closeTimeoutMs !== undefined && !(Number.isInteger(options.closeTimeoutMs) && options.closeTimeoutMs >= 0)) {
+    throw new RangeError(`closeTimeoutMs ${inspect(options.closeTimeoutMs)}: expected milliseconds, a whole number from 0`)
+  }
   const timeouts = resolveServerTimeouts(options.timeouts)
   const tls = options.tls ? checkTlsPair(options.tls) : undefined
   let listener: Listener

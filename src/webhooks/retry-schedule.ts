@@ -1,6 +1,12 @@
 /** The default schedule: delays after the first try (decisions.md: 5 s, 30 s, 2 min, 10 min). */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000]
 
+/** How many delays a schedule may have. */
+const MAX_RETRY_DELAYS = 20
+
+/** The longest delay of a schedule: a day. Longer ones would outlast any test, and Node's timers (24.8 days). */
+export const MAX_RETRY_DELAY_MS = 86_400_000
+
 /** Parses `5s,30s,2m,10m` (units ms, s, m, h) into delays in milliseconds. */
 export function parseRetrySchedule(text: string): number[] {
   const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
@@ -9,7 +15,8 @@ export function parseRetrySchedule(text: string): number[] {
     if (!match) throw new Error(`invalid retry schedule "${text}": expected delays such as 5s,30s,2m,10m`)
     return Number(match[1]) * units[match[2]!]!
   })
-  if (delays.length === 0 || delays.length > 20) throw new Error(`invalid retry schedule "${text}": give 1 to 20 delays`)
+  if (delays.length === 0 || delays.length > MAX_RETRY_DELAYS) throw new Error(`invalid retry schedule "${text}": give 1 to ${MAX_RETRY_DELAYS} delays`)
+  if (delays.some((delay) => delay > MAX_RETRY_DELAY_MS)) throw new Error(`invalid retry schedule "${text}": each delay at most 24h`)
   return delays
 }
 

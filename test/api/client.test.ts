@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandboxClient, SandboxApiError, SandboxConnectionError, SandboxRequestError } from '../../src/client/index.js'
+import { createSandboxClient, SandboxApiError, SandboxConnectionError, SandboxRequestError, sendRequest } from '../../src/client/index.js'
 import { createTestApi, listenTestApi, newKey } from '../helpers/api.js'
 
 /**
@@ -72,6 +72,22 @@ describe('createSandboxClient against the sandbox', () => {
     // A path prefix of a proxy is a root like any other.
     expect(() => createSandboxClient({ baseUrl: `${root}/gateway`, apiKey: newKey('client') })).not.toThrow()
     expect((await createSandboxClient({ baseUrl: `${root}/`, apiKey: newKey('client') }).getConfig()).rates.btc_usd).toBeGreaterThan(0)
+  })
+
+  it('refuses at once a retries, timeoutMs or maxRetryAfterMs that would misbehave (a NaN timeout timed out every request as an unreachable server)', async () => {
+    const baseUrl = 'http://127.0.0.1:4010'
+    const refusals: Array<[object, string]> = [
+      [{ timeoutMs: Number.NaN }, 'timeoutMs NaN: expected milliseconds, a whole number from 1'],
+      [{ timeoutMs: 0 }, 'timeoutMs 0: expected milliseconds, a whole number from 1'],
+      [{ retries: -1 }, 'retries -1: expected a whole number from 0 to 100'],
+      [{ retries: 1.5 }, 'retries 1.5: expected a whole number from 0 to 100'],
+      [{ maxRetryAfterMs: -5 }, 'maxRetryAfterMs -5: expected milliseconds, a whole number from 0'],
+    ]
+    for (const [numbers, message] of refusals) {
+      expect(() => createSandboxClient({ baseUrl, apiKey: newKey('client'), ...numbers }), message).toThrow(new TypeError(message))
+      await expect(sendRequest({ baseUrl, ...numbers }, { method: 'GET', path: '/api/sandbox/config' }), message).rejects.toThrow(new TypeError(message))
+    }
+    expect(() => createSandboxClient({ baseUrl, retries: 0, timeoutMs: 1, maxRetryAfterMs: 0 })).not.toThrow()
   })
 
   it('rejects a non-2xx answer with status, error_code and request_id', async () => {

@@ -71,12 +71,16 @@ describe('the library, as a partner\'s test suite uses it', () => {
     expect(loanIssued.data.object.debt).toBe(issued.activeLoans[0]!.debt)
   })
 
-  it('refuses a busy port with code EADDRINUSE instead of moving to another, and a host it cannot listen on', async () => {
+  it('refuses a busy port with code EADDRINUSE instead of moving to another, a host it cannot listen on, and a port or close timeout that is no whole number in range', async () => {
     const sandbox = await createSandbox()
     cleanups.push(() => sandbox.close())
     const first = await listenSandbox(sandbox)
     cleanups.push(() => first.close())
     await expect(listenSandbox(sandbox, { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE', message: `port ${first.port} on 127.0.0.1 is already in use; pick another port (0 = any free port) or stop the other process` })
+    // A port as a variable's text was reported as busy; a negative closeTimeoutMs cut every request.
+    await expect(listenSandbox(sandbox, { port: String(first.port) as never })).rejects.toThrow(new RangeError(`port '${first.port}': expected a whole number from 0 to 65535 (0 = any free port); a variable's text needs Number()`))
+    await expect(listenSandbox(sandbox, { port: 65536 })).rejects.toThrow(new RangeError('port 65536: expected a whole number from 0 to 65535 (0 = any free port)'))
+    await expect(listenSandbox(sandbox, { closeTimeoutMs: -1 })).rejects.toThrow(new RangeError('closeTimeoutMs -1: expected milliseconds, a whole number from 0'))
     // An address this machine does not have (TEST-NET-1): nothing is sent, binding fails.
     await expect(listenSandbox(sandbox, { host: '192.0.2.77' })).rejects.toMatchObject({ code: 'EADDRNOTAVAIL', message: expect.stringMatching(/^cannot listen on host 192\.0\.2\.77 \(EADDRNOTAVAIL\)/) })
   })
@@ -111,6 +115,21 @@ describe('the library, as a partner\'s test suite uses it', () => {
     expect([statuses.length, options]).toEqual([4, undefined])
     const all = await loadScenarios(SHIPPED_SCENARIOS_DIR)
     expect(() => selectScenarios(all, ['no-such-scenario'])).toThrow(UnknownScenarioError)
+  })
+
+  it('refuses numeric options that would misbehave quietly, naming the option (a NaN delay retried at once, a limit of 0 refused every request)', async () => {
+    const refusals: Array<[Parameters<typeof createSandbox>[0], string]> = [
+      [{ webhookRetrySchedule: [5, -1] }, 'webhookRetrySchedule [5, -1]: expected delays in milliseconds, at least one, whole numbers from 0 to 86400000 (24 hours), such as [5000, 30000]'],
+      [{ webhookRetrySchedule: [Number('5s')] }, 'webhookRetrySchedule [NaN]: expected'],
+      [{ webhookRetrySchedule: [] }, 'webhookRetrySchedule []: expected'],
+      [{ webhookRetrySchedule: [86_400_001] }, 'webhookRetrySchedule [86400001]: expected'],
+      [{ rateLimit: { limit: 0, windowSeconds: 60 } }, 'rateLimit { limit: 0, windowSeconds: 60 }: expected { limit, windowSeconds }, whole numbers from 1 (or false for no limit)'],
+      [{ rateLimit: { limit: 10, windowSeconds: 0.5 } }, 'rateLimit { limit: 10, windowSeconds: 0.5 }: expected'],
+      [{ webhookTimeoutMs: Number.NaN }, 'webhookTimeoutMs NaN: expected milliseconds, a whole number from 1 to 600000'],
+    ]
+    for (const [options, message] of refusals) await expect(createSandbox(options), message).rejects.toThrow(message)
+    const sandbox = await createSandbox({ webhookRetrySchedule: [0, 86_400_000], rateLimit: { limit: 1, windowSeconds: 1 }, webhookTimeoutMs: 600_000 })
+    await sandbox.close()
   })
 
   it('types each flow step with the fields it needs, so a forgotten one fails the type check', async () => {
