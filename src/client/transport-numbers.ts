@@ -1,4 +1,4 @@
-import { inspect } from 'node:util'
+import { isWholeNumber, showOptionValue } from '../text/whole-numbers.js'
 import type { TransportOptions } from './request-types.js'
 
 /** The longest wait a timer can hold: Node fires a longer one after 1 ms. */
@@ -17,7 +17,7 @@ export function findTransportNumberProblem(options: Pick<TransportOptions, 'retr
   ]
   for (const [name, min, max, expected] of checks) {
     const value = options[name]
-    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) return `${name} ${inspect(value)}: expected ${expected}`
+    if (value !== undefined && !isWholeNumber(value, min, max)) return `${name} ${showOptionValue(value)}: expected ${expected}`
   }
   return undefined
 }

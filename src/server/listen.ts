@@ -1,11 +1,11 @@
 import { createServer } from 'node:net'
-import { inspect } from 'node:util'
 import type { Duplex } from 'node:stream'
 import type { Server as TlsServer } from 'node:tls'
 import { toNodeHandler, type H3 } from 'h3'
 import type { Listener } from 'listhen'
 import type { Sandbox } from './sandbox-types.js'
 import { answerClientError } from './client-errors.js'
+import { isWholeNumber, showOptionValue } from '../text/whole-numbers.js'
 import { isUnsafePort } from 'get-port-please'
 import { createPortInUseError, createPortUnsafeError, toListenError } from './listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
@@ -64,11 +64,11 @@ export interface ListenOptions {
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
   // A string (process.env.PORT) was reported as a busy port, a negative closeTimeoutMs cut every request.
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`port ${inspect(port)}: expected a whole number from 0 to 65535 (0 = any free port)${typeof port === 'string' ? '; a variable\'s text needs Number()' : ''}`)
+  if (!isWholeNumber(port, 0, 65535)) {
+    throw new RangeError(`port ${showOptionValue(port)}: expected a whole number from 0 to 65535 (0 = any free port)${typeof port === 'string' ? '; a variable\'s text needs Number()' : ''}`)
   }
-  if (options.closeTimeoutMs !== undefined && !(Number.isInteger(options.closeTimeoutMs) && options.closeTimeoutMs >= 0)) {
-    throw new RangeError(`closeTimeoutMs ${inspect(options.closeTimeoutMs)}: expected milliseconds, a whole number from 0`)
+  if (options.closeTimeoutMs !== undefined && !isWholeNumber(options.closeTimeoutMs, 0)) {
+    throw new RangeError(`closeTimeoutMs ${showOptionValue(options.closeTimeoutMs)}: expected milliseconds, a whole number from 0`)
   }
   const timeouts = resolveServerTimeouts(options.timeouts)
   const tls = options.tls ? checkTlsPair(options.tls) : undefined
@@ -77,10 +77,10 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
   if (port !== 0 && isUnsafePort(port)) throw createPortUnsafeError(port, host)
   await checkHostUsable(host, port)
   try {
-    // toNodeHandler calls only the app's fetch, which is all a SandboxApp promises.
     // Loaded here, not with the package: listhen (and node-forge, which it loads for https) is a
     // fifth of the package's import time, which a test suite that never listens pays per file.
     const { listen } = await import('listhen')
+    // toNodeHandler calls only the app's fetch, which is all a SandboxApp promises.
     listener = await listen(toNodeHandler(sandbox.app as H3), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
       hostname: host,
