@@ -40,10 +40,15 @@ function findDeclaration(file: string, name: string): { file: string; documented
   return undefined
 }
 
+/** The names FILE exports: its own declarations, its named re-exports, and what its `export *` lines export in turn. */
+function listExportedNames(file: string): string[] {
+  const { named, stars } = listReExports(file)
+  const declared = [...read(file).matchAll(/\nexport\s+(?:interface|type|const|function|class)\s+(\w+)/g)].map((match) => match[1]!)
+  return [...new Set([...declared, ...named.map((entry) => entry.name), ...stars.flatMap(listExportedNames)])]
+}
+
 function listPublicExports(): string[] {
-  const { named, stars } = listReExports(INDEX)
-  const fromStars = stars.flatMap((file) => [...read(file).matchAll(/\nexport\s+(?:interface|type|const|function|class)\s+(\w+)/g)].map((match) => match[1]!))
-  return [...named.map((entry) => entry.name), ...fromStars]
+  return listExportedNames(INDEX)
 }
 
 describe('the library exports', () => {
