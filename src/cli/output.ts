@@ -3,9 +3,12 @@ import chalk from 'chalk'
 /**
  * Colour only for a person at a terminal: off when stdout is not a TTY, or under NO_COLOR set to
  * anything but the empty string (no-color.org: an empty value is as good as unset, so a CI that
- * templates `NO_COLOR=$VAR` with nothing in it keeps colour). chalk itself reads only FORCE_COLOR.
+ * templates `NO_COLOR=$VAR` with nothing in it keeps colour). FORCE_COLOR wins over both, as in
+ * Node itself: CI systems whose logs show ANSI colours set it, and chalk has already taken its
+ * level from it (`0` or `false`: none; empty, `1` or `true`: 16 colours; `2`, `3`: more).
  */
 export function configureColor(stream: NodeJS.WriteStream = process.stdout): void {
+  if (process.env.FORCE_COLOR !== undefined) return
   if (process.env.NO_COLOR || !stream.isTTY) chalk.level = 0
 }
 

@@ -271,9 +271,8 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
     it('are off under NO_COLOR=1, prompt included, and when piped', async () => {
       const pty = runInPty(args(), { env: { NO_COLOR: '1' } })
       const prompt = runInPty(['run', '--dir', tinyDir], { env: { NO_COLOR: '1' } })
-      // Piped, without the NO_COLOR runCli adds: the pipe alone turns colour off, even under the
-      // FORCE_COLOR many CI systems set (chalk alone would obey it; the README says no TTY, no colour).
-      const piped = runCli(args(), { env: { NO_COLOR: '', FORCE_COLOR: '1' } })
+      // Piped, without the NO_COLOR runCli adds: the pipe alone turns colour off.
+      const piped = runCli(args(), { env: { NO_COLOR: '' } })
       expect(await pty.exited()).toBe(0)
       expect(pty.raw()).not.toMatch(COLOUR)
       await prompt.waitFor('Which scenarios to run?')
@@ -281,6 +280,19 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       expect(prompt.raw()).not.toMatch(COLOUR)
       expect((await piped).code).toBe(0)
       expect((await piped).stdout).not.toMatch(/\u001b\[/)
+    })
+
+    it('follow FORCE_COLOR as Node does: on through a pipe and over NO_COLOR, off at a terminal under 0', async () => {
+      // FORCE_COLOR=1 is what a CI whose log shows colours sets, where output is always piped.
+      const forced = [{ FORCE_COLOR: '1', NO_COLOR: '' }, { FORCE_COLOR: '1', NO_COLOR: '1' }, { FORCE_COLOR: '', NO_COLOR: '' }]
+      const piped = forced.map((env) => [env, runCli(args(), { env })] as const)
+      const off = runInPty(args(), { env: { FORCE_COLOR: '0' } })
+      for (const [env, run] of piped) {
+        expect((await run).code).toBe(0)
+        expect((await run).stdout, JSON.stringify(env)).toMatch(/\u001b\[3\dm/)
+      }
+      expect(await off.exited()).toBe(0)
+      expect(off.raw()).not.toMatch(COLOUR)
     })
   })
 })
