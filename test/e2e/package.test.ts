@@ -12,7 +12,9 @@ describe('the published package', () => {
   it('holds only modules built from the current src/, and what the CLI needs at run time', async () => {
     // A module left in dist/ by an earlier build would be published, and may not even load.
     const built = (await readdir(join(ROOT, 'dist'), { recursive: true })).filter((file) => file.endsWith('.js'))
-    const orphans = built.filter((file) => !existsSync(join(ROOT, 'src', file.replace(/\.js$/, '.ts'))))
+    // dist/cjs/ holds the CommonJS build of the client and webhook entries, from the same src/.
+    const orphans = built.filter((file) => !existsSync(join(ROOT, 'src', file.replace(/^cjs\//, '').replace(/\.js$/, '.ts'))))
+    expect(built.filter((file) => file.startsWith('cjs/client/') || file.startsWith('cjs/webhooks/')).length).toBeGreaterThan(10)
     expect(orphans).toEqual([])
 
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
@@ -23,15 +25,16 @@ describe('the published package', () => {
     const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false' }
     const { stdout } = await promisify(execFile)(npm, ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel=error'], { cwd: ROOT, env })
     const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path)
-    for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/openapi.json', 'dist/scenario.schema.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
+    for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cjs/package.json', 'dist/cjs/client/index.d.ts', 'dist/openapi.json', 'dist/scenario.schema.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
       expect(files, needed).toContain(needed)
     }
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.map'))).toEqual([])
-    // Each module and its types, and the two JSON documents (openapi.json, scenario.schema.json).
-    expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 2)
+    // Each module and its types, the two JSON documents (openapi.json, scenario.schema.json) and
+    // the package.json that makes dist/cjs/ CommonJS.
+    expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 3)
   }, 60_000)
 
-  it('loads by its name from an ES module and from CommonJS (require of the ESM build, Node >= 20.19)', async () => {
+  it('loads by its name from an ES module and from CommonJS (require of the ESM build, Node >= 20.19), one copy of each class', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sandbox-consumer-'))
     try {
       await mkdir(join(dir, 'node_modules'))
@@ -49,6 +52,15 @@ describe('the published package', () => {
         const { stdout, stderr } = await promisify(execFile)(process.execPath, [file], { cwd: dir })
         expect([file, stdout, stderr]).toEqual([file, 'function object function\n', ''])
       }
+      // Where require cannot load an ES module (Jest's loader, as Node without it), the two parts
+      // have a CommonJS build; the root, which needs h3, has none.
+      const withoutRequireOfEsm = async (file: string) => promisify(execFile)(process.execPath, ['--no-experimental-require-module', file], { cwd: dir }).catch((error: { stdout: string; stderr: string }) => error)
+      expect(await withoutRequireOfEsm('parts.cjs')).toMatchObject({ stdout: 'function object function\n', stderr: '' })
+      expect((await withoutRequireOfEsm('use.cjs')).stderr).toContain('ERR_REQUIRE_ESM')
+      // Where it can, require loads the ES build (the module-sync condition): the root and the parts
+      // share their classes, so an error from one passes `instanceof` against the other's.
+      await writeFile(join(dir, 'same.cjs'), "const root = require('partner-sandbox'); const client = require('partner-sandbox/client'); const webhooks = require('partner-sandbox/webhooks'); console.log(root.SandboxApiError === client.SandboxApiError, root.WebhookVerificationError === webhooks.WebhookVerificationError)")
+      expect((await promisify(execFile)(process.execPath, ['same.cjs'], { cwd: dir })).stdout).toBe('true true\n')
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
@@ -80,6 +92,45 @@ describe('the published package', () => {
     expect(webhooks.some((url) => url.endsWith('/dist/webhooks/construct-event.js'))).toBe(true)
     expect(webhooks.filter((url) => server.test(url) || url.includes('/node_modules/'))).toEqual([])
   })
+
+  it('type-checks the client and webhook entries in a CommonJS TypeScript project (module commonjs under TypeScript 5, node16 under 7)', async () => {
+    // Such a project compiles imports to require(): its types must be the CommonJS build's, and
+    // `module: commonjs` resolves as Node 10 did, without `exports` (typesVersions maps the parts).
+    // TypeScript 7 has no Node 10 resolution any more, and checks node16 as 5.9 does, faster.
+    const tsc5 = join(ROOT, 'test/client-gen/node_modules/typescript/bin/tsc')
+    expect(existsSync(tsc5), 'run npm test (pretest installs test/client-gen)').toBe(true)
+    const tsc7 = join(ROOT, 'node_modules/typescript/bin/tsc')
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-cjs-ts-consumer-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    await mkdir(join(dir, 'node_modules/@types'), { recursive: true })
+    await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
+    await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir')
+    await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}')
+    await writeFile(join(dir, 'use.ts'), [
+      "import { createSandboxClient, SandboxApiError, type Loan } from 'partner-sandbox/client'",
+      "import { constructWebhookEvent, WebhookVerificationError } from 'partner-sandbox/webhooks'",
+      'export async function callOnly(body: Buffer, headers: Record<string, string>): Promise<string> {',
+      "  const client = createSandboxClient({ baseUrl: 'http://127.0.0.1:4010', apiKey: 'sk_sandbox_consumer_key_0001' })",
+      '  try {',
+      "    const event = constructWebhookEvent({ secret: 'whsec_consumer_secret_0001', body, headers })",
+      '    const loans: Loan[] = (await client.listLoans()).activeLoans',
+      '    return loans[0]?.id ?? event.id',
+      '  } catch (error) {',
+      "    if (error instanceof SandboxApiError) return error.errorCode ?? 'none'",
+      '    if (error instanceof WebhookVerificationError) return error.code',
+      '    throw error',
+      '  }',
+      '}',
+    ].join('\n'))
+    // commonjs as `tsc --init` sets it up (esModuleInterop, which zod's own declarations need, and
+    // skipLibCheck: this one is about resolution), node16 with every declaration checked.
+    const configs = [['commonjs', tsc5, { module: 'commonjs', esModuleInterop: true, skipLibCheck: true }], ['node16', tsc7, { module: 'node16' }]] as const
+    for (const [name, tsc, options] of configs) {
+      await writeFile(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, noEmit: true, ...options }, files: ['use.ts'] }))
+      const { stdout } = await promisify(execFile)(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+      expect([name, stdout]).toEqual([name, ''])
+    }
+  }, 120_000)
 
   it('type-checks in a TypeScript project with the compiler\'s defaults (no skipLibCheck), the README\'s examples included', async () => {
     // The declarations are read whole: one that imported h3's or unstorage's put their own
