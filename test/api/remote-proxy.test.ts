@@ -123,9 +123,8 @@ describe('a sandbox behind a proxy', () => {
       { request: { method: 'POST', path: '/api/sandbox/loans', body: { collateral_btc: 0.5, loan_amount: 1000 }, drop_answer: true } },
       { replay: true },
     ] }))
-    const started = performance.now()
+    // Waiting forever would outlast the test; the error names the timeout that ended it.
     const report = await runScenarios([scenario], { baseUrl: silent.url, transport: { timeoutMs: 300 } })
-    expect(performance.now() - started).toBeLessThan(5000)
     expect(report.scenarios[0]).toMatchObject({ status: 'failed', connection_error: true, error: `cannot reach ${silent.url}/api/sandbox/loans (timed out after 1 attempt of 0.3 s each)` })
   })
 })

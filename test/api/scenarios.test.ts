@@ -385,11 +385,10 @@ describe('sandbox run scenarios', () => {
     expect(waits).toEqual(['network_error 1/4 FetchError', 'network_error 2/4 FetchError', 'network_error 3/4 FetchError'])
     expect(report.scenarios[0]).toMatchObject({ connection_error: true, error: `cannot reach ${baseUrl}/api/sandbox/config (timed out after 4 attempts of 0.2 s each)` })
     expect(report.scenarios[1]).toMatchObject({ status: 'skipped', error: 'not run: the run stopped when one could not reach the server' })
-    // Without a timeout of its own, a run gives each attempt 10 s, not the client's 30 s.
-    const started = performance.now()
+    // Without a timeout of its own, a run gives each attempt 10 s, not the client's 30 s (which
+    // would also outlast this test's 20 s).
     const alone = await runScenarios([one], { baseUrl, transport: { retries: 0 } })
     expect(alone.scenarios[0]!.error).toBe(`cannot reach ${baseUrl}/api/sandbox/config (timed out after 1 attempt of 10 s each)`)
-    expect(performance.now() - started).toBeLessThan(12_000)
   })
 
   it('waits a Retry-After beyond the client\'s 30 s (up to 5 min), and past that fails the step at once, saying why', async () => {
@@ -413,10 +412,9 @@ describe('sandbox run scenarios', () => {
     // Above 5 minutes it does not wait at all: the step fails with the reason.
     count = 0
     retryAfter = '400'
-    const started = performance.now()
     const report = await runScenarios([one], { baseUrl, apiKey: 'sk_sandbox_retry_after_test_01', transport: stopAtWait })
+    // No wait begun: onRetryWait, told before each, heard of none.
     expect(waits).toEqual([45_000])
-    expect(performance.now() - started).toBeLessThan(2000)
     expect(report.scenarios[0]!.steps[0]).toMatchObject({
       ok: false, status: 429,
       note: 'rate limited: the server asks to wait 400 s (Retry-After), longer than the 300 s a run waits at most; run again later, or against a server with a higher --rate-limit',

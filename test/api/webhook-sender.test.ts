@@ -97,10 +97,9 @@ describe('sending one webhook', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
     const pool = createConnectionPool()
     try {
-      const started = Date.now()
+      // A sender that read on would have been cut by the timeout: `timed out after 5000 ms`, no status.
       const outcome = await sendWebhook(url, '{}', {}, { pool, timeoutMs: 5000 })
       expect(outcome).toMatchObject({ statusCode: 200, error: null })
-      expect(Date.now() - started).toBeLessThan(2000)
       expect(written).toBeGreaterThan(MAX_ANSWER_BYTES)
       expect((await sendWebhook(url, '{}', {}, { pool, timeoutMs: 5000 })).statusCode).toBe(200)
       expect(connections).toBe(2)

@@ -74,9 +74,8 @@ describe('listenSandbox', () => {
     const listener = await start(200)
     const hung = fetch(`${listener.url}/slow?ms=5000`).then(() => 'answered', () => 'cut')
     await wait(50)
-    const started = Date.now()
     await listener.close()
-    expect(Date.now() - started).toBeLessThan(1500)
+    // Waited for, it would have answered after its 5 s.
     expect(await hung).toBe('cut')
   })
 })
