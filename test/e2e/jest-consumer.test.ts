@@ -4,7 +4,7 @@ import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const ROOT = join(import.meta.dirname, '../..')
 const JEST_DIR = join(ROOT, 'test/jest-consumer')
@@ -12,23 +12,39 @@ const JEST_DIR = join(ROOT, 'test/jest-consumer')
 // Jest runs test files in its own module loader, which on Node 20 cannot require an ES module:
 // the client and webhook entries need a CommonJS build for a partner's Jest suite to load them.
 describe('a partner\'s Jest suite (CommonJS test files)', () => {
-  it('walks a loan with partner-sandbox/client and verifies a delivery with partner-sandbox/webhooks, the server started in globalSetup', async () => {
-    const jest = join(JEST_DIR, 'node_modules/jest/bin/jest.js')
+  let dir = ''
+  const jest = join(JEST_DIR, 'node_modules/jest/bin/jest.js')
+  // Runs Jest in the suite's folder; its JSON report says which files passed.
+  const runJest = async (config: string, env: Record<string, string> = {}) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [jest, '--ci', '--json', '--config', config], { cwd: dir, env: { ...process.env, ...env } })
+      .catch((error: { stdout: string; stderr: string }) => ({ stdout: error.stdout || JSON.stringify({ failure: error.stderr }) }))
+    const report = JSON.parse(stdout)
+    const files = (report.testResults ?? []).map((file: { name: string; status: string; message: string }) => [file.name.slice(dir.length + 1), file.status, file.message]).sort()
+    return { files, passed: report.numPassedTests, failure: report.failure }
+  }
+
+  beforeAll(async () => {
     expect(existsSync(jest), 'run npm test (pretest installs test/jest-consumer)').toBe(true)
     // The suite as a partner's project holds it, the package installed by its name.
-    const dir = await mkdtemp(join(tmpdir(), 'sandbox-jest-consumer-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    dir = await mkdtemp(join(tmpdir(), 'sandbox-jest-consumer-'))
     await cp(join(JEST_DIR, 'suite'), dir, { recursive: true })
     await mkdir(join(dir, 'node_modules'))
     await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
-    const { stdout } = await promisify(execFile)(process.execPath, [jest, '--ci', '--json', '--config', 'jest.config.cjs'], { cwd: dir })
-      .catch((error: { stdout: string; stderr: string }) => ({ stdout: error.stdout || JSON.stringify({ failure: error.stderr }) }))
-    const report = JSON.parse(stdout)
-    const results = (report.testResults ?? []).map((file: { name: string; status: string; message: string }) => [file.name.slice(dir.length + 1), file.status, file.message]).sort()
-    expect(results, report.failure).toEqual([
+  })
+  afterAll(() => rm(dir, { recursive: true, force: true }))
+
+  it('walks a loan with partner-sandbox/client and verifies a delivery with partner-sandbox/webhooks, the server started in globalSetup', async () => {
+    const { files, passed, failure } = await runJest('jest.config.cjs')
+    expect(files, failure).toEqual([
       ['loan-flow.test.cjs', 'passed', ''],
       ['webhooks.test.cjs', 'passed', ''],
-    ].sort())
-    expect(report.numPassedTests).toBe(4)
+    ])
+    expect(passed).toBe(4)
+  }, 60_000)
+
+  it('on ES modules (--experimental-vm-modules), a test file imports the root and runs a sandbox of its own', async () => {
+    const { files, passed, failure } = await runJest('jest.esm.config.mjs', { NODE_OPTIONS: '--experimental-vm-modules' })
+    expect(files, failure).toEqual([['in-process.test.mjs', 'passed', '']])
+    expect(passed).toBe(1)
   }, 60_000)
 })
