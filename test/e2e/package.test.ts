@@ -93,7 +93,7 @@ describe('the published package', () => {
     expect(webhooks.filter((url) => server.test(url) || url.includes('/node_modules/'))).toEqual([])
   })
 
-  it('type-checks the client and webhook entries in a CommonJS TypeScript project (module commonjs under TypeScript 5, node16 under 7)', async () => {
+  it('type-checks the client and webhook entries in a CommonJS TypeScript project (module commonjs under TypeScript 5, node16 and node20 under 7), and the root from node20', async () => {
     // Such a project compiles imports to require(): its types must be the CommonJS build's, and
     // `module: commonjs` resolves as Node 10 did, without `exports` (typesVersions maps the parts).
     // TypeScript 7 has no Node 10 resolution any more, and checks node16 as 5.9 does, faster.
@@ -122,11 +122,24 @@ describe('the published package', () => {
       '  }',
       '}',
     ].join('\n'))
+    // The root has no CommonJS build: required, Node >= 20.19 loads its ES build, which TypeScript
+    // allows from module node20 on (under node16 that import is TS1479, as the README says).
+    await writeFile(join(dir, 'root.ts'), [
+      "import { createSandbox, listenSandbox } from 'partner-sandbox'",
+      'export async function start(): Promise<string> {',
+      '  const listener = await listenSandbox(await createSandbox())',
+      '  return listener.url',
+      '}',
+    ].join('\n'))
     // commonjs as `tsc --init` sets it up (esModuleInterop, which zod's own declarations need, and
-    // skipLibCheck: this one is about resolution), node16 with every declaration checked.
-    const configs = [['commonjs', tsc5, { module: 'commonjs', esModuleInterop: true, skipLibCheck: true }], ['node16', tsc7, { module: 'node16' }]] as const
-    for (const [name, tsc, options] of configs) {
-      await writeFile(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, noEmit: true, ...options }, files: ['use.ts'] }))
+    // skipLibCheck: this one is about resolution), node16 and node20 with every declaration checked.
+    const configs = [
+      ['commonjs', tsc5, { module: 'commonjs', esModuleInterop: true, skipLibCheck: true }, ['use.ts', 'root.ts']],
+      ['node16', tsc7, { module: 'node16' }, ['use.ts']],
+      ['node20', tsc7, { module: 'node20' }, ['use.ts', 'root.ts']],
+    ] as const
+    for (const [name, tsc, options, files] of configs) {
+      await writeFile(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, noEmit: true, ...options }, files }))
       const { stdout } = await promisify(execFile)(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
       expect([name, stdout]).toEqual([name, ''])
     }
