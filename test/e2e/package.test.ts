@@ -8,6 +8,17 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 
 const ROOT = join(import.meta.dirname, '../..')
 
+/** A TypeScript project of the given module type with the package and @types/node installed, removed after the test. */
+async function createTypeScriptProject(name: string, type: 'module' | 'commonjs'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `sandbox-${name}-`))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  await mkdir(join(dir, 'node_modules/@types'), { recursive: true })
+  await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
+  await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir')
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ type }))
+  return dir
+}
+
 describe('the published package', () => {
   it('holds only modules built from the current src/, and what the CLI needs at run time', async () => {
     // A module left in dist/ by an earlier build would be published, and may not even load.
@@ -100,12 +111,7 @@ describe('the published package', () => {
     const tsc5 = join(ROOT, 'test/client-gen/node_modules/typescript/bin/tsc')
     expect(existsSync(tsc5), 'run npm test (pretest installs test/client-gen)').toBe(true)
     const tsc7 = join(ROOT, 'node_modules/typescript/bin/tsc')
-    const dir = await mkdtemp(join(tmpdir(), 'sandbox-cjs-ts-consumer-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    await mkdir(join(dir, 'node_modules/@types'), { recursive: true })
-    await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
-    await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir')
-    await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}')
+    const dir = await createTypeScriptProject('cjs-ts-consumer', 'commonjs')
     await writeFile(join(dir, 'use.ts'), [
       "import { createSandboxClient, SandboxApiError, type Loan } from 'partner-sandbox/client'",
       "import { constructWebhookEvent, WebhookVerificationError } from 'partner-sandbox/webhooks'",
@@ -148,12 +154,7 @@ describe('the published package', () => {
   it('type-checks in a TypeScript project with the compiler\'s defaults (no skipLibCheck), the README\'s examples included', async () => {
     // The declarations are read whole: one that imported h3's or unstorage's put their own
     // errors (lib ESNext, optional drivers' packages) into every importer's build.
-    const dir = await mkdtemp(join(tmpdir(), 'sandbox-ts-consumer-'))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    await mkdir(join(dir, 'node_modules/@types'), { recursive: true })
-    await symlink(ROOT, join(dir, 'node_modules/partner-sandbox'), 'dir')
-    await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir')
-    await writeFile(join(dir, 'package.json'), '{"type":"module"}')
+    const dir = await createTypeScriptProject('ts-consumer', 'module')
     await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, noEmit: true } }))
     await writeFile(join(dir, 'use.ts'), [
       "import { createSandbox, listenSandbox, createSandboxClient, constructWebhookEvent, readRequestLog, type Sandbox } from 'partner-sandbox'",
