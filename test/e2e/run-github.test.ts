@@ -67,6 +67,18 @@ describe('sandbox run under GitHub Actions', () => {
     expect(twice.match(/^## sandbox run: /gm)).toHaveLength(2)
   })
 
+  it('under the FORCE_COLOR=1 workflows set, colours the report but neither the annotation nor the summary', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
+    const { summary, workspace, env } = await makeWorkspace()
+    const result = await runCli(['run', 'checks,v2/wrong.json'], { cwd: workspace, env: { ...env, FORCE_COLOR: '1', NO_COLOR: '' } })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/\u001b\[3\dm/)
+    expect(workflowLines(result.stdout)).toEqual([expect.not.stringContaining('\u001b')])
+    expect(result.stdout).toMatch(ANNOTATION)
+    const written = await readFile(summary, 'utf8')
+    expect(written).toMatch(ROW)
+    expect(written).not.toContain('\u001b')
+  })
+
   it('prints nothing for GitHub and writes no summary with --no-github-report, or without GITHUB_ACTIONS=true', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const { workspace, summary, env } = await makeWorkspace()
     for (const [args, extra] of [[['--no-github-report'], {}], [[], { GITHUB_ACTIONS: '' }], [['--json'], { GITHUB_ACTIONS: '1' }]] as const) {
