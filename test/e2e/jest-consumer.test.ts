@@ -16,11 +16,12 @@ describe('a partner\'s Jest suite (CommonJS test files)', () => {
   const jest = join(JEST_DIR, 'node_modules/jest/bin/jest.js')
   // Runs Jest in the suite's folder; its JSON report says which files passed.
   const runJest = async (config: string, env: Record<string, string> = {}) => {
-    const { stdout } = await promisify(execFile)(process.execPath, [jest, '--ci', '--json', '--config', config], { cwd: dir, env: { ...process.env, ...env } })
-      .catch((error: { stdout: string; stderr: string }) => ({ stdout: error.stdout || JSON.stringify({ failure: error.stderr }) }))
-    const report = JSON.parse(stdout)
+    // Exit 0 too: a globalTeardown that throws leaves every test passed, and Jest exits 1.
+    const { code, stdout, stderr } = await promisify(execFile)(process.execPath, [jest, '--ci', '--json', '--config', config], { cwd: dir, env: { ...process.env, ...env } })
+      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (error: { code: number; stdout: string; stderr: string }) => error)
+    const report = JSON.parse(stdout || '{}')
     const files = (report.testResults ?? []).map((file: { name: string; status: string; message: string }) => [file.name.slice(dir.length + 1), file.status, file.message]).sort()
-    return { files, passed: report.numPassedTests, failure: report.failure }
+    return { code, files, passed: report.numPassedTests, failure: stderr }
   }
 
   beforeAll(async () => {
@@ -34,7 +35,8 @@ describe('a partner\'s Jest suite (CommonJS test files)', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
   it('walks a loan with partner-sandbox/client and verifies a delivery with partner-sandbox/webhooks, the server started in globalSetup', async () => {
-    const { files, passed, failure } = await runJest('jest.config.cjs')
+    const { code, files, passed, failure } = await runJest('jest.config.cjs')
+    expect(code, failure).toBe(0)
     expect(files, failure).toEqual([
       ['loan-flow.test.cjs', 'passed', ''],
       ['webhooks.test.cjs', 'passed', ''],
@@ -43,7 +45,8 @@ describe('a partner\'s Jest suite (CommonJS test files)', () => {
   }, 60_000)
 
   it('on ES modules (--experimental-vm-modules), a test file imports the root and runs a sandbox of its own', async () => {
-    const { files, passed, failure } = await runJest('jest.esm.config.mjs', { NODE_OPTIONS: '--experimental-vm-modules' })
+    const { code, files, passed, failure } = await runJest('jest.esm.config.mjs', { NODE_OPTIONS: '--experimental-vm-modules' })
+    expect(code, failure).toBe(0)
     expect(files, failure).toEqual([['in-process.test.mjs', 'passed', '']])
     expect(passed).toBe(1)
   }, 60_000)
