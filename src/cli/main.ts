@@ -1,4 +1,4 @@
-import { Command, CommanderError, Help } from 'commander'
+import { Command, CommanderError, Help, type Option } from 'commander'
 import { CliError, keepsExitCodeWhenStdoutCloses, printCliErrorAsJson, printsErrorsAsJson, printUnexpectedErrorAsJson, toCliError } from './cli-error.js'
 import { describeCommanderError } from './commander-messages.js'
 import { drainOutput } from './drain-output.js'
@@ -29,6 +29,10 @@ export async function createProgram(argv?: string[]): Promise<Command> {
       subcommandTerm(this: Help, command: Command) {
         const usage = stubUsage.get(command)
         return usage === undefined ? Help.prototype.subcommandTerm.call(this, command) : `${command.name()} ${usage}`
+      },
+      // Defaults in one form, `default X`, whether commander adds them or a description names one.
+      optionDescription(this: Help, option: Option) {
+        return Help.prototype.optionDescription.call(this, option).replace(/\(([^()]*)default: /, '($1default ')
       },
     })
     .exitOverride()

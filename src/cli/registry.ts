@@ -35,7 +35,7 @@ export const COMMANDS: CommandEntry[] = [
   command('run', '[options] [scenario...]', 'run scenarios that walk the loan and repayment flows and check every answer', async () => (await import('./commands/run.js')).registerRun),
   command('logs', '[options]', 'show the request log that serve keeps per key', async () => (await import('./commands/logs.js')).registerLogs),
   command('openapi', '[options]', 'print the OpenAPI 3.1 document of the API (also served at /api/sandbox/openapi.json)', async () => (await import('./commands/openapi.js')).registerOpenApi),
-  command('completion', '[shell]', 'print the completion script for bash, zsh or fish (default: the shell $SHELL names)', async () => (await import('./commands/completion.js')).registerCompletion),
+  command('completion', '[shell]', 'print the completion script for bash, zsh or fish (default the shell $SHELL names)', async () => (await import('./commands/completion.js')).registerCompletion),
 ]
 
 /** Command groups, each a folder under commands/. */

@@ -18,6 +18,18 @@ describe('command registry', () => {
     }
   })
 
+  it('writes every default in one form in the help, commander\'s own included: `default X`', async () => {
+    const program = await createProgram()
+    const commands = program.commands.flatMap((command) => [command, ...command.commands])
+    expect(commands.length).toBeGreaterThan(17)
+    const helps = commands.map((command) => [command.name(), command.helpInformation()] as const)
+    expect(helps.filter(([, text]) => /default:/.test(text))).toEqual([])
+    const text = Object.fromEntries(helps.map(([name, help]) => [name, help.replace(/\s+/g, ' ')]))
+    expect(text.listen).toContain('port to listen on (0 = any free port) (default 4242)')
+    expect(text.deliveries).toContain('(default any)')
+    expect(text.sign).toContain('timestamp to sign with (default now)')
+  })
+
   it('loads only the commands the command line names; --help lists the rest from the registry', async () => {
     const optionsOf = (program: Awaited<ReturnType<typeof createProgram>>, ...path: string[]) => path.reduce((command, name) => command.commands.find((sub) => sub.name() === name)!, program).options.length
     const bare = await createProgram(['node', 'sandbox', '--help'])

@@ -30,7 +30,7 @@ async function runCompletion(name: string | undefined): Promise<void> {
 export function registerCompletion(program: Command): void {
   program
     .command('completion')
-    .description('print the completion script for bash, zsh or fish (default: the shell $SHELL names)')
+    .description('print the completion script for bash, zsh or fish (default the shell $SHELL names)')
     .addArgument(hintValues(new Argument('[shell]', `one of ${SHELLS.join(', ')}`), { words: SHELLS }))
     .action((name: string | undefined) => runCompletion(name))
 }

@@ -46,7 +46,7 @@ export function registerWebhookRegister(group: Command): void {
     .command('register')
     .description('register (or update, or enable again) the key\'s webhook endpoint, and print its signing secret when the API gives it')
     .argument('<url>', 'the receiver, https:// and public (or local and http:// on sandbox serve --allow-local-webhooks)')
-    .addOption(hintValues(new Option('--events <types>', 'comma-separated event types to receive (loan.issued stands for sandbox.loan.issued), or all; default: every type for a new endpoint, the ones it has for an update'), { source: 'event-types', words: ['all'], separator: ',' }))
+    .addOption(hintValues(new Option('--events <types>', 'comma-separated event types to receive (loan.issued stands for sandbox.loan.issued), or all; default every type for a new endpoint, the ones it has for an update'), { source: 'event-types', words: ['all'], separator: ',' }))
     .addOption(new Option('--rotate-secret', 'issue a new signing secret at once, with no overlap (printed this once)'))
   addApiTargetOptions(command)
   addJsonOption(command, 'print `{ endpoint }` on stdout, `signingSecret` included when given (an error: {"error": {"code", "message"}})')

@@ -55,7 +55,7 @@ export function registerWebhookSign(group: Command): void {
   const command = group
     .command('sign')
     .description('print the headers that sign a webhook body read from standard input, for curl -H')
-    .addOption(new Option('--timestamp <unix-seconds>', 'timestamp to sign with (default: now)'))
+    .addOption(new Option('--timestamp <unix-seconds>', 'timestamp to sign with (default now)'))
   addJsonOption(addSecretOption(printErrorsAsJson(command), 'signing secret'), 'print the headers as one JSON object (an error: {"error": {"code", "message"}})')
     .action((flags: SignFlags) => runSign(flags, command))
 }
