@@ -36,7 +36,9 @@ export function printDelivery(out: typeof Output, report: DeliveryReport, json: 
   const { chalk } = out
   const result = report.status_code !== null ? out.colorStatus(report.status_code) : chalk.red(report.error ?? 'error')
   const status = report.status === 'delivered' ? chalk.green(report.status) : report.status === 'failed' ? chalk.red(report.status) : chalk.yellow(report.status)
-  process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms\n`)
+  // The request_id ends the line as on the request's own line: the request whose change queued it.
+  const request = report.request_id ? ` ${chalk.dim(report.request_id)}` : ''
+  process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms${request}\n`)
 }
 
 /**

@@ -13,6 +13,8 @@ export interface DeliveryReport {
   error: string | null
   duration_ms: number
   at: string
+  /** The request whose change queued the event (its answer's request_id); null for one queued by an earlier version. */
+  request_id: string | null
 }
 
 /** What an attempt came to, for its report. */
@@ -26,7 +28,7 @@ export interface AttemptResult {
 }
 
 /** The report of one attempt at `delivery` (or at a head remembered from it). */
-export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target'>, result: AttemptResult, at: string): DeliveryReport {
+export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'request_id'>, result: AttemptResult, at: string): DeliveryReport {
   return {
     delivery_id: delivery.id,
     event_id: delivery.event_id,
@@ -39,10 +41,11 @@ export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'even
     error: result.error,
     duration_ms: result.durationMs,
     at,
+    request_id: delivery.request_id ?? null,
   }
 }
 
 /** The report of an attempt that could not connect, after which the delivery is retried. */
-export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url'>, attempt: number, error: string | null, durationMs: number, at: string): DeliveryReport {
+export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url' | 'request_id'>, attempt: number, error: string | null, durationMs: number, at: string): DeliveryReport {
   return reportAttempt(delivery, { url: delivery.url, status: 'retrying', attempt, statusCode: null, error, durationMs }, at)
 }

@@ -13,6 +13,7 @@ export interface ParkedHead {
   event_type: Delivery['event_type']
   target: DeliveryTarget
   url: string
+  request_id: string | undefined
   /** The delivery as the document held it when parked: held attempts apply to that version only. */
   baseAttempts: number
   baseUpdatedAt: string
@@ -37,6 +38,7 @@ export function toParkedHead(slot: string, delivery: Delivery, url: string): Par
     event_type: delivery.event_type,
     target: delivery.target,
     url,
+    request_id: delivery.request_id,
     baseAttempts: delivery.attempts,
     baseUpdatedAt: delivery.updated_at,
     scheduleBase: delivery.schedule_base ?? 0,

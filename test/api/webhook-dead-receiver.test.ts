@@ -48,7 +48,7 @@ describe('webhook delivery to a receiver that refuses connections', () => {
     const reports: DeliveryReport[] = []
     api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [30, 30, 150, 150, 150], onDelivery: (report) => reports.push(report) })
     await api.post('/api/sandbox/webhooks', { url: `http://127.0.0.1:${port}/hook` })
-    await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.1, loan_amount: 1000 })
+    const started = await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.1, loan_amount: 1000 })
     await api.post('/api/sandbox/loans/flow', { action: 'confirm_btc', tx_hash: 't', confirmations: 2 })
 
     const [first, second] = await waitForLog(api, (log) => log[0]!.attempts >= 3)
@@ -72,6 +72,8 @@ describe('webhook delivery to a receiver that refuses connections', () => {
     expect(ofFirst.map((report) => report.attempt)).toEqual(Array.from({ length: delivered!.attempts }, (_, i) => i + 1))
     expect(ofFirst.map((report) => report.status)).toEqual([...Array(delivered!.attempts - 1).fill('retrying'), 'delivered'])
     expect(ofFirst.slice(0, -1).every((report) => report.error?.startsWith('ECONNREFUSED') && report.status_code === null)).toBe(true)
+    // Each names the request that queued its event, the retries a parked head made included.
+    expect(new Set(ofFirst.map((report) => report.request_id))).toEqual(new Set([started.body.request_id]))
   })
 
   it('takes a refusal of a moment ago as the first attempt of the keys that queue after it, and tries for real once it is older', async () => {
