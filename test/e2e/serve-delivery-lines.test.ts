@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { buildRequest, LOAN } from '../helpers/api.js'
 import { killAll, startServe, waitUntil } from '../helpers/cli.js'
 import { startReceiver } from '../helpers/receiver.js'
 
@@ -6,13 +7,9 @@ afterAll(() => killAll())
 
 const KEY = 'sk_sandbox_delivery_lines_0001'
 
-/** A direct loan on SERVE_URL: its answer's request_id. */
+/** A direct loan on SERVE_URL, sent as a partner's client would: its answer's request_id. */
 async function createLoan(serveUrl: string): Promise<string> {
-  const answer = await fetch(`${serveUrl}/api/sandbox/loans`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': `idem-${Date.now()}` },
-    body: JSON.stringify({ collateral_btc: 0.5, loan_amount: 20000 }),
-  })
+  const answer = await fetch(buildRequest(serveUrl, 'POST', '/api/sandbox/loans', { body: LOAN }, KEY))
   expect(answer.status).toBe(200)
   return ((await answer.json()) as { request_id: string }).request_id
 }
