@@ -14,11 +14,16 @@ function describeState(delivery: DeliveryEntry): string {
   return `${chalk.red('✗')} ${delivery.status === 'failed' ? chalk.red('failed') : chalk.yellow('retrying')} (${detail})`
 }
 
-/** One delivery of the log on one line: the local time of `clock`, id (what `webhook retry` takes), event type, target and URL, state. */
-export function formatDelivery(delivery: DeliveryEntry, options: { clock?: 'created_at' | 'updated_at' } = {}): string {
+/**
+ * One delivery of the log on one line: the local time of `clock`, id (what `webhook retry` takes),
+ * event type, target and URL, state; with `requestId`, the request whose change queued it, as
+ * `sandbox logs` and serve's own lines show it, so one `grep req_...` finds both.
+ */
+export function formatDelivery(delivery: DeliveryEntry, options: { clock?: 'created_at' | 'updated_at'; requestId?: boolean } = {}): string {
   const to = show(describeReceiver(delivery))
   const clock = options.clock ? `${formatClock(delivery[options.clock])} ` : ''
-  return `  ${clock}${chalk.dim(show(delivery.id))}  ${delivery.event_type.padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}`
+  const request = options.requestId && delivery.request_id ? `  ${chalk.dim(show(delivery.request_id))}` : ''
+  return `  ${clock}${chalk.dim(show(delivery.id))}  ${delivery.event_type.padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}${request}`
 }
 
 /** A heading, then each delivery; after no wait, a hint where the pending ones' outcome shows. */

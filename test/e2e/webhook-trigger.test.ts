@@ -215,7 +215,8 @@ describe('sandbox webhook deliveries and retry', () => {
     expect(listed.code).toBe(0)
     const lines = listed.stdout.trimEnd().split('\n')
     expect(lines[0]).toBe("no endpoint (POST /api/sandbox/webhooks registers one); deliveries to serve's --webhook-forward-to URL show here too")
-    expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^  \\d\\d:\\d\\d:\\d\\d whd_\\w+  sandbox\\.partner\\.updated +forward ${receiver.url}  ✗ failed \\(500, 3 attempts\\)$`))])
+    // The line ends with the request that queued it, the id `sandbox logs` shows for that request.
+    expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^  \\d\\d:\\d\\d:\\d\\d whd_\\w+  sandbox\\.partner\\.updated +forward ${receiver.url}  ✗ failed \\(500, 3 attempts\\)  req_\\w+$`))])
     const id = /whd_\w+/.exec(lines[1]!)![0]
     expect((await runCli(['webhook', 'deliveries', '--base-url', serve.url, '--api-key', key, '--status', 'delivered'])).stdout).toContain('no delivered delivery among the 50 newest')
 
@@ -268,10 +269,10 @@ describe('sandbox webhook deliveries --follow', () => {
     receiver.respond = () => 500
     expect((await trigger(['partner.updated', '--api-key', key, '--wait'])).code).toBe(1)
     // The 100 ms schedule: 3 attempts in ~0.2 s, read every 2 s; the last read shows it failed.
-    await waitUntil(() => /✗ failed \(500, 3 attempts\)$/m.test(follow.output()), 10_000, 'the failed delivery')
+    await waitUntil(() => /✗ failed \(500, 3 attempts\) {2}req_\w+$/m.test(follow.output()), 10_000, 'the failed delivery')
     const json = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', '--json', '--status', 'failed', ...args], /"status":"failed"/)
     const lines = follow.output().trimEnd().split('\n')
-    expect(lines.slice(1).every((line) => /^ {2}\d\d:\d\d:\d\d whd_\w+ {2}sandbox\.partner\.updated +forward /.test(line))).toBe(true)
+    expect(lines.slice(1).every((line) => /^ {2}\d\d:\d\d:\d\d whd_\w+ {2}sandbox\.partner\.updated +forward .* req_\w+$/.test(line))).toBe(true)
     expect(await follow.stop('SIGINT')).toBe(0)
     expect(await json.stop('SIGTERM')).toBe(0)
     // Only failed deliveries, one JSON object per line.

@@ -23,6 +23,11 @@ describe('delivery lines (no colour off a terminal)', () => {
     expect(formatDelivery(bare as DeliveryEntry)).toBe('  whd_1  sandbox.loan.issued               ✓ delivered (200, 1 attempt)')
   })
 
+  it('ends the line with the request that queued the delivery when asked, and only when the log has one', () => {
+    expect(formatDelivery(base, { requestId: true })).toBe('  whd_1  sandbox.loan.issued               forward http://127.0.0.1:3000/hooks  ✓ delivered (200, 1 attempt)  req_1')
+    expect(formatDelivery({ ...base, request_id: null }, { requestId: true })).toBe(formatDelivery(base))
+  })
+
   it('heads a list with the wait, and hints at --wait while some are still going', () => {
     expect(formatDeliveries([], null, 'deliveries queued')).toEqual([])
     expect(formatDeliveries([base], 1234, 'retried 1 delivery')[0]).toBe('retried 1 delivery, after 1.2 s:')

@@ -39,7 +39,7 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
     if (shown.length === 0 && !flags.follow) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
   }
   if (!flags.follow) {
-    for (const delivery of shown) write(formatDelivery(delivery, { clock: 'created_at' }))
+    for (const delivery of shown) write(formatDelivery(delivery, { clock: 'created_at', requestId: true }))
     return
   }
   const { formatJson } = await import('../../json-text.js')
@@ -56,7 +56,7 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
     signal: stop.signal,
     first: deliveries,
     onChange: (delivery) => {
-      if (wanted(delivery)) write(flags.json ? formatJson(delivery) : formatDelivery(delivery, { clock: 'updated_at' }))
+      if (wanted(delivery)) write(flags.json ? formatJson(delivery) : formatDelivery(delivery, { clock: 'updated_at', requestId: true }))
     },
     onRead: () => {
       if (pausedBy === 'unreachable') process.stderr.write('sandbox: reached the server again\n')
