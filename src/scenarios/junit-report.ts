@@ -57,8 +57,13 @@ function errorType(report: ScenarioReport): string | undefined {
   return undefined
 }
 
+/**
+ * `<testcase>` takes only name, time, classname and group in junit-10.xsd (a `file` attribute
+ * makes the Jenkins xUnit plugin refuse the whole report), so the scenario's file is the first
+ * line of its `<system-out>`.
+ */
 function testcase(report: ScenarioReport): string {
-  const open = `    <testcase classname="scenarios.${escapeXml(report.id)}" name="${escapeXml(report.name)}" time="${seconds(report.duration_ms)}" file="${escapeXml(report.file)}"`
+  const open = `    <testcase classname="scenarios.${escapeXml(report.id)}" name="${escapeXml(report.name)}" time="${seconds(report.duration_ms)}"`
   const body: string[] = []
   if (report.status === 'skipped') body.push(`      <skipped message="${escapeXml(report.error ?? 'skipped')}"/>`)
   if (report.status === 'failed') {
@@ -67,8 +72,9 @@ function testcase(report: ScenarioReport): string {
     const element = error ? 'error' : 'failure'
     body.push(`      <${element} message="${escapeXml(message)}" type="${error ?? 'AssertionError'}">${escapeXml(details)}</${element}>`)
   }
-  if (report.steps.length > 0) body.push(`      <system-out>${escapeXml(report.steps.map(formatStepLine).join('\n'))}</system-out>`)
-  return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`
+  const out = [`file: ${report.file}`, ...report.steps.map(formatStepLine)]
+  body.push(`      <system-out>${escapeXml(out.join('\n'))}</system-out>`)
+  return `${open}>\n${body.join('\n')}\n    </testcase>`
 }
 
 /**
