@@ -5,11 +5,11 @@ import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
  * and per-step required fields.
  */
 
-/** 409 FLOW_CONFLICT STEP_OUT_OF_ORDER naming the status and the action that would be valid now. */
-export function stepOutOfOrder(action: string, currentStatus: string | null, expectedAction: string | null, extra: Record<string, unknown> = {}): SandboxError {
+/** 409 FLOW_CONFLICT STEP_OUT_OF_ORDER naming the status and the action that would be valid now (or `message`, where those alone would mislead). */
+export function stepOutOfOrder(action: string, currentStatus: string | null, expectedAction: string | null, extra: Record<string, unknown> = {}, message?: string): SandboxError {
   const now = expectedAction ? ` The next valid action is ${expectedAction}.` : ''
   const state = currentStatus ? `from status ${currentStatus}` : 'now'
-  return flowConflict('STEP_OUT_OF_ORDER', `${action} is not allowed ${state}.${now}`, {
+  return flowConflict('STEP_OUT_OF_ORDER', message ?? `${action} is not allowed ${state}.${now}`, {
     action,
     current_status: currentStatus,
     expected_action: expectedAction,

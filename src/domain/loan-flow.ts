@@ -58,7 +58,14 @@ function assertTargetIsDraft(book: LoanBook, input: LoanFlowInput): void {
     throw new SandboxError('LOAN_NOT_FOUND', `Application ${input.application_id} was not found.`, { field: 'application_id', application_id: input.application_id })
   }
   if (app.id !== book.draftId) {
-    throw stepOutOfOrder(input.action, app.status, nextFlowAction(book), { application_id: app.id })
+    // The action may be the right one and the id the wrong one: "not allowed from status completed;
+    // the next valid action is <the same action>" would read as a contradiction.
+    const draft = findDraft(book)
+    const next = nextFlowAction(book)
+    const instead = draft
+      ? `the open application is ${draft.id}, whose next action is ${next}.`
+      : `no application is open: ${next} without application_id opens a new one.`
+    throw stepOutOfOrder(input.action, app.status, next, { application_id: app.id }, `Application ${app.id} is ${app.status}, not the open application; ${instead}`)
   }
 }
 

@@ -169,6 +169,11 @@ describe('loan flow: step checks', () => {
     const oldId = reopened.applications[0]!.id
     const error = expectRejectedUnchanged(reopened, (b) => flowStep(b, { action: 'confirm_btc', ...CONFIRMED, application_id: oldId }, ctx), 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER')
     expect(error.details).toMatchObject({ application_id: oldId, current_status: 'completed', expected_action: 'confirm_btc' })
+    expect(error.message).toBe(`Application ${oldId} is completed, not the open application; the open application is ${reopened.draftId}, whose next action is confirm_btc.`)
+    // With none open, the right action and a finished application's id: the message says to leave the id out.
+    const none = expectRejectedUnchanged(book, (b) => flowStep(b, { action: 'start_collateral_transfer', ...STANDARD_LOAN, application_id: oldId }, ctx), 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER')
+    expect(none.message).toBe(`Application ${oldId} is completed, not the open application; no application is open: start_collateral_transfer without application_id opens a new one.`)
+    expect(none.details).toMatchObject({ application_id: oldId, current_status: 'completed', expected_action: 'start_collateral_transfer' })
     expect(flowStep(reopened, { action: 'confirm_btc', ...CONFIRMED, application_id: reopened.draftId }, ctx).book.applications[1]!.status).toBe('collateral_confirmed')
   })
 })
