@@ -52,5 +52,8 @@ export function assetDecimals(asset: 'BTC' | 'USDT'): number {
  * that sends 19999.99 + 199.99 = 20199.980000000003 still means cents).
  */
 export function hasAtMostDecimals(value: number, decimals: number): boolean {
+  // A whole number has none, however large: scaled, 1e308 would overflow to Infinity and be
+  // refused as having too many decimals rather than as over its limit.
+  if (Number.isInteger(value)) return true
   return Number.isInteger(scaleClean(value, decimals))
 }

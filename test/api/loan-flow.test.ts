@@ -122,6 +122,9 @@ describe('POST /api/sandbox/loans/flow', () => {
     expect([unknown.status, unknown.body.error_code, unknown.body.details.field]).toEqual([400, 'INVALID_REQUEST', 'tx_hash'])
     const start = await api.post(FLOW, { action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 50, application_id: 'app_missing' })
     expect([start.status, start.body.error_code, start.body.details.limit]).toEqual([400, 'INVALID_AMOUNT', 'limits.loan_amount.min'])
+    // However large, a whole amount is judged against its limit (decisions.md: details name it).
+    const huge = await api.post(FLOW, { action: 'start_collateral_transfer', collateral_btc: 1e308, loan_amount: 1000 })
+    expect([huge.status, huge.body.error_code, huge.body.details.limit]).toEqual([400, 'INVALID_AMOUNT', 'limits.collateral_btc.max'])
     // Naming an application that is not the open draft: the same 400, not a 409 stored under the
     // Idempotency-Key, so the corrected step can reuse the key (decisions.md: 400s are not stored).
     await issueLoan(api)

@@ -21,5 +21,8 @@ describe('money rounding', () => {
     expect(hasAtMostDecimals(100.001, 2)).toBe(false)
     expect(hasAtMostDecimals(0.12345678, 8)).toBe(true)
     expect(hasAtMostDecimals(0.123456789, 8)).toBe(false)
+    // Whole numbers past what scaling can hold are still whole: their limit refuses them, not this.
+    expect(hasAtMostDecimals(1e308, 8)).toBe(true)
+    expect(hasAtMostDecimals(Number.MAX_VALUE, 2)).toBe(true)
   })
 })
