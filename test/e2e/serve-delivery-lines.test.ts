@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildRequest, LOAN } from '../helpers/api.js'
 import { killAll, startServe, waitUntil } from '../helpers/cli.js'
-import { startReceiver } from '../helpers/receiver.js'
+import { findClosedPort, startReceiver } from '../helpers/receiver.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
 
 afterAll(() => killAll())
+const tempDir = useTempDirs('sandbox-delivery-lines')
 
 const KEY = 'sk_sandbox_delivery_lines_0001'
 
@@ -37,6 +39,33 @@ describe('serve\'s line per webhook delivery attempt', () => {
       expect(ofRequest.sort()).toEqual(['request', 'webhook'])
       expect(lines.find((line) => line.event === 'webhook')).toMatchObject({ event_type: type, url: receiver.url, status: 'delivered', status_code: 200, attempt: 1 })
       expect(await json.stop()).toBe(0)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
+
+describe('serve\'s start with deliveries already due', () => {
+  it('prints the readiness line before any delivery line, so a script reading the first URL gets the server\'s', async () => {
+    const dir = await tempDir()
+    const dead = `http://127.0.0.1:${await findClosedPort()}/hooks`
+    // The first attempt fails, the retry is due 100 ms later: by the restart it is due at once.
+    const schedule = ['--webhook-retry-schedule', '100ms,1h']
+    const first = await startServe(['--port', '0', '--data-dir', dir, '--webhook-forward-to', dead, ...schedule])
+    await createLoan(first.url)
+    await waitUntil(() => / webhook \S+ -> .* retrying \(attempt 1\)/.test(first.output()))
+    expect(await first.stop()).toBe(0)
+
+    const receiver = await startReceiver('/hooks')
+    try {
+      const second = await startServe(['--port', '0', '--data-dir', dir, '--webhook-forward-to', receiver.url, ...schedule])
+      await receiver.waitFor(1)
+      await waitUntil(() => / webhook \S+ -> /.test(second.output()))
+      const lines = second.output().split('\n')
+      const ready = lines.findIndex((line) => line.startsWith('sandbox ready: '))
+      expect(ready).toBeGreaterThanOrEqual(0)
+      expect(lines.findIndex((line) => / webhook \S+ -> /.test(line))).toBeGreaterThan(ready)
+      expect(await second.stop()).toBe(0)
     } finally {
       await receiver.close()
     }

@@ -12,6 +12,7 @@ import { readStorageSetting } from '../storage-setting.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
 import type { TlsFlags } from '../read-tls-files.js'
 import type { FaultsConfig } from '../../faults/faults-schema.js'
+import type { DeliveryReport } from '../../webhooks/delivery-report.js'
 
 interface ServeFlags extends StorageFlags, TlsFlags {
   port?: string
@@ -84,6 +85,10 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const idleGc = startIdleGc({ idleMs: IDLE_GC_MS })
   // While a disk is full every request fails: one line per 30 s says so, not one per request.
   const storageErrors = createStorageErrorGate()
+  // Deliveries left due by the last run start before the server listens: their lines wait for the
+  // readiness line, which stays the last start-up line (a script takes the first URL it prints).
+  let heldDeliveries: DeliveryReport[] | undefined = flags.quiet ? undefined : []
+  const printDeliveryLine = (report: DeliveryReport) => printDelivery(out, { ...report, url: maskUrlPassword(report.url) }, json)
   const sandbox = await createSandbox({
     storage: kind === 'redis' ? storage as RedisUrl : kind,
     dataDir,
@@ -108,7 +113,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
     faults,
     faultsSource: faultsFile === undefined ? undefined : `${faultsFlag} ${faultsFile}`,
     // A forward URL may carry a password: the terminal and the logs get it masked.
-    onDelivery: flags.quiet ? undefined : (report) => printDelivery(out, { ...report, url: maskUrlPassword(report.url) }, json),
+    onDelivery: flags.quiet ? undefined : (report) => (heldDeliveries ? heldDeliveries.push(report) : printDeliveryLine(report)),
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
   try {
@@ -126,6 +131,9 @@ async function runServe(flags: ServeFlags): Promise<void> {
   stopOnSignals({ json, idleGc, youngCap, listener, sandbox })
 
   printServeReady(out, { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, allowLocalWebhooks: flags.allowLocalWebhooks })
+  const held = heldDeliveries ?? []
+  heldDeliveries = undefined
+  for (const report of held) printDeliveryLine(report)
 }
 
 /** `sandbox serve`: the whole partner API on a local port. */
