@@ -37,10 +37,15 @@ function withoutHeader(delivery: SignedDelivery, name: string): SignedDelivery {
   return { body: delivery.body, headers }
 }
 
+function withSignature(delivery: SignedDelivery, value: string): SignedDelivery {
+  return { body: delivery.body, headers: { ...delivery.headers, 'x-service-webhook-signature': value } }
+}
+
 /** The forged and broken cases, each on a fresh copy of `sample`. */
 function buildBadCases(secret: string, sample: SandboxEvent): VerifyCase[] {
   const bad = (name: string, sent: string, sign: (now: number) => SignedDelivery): VerifyCase => ({ name, sent, expect: 'non-2xx', sign })
   const [wrongSecret, tampered, unsigned, emptyStamp, clockStamp, stale, future, malformed] = Array.from({ length: 8 }, () => fresh(sample))
+  const [emptyValue, prefix, wrongScheme] = Array.from({ length: 3 }, () => fresh(sample))
   const changed = JSON.stringify({ ...tampered!, data: { object: { ...(tampered!.data.object as object), debt: 1 } } })
   return [
     bad('wrong signature', 'signed with another secret', (now) => signed(`${secret}_not`, wrongSecret!, now)),
@@ -63,14 +68,31 @@ function buildBadCases(secret: string, sample: SandboxEvent): VerifyCase[] {
       const hex = computeSignature(secret, now, delivery.body)
       return { body: delivery.body, headers: { ...delivery.headers, 'x-service-webhook-signature': `v1=${hex.slice(0, 40).toUpperCase()}` } }
     }),
+    // Lenient comparisons the upper-cased value above cannot catch. A receiver testing
+    // `expected.startsWith(received)` (or looping over the received length) accepts any prefix of
+    // the right hex, the empty one included, and an attacker needs no secret to send that.
+    bad('empty v1= value', 'x-service-webhook-signature: v1= (nothing after it), current timestamp', (now) => withSignature(signed(secret, emptyValue!, now), 'v1=')),
+    bad('truncated v1= value (lowercase prefix)', 'x-service-webhook-signature: v1=<the first 32 of the 64 right hex characters>', (now) => {
+      const delivery = signed(secret, prefix!, now)
+      return withSignature(delivery, `v1=${computeSignature(secret, now, delivery.body).slice(0, 32)}`)
+    }),
+    // Only `v1=` values count (README: accept if any `v1=` value matches). The right hex under
+    // another label catches a receiver that takes whatever follows the `=`, and one that requires
+    // every `v1=` entry to match, which holds vacuously when there is none.
+    bad('wrong scheme label (v0=)', 'x-service-webhook-signature: v0=<the right hex>, no v1= value', (now) => {
+      const delivery = signed(secret, wrongScheme!, now)
+      return withSignature(delivery, `v0=${computeSignature(secret, now, delivery.body)}`)
+    }),
   ]
 }
 
 /**
- * decisions.md's battery: every event type correctly signed, then a wrong signature, a tampered
- * body, a missing signature header, a missing timestamp header (two ways), a stale and a future
- * timestamp, a malformed `v1=` value, and last a redelivery of an accepted event (same id, fresh
- * timestamp and signature). Bodies and ids are fixed here; each case is signed by its `sign`.
+ * decisions.md's battery, and three signature values a lenient comparison accepts: every event
+ * type correctly signed, then a wrong signature, a tampered body, a missing signature header, a
+ * missing timestamp header (two ways), a stale and a future timestamp, a malformed `v1=` value, an
+ * empty one, a truncated lowercase one, the right hex labelled `v0=`, and last a redelivery of
+ * an accepted event (same id, fresh timestamp and signature). Bodies and ids are fixed here; each
+ * case is signed by its `sign`.
  */
 export function buildVerifyBattery(secret: string, events: SandboxEvent[]): VerifyCase[] {
   const cases: VerifyCase[] = events.map((event) => ({

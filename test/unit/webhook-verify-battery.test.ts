@@ -42,12 +42,22 @@ describe('webhook verify battery', () => {
     expect(verdict(byName['stale timestamp']!.sign(NOW))).toBe('timestamp_too_old')
     expect(verdict(byName['future timestamp']!.sign(NOW))).toBe('timestamp_too_new')
     expect(verdict(byName['malformed v1= value']!.sign(NOW))).toBe('malformed_signature')
+    for (const name of ['empty v1= value', 'truncated v1= value (lowercase prefix)', 'wrong scheme label (v0=)']) {
+      expect(verdict(byName[name]!.sign(NOW)), name).toBe('malformed_signature')
+    }
   })
 
   it('sends each bad case as its report line says', () => {
     // "v1=<the right hex, truncated and upper-cased>"
     const malformed = byName['malformed v1= value']!.sign(NOW)
     expect(malformed.headers['x-service-webhook-signature']).toBe(`v1=${computeSignature(SECRET, NOW, malformed.body).slice(0, 40).toUpperCase()}`)
+    // "v1= (nothing after it)", "v1=<the first 32 of the 64 right hex characters>", "v0=<the right hex>":
+    // lowercase, so a receiver that compares by prefix or ignores the label sees what it accepts.
+    expect(byName['empty v1= value']!.sign(NOW).headers['x-service-webhook-signature']).toBe('v1=')
+    const truncated = byName['truncated v1= value (lowercase prefix)']!.sign(NOW)
+    expect(truncated.headers['x-service-webhook-signature']).toBe(`v1=${computeSignature(SECRET, NOW, truncated.body).slice(0, 32)}`)
+    const relabelled = byName['wrong scheme label (v0=)']!.sign(NOW)
+    expect(relabelled.headers['x-service-webhook-signature']).toBe(`v0=${computeSignature(SECRET, NOW, relabelled.body)}`)
     // "the body changed after signing (debt set to 1)": a loan event, so there is a debt to change.
     const tampered = JSON.parse(byName['tampered body']!.sign(NOW).body)
     expect(tampered).toMatchObject({ type: 'sandbox.loan.issued', data: { object: { debt: 1 } } })
@@ -83,7 +93,8 @@ describe('webhook verify battery', () => {
     expect(battery.filter((item) => item.expect === 'non-2xx').map((item) => item.name)).toEqual([
       'wrong signature', 'tampered body', 'missing signature header',
       'missing timestamp header (".body" signed)', 'missing timestamp header (send time signed)', 'stale timestamp',
-      'future timestamp', 'malformed v1= value',
+      'future timestamp', 'malformed v1= value', 'empty v1= value', 'truncated v1= value (lowercase prefix)',
+      'wrong scheme label (v0=)',
     ])
   })
 })
