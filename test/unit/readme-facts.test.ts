@@ -9,6 +9,8 @@ import { RUN_MAX_RETRY_AFTER_MS, RUN_TIMEOUT_MS } from '../../src/scenarios/run-
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/scenarios/wait-for-webhook.js'
 import { CLOSE_CAP_MS } from '../../src/server/listen.js'
 import { FORMAT_KEY, STORAGE_FORMAT } from '../../src/storage/storage-format.js'
+import { buildSampleEvents } from '../../src/webhook-tools/sample-events.js'
+import { buildVerifyBattery } from '../../src/webhook-tools/verify-battery.js'
 import { SHARED_REFUSAL_MS } from '../../src/webhooks/recent-refusals.js'
 import { DELIVERY_TIMEOUT_MS } from '../../src/webhooks/sender.js'
 import { KEYS_WOKEN_PER_DESTINATION, MAX_IN_FLIGHT_PER_DESTINATION } from '../../src/webhooks/destination-gates.js'
@@ -23,6 +25,12 @@ describe('the README', () => {
   it('names every error code and every FLOW_CONFLICT reason', () => {
     const names = [...Object.keys(ErrorCodes), ...Object.keys(ConflictReasons)]
     expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(README))).toEqual([])
+  })
+
+  it('counts the deliveries webhook verify sends as the battery has them', () => {
+    const stated = /That is (\d+) deliveries, one line each/.exec(README)
+    expect(stated, 'the README sentence after the list of verify cases').not.toBeNull()
+    expect(Number(stated![1])).toBe(buildVerifyBattery('whsec_readme', buildSampleEvents()).length)
   })
 
   it('gives the backlog size at which a target\'s waiting deliveries move out of the document', () => {
