@@ -5,6 +5,7 @@ import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
 import { readThisPackage } from '../files/describe-this-version.js'
+import { holdSignalsWhileLoading, releaseHeldSignal } from './held-signals.js'
 import { endOnSignalsAsInit } from './init-signals.js'
 import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
@@ -38,7 +39,10 @@ export async function createProgram(argv?: string[]): Promise<Command> {
     .exitOverride()
     .hook('preAction', (_program, action) => {
       activeCommand = action
+      const held = releaseHeldSignal()
       if (printsErrorsAsJson(action)) printDocumentOnSignals(action)
+      // Sent again now that the command answers it (or, without a handler, ends by it as usual).
+      if (held) process.kill(process.pid, held)
       refuseEmptyValues(action)
       expandHomeInPathOptions(action)
     })
@@ -108,6 +112,7 @@ function onStdoutError(error: NodeJS.ErrnoException): void {
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
   endOnSignalsAsInit()
+  holdSignalsWhileLoading(argv)
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
   // A throw outside the action's promise chain (an event handler, a timer) is a bug like any other.
   if (process.listenerCount('uncaughtException') === 0) process.on('uncaughtException', (error) => void fail(error, activeCommand))

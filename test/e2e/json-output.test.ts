@@ -13,6 +13,7 @@ import { useTempDirs } from '../helpers/temp-dirs.js'
 
 const tempDir = useTempDirs('sandbox-json-output')
 const FAULT = join(import.meta.dirname, '../helpers/inject-fault.mjs')
+const SIGNAL_ON_LOAD = join(import.meta.dirname, '../helpers/signal-on-load.mjs')
 const EVENT = JSON.stringify({ id: 'evt_json_1', type: 'sandbox.webhook.test', data: { object: {} } })
 let hanging: Server | undefined
 const sockets = new Set<Socket>()
@@ -117,6 +118,33 @@ describe('--json error documents', () => {
       for (const socket of sockets) socket.destroy()
       sockets.clear()
     }
+  })
+})
+
+describe('a signal while the CLI still loads', () => {
+  // The signal is sent as the command's own module starts loading: before it, only the shim ran.
+  it.each([
+    ['SIGTERM', ['run', '--json', 'loan-flow'], 'dist/cli/commands/run.js'],
+    ['SIGINT', ['webhook', 'verify', 'http://127.0.0.1:9/webhooks', '--json', '--secret', 's'], 'dist/cli/commands/webhook/verify.js'],
+  ] as const)('%s still gets the INTERRUPTED document with --json (%s)', async (signal, args, module) => {
+    const closed = `http://127.0.0.1:${await findClosedPort()}`
+    const argv = args[0] === 'run' ? [...args, '--base-url', closed] : args
+    const child = spawn(process.execPath, ['--import', SIGNAL_ON_LOAD, BIN, ...argv], { env: { ...process.env, NO_COLOR: '1', SIGNAL_ON_LOAD: signal, SIGNAL_ON_LOAD_MODULE: module } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    const ended = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, by) => resolve(by)))
+    expect(ended).toBe(signal)
+    expect(parseErrorDocument({ stdout, stderr })).toEqual({ code: 'INTERRUPTED', message: `stopped by ${signal} before the report was complete` })
+  })
+
+  it('without --json ends by the signal at once, as before', async () => {
+    const child = spawn(process.execPath, ['--import', SIGNAL_ON_LOAD, BIN, 'run', 'loan-flow', '--base-url', `http://127.0.0.1:${await findClosedPort()}`], { env: { ...process.env, NO_COLOR: '1', SIGNAL_ON_LOAD: 'SIGTERM', SIGNAL_ON_LOAD_MODULE: 'dist/cli/commands/run.js' } })
+    let stdout = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    expect(await new Promise((resolve) => child.on('close', (_code, by) => resolve(by)))).toBe('SIGTERM')
+    expect(stdout).toBe('')
   })
 })
 
