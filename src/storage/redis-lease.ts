@@ -9,16 +9,21 @@ const RENEW_MS = 5_000
 // Compare-and-act on the lease key, so that a server never renews or deletes another's lease.
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 const REPLACE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) else return false end"
-// Takes a lapsed lease back only if no other server held it meanwhile (KEYS[2] names the last to
-// take it; gone only if redis lost its data, when there is nothing newer to miss either).
-const RETAKE = "local last = redis.call('get', KEYS[2]) if last and last ~= ARGV[1] then return 0 end if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then redis.call('set', KEYS[2], ARGV[1]) return 1 end return 0"
+// Renews the lease, or takes a lapsed one back if no other server held it meanwhile (KEYS[2]
+// names the last to take it; gone only if redis lost its data, when there is nothing newer to miss
+// either). One script rather than a renewal, a retake and a read: renewals of one server sent
+// together (its timer's and a write's check, all waiting on a paused redis) each saw the lease
+// lapsed, and the one that lost the retake read its own lease back as another server's. Answers 1
+// while the lease is this server's, else the value another holds, or nil if nobody holds it but
+// another server did meanwhile.
+const KEEP = "local held = redis.call('get', KEYS[1]) if held == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end if held then return held end local last = redis.call('get', KEYS[2]) if last and last ~= ARGV[1] then return false end redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) redis.call('set', KEYS[2], ARGV[1]) return 1"
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 /** A held lease: renewed in the background until released. */
 export interface RedisLease {
   /** Set once another server holds the lease: this one must stop using the database. */
   readonly lostTo: string | undefined
-  /** Renews at once (after a reconnection, when the lease may have lapsed). */
+  /** Renews at once (after a reconnection, when the lease may have lapsed), or joins the renewal under way. */
   renew(): Promise<void>
   /**
    * Before a write: renews first when the renewals have fallen behind (the process was paused, a
@@ -72,13 +77,11 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
   const renewed = () => {
     renewedAt = { wall: Date.now(), mono: performance.now() }
   }
-  async function renew(): Promise<void> {
-    if (released || lostTo !== undefined || client.status !== 'ready') return
+  async function keep(): Promise<void> {
     try {
-      if (await client.eval(RENEW, 1, key, value, LEASE_MS)) return renewed()
-      // Lapsed (a long outage or pause): take it again if nobody else has, nor had it meanwhile.
-      if (await client.eval(RETAKE, 2, key, `${key}:last`, value, LEASE_MS)) return renewed()
-      const current = parseOwner(await client.get(key))
+      const held: unknown = await client.eval(KEEP, 2, key, `${key}:last`, value, LEASE_MS)
+      if (held === 1) return renewed()
+      const current = parseOwner(typeof held === 'string' ? held : null)
       if (current) {
         lostTo = describeOwner(current)
         onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
@@ -90,16 +93,22 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
       // Connection trouble: told by the connection's own status; renewed once it is back.
     }
   }
+  // One renewal at a time, shared by the timer, a write's check and a reconnection: one that
+  // waits on a paused redis is joined rather than sent again behind it.
+  let renewing: Promise<void> | undefined
+  function renew(): Promise<void> {
+    if (released || lostTo !== undefined || client.status !== 'ready') return Promise.resolve()
+    renewing ??= keep().finally(() => {
+      renewing = undefined
+    })
+    return renewing
+  }
   const timer = setInterval(() => void renew(), RENEW_MS)
   timer.unref()
-  let confirming: Promise<void> | undefined
   function confirm(): Promise<void> | undefined {
     const behind = Math.max(Date.now() - renewedAt.wall, performance.now() - renewedAt.mono)
     if (behind < RENEW_MS * 2 || released || lostTo !== undefined) return undefined
-    confirming ??= renew().finally(() => {
-      confirming = undefined
-    })
-    return confirming
+    return renew()
   }
   return {
     get lostTo() {

@@ -11,6 +11,10 @@ export interface TestRedis {
   kill(): Promise<void>
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>
+  /** Stops its process (SIGSTOP) with its connections open: what the sandbox sends waits, unanswered. */
+  pause(): void
+  /** Lets a paused server run on (SIGCONT): it answers, in order, what it was sent meanwhile. */
+  resume(): void
   /** Deletes every key (between tests). */
   flush(): Promise<void>
 }
@@ -84,6 +88,12 @@ export function useTestRedis(options: TestRedisOptions = {}): () => Promise<Test
         async restart() {
           await stopChild()
           child = await startOn(port, options)
+        },
+        pause() {
+          child?.kill('SIGSTOP')
+        },
+        resume() {
+          child?.kill('SIGCONT')
         },
         async flush() {
           const client = new Redis(redis.url, options.tls ? { tls: { rejectUnauthorized: false } } : {})
