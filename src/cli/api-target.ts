@@ -14,7 +14,8 @@ export const LOCAL_KEY = 'sk_sandbox_webhook_cli_local'
 
 /**
  * `--base-url`, else SANDBOX_BASE_URL: checked for what fetch would refuse at every attempt (a
- * retried network error, and every line printing the password), and for the API's own prefix.
+ * retried network error, and every line printing the password), then as the client checks it
+ * (findBaseUrlProblem: a query or fragment, the API's own prefix).
  */
 export function readBaseUrl(flag: string | undefined): string | undefined {
   const { value: baseUrl, source } = readSetting(flag, '--base-url', 'SANDBOX_BASE_URL')

@@ -1,13 +1,19 @@
 /**
  * What is wrong with BASE_URL as the root the API's paths are appended to (as text), or undefined:
- * text that is no URL (a space from a quoting slip made every request an "Invalid URL"), or a URL
- * that ends in the API's own /api/sandbox (copied from API docs, every request asked for
+ * text that is no URL (a space from a quoting slip made every request an "Invalid URL"), a query
+ * or fragment (the paths went after it, so every request asked for the root) or a URL that ends
+ * in the API's own /api/sandbox (copied from API docs, every request asked for
  * /api/sandbox/api/sandbox/... and was a 404). Worded to follow the URL in a message.
  */
 export function findBaseUrlProblem(baseUrl: string): string | undefined {
   const spaced = /\s/.test(baseUrl)
   if (spaced || !URL.canParse(baseUrl)) return `is not a URL${spaced ? ': it holds a space or a line break (check its quotes)' : ''}`
   const url = new URL(baseUrl)
+  // `?` or `#` with nothing after it leaves search and hash empty, yet the paths would still follow it.
+  const tail = baseUrl.search(/[?#]/)
+  if (tail >= 0) {
+    return `must not have a query or fragment (${baseUrl.slice(tail)}): the API's paths would go after it, so every request would ask for ${url.pathname} itself: give the server's root, ${url.origin}${url.pathname.replace(/\/$/, '')}`
+  }
   const prefix = url.pathname.match(/^(.*?)\/api\/sandbox\/?$/)
   if (!prefix) return undefined
   return `ends in /api/sandbox, which every path of the API starts with (GET state would ask for ${url.pathname.replace(/\/$/, '')}/api/sandbox/state): give the server's root, ${url.origin}${prefix[1]}`

@@ -64,11 +64,16 @@ describe('createSandboxClient against the sandbox', () => {
     expect(state.loans.activeLoans[0]!.id).toBe(loan.id)
   })
 
-  it('refuses at once a base URL the paths cannot follow: the API\'s own prefix at its end, or a space', async () => {
+  it('refuses at once a base URL the paths cannot follow: the API\'s own prefix at its end, a space, or a query or fragment', async () => {
     const root = await startSandboxUrl()
     // Every call asked for /api/sandbox/api/sandbox/... and was a 404, or failed as "Invalid URL".
     expect(() => createSandboxClient({ baseUrl: `${root}/api/sandbox/`, apiKey: newKey('client') })).toThrow(new TypeError(`baseUrl "${root}/api/sandbox/" ends in /api/sandbox, which every path of the API starts with (GET state would ask for /api/sandbox/api/sandbox/state): give the server's root, ${root}`))
     expect(() => createSandboxClient({ baseUrl: `${root} `, apiKey: newKey('client') })).toThrow(`baseUrl "${root} " is not a URL: it holds a space or a line break (check its quotes)`)
+    // The paths went after a query or fragment: every call asked for / and was a 404.
+    for (const [tail, shown] of [['?x=1', '?x=1'], ['#frag', '#frag'], ['/?', '?']]) {
+      expect(() => createSandboxClient({ baseUrl: `${root}${tail}`, apiKey: newKey('client') }), tail).toThrow(new TypeError(`baseUrl "${root}${tail}" must not have a query or fragment (${shown}): the API's paths would go after it, so every request would ask for / itself: give the server's root, ${root}`))
+    }
+    expect(() => createSandboxClient({ baseUrl: `${root}?x=1`, apiKey: newKey('client') })).toThrow(TypeError)
     // A path prefix of a proxy is a root like any other.
     expect(() => createSandboxClient({ baseUrl: `${root}/gateway`, apiKey: newKey('client') })).not.toThrow()
     expect((await createSandboxClient({ baseUrl: `${root}/`, apiKey: newKey('client') }).getConfig()).rates.btc_usd).toBeGreaterThan(0)

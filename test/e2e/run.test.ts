@@ -183,6 +183,22 @@ describe('sandbox run', () => {
     }
   })
 
+  it('refuses a --base-url with a query or fragment (exit 2) before any request, rather than failing each one as a 404 of /', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
+    const server = await startServe(['--port', '0', '--storage', 'memory'])
+    // The paths were appended to the query: GET <url>?x=1/api/sandbox/config asked for / and got 404, exit 1.
+    for (const [tail, shown] of [['?x=1', '?x=1'], ['#frag', '#frag'], ['/?', '?']]) {
+      const result = await runCli(['run', 'loan-flow', '--verbose', '--base-url', `${server.url}${tail}`])
+      expect(result, tail).toMatchObject({ code: 2, stdout: '', stderr: `sandbox: --base-url "${server.url}${tail}" must not have a query or fragment (${shown}): the API's paths would go after it, so every request would ask for / itself: give the server's root, ${server.url}\n` })
+    }
+    const fromEnv = await runCli(['run', 'loan-flow'], { env: { SANDBOX_BASE_URL: `${server.url}/gateway?x=1` } })
+    expect(fromEnv).toMatchObject({ code: 2, stderr: `sandbox: SANDBOX_BASE_URL "${server.url}/gateway?x=1" must not have a query or fragment (?x=1): the API's paths would go after it, so every request would ask for /gateway itself: give the server's root, ${server.url}/gateway\n` })
+    // Every command that takes --base-url reads it the same way.
+    const deliveries = await runCli(['webhook', 'deliveries', '--json', '--base-url', `${server.url}?x=1`])
+    expect(deliveries.code).toBe(2)
+    expect(JSON.parse(deliveries.stdout)).toEqual({ error: { code: 'USAGE', message: `--base-url "${server.url}?x=1" must not have a query or fragment (?x=1): the API's paths would go after it, so every request would ask for / itself: give the server's root, ${server.url}` } })
+    await server.stop()
+  })
+
   it('says when it waits for the rate limit, so a slow run does not look stuck', async () => {
     const server = await startServe(['--port', '0', '--storage', 'memory', '--rate-limit', '2/1'])
     const dir = await tempDir()

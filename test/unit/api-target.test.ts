@@ -56,6 +56,11 @@ describe('readBaseUrl', () => {
     expect(readBaseUrl('https://gateway.example/sandbox/')).toBe('https://gateway.example/sandbox/')
     expect(readBaseUrl('https://gateway.example/api/sandboxes')).toBe('https://gateway.example/api/sandboxes')
   })
+
+  it('refuses a query or fragment, which the API\'s paths would follow, naming the root to give instead', () => {
+    expect(() => readBaseUrl('https://gateway.example/sandbox/?tenant=a')).toThrow('--base-url "https://gateway.example/sandbox/?tenant=a" must not have a query or fragment (?tenant=a): the API\'s paths would go after it, so every request would ask for /sandbox/ itself: give the server\'s root, https://gateway.example/sandbox')
+    expect(() => readBaseUrl('http://127.0.0.1:4010#')).toThrow(/^--base-url "http:\/\/127\.0\.0\.1:4010#" must not have a query or fragment \(#\)/)
+  })
 })
 
 describe('toApiCliError', () => {
