@@ -20,6 +20,8 @@ export const LOCAL_KEY = 'sk_sandbox_webhook_cli_local'
 export function readBaseUrl(flag: string | undefined): string | undefined {
   const { value: baseUrl, source } = readSetting(flag, '--base-url', 'SANDBOX_BASE_URL')
   if (!baseUrl) return undefined
+  // Before findBaseUrlProblem's scheme check: this one also wants the `//` ("127.0.0.1:4010" and
+  // "localhost:4010" are no URL or a "localhost:" scheme to it), and shows the value as given.
   if (!/^https?:\/\//.test(baseUrl)) throw new CliError(`${source} must be an http(s) URL, got "${baseUrl}"`)
   const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
   if (url && (url.username || url.password)) {

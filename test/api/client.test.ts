@@ -64,7 +64,7 @@ describe('createSandboxClient against the sandbox', () => {
     expect(state.loans.activeLoans[0]!.id).toBe(loan.id)
   })
 
-  it('refuses at once a base URL the paths cannot follow: the API\'s own prefix at its end, a space, or a query or fragment', async () => {
+  it('refuses at once a base URL the paths cannot follow: the API\'s own prefix at its end, a space, a query or fragment, a scheme not http(s)', async () => {
     const root = await startSandboxUrl()
     // Every call asked for /api/sandbox/api/sandbox/... and was a 404, or failed as "Invalid URL".
     expect(() => createSandboxClient({ baseUrl: `${root}/api/sandbox/`, apiKey: newKey('client') })).toThrow(new TypeError(`baseUrl "${root}/api/sandbox/" ends in /api/sandbox, which every path of the API starts with (GET state would ask for /api/sandbox/api/sandbox/state): give the server's root, ${root}`))
@@ -74,6 +74,8 @@ describe('createSandboxClient against the sandbox', () => {
       expect(() => createSandboxClient({ baseUrl: `${root}${tail}`, apiKey: newKey('client') }), tail).toThrow(new TypeError(`baseUrl "${root}${tail}" must not have a query or fragment (${shown}): the API's paths would go after it, so every request would ask for / itself: give the server's root, ${root}`))
     }
     expect(() => createSandboxClient({ baseUrl: `${root}?x=1`, apiKey: newKey('client') })).toThrow(TypeError)
+    // Any other scheme was a network error retried 4 times, "(unknown scheme)".
+    expect(() => createSandboxClient({ baseUrl: root.replace(/^http:/, 'ftp:'), apiKey: newKey('client') })).toThrow(new TypeError(`baseUrl "${root.replace(/^http:/, 'ftp:')}" is not an http(s) URL: the API answers http: and https: only, not ftp: (give the server's root, as http://HOST:PORT)`))
     // A path prefix of a proxy is a root like any other.
     expect(() => createSandboxClient({ baseUrl: `${root}/gateway`, apiKey: newKey('client') })).not.toThrow()
     expect((await createSandboxClient({ baseUrl: `${root}/`, apiKey: newKey('client') }).getConfig()).rates.btc_usd).toBeGreaterThan(0)
