@@ -169,7 +169,7 @@ describe('sandbox run', () => {
     expect(JSON.parse(withUser.stdout)).toEqual({ error: { code: 'USAGE', message: `--base-url cannot hold a user name or password (http://****@127.0.0.1:${port}): fetch sends none; the API takes its key from --api-key` } })
     expect(withUser.stderr).not.toContain('s3cretpw')
     const bad = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', 'soon'])
-    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)\n' })
+    expect(bad).toMatchObject({ code: 2, stderr: 'sandbox: --wait: invalid duration "soon": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 10m)\n' })
     // A wait of days is a typo: refused before any request, with the range.
     const long = await runCli(['run', 'loan-flow', '--base-url', `http://127.0.0.1:${port}`, '--wait', '30d'])
     expect(long).toMatchObject({ code: 2, stderr: 'sandbox: --wait: duration "30d" is out of range: from 1ms to 1h\n' })
@@ -233,6 +233,12 @@ describe('sandbox run', () => {
     expect(JSON.parse(json.stdout).scenarios[0].connection_error).toBe(true)
     expect(json.stderr).toContain(`sandbox: ${line(2, '100 ms')}\nsandbox: ${line(3, '200 ms')}\n`)
     expect((await runCli(['run', 'loan-flow', '--timeout', '0s'])).stderr).toBe('sandbox: --timeout: duration "0s" is out of range: from 1ms to 1h\n')
+  })
+
+  it('refuses a --timeout without a unit (exit 2), offering examples within its 1h (30d was offered)', async () => {
+    for (const timeout of ['0', '500']) {
+      expect(await runCli(['run', 'loan-flow', '--timeout', timeout]), timeout).toMatchObject({ code: 2, stdout: '', stderr: `sandbox: --timeout: invalid duration "${timeout}": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 10m)\n` })
+    }
   })
 
   it('against serve --keys: exits 2 naming the fix for a refused key; with a registered one, skips key-isolation and recovers from a run that left a draft open', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {

@@ -20,6 +20,10 @@ describe('resolveApiTarget --timeout', () => {
     expect((await resolveApiTarget({ timeout: '1h' }, { json: true })).transport.timeoutMs).toBe(3_600_000)
     await expect(resolveApiTarget({ timeout: '61m' }, { json: true })).rejects.toThrow('--timeout: duration "61m" is out of range: from 1ms to 1h')
   })
+
+  it('offers examples of a duration within that 1h when given none', async () => {
+    await expect(resolveApiTarget({ timeout: '500' }, { json: true })).rejects.toThrow(/^--timeout: invalid duration "500": expected a number and ms, s, m, h, d or w \(e\.g\. 500ms, 1\.5s, 30s or 10m\)$/)
+  })
 })
 
 describe('readBaseUrl', () => {

@@ -62,9 +62,9 @@ describe('shared option resolution', () => {
 describe('readDeliveryWait (--wait [duration])', () => {
   it('is 10 s alone, as the help says, and names an argument it swallowed (trigger --wait loan.issued)', () => {
     expect([readDeliveryWait(undefined), readDeliveryWait(true), readDeliveryWait('2m')]).toEqual([undefined, 10_000, 120_000])
-    expect(() => readDeliveryWait('loan.issued')).toThrow(new CliError('--wait: invalid duration "loan.issued": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d); "loan.issued" is not a duration: put it before --wait, or give --wait one (--wait 10s)'))
+    expect(() => readDeliveryWait('loan.issued')).toThrow(new CliError('--wait: invalid duration "loan.issued": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 10m); "loan.issued" is not a duration: put it before --wait, or give --wait one (--wait 10s)'))
     // A number with a typo was meant as a duration: no word of a swallowed argument.
-    expect(() => readDeliveryWait('10x')).toThrow(/^--wait: invalid duration "10x": expected a number and ms, s, m, h, d or w \(e\.g\. 500ms, 1\.5s, 30s or 30d\)$/)
+    expect(() => readDeliveryWait('10x')).toThrow(/^--wait: invalid duration "10x": expected a number and ms, s, m, h, d or w \(e\.g\. 500ms, 1\.5s, 30s or 10m\)$/)
   })
 })
 

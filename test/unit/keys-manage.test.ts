@@ -34,6 +34,15 @@ describe('parseDuration', () => {
     expect(() => parseDuration('2h', 3_600_000)).toThrow('duration "2h" is out of range: from 1ms to 1h')
     expect(parseDuration('60m', 3_600_000)).toBe(3_600_000)
   })
+
+  it('offers only examples the range takes when the text is no duration', () => {
+    const hint = (maxMs?: number) => { try { parseDuration('500', maxMs) } catch (error) { return (error as Error).message } }
+    expect(hint()).toBe('invalid duration "500": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s, 10m or 30d)')
+    // run --timeout, run --wait and the API commands' --timeout (1h); webhook verify --timeout (10m); --wait of trigger and retry (15m).
+    for (const maxMs of [3_600_000, 600_000, 900_000]) expect(hint(maxMs), String(maxMs)).toMatch(/\(e\.g\. 500ms, 1\.5s, 30s or 10m\)$/)
+    expect(hint(1_000)).toMatch(/\(e\.g\. 500ms\)$/)
+    expect(hint(100)).toMatch(/\(e\.g\. 100ms\)$/)
+  })
 })
 
 describe('addKey', () => {
