@@ -1,16 +1,18 @@
 /**
  * What is wrong with BASE_URL as the root the API's paths are appended to (as text), or undefined:
  * text that is no URL (a space from a quoting slip made every request an "Invalid URL"), a scheme
- * other than http(s) (every call was a retried network error), a query or fragment (the paths
- * went after it, so every request asked for the root) or a URL that ends in the API's own
- * /api/sandbox (copied from API docs, every request asked for /api/sandbox/api/sandbox/... and
- * was a 404). Worded to follow the URL in a message.
+ * other than http(s) or a user name or password in it (every call was a retried network error),
+ * a query or fragment (the paths went after it, so every request asked for the root) or a URL
+ * that ends in the API's own /api/sandbox (copied from API docs, every request asked for
+ * /api/sandbox/api/sandbox/... and was a 404). Worded to follow the URL in a message.
  */
 export function findBaseUrlProblem(baseUrl: string): string | undefined {
   const spaced = /\s/.test(baseUrl)
   if (spaced || !URL.canParse(baseUrl)) return `is not a URL${spaced ? ': it holds a space or a line break (check its quotes)' : ''}`
   const url = new URL(baseUrl)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `is not an http(s) URL: the API answers http: and https: only, not ${url.protocol} (give the server's root, as http://HOST:PORT)`
+  // fetch refuses such a URL at every attempt, a retried "network error" whose message held the password.
+  if (url.username || url.password) return 'cannot hold a user name or password: fetch sends none; the API takes its key from apiKey'
   // `?` or `#` with nothing after it leaves search and hash empty, yet the paths would still follow it.
   const tail = baseUrl.search(/[?#]/)
   if (tail >= 0) {

@@ -76,6 +76,9 @@ describe('createSandboxClient against the sandbox', () => {
     expect(() => createSandboxClient({ baseUrl: `${root}?x=1`, apiKey: newKey('client') })).toThrow(TypeError)
     // Any other scheme was a network error retried 4 times, "(unknown scheme)".
     expect(() => createSandboxClient({ baseUrl: root.replace(/^http:/, 'ftp:'), apiKey: newKey('client') })).toThrow(new TypeError(`baseUrl "${root.replace(/^http:/, 'ftp:')}" is not an http(s) URL: the API answers http: and https: only, not ftp: (give the server's root, as http://HOST:PORT)`))
+    // Shown masked, as every message shows a base URL: the password never reaches a log.
+    const withPassword = root.replace('http://', 'http://user:hunter2@')
+    expect(() => createSandboxClient({ baseUrl: withPassword, apiKey: newKey('client') })).toThrow(new TypeError(`baseUrl "${root.replace('http://', 'http://****@')}" cannot hold a user name or password: fetch sends none; the API takes its key from apiKey`))
     // A path prefix of a proxy is a root like any other.
     expect(() => createSandboxClient({ baseUrl: `${root}/gateway`, apiKey: newKey('client') })).not.toThrow()
     expect((await createSandboxClient({ baseUrl: `${root}/`, apiKey: newKey('client') }).getConfig()).rates.btc_usd).toBeGreaterThan(0)
