@@ -104,7 +104,7 @@ describe('the published package', () => {
     expect(webhooks.filter((url) => server.test(url) || url.includes('/node_modules/'))).toEqual([])
   })
 
-  it('type-checks the client and webhook entries in a CommonJS TypeScript project (module commonjs under TypeScript 5, node16 and node20 under 7), and the root from node20', async () => {
+  it('type-checks the client and webhook entries in a CommonJS TypeScript project (module commonjs under TypeScript 5 and 7, node16 and node20 under 7), and the root from commonjs and node20', async () => {
     // Such a project compiles imports to require(): its types must be the CommonJS build's, and
     // `module: commonjs` resolves as Node 10 did, without `exports` (typesVersions maps the parts).
     // TypeScript 7 has no Node 10 resolution any more, and checks node16 as 5.9 does, faster.
@@ -137,10 +137,13 @@ describe('the published package', () => {
       '  return listener.url',
       '}',
     ].join('\n'))
-    // commonjs as `tsc --init` sets it up (esModuleInterop, which zod's own declarations need, and
-    // skipLibCheck: this one is about resolution), node16 and node20 with every declaration checked.
+    // commonjs under TypeScript 5 as `tsc --init` sets it up (esModuleInterop, which zod's own
+    // declarations need there, and skipLibCheck: this one is about resolution); under 7 (which
+    // resolves commonjs through `exports` and cannot turn esModuleInterop off), node16 and node20
+    // with every declaration checked.
     const configs = [
       ['commonjs', tsc5, { module: 'commonjs', esModuleInterop: true, skipLibCheck: true }, ['use.ts', 'root.ts']],
+      ['commonjs-7', tsc7, { module: 'commonjs' }, ['use.ts', 'root.ts']],
       ['node16', tsc7, { module: 'node16' }, ['use.ts']],
       ['node20', tsc7, { module: 'node20' }, ['use.ts', 'root.ts']],
     ] as const

@@ -1,10 +1,14 @@
 import ipaddr from 'ipaddr.js'
+// NoProxyRule is in the client's declarations (ProxySettings.noProxy), so it names ipaddr.js's
+// classes through a type import: through the default import its declaration would need
+// `esModuleInterop` in a `module: commonjs` consumer (ipaddr.js declares `export =`).
+import type { IPv4, IPv6 } from 'ipaddr.js'
 
 /** One NO_PROXY entry: every host, a domain (and its subdomains), or an address range, with an optional port. */
 export type NoProxyRule =
   | { kind: 'all' }
   | { kind: 'domain'; domain: string; subdomainsOnly: boolean; port?: number }
-  | { kind: 'range'; range: [ipaddr.IPv4 | ipaddr.IPv6, number]; port?: number }
+  | { kind: 'range'; range: [IPv4 | IPv6, number]; port?: number }
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 }
 
