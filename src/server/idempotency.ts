@@ -110,13 +110,25 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
 /**
  * Saves a session document (`base` is the version it was made from): its new events become
  * webhook deliveries in the same write, and once the write is durable the dispatcher is woken if
- * the change gave it something to do now.
+ * the change gave it something to do now. A write that failed may still be carried out (a redis
+ * answering after the command timeout), so the dispatcher is told of that too, and the session's
+ * marker for a restart is written along with the document rather than after it.
  */
 async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: SessionDoc): Promise<void> {
   const { services, principal } = ctx
-  const written = services.dispatcher.prepareWrite(principal, doc, base.webhook, now, ctx.requestId)
-  await services.sessions.save(principal, written.doc, now)
-  services.dispatcher.committed(principal, base.webhook, written)
+  const { dispatcher } = services
+  const written = dispatcher.prepareWrite(principal, doc, base.webhook, now, ctx.requestId)
+  const marking = dispatcher.markBeforeWrite(principal, base.webhook, written.doc.webhook)
+  try {
+    await services.sessions.save(principal, written.doc, now)
+  } catch (error) {
+    dispatcher.recheckAfterFailedWrite(principal, base.webhook, written.doc.webhook)
+    throw error
+  } finally {
+    // Never rejects (a failed marker write is logged and written again later).
+    await marking
+  }
+  dispatcher.committed(principal, base.webhook, written)
 }
 
 /** A state-changing request without Idempotency-Key (DELETE): serialized and committed, not remembered. */

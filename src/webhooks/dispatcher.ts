@@ -5,7 +5,8 @@ import type { SessionStore } from '../server/session-store.js'
 import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
 import { createCommitDeliveries, type PreparedWrite } from './commit-deliveries.js'
 import { createActiveMarkers } from './active-markers.js'
-import { hasUndelivered, isDue, needsDispatch } from './waiting-deliveries.js'
+import { createCommitMarkers } from './commit-markers.js'
+import { isDue, needsDispatch } from './waiting-deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
 import { reportAttempt, type DeliveryReport } from './delivery-report.js'
 import { toParkedHead } from './parked-head.js'
@@ -58,6 +59,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const workers = createSlotWorkers({ work: (slot) => live.watch(slot, () => work(slot)), retryMs: WORKER_RETRY_MS, logError: options.logError })
   /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
   const markers = createActiveMarkers(options)
+  const commitMarkers = createCommitMarkers({ markers, sessions, mutex, wakeLater: workers.wakeLater, retryMs: WORKER_RETRY_MS })
   const recent = createRecentRefusals()
   const attempts = createDeliveryAttempts(options, recent)
   const { prepareCommit, prepareWrite } = createCommitDeliveries({ ...options, recent })
@@ -141,7 +143,7 @@ export function createDispatcher(options: DispatcherOptions) {
         continue
       }
       if (heads.length === 0) {
-        await markers.mark(slot, hasUndelivered(doc.webhook))
+        await commitMarkers.refreshMarker(slot, principal)
         return
       }
       await markers.mark(slot, true)
@@ -217,7 +219,8 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  return { prepareCommit, prepareWrite, committed, kick, resume, close, flush, overlay: parked.overlay, idle }
+  const { markBeforeWrite, recheckAfterFailedWrite } = commitMarkers
+  return { prepareCommit, prepareWrite, markBeforeWrite, committed, recheckAfterFailedWrite, kick, resume, close, flush, overlay: parked.overlay, idle }
 }
 
 /** A dispatcher made by createDispatcher. */
