@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryTarget } from './types.js'
+import type { TriedDelivery } from './record-attempts.js'
+import type { Delivery, DeliveryTarget, WebhookState } from './types.js'
 
 /** One finished attempt, as `serve` prints it. */
 export interface DeliveryReport {
@@ -48,4 +49,13 @@ export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'even
 /** The report of an attempt that could not connect, after which the delivery is retried. */
 export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url' | 'request_id'>, attempt: number, error: string | null, durationMs: number, at: string): DeliveryReport {
   return reportAttempt(delivery, { url: delivery.url, status: 'retrying', attempt, statusCode: null, error, durationMs }, at)
+}
+
+/** The reports of a worker run's attempts (finished at `finished`), each with its delivery as `webhook`, the state recorded, has it. */
+export function reportRun(outcomes: TriedDelivery[], webhook: WebhookState, finished: number): DeliveryReport[] {
+  return outcomes.map(({ delivery, outcome }) => {
+    const after = webhook.deliveries.find((item) => item.id === delivery.id)
+    const attempt = after?.attempts ?? delivery.attempts + 1
+    return reportAttempt(delivery, { ...outcome, status: after?.status ?? 'failed', attempt }, new Date(finished).toISOString())
+  })
 }

@@ -8,13 +8,14 @@ import { createActiveMarkers } from './active-markers.js'
 import { createCommitMarkers } from './commit-markers.js'
 import { isDue, needsDispatch } from './waiting-deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
-import { reportAttempt, type DeliveryReport } from './delivery-report.js'
+import { reportRun, type DeliveryReport } from './delivery-report.js'
 import { toParkedHead } from './parked-head.js'
 import { createParkedHeads } from './parked-heads.js'
 import { createRecentRefusals } from './recent-refusals.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findWork } from './find-work.js'
-import { createAttemptRecorder } from './record-attempts.js'
+import { createAttemptRecorder, type TriedDelivery } from './record-attempts.js'
+import { createUnwrittenAttempts } from './unwritten-attempts.js'
 import { createSlotWorkers } from './slot-workers.js'
 import { createLiveEndpoints } from './live-endpoints.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
@@ -79,6 +80,7 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Failed attempts to retry are recorded in memory and written a moment later (see record-attempts.ts). */
   const staged = createStagedWrites({ sessions, mutex, delayMs: FLUSH_DELAY_MS, flushOnClose: options.persistent, logError: options.logError })
   const record = createAttemptRecorder({ sessions, mutex, staged, retryScheduleMs: options.retryScheduleMs })
+  const unwritten = createUnwrittenAttempts({ sessions, mutex, retryScheduleMs: options.retryScheduleMs })
   const spill = createSpillUpkeep({ sessions, mutex, logError: options.logError })
   let closed = false
 
@@ -134,6 +136,8 @@ export function createDispatcher(options: DispatcherOptions) {
         if (patch) sessions.patch(principal, patch)
       })
     }
+    // Attempts made whose record could not be written are written before anything more is sent.
+    await unwritten.write(slot, principal)
     while (!closed) {
       const doc = await sessions.load(principal)
       const now = Date.now()
@@ -161,13 +165,22 @@ export function createDispatcher(options: DispatcherOptions) {
       if (outcomes.length === 0) return
       const finished = Date.now()
       for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
-      const updated = await record(slot, principal, outcomes, finished)
-      for (const { delivery, outcome } of outcomes) {
-        const after = updated.deliveries.find((item) => item.id === delivery.id)
-        const attempt = after?.attempts ?? delivery.attempts + 1
-        options.onDelivery?.(reportAttempt(delivery, { ...outcome, status: after?.status ?? 'failed', attempt }, new Date(finished).toISOString()))
+      let updated: WebhookState
+      try {
+        updated = await record(slot, principal, outcomes, finished)
+      } catch (error) {
+        // The receiver got these attempts whether or not their record is written: reported, and
+        // held until it is, then the run fails and retries (writing them first) when storage answers.
+        reportOutcomes(outcomes, await unwritten.hold(slot, principal, outcomes, finished, doc.webhook), finished)
+        throw error
       }
+      reportOutcomes(outcomes, updated, finished)
     }
+  }
+
+  /** Reports each attempt of a worker's run, with its delivery as `webhook` (the state recorded) has it. */
+  function reportOutcomes(outcomes: TriedDelivery[], webhook: WebhookState, finished: number): void {
+    for (const report of reportRun(outcomes, webhook, finished)) options.onDelivery?.(report)
   }
 
   /** Resumes every session that had deliveries to send when the server last stopped, a few at a time. */
