@@ -3,13 +3,19 @@ import { createKeyRecord, generateSessionId, readKeysFile } from './keys-file.js
 import type { KeyRecord, KeysFile } from './keys-file-types.js'
 import { writeKeysFile } from './write-keys-file.js'
 import { KeysError } from './keys-error.js'
+import { withKeysFileLock } from './keys-file-lock.js'
 
-/** Adds a new key to the keys file and returns its record. */
+/**
+ * Adds a new key to the keys file and returns its record. Under the file's lock: two creates at
+ * once each read the file without the other's key, and the later write dropped the earlier key.
+ */
 export async function addKey(path: string, options: { label?: string; expiresAt?: string | null; now?: Date }): Promise<KeyRecord> {
-  const file = await readKeysFile(path)
-  const record = createKeyRecord({ label: options.label ?? null, expiresAt: options.expiresAt ?? null, now: options.now ?? new Date() })
-  await writeKeysFile(path, { ...file, keys: [...file.keys, record] })
-  return record
+  return withKeysFileLock(path, async () => {
+    const file = await readKeysFile(path)
+    const record = createKeyRecord({ label: options.label ?? null, expiresAt: options.expiresAt ?? null, now: options.now ?? new Date() })
+    await writeKeysFile(path, { ...file, keys: [...file.keys, record] })
+    return record
+  })
 }
 
 /**
@@ -32,12 +38,18 @@ function describeNoMatch(query: string): string {
   return `no registered key matches "${query}"; see "sandbox keys list"`
 }
 
+/** Changes one key's record, read and written under the file's lock so no other change is lost. */
 async function updateKey(path: string, query: string, change: (record: KeyRecord) => KeyRecord): Promise<{ before: KeyRecord; after: KeyRecord }> {
-  const file = await readKeysFile(path)
-  const before = matchKey(file, query)
-  const after = change(before)
-  await writeKeysFile(path, { ...file, keys: file.keys.map((record) => (record === before ? after : record)) })
-  return { before, after }
+  // Matched once before locking too: a KEY that is not there (no keys file, even) fails without
+  // the lock making the file's directory.
+  matchKey(await readKeysFile(path), query)
+  return withKeysFileLock(path, async () => {
+    const file = await readKeysFile(path)
+    const before = matchKey(file, query)
+    const after = change(before)
+    await writeKeysFile(path, { ...file, keys: file.keys.map((record) => (record === before ? after : record)) })
+    return { before, after }
+  })
 }
 
 /** Revokes a key: the server answers 401 SANDBOX_API_KEY_INVALID for it from then on. */

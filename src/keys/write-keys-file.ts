@@ -13,7 +13,7 @@ import type { KeysFile } from './keys-file-types.js'
  * A relative link is read from the real directory that holds it, as the system does: taken from
  * the path as written, `../keys.json` in a directory reached through a linked one led elsewhere.
  */
-async function resolveLinks(path: string): Promise<string> {
+export async function resolveLinks(path: string): Promise<string> {
   let target = path
   for (let hops = 0; hops < 40; hops++) {
     const info = await fsp.lstat(target).catch(() => undefined)
