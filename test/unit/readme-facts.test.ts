@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { canPrompt } from '../../src/cli/can-prompt.js'
 import { DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_TIMEOUT_MS } from '../../src/client/send-request.js'
 import { ConflictReasons, ErrorCodes } from '../../src/errors/codes.js'
+import { KEYS_LOCK_TIMEOUT_MS } from '../../src/keys/keys-file-lock.js'
 import { DECISIONS } from '../../src/openapi/decisions.js'
 import { RUN_MAX_RETRY_AFTER_MS, RUN_TIMEOUT_MS } from '../../src/scenarios/run-scenarios.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/scenarios/wait-for-webhook.js'
@@ -88,6 +89,10 @@ describe('the README', () => {
     expect(readNumber(/capped at `maxRetryAfterMs` \((\d+) s by default/)).toBe(DEFAULT_MAX_RETRY_AFTER_MS / 1000)
     expect(readNumber(/`wait_for_webhook`'s `timeout_ms` \((\d+) s by default\)/)).toBe(DEFAULT_WEBHOOK_TIMEOUT_MS / 1000)
     expect(readNumber(/And for (\d+) ms after a connection/)).toBe(SHARED_REFUSAL_MS)
+  })
+
+  it('gives how long a keys command waits for another one\'s lock on the keys file', () => {
+    expect(readNumber(/waits up to (\d+) s for another's lock/)).toBe(KEYS_LOCK_TIMEOUT_MS / 1000)
   })
 
   it('names the storage-format marker as fs and redis store it, with this version\'s format', () => {
