@@ -13,10 +13,11 @@ afterEach(() => killAll())
 
 const tempDir = useTempDirs('sandbox-keys-concurrency')
 
-// Enough at once that, without the lock, some always read the file before another wrote it: 8
-// processes lost 1 to 5 changes in each of 4 trials (3, two revokes and a create, kept every
-// change in one trial of five). More slowed the tests that run beside these on a 2-core machine.
-const CREATES = 8
+// Enough at once that, without the lock, some always read the file before another wrote it:
+// 12 creates lost 4 to 8 keys in each of 6 trials, where 8 lost none in one trial of 7; 4 revokes
+// beside 4 creates undid a revoke or lost a key in each of 13 (3, two revokes and a create, kept
+// every change in one trial of five).
+const CREATES = 12
 const REVOKES = 4
 
 interface StoredKey {
