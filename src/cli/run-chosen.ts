@@ -4,13 +4,14 @@ import type { RunSetup } from './run-setup.js'
 import type { TransportOptions } from '../client/request-types.js'
 import type { RunServer } from '../scenarios/run-server.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
+import type { SeenSecrets } from '../scenarios/seen-secrets.js'
 import type { ListenError } from '../server/listen-errors.js'
 
 /** `--verbose`: every attempt of every request, as sent and as answered, under its scenario. */
-async function createVerboseLog(say: (line: string) => void): Promise<NonNullable<TransportOptions['onAttempt']>> {
+async function createVerboseLog(say: (line: string) => void, secrets: SeenSecrets): Promise<NonNullable<TransportOptions['onAttempt']>> {
   const { formatExchange } = await import('./verbose-exchange.js')
   return (request, answer, wire) => {
-    for (const line of formatExchange(request.method, wire, answer)) say(`      ${line}`)
+    for (const line of formatExchange(request.method, wire, answer, secrets.maskText)) say(`      ${line}`)
   }
 }
 
@@ -26,6 +27,8 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../scenarios/index.js')
   const { SCENARIOS_API_VERSION } = await import('../scenarios/api-version.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('./run-progress.js')
+  // One for the run: a secret an answer holds is masked in every later request --verbose prints.
+  const secrets = (await import('../scenarios/seen-secrets.js')).createSeenSecrets()
   const progress = flags.json ? {} : createRunProgress(write)
   // Where the tunnel must forward to: before the first scenario, which may wait on it.
   const note = out.createNoteWriter(flags.json, write)
@@ -41,6 +44,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
     includeLocalOnly: flags.tag.includes('local-only') || args.length > 0,
     waitForServerMs,
     ...receiver,
+    secrets,
     onReceiverStart,
     // Spec part 9: a breaking change is a new version. Said above the summary, where a failed run is read.
     onApiVersion: (version) => note(`the server answers api_version ${version}; these scenarios are written for ${SCENARIOS_API_VERSION}, so a failure may be a change of the API (a newer partner-sandbox may know it)`),
@@ -50,7 +54,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
     // holds only the report).
     transport: {
       timeoutMs: timeoutMs ?? RUN_TIMEOUT_MS,
-      ...(flags.verbose ? { onAttempt: await createVerboseLog(flags.json ? (line) => process.stderr.write(`${line}\n`) : (line) => write(out.chalk.dim(line))) } : {}),
+      ...(flags.verbose ? { onAttempt: await createVerboseLog(flags.json ? (line) => process.stderr.write(`${line}\n`) : (line) => write(out.chalk.dim(line)), secrets) } : {}),
       onRetryWait: (wait) => {
         const line = formatRetryWait(wait, timeoutMs ?? RUN_TIMEOUT_MS)
         if (flags.json) process.stderr.write(`sandbox: ${line}\n`)
@@ -63,19 +67,8 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
     if (code === 'EADDRINUSE' || code === 'EACCES') throw new CliError(describeListenError(error as ListenError, '--receiver-port'), { code, cause: error })
     throw error
   })
-  const unreachable = report.scenarios.find((scenario) => scenario.connection_error)
-  // A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix.
-  const running = unreachable && /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered|fetch refuses port/.test(unreachable.error ?? '')
-  const { formatProxyHint } = await import('./api-target.js')
-  const hint = proxy
-    ? formatProxyHint(proxy, baseUrl!)
-    // Given --wait, the run waited already: advising it would send the reader round in a circle.
-    : `; is the server running? (sandbox serve; ${waitForServerMs ? `nothing answered within --wait ${flags.wait}` : '--wait 30s if it is still starting'}; or leave out --base-url to start one in-process)`
-  // A refused key is setup, like an unreachable server: the scenarios after it were not run.
-  const refused = report.scenarios.find((scenario) => scenario.key_refused)
-  const stop = unreachable ? new CliError(`${unreachable.error}${running ? '' : hint}`, { code: CliErrorCodes.UNREACHABLE })
-    : refused ? new CliError(`${refused.id}: ${refused.steps.find((step) => !step.ok)?.note ?? 'the server refused the run\'s key'}; the run stopped there`, { code: CliErrorCodes.KEY_REFUSED })
-      : undefined
+  const { describeRunStop } = await import('./run-stop.js')
+  const stop = describeRunStop(report, { baseUrl, proxy, waitForServerMs, wait: flags.wait })
   // Before the closing summary, whose last line stays `N passed, N failed`.
   if (flags.githubReport) await (await import('./github-report.js')).reportToGithub(report, { json: flags.json, stopMessage: stop?.message })
   if (flags.json) {

@@ -27,7 +27,8 @@ export function createRunProgress(write: Write) {
     },
     onScenarioEnd(report: ScenarioReport): void {
       if (report.status === 'skipped') write(`${chalk.yellow('-')} ${show(report.id)} ${chalk.dim(`skipped: ${show(report.error ?? '')}`)}`)
-      else if (report.error) write(chalk.red(`  ✗ ${show(report.error)}`))
+      // A failed step's lines say it already (a connection error's and a refused key's included).
+      else if (report.error && report.steps.every((step) => step.ok)) write(chalk.red(`  ✗ ${show(report.error)}`))
     },
   }
 }

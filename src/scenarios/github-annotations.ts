@@ -1,5 +1,6 @@
 import { clipText } from '../text/clip-text.js'
 import { escapeControls } from '../text/escape-controls.js'
+import { hasAnsweredStep } from './connection-step.js'
 import { describeScenarioFailure, describeStepFailure } from './junit-report.js'
 import type { RunReport, ScenarioReport } from './report-types.js'
 import { formatWorkflowCommand } from './workflow-command.js'
@@ -28,11 +29,15 @@ export const MAX_GITHUB_ERROR_ANNOTATIONS = 10
 const title = (text: string) => escapeControls(text)
 const message = (text: string) => escapeControls(clipText(text, MAX_MESSAGE_CHARS), { keepNewlines: true })
 
-function annotateScenario(scenario: ScenarioReport, options: GithubAnnotationOptions): string[] {
+function annotateScenario(scenario: ScenarioReport, options: GithubAnnotationOptions, answered: boolean): string[] {
   // Setup, not a step of this file: the server or its keys are what to fix.
   if (scenario.connection_error || scenario.key_refused) {
     const text = options.stopMessage ?? describeScenarioFailure(scenario).message
-    return [formatWorkflowCommand('error', { title: title(`${scenario.id}: the run stopped`) }, message(text))]
+    // Which step it stopped at, once the server had answered the run (as the run's message says):
+    // before that, the server is what to look at whatever the step.
+    const step = answered ? scenario.steps.find((item) => !item.ok) : undefined
+    const at = step ? ` step ${step.index + 1} (${step.name}):` : ''
+    return [formatWorkflowCommand('error', { title: title(`${scenario.id}:${at} the run stopped`) }, message(text))]
   }
   const where = options.locations?.get(scenario.file)
   const file = where?.path
@@ -56,7 +61,7 @@ export function formatGithubAnnotations(report: RunReport, options: GithubAnnota
   const failed = report.scenarios.filter((scenario) => scenario.status === 'failed')
   // The setup stop is why the run ended with exit 2: it must not be the annotation GitHub drops.
   const stops = failed.filter((scenario) => scenario.connection_error || scenario.key_refused)
-  const all = [...stops, ...failed.filter((scenario) => !stops.includes(scenario))].flatMap((scenario) => annotateScenario(scenario, options))
+  const all = [...stops, ...failed.filter((scenario) => !stops.includes(scenario))].flatMap((scenario) => annotateScenario(scenario, options, hasAnsweredStep(report.scenarios)))
   if (all.length <= MAX_GITHUB_ERROR_ANNOTATIONS) return all
   const more = all.length - MAX_GITHUB_ERROR_ANNOTATIONS + 1
   return [...all.slice(0, MAX_GITHUB_ERROR_ANNOTATIONS - 1), formatWorkflowCommand('error', { title: 'sandbox run' }, `${more} more failures are not annotated (GitHub shows ${MAX_GITHUB_ERROR_ANNOTATIONS} error annotations per step): the job summary and the log have them all`)]

@@ -1,19 +1,29 @@
 import { maskSecrets, maskSecretValues, SECRET_FIELDS } from '../text/shown-body.js'
 import type { StepReport } from './report-types.js'
+import type { SeenSecrets } from './seen-secrets.js'
 
 /**
- * The step with every webhook signing secret in what it sent, received and failed on masked, as
- * `--verbose` masks them: a failed step's answer goes to the terminal, the JSON and JUnit reports
- * and a GitHub job summary, all of which CI keeps where more people read them than should sign
- * deliveries.
+ * The step with every webhook signing secret in what it sent, received, failed on and noted
+ * masked, as `--verbose` masks them: a failed step's answer goes to the terminal, the JSON and
+ * JUnit reports and a GitHub job summary, all of which CI keeps where more people read them than
+ * should sign deliveries. Secret fields are masked by name; with SEEN, every secret the run has
+ * met is masked by value too, wherever a variable carried it.
  */
-export function maskStepSecrets(step: StepReport): StepReport {
-  if (step.sent?.body !== undefined) step.sent = { ...step.sent, body: maskSecretValues(step.sent.body) }
-  if (typeof step.received === 'string') step.received = maskSecrets(step.received)
-  else if (step.received !== undefined) step.received = maskSecretValues(step.received)
+export function maskStepSecrets(step: StepReport, seen?: SeenSecrets): StepReport {
+  const byValue = <T>(value: T): T => (seen ? seen.maskValue(value) : value)
+  if (step.sent?.body !== undefined) step.sent = { ...step.sent, body: byValue(maskSecretValues(step.sent.body)) }
+  if (typeof step.received === 'string') step.received = byValue(maskSecrets(step.received))
+  else if (step.received !== undefined) step.received = byValue(maskSecretValues(step.received))
+  step.path = byValue(step.path)
+  if (step.note !== undefined) step.note = byValue(step.note)
   step.failures = step.failures.map((failure) => {
     const field = failure.field.split('.').at(-1)
-    return { ...failure, expected: maskSecretValues(failure.expected, field), actual: maskSecretValues(failure.actual, field), message: maskFailureMessage(failure.message, failure.actual, field) }
+    return {
+      ...failure,
+      expected: byValue(maskSecretValues(failure.expected, field)),
+      actual: byValue(maskSecretValues(failure.actual, field)),
+      message: byValue(maskFailureMessage(failure.message, failure.actual, field)),
+    }
   })
   return step
 }

@@ -36,9 +36,16 @@ export interface ScenarioReport {
   duration_ms: number
   requests: number
   steps: StepReport[]
-  /** Why it failed outside an expectation (a connection error), or why it was skipped. */
+  /**
+   * Why it failed outside an expectation, or why it was skipped. On a scenario that stopped the
+   * run (`connection_error`, `key_refused`), why it stopped: `step N (name): ...`, the step left
+   * out only for a server that had answered nothing of the run yet (the server is the problem).
+   */
   error?: string
-  /** The server could not be reached: the run stops with exit code 2. */
+  /**
+   * The server could not be reached: the run stops with exit code 2. The step it stopped at is the
+   * last of `steps`, failed, its note saying what each attempt ended in.
+   */
   connection_error?: boolean
   /**
    * The server refused one of the run's keys (401 SANDBOX_API_KEY_INVALID, ..._REQUIRED or

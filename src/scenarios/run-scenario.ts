@@ -3,6 +3,7 @@ import { sendRequest } from '../client/send-request.js'
 import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { capture } from './capture-values.js'
 import { checkAnswer } from './check-expectation.js'
+import { failStepOnConnection, hasAnsweredStep, type RetryWait } from './connection-step.js'
 import { describeStep } from './describe-step.js'
 import { interpolate, type Variables } from './interpolate.js'
 import { findNextFlowAction, planRecovery } from './recover-step.js'
@@ -33,13 +34,22 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   let previous: { request: ClientRequest; keyName: string } | undefined
   // What this scenario opened itself, so that a 409 about anything else on a shared key is named a leftover.
   const opened = { draft: false, operations: new Set<string>() }
+  // The current step's retry waits: the reports keep them should the server never answer it.
+  const waits: RetryWait[] = []
+  const onRetryWait = (wait: RetryWait) => {
+    waits.push(wait)
+    context.transport?.onRetryWait?.(wait)
+  }
   const send = async (request: ClientRequest, keyName: string): Promise<ClientAnswer> => {
-    const answer = await sendRequest({ ...context.transport, ...(signal ? { signal } : {}), baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
+    const answer = await sendRequest({ ...context.transport, onRetryWait, ...(signal ? { signal } : {}), baseUrl: context.baseUrl, apiKey: keys.get(keyName) ?? null }, request)
     report.requests += answer.attempts
     return answer
   }
 
   let current = -1
+  // The step under way, and when it began: a connection error reports it as the step it failed at.
+  let underWay: StepReport | undefined
+  let stepStarted = 0
   try {
     if (usesReceiver(scenario)) {
       variables.set('$receiver_url', `${(await context.getInbox()).url}/hooks/${run}`)
@@ -48,8 +58,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       signal?.throwIfAborted()
       const step = scenario.steps[index]!
       current = index
-      const stepStarted = performance.now()
+      stepStarted = performance.now()
+      waits.length = 0
       const result: StepReport = { index, name: describeStep(step, index), kind: 'request', method: '', path: '', status: null, error_code: null, duration_ms: 0, ok: true, failures: [] }
+      underWay = result
       // A 401 refusing one of the run's keys stops the run: no later scenario can pass with it.
       const noteKeyRefusal = (answer: ClientAnswer, keyName: string, expected: number | undefined) => {
         if (!isKeyRefusal(answer, keyName, expected)) return
@@ -59,9 +71,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       let failures: StepFailure[] = []
       let jumpTo: number | undefined
       if ('recover' in step) {
-        result.kind = 'recover'
+        Object.assign(result, { kind: 'recover', method: 'GET', path: '/api/sandbox/state' })
         const answer = await send({ method: 'GET', path: '/api/sandbox/state' }, 'main')
-        Object.assign(result, { method: 'GET', path: '/api/sandbox/state', status: answer.status, error_code: answer.errorCode })
+        Object.assign(result, { status: answer.status, error_code: answer.errorCode })
         failures = checkAnswer(answer, { status: 200 })
         // The answer says why (a 400 naming the https:// URL, a storage error): show it, as other steps do.
         if (failures.length > 0) result.received = answer.body ?? answer.text
@@ -78,6 +90,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         const wait = interpolate(step.wait_for_webhook, variables)
         const inbox = await context.getInbox()
         const outcome = await waitForWebhook(inbox, `/hooks/${run}`, wait, interpolate(step.expect, variables), signal)
+        // The secret the step verifies with, and any an event carries, are masked where they turn up later.
+        context.secrets?.collect([wait, outcome.event])
         Object.assign(result, { method: 'WEBHOOK', path: wait.type, status: outcome.event ? 200 : null, note: outcome.note })
         failures = outcome.failures
         if (!outcome.delivered && inbox.publicUrl !== undefined) result.note = describeTunnelSilence(inbox, wait.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS)
@@ -143,10 +157,13 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       result.failures = failures
       result.ok = failures.length === 0
       result.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
-      report.steps.push(maskStepSecrets(result))
+      report.steps.push(maskStepSecrets(result, context.secrets))
+      underWay = undefined
       context.onStep?.(scenario, result)
       if (!result.ok) {
         report.status = 'failed'
+        // Said as a connection error is: the run stops here, and the JSON report says why in `error`.
+        if (report.key_refused) report.error = `step ${index + 1} (${result.name}): ${result.note}`
         break
       }
       if (jumpTo !== undefined) index = jumpTo - 1
@@ -155,10 +172,21 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     // Whatever the cut-off step threw (its request aborted, a wait ended), the scenario was stopped.
     signal?.throwIfAborted()
     report.status = 'failed'
-    report.error = (error as Error).message
-    if ((error as Error).name === 'SandboxConnectionError') report.connection_error = true
-    // Say where, as a failed expectation does (a connection error is about the server, not a step).
-    else if (current >= 0) report.error = `step ${current + 1} (${describeStep(scenario.steps[current]!, current)}): ${report.error}`
+    report.error = context.secrets ? context.secrets.maskText((error as Error).message) : (error as Error).message
+    const unreachable = (error as Error).name === 'SandboxConnectionError'
+    // Say where, as a failed expectation does. A server that never answered the run is the
+    // problem whatever the step; one that answered earlier steps stopped at this one.
+    const answered = context.serverAnswered === true || hasAnsweredStep([report])
+    if (current >= 0 && (!unreachable || answered)) report.error = `step ${current + 1} (${describeStep(scenario.steps[current]!, current)}): ${report.error}`
+    if (unreachable) {
+      report.connection_error = true
+      // The step it stopped at, with its retries, as every other failed step is reported.
+      if (underWay) {
+        underWay.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
+        report.steps.push(maskStepSecrets(failStepOnConnection(underWay, error as Error, waits, context.transport?.timeoutMs), context.secrets))
+        context.onStep?.(scenario, underWay)
+      }
+    }
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report

@@ -8,6 +8,8 @@ import type { Scenario } from './scenario-schema.js'
 import { isLoopbackUrl, usesReceiver } from './select-scenarios.js'
 import { waitForServer } from './wait-for-server.js'
 import { startWebhookInbox, type WebhookInbox } from './webhook-inbox.js'
+import { createSeenSecrets, type SeenSecrets } from './seen-secrets.js'
+import { hasAnsweredStep } from './connection-step.js'
 
 /**
  * Per attempt of each request of a run. The client's 30 s suits a partner's code on any network;
@@ -67,6 +69,12 @@ export interface RunScenariosOptions {
    * RUN_MAX_RETRY_AFTER_MS and `overMaxRetryAfter` to `return`.
    */
   transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
+  /**
+   * Where the run notes every signing secret it sends or gets, before `transport.onAttempt` hears
+   * of the attempt, and masks them by value in its step reports; default a new one. Give one to
+   * mask them in what `onAttempt` prints too (`sandbox run --verbose` does).
+   */
+  secrets?: SeenSecrets
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
   onScenarioEnd?(report: ScenarioReport): void
@@ -99,8 +107,14 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   const localServer = !baseUrl || server !== undefined || (options.remote === undefined ? isLoopbackUrl(baseUrl) : !options.remote)
   // A remote server cannot reach this machine, save the receiver through the tunnel given.
   const skipsAsLocalOnly = (scenario: Scenario) => scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly && !(options.receiverUrl !== undefined && usesReceiver(scenario))
+  const secrets = options.secrets ?? createSeenSecrets()
+  const onAttempt = options.transport?.onAttempt
   const transport = {
     ...options.transport,
+    onAttempt: (...[request, answer, wire]: Parameters<NonNullable<TransportOptions['onAttempt']>>) => {
+      secrets.collect([request.body, answer instanceof Error ? undefined : answer.body])
+      onAttempt?.(request, answer, wire)
+    },
     timeoutMs: options.transport?.timeoutMs ?? RUN_TIMEOUT_MS,
     maxRetryAfterMs: options.transport?.maxRetryAfterMs ?? RUN_MAX_RETRY_AFTER_MS,
     overMaxRetryAfter: options.transport?.overMaxRetryAfter ?? 'return',
@@ -149,7 +163,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
         }
       }
       options.onScenarioStart?.(scenario)
-      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, remote: !localServer, getInbox, onStep: options.onStep, ...(signal ? { signal } : {}) })
+      const report = await runScenario(scenario, { baseUrl, apiKey: options.apiKey, transport, remote: !localServer, getInbox, secrets, serverAnswered: hasAnsweredStep(reports), onStep: options.onStep, ...(signal ? { signal } : {}) })
       reports.push(report)
       options.onScenarioEnd?.(report)
       if (report.connection_error) stop = `not run: the run stopped when ${report.id} could not reach the server`

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { TransportOptions } from '../client/request-types.js'
 import type { StepReport } from './report-types.js'
 import type { Scenario } from './scenario-schema.js'
+import type { SeenSecrets } from './seen-secrets.js'
 import type { WebhookInbox } from './webhook-inbox.js'
 
 /** What a scenario needs from the run around it. */
@@ -14,6 +15,17 @@ export interface ScenarioContext {
   remote?: boolean
   /** The run's webhook receiver, started on first use. */
   getInbox(): Promise<WebhookInbox>
+  /**
+   * The run's signing secrets, masked by value in the step reports. The scenario notes those of
+   * the webhooks it waits for; those of requests and answers are the caller's to note (runScenarios
+   * does, as each attempt ends).
+   */
+  secrets?: SeenSecrets
+  /**
+   * Whether the server answered an earlier scenario of the run: a connection error then names the
+   * step it stopped at, as one after an answered step of this scenario does.
+   */
+  serverAnswered?: boolean
   /** Called as each step finishes, for live progress. */
   onStep?(scenario: Scenario, step: StepReport): void
   /**

@@ -105,6 +105,7 @@ describe('sandbox run under GitHub Actions', () => {
     const message = /^sandbox: (.*)$/m.exec(result.stderr)![1]!
     expect(message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+.*; is the server running\?/)
     expect(workflowLines(result.stdout)).toEqual([`::error title=wrong%3A the run stopped::${message}`])
-    expect(await readFile(summary, 'utf8')).toMatch(/^\| wrong: Expects the wrong status \| ❌ failed \| \d+ ms \| cannot reach http/m)
+    // The summary's Failed step column names the step the server could not be reached at.
+    expect(await readFile(summary, 'utf8')).toMatch(/^\| wrong: Expects the wrong status \| ❌ failed \| \d+ ms \| step 1 \(read the config\): cannot reach http/m)
   })
 })

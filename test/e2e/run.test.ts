@@ -278,7 +278,8 @@ describe('sandbox run', () => {
     const revoked = await runCli(['run', 'loan-flow', '--base-url', server.url, '--api-key', key, '--json'])
     expect(revoked.code).toBe(2)
     expect(revoked.stderr).toBe("sandbox: loan-flow: the server refuses the run's --api-key (401 SANDBOX_API_KEY_INVALID: The API key is revoked.): check it with `sandbox keys list`, or create one with `sandbox keys create`; the run stopped there\n")
-    expect(JSON.parse(revoked.stdout).scenarios[0]).toMatchObject({ status: 'failed', key_refused: true })
+    // `error` says why the run stopped, as for a server that cannot be reached: the step and its note.
+    expect(JSON.parse(revoked.stdout).scenarios[0]).toMatchObject({ status: 'failed', key_refused: true, error: expect.stringMatching(/^step 1 \(leftover draft: .*\): the server refuses the run's --api-key \(401 SANDBOX_API_KEY_INVALID: The API key is revoked\.\): check it with `sandbox keys list`/) })
     await server.stop()
   })
 

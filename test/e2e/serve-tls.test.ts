@@ -28,7 +28,9 @@ describe('sandbox serve --tls-cert --tls-key', () => {
       const plain = await runCli(['run', '--base-url', plainUrl])
       expect(plain.code).toBe(2)
       const stop = `cannot reach ${plainUrl}: the server there answers https only (400 to plain HTTP); use https:// rather than http:// (${server.url})`
-      expect(plain.stdout).toContain(`✗ ${stop}\n`)
+      // Under the failed step's line, as any failure of a step is.
+      expect(plain.stdout).toMatch(/^ {2}✗ \S+ +\/api\/sandbox\/\S+ 400 /m)
+      expect(plain.stdout).toContain(`\n      ${stop}\n`)
       expect(lastLine(plain.stdout)).toBe('0 passed, 1 failed, 17 skipped')
       expect(plain.stderr).toBe(`sandbox: ${stop}\n`)
       await server.stop()

@@ -84,6 +84,16 @@ describe('formatGithubAnnotations', () => {
       .toEqual(['::error title=wrong%3A the run stopped::cannot reach http://127.0.0.1:9; is the server running?'])
   })
 
+  it('names the step a run stopped at in the title once the server had answered the run, as the run\'s message does', () => {
+    const lost = { ...failedStep, status: null, failures: [{ field: 'connection', expected: 'an answer from the server', actual: null, message: 'cannot reach it (ECONNREFUSED) after 4 attempts' }] }
+    const midway = run([scenario({ status: 'failed', steps: [passedStep, lost], connection_error: true, error: 'step 2 (kyt first, 100%): cannot reach it' })])
+    expect(formatGithubAnnotations(midway, { stopMessage: 'step 2 (kyt first, 100%): cannot reach it; the server answered earlier steps' }))
+      .toEqual(['::error title=wrong%3A step 2 (kyt first%2C 100%25)%3A the run stopped::step 2 (kyt first, 100%25): cannot reach it; the server answered earlier steps'])
+    // Never answered: the server is what to look at, whatever the step.
+    const never = run([scenario({ status: 'failed', steps: [{ ...lost, index: 0 }], connection_error: true, error: 'cannot reach it' })])
+    expect(formatGithubAnnotations(never, { stopMessage: 'cannot reach it; is the server running?' })).toEqual(['::error title=wrong%3A the run stopped::cannot reach it; is the server running?'])
+  })
+
   it('keeps to the 10 error annotations GitHub shows of a step, the setup stop first, and says how many more failed', () => {
     const failures = Array.from({ length: 12 }, (_, i) => scenario({ id: `s${i}`, status: 'failed', steps: [failedStep] }))
     const stopped = scenario({ id: 'stopper', status: 'failed', steps: [], connection_error: true, error: 'cannot reach it' })
