@@ -52,7 +52,7 @@ describe('sandbox run: a server that stops answering after the first step', () =
     const testcase = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(join(dir, 'j.xml'), 'utf8')).testsuites.testsuite.testcase
     expect(testcase.error).toMatchObject({ type: 'ConnectionError', message: `step 2 (slow state): ${unreachable}` })
     expect(testcase.error['#text']).toContain(`note: ${NOTE}`)
-    expect(testcase['system-out']).toMatch(new RegExp(`^ok {3}1\\. GET /api/sandbox/config 200 \\d+ms \\(config\\)\\nFAIL 2\\. GET /api/sandbox/state --- \\d+ms \\(slow state\\)\\n {6}${escape(NOTE)}$`))
+    expect(testcase['system-out']).toMatch(new RegExp(`^file: slow-state\\.json\\nok {3}1\\. GET /api/sandbox/config 200 \\d+ms \\(config\\)\\nFAIL 2\\. GET /api/sandbox/state --- \\d+ms \\(slow state\\)\\n {6}${escape(NOTE)}$`))
 
     // GitHub: the annotation is titled with the step, and the summary's row names it with its note.
     expect(json.stderr).toContain(`::error title=slow-state%3A step 2 (slow state)%3A the run stopped::${stop}\n`)
