@@ -29,6 +29,11 @@ export function parseRateLimit(text: string): RateLimit | false {
   if (!match || limit < 1 || windowSeconds < 1) {
     throw new Error(`invalid rate limit "${text}": expected N/SECONDS such as 120/60, or off`)
   }
+  // Past 2^53 a number is rounded (9007199254740993 reads as ...992): refused here, with the text
+  // as typed, rather than by createSandbox's check, whose message names no flag and shows the rounded value.
+  if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(windowSeconds)) {
+    throw new Error(`invalid rate limit "${text}": N and SECONDS are whole numbers from 1 to ${Number.MAX_SAFE_INTEGER}, such as 120/60`)
+  }
   return { limit, windowSeconds }
 }
 

@@ -6,6 +6,7 @@ describe('parseRateLimit', () => {
     expect(parseRateLimit('120/60')).toEqual({ limit: 120, windowSeconds: 60 })
     expect(parseRateLimit(' OFF ')).toBe(false)
     for (const bad of ['', '120', '0/60', '10/0', 'ten/60', '5/1.5']) expect(() => parseRateLimit(bad), bad).toThrow(/N\/SECONDS/)
+    for (const huge of ['99999999999999999999/1', '60/9007199254740993']) expect(() => parseRateLimit(huge), huge).toThrow(`invalid rate limit "${huge}": N and SECONDS are whole numbers from 1 to 9007199254740991`)
   })
 })
 
