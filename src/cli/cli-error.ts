@@ -31,9 +31,7 @@ export function toCliError(error: unknown): CliError | undefined {
     return new CliError((error as Error).message, { code: name.replace('Error', '').toUpperCase(), cause: error })
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code
-  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'UNSAFE_PORT') {
-    return new CliError(describeListenError(error as ListenError), { code, cause: error })
-  }
+  if (isListenError(error)) return new CliError(describeListenError(error), { code, cause: error })
   // Under `ulimit -n 64` (a container's low limit) serve failed to load its own modules and
   // printed "unexpected error" with a stack: the fix is the limit, not a bug report.
   if (code === 'EMFILE' || code === 'ENFILE') {
@@ -42,8 +40,18 @@ export function toCliError(error: unknown): CliError | undefined {
   return undefined
 }
 
-/** A listen failure worded with the flags that fix it (`portFlag` names the port's), when it says which port or host. */
-export function describeListenError(error: ListenError, portFlag = '--port'): string {
+/** Whether ERROR is a ListenError (a busy, privileged or unsafe port, or a host this machine cannot listen on). */
+export function isListenError(error: unknown): error is ListenError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'UNSAFE_PORT'
+}
+
+/**
+ * A listen failure worded with the flags that fix it, when it says which port or host:
+ * `portFlag` and `hostFlag` name where the port and the host came from (a flag, or SANDBOX_PORT
+ * and SANDBOX_HOST when set in the environment, which is on no command line to look for).
+ */
+export function describeListenError(error: ListenError, portFlag = '--port', hostFlag = '--host'): string {
   if (error.code === 'EADDRINUSE' && typeof error.port === 'number') {
     return `port ${error.port} on ${error.host} is already in use; pick another with ${portFlag} (0 = any free port)`
   }
@@ -54,9 +62,14 @@ export function describeListenError(error: ListenError, portFlag = '--port'): st
     return `port ${error.port} is one that browsers and fetch() refuse to connect to (a blocked port of the fetch standard); pick another with ${portFlag} (0 = any free port)`
   }
   if (error.code === 'EADDRNOTAVAIL' && error.reason) {
-    return `cannot listen on --host ${error.host} (${error.reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`
+    return `cannot listen on ${hostFlag} ${showHost(error.host)} (${error.reason}): give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`
   }
   return error.message
+}
+
+/** HOST as typed, quoted when it is blank or holds spaces or control characters (escaped, not sent to the terminal). */
+function showHost(host: string): string {
+  return /^[\w.:%[\]-]+$/.test(host) ? host : JSON.stringify(host)
 }
 
 /**

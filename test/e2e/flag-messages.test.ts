@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, MANY_RUNS_TIMEOUT_MS, runCli } from '../helpers/cli.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -18,5 +19,27 @@ describe('a bad value is named by its flag or variable', () => {
     // Rounded to 9007199254740992 by Number(): the message still shows what was typed.
     const env = await runCli(['serve', '--storage', 'memory', '--port', '0'], { cwd, env: { SANDBOX_RATE_LIMIT: '9007199254740993/60' } })
     expect([env.code, env.stderr]).toEqual([2, `sandbox: SANDBOX_RATE_LIMIT: invalid rate limit "9007199254740993/60": ${range}\n`])
+  }, MANY_RUNS_TIMEOUT_MS)
+
+  it('a host or port set in the environment that serve cannot listen on is named by its variable', async () => {
+    const cwd = await tempDir()
+    const advice = 'give an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface'
+    const foreign = await runCli(['serve', '--storage', 'memory', '--port', '0'], { cwd, env: { SANDBOX_HOST: '192.0.2.1' } })
+    expect([foreign.code, foreign.stderr]).toEqual([2, `sandbox: cannot listen on SANDBOX_HOST 192.0.2.1 (EADDRNOTAVAIL): ${advice}\n`])
+    // A blank host is shown quoted: unquoted, the message read "on --host   (ENOTFOUND)".
+    const blank = await runCli(['serve', '--storage', 'memory', '--port', '0'], { cwd, env: { SANDBOX_HOST: ' ' } })
+    expect([blank.code, blank.stderr]).toEqual([2, `sandbox: cannot listen on SANDBOX_HOST " " (ENOTFOUND): ${advice}\n`])
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    const port = (busy.address() as AddressInfo).port
+    try {
+      const taken = await runCli(['serve', '--storage', 'memory'], { cwd, env: { SANDBOX_PORT: String(port) } })
+      expect([taken.code, taken.stderr]).toEqual([2, `sandbox: port ${port} on 127.0.0.1 is already in use; pick another with SANDBOX_PORT (0 = any free port)\n`])
+    } finally {
+      await new Promise((resolve) => busy.close(resolve))
+    }
+    // Given as a flag, the host is named by the flag, as before.
+    const flag = await runCli(['serve', '--storage', 'memory', '--port', '0', '--host', '192.0.2.1'], { cwd, env: { SANDBOX_HOST: '127.0.0.1' } })
+    expect([flag.code, flag.stderr]).toEqual([2, `sandbox: cannot listen on --host 192.0.2.1 (EADDRNOTAVAIL): ${advice}\n`])
   }, MANY_RUNS_TIMEOUT_MS)
 })

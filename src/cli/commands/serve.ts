@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander'
-import { CliError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
+import { CliError, describeListenError, isListenError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { formatJson } from '../json-text.js'
 import { readJsonFile } from '../read-json-file.js'
 import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
@@ -37,7 +37,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const { parseRateLimit } = await import('../../server/rate-limiter.js')
   const portSetting = readSetting(flags.port, '--port', 'SANDBOX_PORT')
   const port = readPortSetting(portSetting.value ?? '4010', portSetting.source)
-  const host = readSetting(flags.host, '--host', 'SANDBOX_HOST').value ?? '127.0.0.1'
+  const hostSetting = readSetting(flags.host, '--host', 'SANDBOX_HOST')
+  const host = hostSetting.value ?? '127.0.0.1'
   const { storage, dataDir, kind } = await readStorageSetting(flags)
   const keysFile = readPathSetting(flags.keys, '--keys', 'SANDBOX_KEYS_FILE').value
   const rateSetting = readSetting(flags.rateLimit, '--rate-limit', 'SANDBOX_RATE_LIMIT')
@@ -121,6 +122,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
   } catch (error) {
     idleGc.stop()
     await sandbox.close()
+    // Worded here, not by main's toCliError, to name SANDBOX_HOST or SANDBOX_PORT when the value came from there.
+    if (isListenError(error)) throw new CliError(describeListenError(error, portSetting.source, hostSetting.source), { code: error.code, cause: error })
     throw error
   }
 
