@@ -54,7 +54,7 @@ describe('--json error documents', () => {
       [['webhook', 'sign', '--json'], 'USAGE', 'missing --secret (or set SANDBOX_WEBHOOK_SECRET)', EVENT],
       [['webhook', 'sign', '--json', '--secret', 's'], 'USAGE', "the body on standard input is not valid JSON (line 1, column 2): Unexpected token 'o'; sign the exact event body you will send", 'not json'],
       [['webhook', 'sign', '--json', '--bogus'], 'USAGE', "unknown option '--bogus'", EVENT],
-      [['keys', 'create', '--json', '--keys', join(dir, 'keys.json'), '--expires-in', '5x'], 'USAGE', /^invalid duration "5x"/],
+      [['keys', 'create', '--json', '--keys', join(dir, 'keys.json'), '--expires-in', '5x'], 'USAGE', /^--expires-in: invalid duration "5x"/],
       [['keys', 'list', '--json', '--keys', join(dir, 'broken-keys.json')], 'KEYS', /^keys file .*: not valid JSON \(line 1, column 12\)/],
       [['run', '--json', '--wait', 'soon'], 'USAGE', /^--wait: invalid duration "soon"/],
       [['webhook', 'trigger', 'loan.exploded', '--json'], 'USAGE', /^unknown event "loan\.exploded": one of /],

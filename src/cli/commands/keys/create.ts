@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander'
 import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { parseExpiryTime } from '../../expiry-time.js'
-import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, parseDuration, resolveKeysFile } from '../../options.js'
+import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, readDurationFlag, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
   keys?: string
@@ -18,7 +18,8 @@ async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   let expiresAt: string | null = null
   try {
     if (flags.expiresIn && flags.expiresAt) throw new Error('give --expires-in or --expires-at, not both')
-    if (flags.expiresIn) expiresAt = new Date(Date.now() + parseDuration(flags.expiresIn)).toISOString()
+    // Named as the other commands' duration flags are (--wait, --timeout): `invalid duration "-1d"` alone did not say which.
+    if (flags.expiresIn) expiresAt = new Date(Date.now() + readDurationFlag('--expires-in', flags.expiresIn, MAX_DURATION_MS)!).toISOString()
     if (flags.expiresAt) expiresAt = parseExpiryTime(flags.expiresAt)
   } catch (error) {
     throw new CliError((error as Error).message)
