@@ -58,7 +58,7 @@ export function readPathVariable(name: string): string | undefined {
 export function readPathSetting(flagValue: string | undefined, flag: string, env: string): Setting {
   if (flagValue !== undefined) return { value: flagValue, source: flag }
   const value = readPathVariable(env)
-  return { value: value === undefined ? undefined : expandHome(value), source: env }
+  return { value: value === undefined ? undefined : expandHome(value, { source: env }), source: env }
 }
 
 /** Throws the usage error for a VALUE from SOURCE that holds a line break (what a CRLF .env file leaves). */

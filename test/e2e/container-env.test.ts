@@ -67,10 +67,12 @@ describe.skipIf(STRANGER_UNAVAILABLE !== '')(`as a user with no passwd entry and
 
   it('a ~ path there is an exit-2 error that says to set HOME, not a stack', async () => {
     const cwd = await openDir()
+    // Named by where it came from: the flag, or the variable, which is on no command line to look for.
     const expected = (path: string) => `sandbox: cannot expand ${path}: no home directory (HOME is not set, and user 12345 has no entry in the user database); set HOME or give the path without ~\n`
-    expect(await runCli(['serve', '--port', '0', '--data-dir', '~/data'], { ...asStranger, cwd })).toMatchObject({ code: 2, stdout: '', stderr: expected('~/data') })
-    expect(await runCli(['keys', 'list'], { ...asStranger, cwd, env: { SANDBOX_KEYS_FILE: '~/keys.json' } })).toMatchObject({ code: 2, stderr: expected('~/keys.json') })
-    expect(await runCli(['run', '--json', '--junit', '~/r.xml', 'loan-flow'], { ...asStranger, cwd })).toMatchObject({ code: 2, stderr: expected('~/r.xml') })
+    expect(await runCli(['serve', '--port', '0', '--data-dir', '~/data'], { ...asStranger, cwd })).toMatchObject({ code: 2, stdout: '', stderr: expected('--data-dir ~/data') })
+    expect(await runCli(['keys', 'list'], { ...asStranger, cwd, env: { SANDBOX_KEYS_FILE: '~/keys.json' } })).toMatchObject({ code: 2, stderr: expected('SANDBOX_KEYS_FILE ~/keys.json') })
+    expect(await runCli(['logs'], { ...asStranger, cwd, env: { SANDBOX_DATA_DIR: '~/.sandbox' } })).toMatchObject({ code: 2, stderr: expected('SANDBOX_DATA_DIR ~/.sandbox') })
+    expect(await runCli(['run', '--json', '--junit', '~/r.xml', 'loan-flow'], { ...asStranger, cwd })).toMatchObject({ code: 2, stderr: expected('--junit ~/r.xml') })
   })
 })
 

@@ -48,9 +48,9 @@ describe('shared option resolution', () => {
   })
 
   it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {
-    expect(expandHome('~', '/home/ana')).toBe('/home/ana')
-    expect(expandHome('~/proj é/keys.json', '/home/ana')).toBe('/home/ana/proj é/keys.json')
-    for (const path of ['~ana/keys.json', 'a/~/b', './~', '~~/x', '-~/x', 'C:/x']) expect(expandHome(path, '/home/ana')).toBe(path)
+    expect(expandHome('~', { home: '/home/ana' })).toBe('/home/ana')
+    expect(expandHome('~/proj é/keys.json', { home: '/home/ana' })).toBe('/home/ana/proj é/keys.json')
+    for (const path of ['~ana/keys.json', 'a/~/b', './~', '~~/x', '-~/x', 'C:/x']) expect(expandHome(path, { home: '/home/ana' })).toBe(path)
     vi.stubEnv('HOME', '/home/ana')
     vi.stubEnv('SANDBOX_DATA_DIR', '~/data')
     vi.stubEnv('SANDBOX_KEYS_FILE', '~/keys.json')
