@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { CliError } from './cli-error.js'
 import { CliErrorCodes } from '../errors/codes.js'
@@ -15,6 +16,8 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     const all = await lib.loadScenarios(dir ?? lib.SHIPPED_SCENARIOS_DIR)
     if (args.length === 0) return { all, chosen: lib.selectScenarios(all, [], tags) }
     const isFile = lib.isScenarioFilePath
+    const known = new Set(all.map((scenario) => scenario.id))
+    for (const arg of args) if (!isFile(arg) && !known.has(arg)) await refuseNonScenarioPath(arg)
     // Named scenarios (ids from the directory, or files anywhere), in the order given.
     const byId = new Map(lib.selectScenarios(all, args.filter((arg) => !isFile(arg))).map((scenario) => [scenario.id, scenario]))
     const named = await Promise.all(args.map((arg) => (isFile(arg) ? lib.loadScenarioFile(arg) : byId.get(arg)!)))
@@ -35,4 +38,15 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
     throw error
   }
+}
+
+/**
+ * Refuses ARG, neither a known id nor a `.json` path, when it names something that exists: a
+ * directory (`run ./sc`) or a file of another name (`run <(cat x.json)`, a pipe) was told
+ * "unknown scenario ./sc" with the ids of another directory, as if the path had not been seen.
+ */
+async function refuseNonScenarioPath(arg: string): Promise<void> {
+  const found = await stat(arg).catch(() => undefined)
+  if (found?.isDirectory()) throw new CliError(`${arg} is a directory: to run the scenarios in it, give --dir ${arg}`)
+  if (found) throw new CliError(`${arg} is not a scenario file: give a path ending in .json (a pipe or a file of another name is not read), a scenario id, or --dir for a directory of scenarios`)
 }

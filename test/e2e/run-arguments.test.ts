@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, MANY_RUNS_TIMEOUT_MS, runCli } from '../helpers/cli.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+afterEach(() => killAll())
+
+const tempDir = useTempDirs('sandbox-run-arguments')
+
+describe('sandbox run with a path that is no scenario file', () => {
+  it('says a directory is one and to give it as --dir, and what a path of another kind must be', async () => {
+    const cwd = await tempDir()
+    await mkdir(join(cwd, 'sc'))
+    await writeFile(join(cwd, 'notes.txt'), '{}')
+    execFileSync('mkfifo', [join(cwd, 'pipe')])
+    for (const dir of ['./sc', 'sc/']) {
+      const result = await runCli(['run', dir], { cwd })
+      expect([result.code, result.stdout, result.stderr], dir).toEqual([2, '', `sandbox: ${dir} is a directory: to run the scenarios in it, give --dir ${dir}\n`])
+    }
+    // `run <(cat x.json)` names a pipe such as /dev/fd/63; a FIFO stands in for it here.
+    for (const file of ['notes.txt', join(cwd, 'pipe')]) {
+      const result = await runCli(['run', file], { cwd })
+      expect([result.code, result.stderr], file).toEqual([2, `sandbox: ${file} is not a scenario file: give a path ending in .json (a pipe or a file of another name is not read), a scenario id, or --dir for a directory of scenarios\n`])
+    }
+    // A name that is nothing here is still an unknown id, with the closest one.
+    const unknown = await runCli(['run', 'loan-flwo'], { cwd })
+    expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringMatching(/^sandbox: unknown scenario loan-flwo \(did you mean loan-flow\?\); known: /)])
+  }, MANY_RUNS_TIMEOUT_MS)
+})
