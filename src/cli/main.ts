@@ -4,6 +4,7 @@ import { describeCommanderError } from './commander-messages.js'
 import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
+import { refuseDashPathOptions } from './path-options.js'
 import { readThisPackage } from '../files/describe-this-version.js'
 import { holdSignalsWhileLoading, releaseHeldSignal } from './held-signals.js'
 import { endOnSignalsAsInit } from './init-signals.js'
@@ -44,6 +45,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
       // Sent again now that the command answers it (or, without a handler, ends by it as usual).
       if (held) process.kill(process.pid, held)
       refuseEmptyValues(action)
+      refuseDashPathOptions(action)
       expandHomeInPathOptions(action)
     })
   const add = async (parent: Command, entry: CommandEntry, named: boolean) => {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander'
 import { CliError } from './cli-error.js'
 import { readEnv, readSetting, type Setting } from './env-values.js'
 import { expandHome } from './expand-home.js'
+import { refuseDashPath } from './path-options.js'
 import { hintValues } from './completion/value-hints.js'
 
 /**
@@ -43,11 +44,12 @@ export interface StorageFlags {
  * unset, as readEnv has it). A line break in it is refused: set from a .env file saved with CRLF
  * line ends (`set -a; . ./.env` in Git Bash, WSL or a CI job), the value ends in "\r", and taken
  * as it was the path was another one: `SANDBOX_DATA_DIR` made a new, empty `.sandbox\r` beside
- * `.sandbox` without a word.
+ * `.sandbox` without a word. So is `-`, which names no file (refuseDashPath).
  */
 export function readPathVariable(name: string): string | undefined {
   const value = readEnv(name)
   refuseLineBreak(name, value, ` (${JSON.stringify(value)}), which no path has`)
+  refuseDashPath(name, value)
   return value
 }
 

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, MANY_RUNS_TIMEOUT_MS, runCli } from '../helpers/cli.js'
@@ -49,5 +50,24 @@ describe('a bad value is named by its flag or variable', () => {
     expect([negative.code, negative.stderr]).toEqual([2, 'sandbox: --expires-in: invalid duration "-1d": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)\n'])
     const long = await runCli(['keys', 'create', '--keys', 'k.json', '--expires-in', '3651d'], { cwd })
     expect([long.code, long.stderr]).toEqual([2, 'sandbox: --expires-in: duration "3651d" is out of range: from 1ms to 3650d\n'])
+  }, MANY_RUNS_TIMEOUT_MS)
+
+  it('refuses "-" as a file, which would have made a file named "-", and says what to give instead', async () => {
+    const cwd = await tempDir()
+    const tail = '"-" is no file, and standard input and output are not used for files;'
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [['openapi', '--output', '-'], {}, `--output -: ${tail} leave out --output to print to stdout (./- for a file named "-")`],
+      [['run', 'loan-flow', '--junit', '-'], {}, `--junit -: ${tail} give a file path (./- for a file named "-")`],
+      [['keys', 'create', '--keys', '-'], {}, `--keys -: ${tail} give a file path (./- for a file named "-")`],
+      [['keys', 'create'], { SANDBOX_KEYS_FILE: '-' }, `SANDBOX_KEYS_FILE -: ${tail} give a file path (./- for a file named "-")`],
+    ]
+    for (const [args, env, message] of cases) {
+      const result = await runCli(args, { cwd, env })
+      expect([result.code, result.stdout, result.stderr], args.join(' ')).toEqual([2, '', `sandbox: ${message}\n`])
+    }
+    expect(readdirSync(cwd)).toEqual([])
+    // A file of that name is still reachable as ./-.
+    const named = await runCli(['openapi', '--output', './-'], { cwd })
+    expect([named.code, readdirSync(cwd)]).toEqual([0, ['-']])
   }, MANY_RUNS_TIMEOUT_MS)
 })
