@@ -30,6 +30,11 @@ export interface StorageOptions {
    * they work beside a running server, and on fs write files directly.
    */
   owner?: boolean
+  /**
+   * fs only: the caller only reads (`sandbox logs`), so a data dir it cannot write in (another
+   * user's, a read-only mount) is fine; a tool that deletes (`keys reset`) leaves it off.
+   */
+  readOnly?: boolean
   /** redis only: the server's `redis://` or `rediss://` URL, with a database number as its path. */
   url?: string
   /** redis only: told when the connection is lost (`up` false) and when it is back (default: stderr). */
@@ -52,13 +57,15 @@ export function parseStorageKind(text: string): StorageKind {
 
 /**
  * Creates the data dir if need be (the server), or requires it (the tools: a mistyped --data-dir
- * would otherwise read as an empty log), and checks that files can be written in it.
+ * would otherwise read as an empty log), and checks that files can be written in it, or for
+ * `readOnly` tools only that it can be read.
  */
-async function prepareDataDir(dataDir: string, create: boolean): Promise<string> {
+async function prepareDataDir(dataDir: string, create: boolean, readOnly: boolean): Promise<string> {
   const dir = resolve(dataDir)
   if (!create && !(await fsp.stat(dir).then(() => true, () => false))) {
     throw new StorageError(`no sandbox data dir at ${dir}: pass the --data-dir that sandbox serve uses (default .sandbox in the directory it was started in)`)
   }
+  if (readOnly && !create) return checkReadableDir(dir)
   try {
     await createDirectory(dir)
     // Unique per call: two storages opened at once in one process must not delete each other's.
@@ -73,6 +80,18 @@ async function prepareDataDir(dataDir: string, create: boolean): Promise<string>
     if (full && !create) return dir
     const advice = full ? 'its disk is full: free space on it, or use another data dir (--data-dir)' : 'use another data dir (--data-dir)'
     throw new StorageError(`data dir ${dir} is not a writable directory (${code ?? (error as Error).message}); ${advice}`, { cause: error })
+  }
+  return dir
+}
+
+/** DIR, when it is a directory this process can list and read files in. */
+async function checkReadableDir(dir: string): Promise<string> {
+  try {
+    if (!(await fsp.stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' })
+    await fsp.access(dir, fsp.constants.R_OK | fsp.constants.X_OK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new StorageError(`data dir ${dir} is not a readable directory (${code ?? (error as Error).message}); use another data dir (--data-dir)`, { cause: error })
   }
   return dir
 }
@@ -136,7 +155,7 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
     const { createRedisStorage } = await import('./redis-storage.js')
     return createRedisStorage(options.url, { onStatus: options.onStatus, owner: options.owner })
   }
-  const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false)
+  const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false, options.readOnly ?? false)
   if (options.owner) return openOwnedDataDir(base)
   await checkDataDirFormat(base)
   await flattenNestedLayout(base).catch((error: Error) => {

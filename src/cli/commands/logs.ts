@@ -78,7 +78,8 @@ async function runLogs(flags: LogsFlags): Promise<void> {
     throw new CliError('memory storage keeps the request log inside the server process only; run serve with --storage fs (or a redis URL) to read it here')
   }
   const filter = await resolveKeyFilter(flags)
-  const store = await createSandboxStorage({ kind, dataDir, url: storage })
+  // It only reads: a data dir it cannot write in (another user's, a read-only mount) is fine.
+  const store = await createSandboxStorage({ kind, dataDir, url: storage, readOnly: true })
   const out = await import('../output.js')
   const follower = followRequestLog(store, { ...filter, tail: flags.tail })
   const printNew = async () => {
