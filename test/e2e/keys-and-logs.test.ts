@@ -103,10 +103,11 @@ describe('sandbox keys', () => {
     expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`\\s${created.slice(0, 19)}Z\\s+2027-01-31T00:00:00Z$`))
   })
 
-  it('lists a label with control characters as escapes, not to the terminal', async () => {
+  it('shows a label with control characters as escapes, not to the terminal, in create and list', async () => {
     const dir = await tempDir()
     const keysFile = join(dir, 'keys.json')
-    expect((await runCli(['keys', 'create', '--keys', keysFile, '--label', '\u001b[31mred\u0007'])).code).toBe(0)
+    const created = await runCli(['keys', 'create', '--keys', keysFile, '--label', '\u001b[31mred\u0007'])
+    expect([created.code, created.stderr]).toEqual([0, `added to ${keysFile} as "\\u001b[31mred\\u0007"; use it with: sandbox serve --keys ${keysFile}\n`])
     const table = await runCli(['keys', 'list', '--keys', keysFile])
     expect(table.code).toBe(0)
     expect(table.stdout).toContain('\\u001b[31mred\\u0007')

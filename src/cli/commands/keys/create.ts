@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander'
 import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { parseExpiryTime } from '../../expiry-time.js'
+import { escapeControls } from '../../../text/escape-controls.js'
 import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, readDurationFlag, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
@@ -32,7 +33,8 @@ async function runCreate(flags: CreateFlags, command: Command): Promise<void> {
   // The key alone on stdout, so KEY=$(sandbox keys create) works; the rest is for the reader.
   process.stdout.write(`${record.key}\n`)
   const expiry = record.expires_at ? `, expires ${record.expires_at}` : ''
-  process.stderr.write(`added to ${path}${record.label ? ` as "${record.label}"` : ''}${expiry}; use it with: sandbox serve --keys ${path}\n`)
+  // Escaped as `keys list` shows a label: an escape sequence in it (or in the path) would recolour the terminal.
+  process.stderr.write(`${escapeControls(`added to ${path}${record.label ? ` as "${record.label}"` : ''}${expiry}; use it with: sandbox serve --keys ${path}`)}\n`)
   // Allowed, to test how a client handles an expired key, but rarely meant.
   if (describeKeyStatus(record, new Date()) === 'expired') {
     process.stderr.write('note: this key has already expired; the server answers it 401 SANDBOX_API_KEY_INVALID\n')
