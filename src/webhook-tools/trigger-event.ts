@@ -36,6 +36,16 @@ export class TriggerUsageError extends Error {
   }
 }
 
+/**
+ * Throws a TriggerUsageError when `loanId` is given for an event that takes none: exported so
+ * the CLI checks before it prints its `triggering ...` line, which a usage error should not follow.
+ */
+export function checkTriggerLoan(event: EventType, loanId: string | undefined): void {
+  if (loanId !== undefined && !LOAN_EVENTS.includes(event)) {
+    throw new TriggerUsageError(`a loan applies only to ${LOAN_EVENTS.join(', ')}; ${event} makes its own`)
+  }
+}
+
 /** Why nothing of `event` was queued, from the endpoint the key had. */
 function explainNothingQueued(event: EventType, endpoint: TriggerReport['endpoint']): string {
   const forward = 'and the server forwards no events (sandbox serve --webhook-forward-to URL)'
@@ -72,9 +82,7 @@ async function readLog(client: SandboxClient, trace: WalkTrace): Promise<Deliver
  */
 export async function triggerEvent(options: TriggerEventOptions): Promise<TriggerReport> {
   const { event, loanId, waitMs } = options
-  if (loanId !== undefined && !LOAN_EVENTS.includes(event)) {
-    throw new TriggerUsageError(`a loan applies only to ${LOAN_EVENTS.join(', ')}; ${event} makes its own`)
-  }
+  checkTriggerLoan(event, loanId)
   const client = createSandboxClient(options)
   const before = await client.getWebhook()
   const endpoint = before.endpoint && { url: before.endpoint.url, enabled: before.endpoint.enabled, events: before.endpoint.events }

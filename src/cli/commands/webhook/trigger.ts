@@ -28,6 +28,12 @@ async function resolveEvent(name: string | undefined, json: boolean | undefined)
 async function runTrigger(name: string | undefined, flags: TriggerFlags, command: Command): Promise<void> {
   const waitMs = readDeliveryWait(flags.wait)
   const event = await resolveEvent(name, flags.json)
+  const { checkTriggerLoan, triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
+  try {
+    checkTriggerLoan(event, flags.loan)
+  } catch (error) {
+    throw new CliError((error as Error).message)
+  }
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const { resolveApiTarget } = await import('../../api-target.js')
@@ -36,7 +42,6 @@ async function runTrigger(name: string | undefined, flags: TriggerFlags, command
   const { formatDeliveries } = await import('../../delivery-lines.js')
   const { maskApiKey } = await import('../../../keys/api-key-text.js')
   if (!flags.json) write(`triggering ${chalk.bold(event)} on ${target.baseUrl} (key ${maskApiKey(target.apiKey)}${target.local ? ', the default for a local server' : ''})`)
-  const { triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
   const report = await triggerEvent({
     ...target.transport,
     event,
