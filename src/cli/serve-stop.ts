@@ -26,7 +26,7 @@ export function stopOnSignals({ json, idleGc, youngCap, listener, sandbox }: Ser
     idleGc.stop()
     youngCap.stop()
     // A slow receiver or client can hold the stop for up to 10 s: say why, and how not to wait.
-    const slow = setTimeout(() => writeStopping(json), STOPPING_NOTICE_MS)
+    const slow = setTimeout(() => writeStopping(json, signal), STOPPING_NOTICE_MS)
     slow.unref()
     await listener.close()
     // A stop whose last storage writes failed (a full disk) lost nothing the journal holds, but
@@ -49,10 +49,16 @@ export function stopOnSignals({ json, idleGc, youngCap, listener, sandbox }: Ser
   })
 }
 
-function writeStopping(json: boolean): void {
+/**
+ * How to stop at once, for the signal that began the stop: a supervisor or `docker stop` sent
+ * SIGTERM, and "press Ctrl+C" is no advice to whoever reads its log.
+ */
+const STOP_NOW: Partial<Record<NodeJS.Signals, string>> = { SIGINT: 'press Ctrl+C again', SIGTERM: 'send SIGTERM again' }
+
+function writeStopping(json: boolean, signal: NodeJS.Signals): void {
   process.stdout.write(json
     ? `${formatJson({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
-    : 'stopping: waiting for requests and webhook deliveries in flight (up to 10 s); press Ctrl+C again to stop now\n')
+    : `stopping: waiting for requests and webhook deliveries in flight (up to 10 s); ${STOP_NOW[signal] ?? 'send SIGINT or SIGTERM'} to stop now\n`)
 }
 
 /** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */

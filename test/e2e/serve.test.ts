@@ -62,7 +62,11 @@ describe('sandbox serve', () => {
     expect(await exit).toBe(0)
   })
 
-  it('says why a stop waits, and stops at once with 130 on a second Ctrl+C', async () => {
+  it.each([
+    ['SIGINT', 'press Ctrl+C again to stop now', 130],
+    // `docker stop` or a supervisor: no Ctrl+C to press.
+    ['SIGTERM', 'send SIGTERM again to stop now', 143],
+  ] as const)('says why a stop on %s waits and how to stop now, and stops at once on a second one', async (signal, hint, code) => {
     const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
     // A body that never finishes keeps the stop waiting.
     let push!: (text: string) => void
@@ -72,12 +76,12 @@ describe('sandbox serve', () => {
     } as RequestInit).catch(() => null)
     push('{"collateral_btc":0.1,')
     await new Promise((resolve) => setTimeout(resolve, 150))
-    serve.child.kill('SIGINT')
+    serve.child.kill(signal)
     await waitUntil(() => serve.output().includes('stopping: waiting for requests'), 5000, 'the stopping line')
-    expect(serve.output()).toContain('press Ctrl+C again to stop now')
-    expect(await serve.stop('SIGINT')).toBe(130)
+    expect(serve.output()).toContain(`stopping: waiting for requests and webhook deliveries in flight (up to 10 s); ${hint}\n`)
+    expect(await serve.stop(signal)).toBe(code)
     expect(serve.output()).toContain('sandbox stopped without waiting')
-    expect(serve.output()).not.toContain('sandbox stopped (SIGINT)')
+    expect(serve.output()).not.toContain(`sandbox stopped (${signal})`)
     await pending
   })
 
