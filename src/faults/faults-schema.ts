@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { SetupError } from '../errors/setup-error.js'
 import { formatSchemaIssues } from '../schemas/field-suggestions.js'
+import { findClosestMatch } from '../text/closest-match.js'
 
 /** Statuses a `status` fault may answer: the ones a partner's client must survive. */
 export const FAULT_STATUSES = [500, 502, 503, 504, 429] as const
@@ -53,5 +54,20 @@ export type FaultRule = FaultsConfig['rules'][number]
 export function parseFaults(value: unknown, source = 'faults'): FaultsConfig {
   const result = faultsSchema.safeParse(value)
   if (result.success) return result.data
-  throw new SetupError(`${source} is not a valid fault injection file: ${formatSchemaIssues(result.error.issues, faultsSchema)}`)
+  const issues = result.error.issues.map((issue) => explainMissingFault(issue, value))
+  throw new SetupError(`${source} is not a valid fault injection file: ${formatSchemaIssues(issues, faultsSchema)}`)
+}
+
+/**
+ * A rule without `fault` gets zod's "Invalid discriminator value" only, which looks at no other
+ * key: a misspelt `"fualt"` got no "did you mean fault?", as a typo in any other field does. Such
+ * a key is reported as the unknown key it is, which formatSchemaIssues matches to `fault`.
+ */
+function explainMissingFault(issue: z.core.$ZodIssue, value: unknown): z.core.$ZodIssue {
+  const [rules, index, field] = issue.path
+  if (issue.code !== 'invalid_union' || rules !== 'rules' || typeof index !== 'number' || field !== 'fault' || issue.path.length !== 3) return issue
+  const rule: unknown = (value as { rules?: unknown[] }).rules?.[index]
+  if (typeof rule !== 'object' || rule === null || 'fault' in rule) return issue
+  const key = Object.keys(rule).find((name) => findClosestMatch(name, ['fault']) !== undefined)
+  return key === undefined ? issue : { code: 'unrecognized_keys', keys: [key], path: ['rules', index], message: `Unrecognized key: "${key}"` }
 }

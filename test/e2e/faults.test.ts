@@ -61,9 +61,12 @@ describe('sandbox serve --faults', () => {
     const bad = await writeFaults(JSON.stringify({ rules: [{ fault: 'latency', ms: 10 }, { fault: 'status', status: 404 }] }))
     const broken = await writeFaults('{\r\n  "rules": [\r\n    { "fault": "drop_before", }\r\n  ]\r\n}\r\n')
     const twice = await writeFaults('{\n  "rules": [],\n  "rules": []\n}\n')
+    // Without `fault`, zod checks no other key of the rule: the misspelt one is still named, with its hint.
+    const misspelt = await writeFaults(JSON.stringify({ rules: [{ fualt: 'latency', ms: 10 }] }))
     const cases: Array<[string[], RegExp]> = [
       [['--faults', bad.file], new RegExp(`^sandbox: --faults ${bad.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid fault injection file: rules\\.1\\.status: Invalid option: expected one of 500\\|502\\|503\\|504\\|429\\n$`)],
       [['--faults', broken.file], /^sandbox: --faults \S+faults\.json: not valid JSON \(line 3, column 29\): a comma before }; JSON allows no trailing comma\n$/],
+      [['--faults', misspelt.file], /^sandbox: --faults \S+faults\.json is not a valid fault injection file: rules\.0: Unrecognized key: "fualt" \(did you mean fault\?\)\n$/],
       [['--faults', twice.file], /^sandbox: --faults \S+faults\.json: rules: duplicate key "rules" \(lines 2 and 3\)/],
       [['--faults', join(bad.dir, 'missing.json')], /^sandbox: cannot read --faults \S+missing\.json: no such file\n$/],
       [['--faults', ''], /--faults needs a value, got an empty string/],
