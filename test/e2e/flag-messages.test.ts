@@ -47,7 +47,7 @@ describe('a bad value is named by its flag or variable', () => {
   it('keys create names --expires-in in a bad or out-of-range duration, as the other duration flags are named', async () => {
     const cwd = await tempDir()
     const negative = await runCli(['keys', 'create', '--keys', 'k.json', '--expires-in', '-1d'], { cwd })
-    expect([negative.code, negative.stderr]).toEqual([2, 'sandbox: --expires-in: invalid duration "-1d": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s or 30d)\n'])
+    expect([negative.code, negative.stderr]).toEqual([2, 'sandbox: --expires-in: invalid duration "-1d": expected a number and ms, s, m, h, d or w (e.g. 500ms, 1.5s, 30s, 10m or 30d)\n'])
     const long = await runCli(['keys', 'create', '--keys', 'k.json', '--expires-in', '3651d'], { cwd })
     expect([long.code, long.stderr]).toEqual([2, 'sandbox: --expires-in: duration "3651d" is out of range: from 1ms to 3650d\n'])
   }, MANY_RUNS_TIMEOUT_MS)
