@@ -6,7 +6,8 @@ import { canPrompt } from './can-prompt.js'
 import { CliError } from './cli-error.js'
 import { readSetting } from './env-values.js'
 import { findBaseUrlProblem, showBaseUrl } from '../client/base-url.js'
-import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, MAX_API_TIMEOUT_MS, readDurationFlag } from './options.js'
+import { readDurationFlag } from './duration-text.js'
+import { DEFAULT_API_TIMEOUT_MS, DEFAULT_BASE_URL, MAX_API_TIMEOUT_MS } from './options.js'
 import { withPromptSignals } from './prompt-signals.js'
 
 /** Any key works on a `serve` without `--keys`: a fixed one, so that commands share one state. */

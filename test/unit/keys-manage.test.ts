@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createKeyRecord, readKeysFile } from '../../src/keys/keys-file.js'
 import { maskApiKey } from '../../src/keys/api-key-text.js'
 import { writeKeysFile } from '../../src/keys/write-keys-file.js'
-import { parseDuration } from '../../src/cli/options.js'
+import { parseDuration } from '../../src/cli/duration-text.js'
 import { addKey, matchKey, resetKeySession, revokeKey } from '../../src/keys/manage-keys.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
 

@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander'
 import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { parseExpiryTime } from '../../expiry-time.js'
 import { escapeControls } from '../../../text/escape-controls.js'
-import { addJsonOption, addKeysFileOption, formatDuration, MAX_DURATION_MS, readDurationFlag, resolveKeysFile } from '../../options.js'
+import { formatDuration, MAX_DURATION_MS, readDurationFlag } from '../../duration-text.js'
+import { addJsonOption, addKeysFileOption, resolveKeysFile } from '../../options.js'
 
 interface CreateFlags {
   keys?: string

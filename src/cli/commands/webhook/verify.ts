@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
-import { addJsonOption, addSecretOption, readDurationFlag, resolveSecret } from '../../options.js'
+import { readDurationFlag } from '../../duration-text.js'
+import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 
 interface VerifyFlags {
   secret?: string
