@@ -50,7 +50,8 @@ export interface StorageFlags {
 export function readPathVariable(name: string): string | undefined {
   const value = readEnv(name)
   refuseLineBreak(name, value, ` (${JSON.stringify(value)}), which no path has`)
-  refuseDashPath(name, value)
+  // SANDBOX_DATA_DIR names a directory; the other path variables name files.
+  refuseDashPath(name, value, name.endsWith('_DIR') ? 'dir' : 'file')
   return value
 }
 

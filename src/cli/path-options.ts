@@ -19,16 +19,17 @@ const STDOUT_INSTEAD: Record<string, string> = { '--output': 'leave out --output
  * standard input or writes standard output, and taken as a path `--output -` or `--junit -`
  * quietly wrote a file named "-" in the current directory.
  */
-export function refuseDashPath(source: string, value: string | undefined): void {
+export function refuseDashPath(source: string, value: string | undefined, kind: 'file' | 'dir' = 'file'): void {
   if (value !== '-') return
-  const instead = STDOUT_INSTEAD[source] ?? 'give a file path'
-  throw new CliError(`${source} -: "-" is no file, and standard input and output are not used for files; ${instead} (./- for a file named "-")`)
+  const instead = STDOUT_INSTEAD[source] ?? `give a ${kind === 'dir' ? 'directory' : 'file'} path`
+  throw new CliError(`${source} -: "-" is no file, and standard input and output are not used for files; ${instead} (./- for one named "-")`)
 }
 
 /** Applies refuseDashPath to the values COMMAND's path options got on the command line. */
 export function refuseDashPathOptions(command: Command): void {
   for (const option of command.options) {
     const name = option.attributeName()
-    if (readPathKind(option) !== undefined && command.getOptionValueSource(name) === 'cli') refuseDashPath(option.long!, command.getOptionValue(name) as string | undefined)
+    const kind = readPathKind(option)
+    if (kind !== undefined && command.getOptionValueSource(name) === 'cli') refuseDashPath(option.long!, command.getOptionValue(name) as string | undefined, kind)
   }
 }

@@ -56,10 +56,12 @@ describe('a bad value is named by its flag or variable', () => {
     const cwd = await tempDir()
     const tail = '"-" is no file, and standard input and output are not used for files;'
     const cases: Array<[string[], Record<string, string>, string]> = [
-      [['openapi', '--output', '-'], {}, `--output -: ${tail} leave out --output to print to stdout (./- for a file named "-")`],
-      [['run', 'loan-flow', '--junit', '-'], {}, `--junit -: ${tail} give a file path (./- for a file named "-")`],
-      [['keys', 'create', '--keys', '-'], {}, `--keys -: ${tail} give a file path (./- for a file named "-")`],
-      [['keys', 'create'], { SANDBOX_KEYS_FILE: '-' }, `SANDBOX_KEYS_FILE -: ${tail} give a file path (./- for a file named "-")`],
+      [['openapi', '--output', '-'], {}, `--output -: ${tail} leave out --output to print to stdout (./- for one named "-")`],
+      [['run', 'loan-flow', '--junit', '-'], {}, `--junit -: ${tail} give a file path (./- for one named "-")`],
+      [['keys', 'create', '--keys', '-'], {}, `--keys -: ${tail} give a file path (./- for one named "-")`],
+      [['keys', 'create'], { SANDBOX_KEYS_FILE: '-' }, `SANDBOX_KEYS_FILE -: ${tail} give a file path (./- for one named "-")`],
+      [['logs', '--data-dir', '-'], {}, `--data-dir -: ${tail} give a directory path (./- for one named "-")`],
+      [['logs'], { SANDBOX_DATA_DIR: '-' }, `SANDBOX_DATA_DIR -: ${tail} give a directory path (./- for one named "-")`],
     ]
     for (const [args, env, message] of cases) {
       const result = await runCli(args, { cwd, env })
