@@ -2,7 +2,7 @@ import type { RunReport, ScenarioReport, StepReport } from '../scenarios/report-
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import { describeFailures } from '../scenarios/check-expectation.js'
 import { describeNetworkError } from '../client/api-error.js'
-import type { TransportOptions } from '../client/request-types.js'
+import { formatWait, type RetryWait } from '../scenarios/connection-step.js'
 import { escapeControls as show } from '../text/escape-controls.js'
 import { chalk, colorStatus, formatCount } from './output.js'
 
@@ -61,10 +61,6 @@ export function printRunSummary(write: Write, report: RunReport): void {
   const summary = `${report.passed} passed, ${report.failed} failed${report.skipped > 0 ? `, ${report.skipped} skipped` : ''}`
   write(report.failed > 0 ? chalk.red(summary) : chalk.green(summary))
 }
-
-type RetryWait = Parameters<NonNullable<TransportOptions['onRetryWait']>>[0]
-
-const formatWait = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`)
 
 /**
  * The line printed before a retry's wait: a rate limit, a network error, a proxy's 502/503/504 or

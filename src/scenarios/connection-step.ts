@@ -8,7 +8,8 @@ export type RetryWait = Parameters<NonNullable<TransportOptions['onRetryWait']>>
 /** The `field` of the failure a step gets when the server could not be reached during it. */
 export const CONNECTION_FAILURE_FIELD = 'connection'
 
-const formatWait = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`)
+/** A retry's wait as the run tells it: `400 ms`, `2 s` (rounded up, never read as shorter). */
+export const formatWait = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`)
 
 function describeNetworkOutcome(error: unknown, timeoutMs: number | undefined): string {
   const why = describeNetworkError(error)
