@@ -1,8 +1,8 @@
+import { DURATION_UNITS, readDurationText } from '../text/duration-units.js'
 import { CliError } from './cli-error.js'
 
 // Durations as the CLI's flags take them (500ms, 1.5s, 30d), with the range each flag allows.
 
-const DURATION_UNITS = { w: 604_800_000, d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const
 type DurationUnit = keyof typeof DURATION_UNITS
 
 /** A whole number of ms as its largest exact unit: `3600000` is `1h`. */
@@ -26,12 +26,6 @@ export function parseDuration(text: string, maxMs: number = MAX_DURATION_MS): nu
   if (ms === undefined) throw new Error(`invalid duration "${text}": expected a number and ms, s, m, h, d or w (e.g. ${listDurationExamples(maxMs)})`)
   if (ms < 1 || ms > maxMs) throw new Error(`duration "${text}" is out of range: from 1ms to ${formatDuration(maxMs)}`)
   return ms
-}
-
-/** TEXT, a number and a unit, in whole milliseconds; undefined when it is not written so. */
-function readDurationText(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|[smhdw])$/i.exec(text.trim())
-  return match ? Math.round(Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase() as DurationUnit]) : undefined
 }
 
 /** "500ms, 1.5s, 30s or 10m": the examples up to MAX_MS, else MAX_MS itself. */

@@ -1,3 +1,5 @@
+import { readDurationText } from '../text/duration-units.js'
+
 /** The default schedule: delays after the first try (decisions.md: 5 s, 30 s, 2 min, 10 min). */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000]
 
@@ -7,13 +9,12 @@ const MAX_RETRY_DELAYS = 20
 /** The longest delay of a schedule: a day. Longer ones would outlast any test, and Node's timers (24.8 days). */
 export const MAX_RETRY_DELAY_MS = 86_400_000
 
-/** Parses `5s,30s,2m,10m` (units ms, s, m, h) into delays in milliseconds. */
+/** Parses `5s,30s,2m,10m` (written as the CLI's other durations: 500ms, 1.5s, 1d) into delays in milliseconds. */
 export function parseRetrySchedule(text: string): number[] {
-  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
   const delays = text.split(',').map((part) => {
-    const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
-    if (!match) throw new Error(`invalid retry schedule "${text}": expected delays such as 5s,30s,2m,10m`)
-    return Number(match[1]) * units[match[2]!]!
+    const delay = readDurationText(part)
+    if (delay === undefined) throw new Error(`invalid retry schedule "${text}": expected delays such as 5s,30s,2m,10m`)
+    return delay
   })
   if (delays.length === 0 || delays.length > MAX_RETRY_DELAYS) throw new Error(`invalid retry schedule "${text}": give 1 to ${MAX_RETRY_DELAYS} delays`)
   if (delays.some((delay) => delay > MAX_RETRY_DELAY_MS)) throw new Error(`invalid retry schedule "${text}": each delay at most 24h`)

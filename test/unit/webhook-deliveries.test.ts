@@ -102,12 +102,15 @@ describe('the retry schedule', () => {
     expect(state.deliveries[0]).toMatchObject({ status: 'failed', attempts: 5, last_error: 'receiver answered 503' })
   })
 
-  it('parses --webhook-retry-schedule: ms, s, m and h, 1 to 20 delays of at most a day, nothing else', () => {
+  it('parses --webhook-retry-schedule as the other duration flags do: 1 to 20 delays of at most a day, nothing else', () => {
     expect(parseRetrySchedule('500ms, 5s,2m ,1h')).toEqual([500, 5_000, 120_000, 3_600_000])
+    // --wait and --timeout take 1.5s and 1d; the schedule refused them before.
+    expect(parseRetrySchedule('1.5s,0.5m,1d,2H')).toEqual([1_500, 30_000, 86_400_000, 7_200_000])
     expect(parseRetrySchedule(Array(20).fill('1s').join(','))).toHaveLength(20)
     expect(parseRetrySchedule('24h,1440m')).toEqual([86_400_000, 86_400_000])
     expect(() => parseRetrySchedule('5s,25h')).toThrow('invalid retry schedule "5s,25h": each delay at most 24h')
-    for (const bad of ['', 'x5s', '5s,', '5', '1d', '-5s', '1.5s', Array(21).fill('1s').join(',')]) {
+    expect(() => parseRetrySchedule('5s,1w')).toThrow('each delay at most 24h')
+    for (const bad of ['', 'x5s', '5s,', '5', '1.5', '-5s', '.5s', '1e3ms', '5 s s', Array(21).fill('1s').join(',')]) {
       expect(() => parseRetrySchedule(bad), bad).toThrow(/invalid retry schedule/)
     }
   })
