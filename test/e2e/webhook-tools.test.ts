@@ -166,6 +166,10 @@ describe('sandbox webhook listen', () => {
     expect(listener.output()).toMatch(/sandbox\.webhook\.test evt_respond_1 signature valid → 503/)
     // A 1xx is no final answer: the sender would hang until its timeout.
     expect((await runCli(['webhook', 'listen', '--respond', '100'])).code).toBe(2)
+    // Another way to write 500 is a typo, not a status.
+    for (const written of ['0x1f4', '5e2']) {
+      expect(await runCli(['webhook', 'listen', '--respond', written])).toMatchObject({ code: 2, stderr: `sandbox: --respond must be an HTTP status from 200 to 599, got "${written}"\n` })
+    }
     const port = new URL(listener.url).port
     const busy = await runCli(['webhook', 'listen', '--port', port])
     expect(busy).toMatchObject({ code: 2, stderr: `sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port)\n` })

@@ -15,7 +15,8 @@ interface ListenFlags {
 }
 
 function parseStatus(value: string): number {
-  const status = Number(value)
+  // Three digits as written: Number() would also take 0x1f4, 5e2 and 500.0.
+  const status = /^\s*\d{3}\s*$/.test(value) ? Number(value) : NaN
   // A 1xx is not a final answer: the sender would wait for one until its timeout.
   if (!Number.isInteger(status) || status < 200 || status > 599) throw new CliError(`--respond must be an HTTP status from 200 to 599, got "${value}"`)
   return status
