@@ -2,26 +2,26 @@ import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionStore } from '../server/session-store.js'
-import { principalOfSlot, sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
+import { principalOfSlot, sessionSlotOf } from '../server/session-doc.js'
 import { createCommitDeliveries, type PreparedWrite } from './commit-deliveries.js'
 import { createActiveMarkers } from './active-markers.js'
 import { createCommitMarkers } from './commit-markers.js'
-import { isDue, needsDispatch } from './waiting-deliveries.js'
+import { needsDispatch } from './waiting-deliveries.js'
 import { createDeliveryAttempts, type AttemptOptions } from './delivery-attempts.js'
-import { reportRun, type DeliveryReport } from './delivery-report.js'
-import { toParkedHead } from './parked-head.js'
+import type { DeliveryReport } from './delivery-report.js'
 import { createParkedHeads } from './parked-heads.js'
 import { createRecentRefusals } from './recent-refusals.js'
 import { createStagedWrites } from './staged-writes.js'
 import { findWork } from './find-work.js'
-import { createAttemptRecorder, type TriedDelivery } from './record-attempts.js'
+import { createAttemptRecorder } from './record-attempts.js'
+import { createSessionRun } from './session-run.js'
 import { createUnwrittenAttempts } from './unwritten-attempts.js'
 import { createSlotWorkers } from './slot-workers.js'
 import { createLiveEndpoints } from './live-endpoints.js'
 import { createSpillUpkeep } from './spill-upkeep.js'
 import { KEYS_WOKEN_PER_DESTINATION } from './destination-gates.js'
 import { createWakePacer } from './wake-pacer.js'
-import type { Delivery, WebhookState } from './types.js'
+import type { WebhookState } from './types.js'
 
 /** How long failed attempts are kept in memory before they are written (see record-attempts.ts). */
 const FLUSH_DELAY_MS = 1000
@@ -57,7 +57,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const { sessions, mutex } = options
   /** The endpoint of each working session as commits leave it, for the sends it is about to make. */
   const live = createLiveEndpoints()
-  const workers = createSlotWorkers({ work: (slot) => live.watch(slot, () => work(slot)), retryMs: WORKER_RETRY_MS, logError: options.logError })
+  const workers = createSlotWorkers({ work: (slot) => live.watch(slot, () => runSession(slot)), retryMs: WORKER_RETRY_MS, logError: options.logError })
   /** Sessions known to have deliveries waiting; each also has a marker key in storage. */
   const markers = createActiveMarkers(options)
   const commitMarkers = createCommitMarkers({ markers, sessions, mutex, wakeLater: workers.wakeLater, retryMs: WORKER_RETRY_MS })
@@ -83,6 +83,10 @@ export function createDispatcher(options: DispatcherOptions) {
   const unwritten = createUnwrittenAttempts({ sessions, mutex, retryScheduleMs: options.retryScheduleMs })
   const spill = createSpillUpkeep({ sessions, mutex, logError: options.logError })
   let closed = false
+  const runSession = createSessionRun({
+    sessions, mutex, forwardUrl: options.forward?.url, live, parked, unwritten, spill, markers, commitMarkers,
+    attempts, recent, record, wakeLater: workers.wakeLater, onDelivery: options.onDelivery, isClosed: () => closed,
+  })
 
   /**
    * After a commit's write (`before` is the webhook state it started from), under the session's
@@ -105,82 +109,6 @@ export function createDispatcher(options: DispatcherOptions) {
       }
     }
     workers.kick(slot)
-  }
-
-  /** Lets the worker sleep until the first of `heads` (none due now) is due: parked, or on a timer of its own. */
-  function sleepUntilDue(slot: string, doc: SessionDoc, heads: Delivery[], now: number): void {
-    const urls = heads.map((delivery) => (delivery.target === 'forward' ? options.forward?.url : doc.webhook.endpoint?.url))
-    if (urls.every((url) => url !== undefined)) {
-      parked.park(heads.map((delivery, i) => toParkedHead(slot, delivery, urls[i]!)))
-      return
-    }
-    const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
-    workers.wakeLater(slot, Math.max(0, wakeAt - now))
-  }
-
-  async function work(slot: string): Promise<void> {
-    const principal = principalOfSlot(slot)
-    const release = sessions.hold(principal)
-    try {
-      await workOn(slot, principal)
-    } finally {
-      release()
-    }
-  }
-
-  async function workOn(slot: string, principal: Principal): Promise<void> {
-    // The worker takes the session's parked heads back first, with the attempts they hold.
-    if (parked.isParked(slot)) {
-      await mutex.run(slot, async () => {
-        const patch = parked.release(slot)
-        if (patch) sessions.patch(principal, patch)
-      })
-    }
-    // Attempts made whose record could not be written are written before anything more is sent.
-    await unwritten.write(slot, principal)
-    while (!closed) {
-      const doc = await sessions.load(principal)
-      const now = Date.now()
-      const { dueRun, heads } = findWork(doc, options.forward !== undefined)
-      if (dueRun) {
-        await spill.restore(principal, dueRun.batch)
-        continue
-      }
-      if (heads.length === 0) {
-        await commitMarkers.refreshMarker(slot, principal)
-        return
-      }
-      await markers.mark(slot, true)
-      const due = heads.filter((delivery) => isDue(delivery, now))
-      if (due.length === 0) {
-        sleepUntilDue(slot, doc, heads, now)
-        return
-      }
-      const endpointNow = () => live.current(slot, doc.webhook.endpoint)
-      const tried = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery, endpointNow) })))
-      // A send still waiting for its place when the server began to stop was not made: no attempt
-      // to record, the delivery keeps its turn for the next start. Nor was one its endpoint's
-      // change withdrew: that commit kicked this worker, which runs again on the new document.
-      const outcomes = tried.filter(({ outcome }) => !outcome.notSent)
-      if (outcomes.length === 0) return
-      const finished = Date.now()
-      for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
-      let updated: WebhookState
-      try {
-        updated = await record(slot, principal, outcomes, finished)
-      } catch (error) {
-        // The receiver got these attempts whether or not their record is written: reported, and
-        // held until it is, then the run fails and retries (writing them first) when storage answers.
-        reportOutcomes(outcomes, await unwritten.hold(slot, principal, outcomes, finished, doc.webhook), finished)
-        throw error
-      }
-      reportOutcomes(outcomes, updated, finished)
-    }
-  }
-
-  /** Reports each attempt of a worker's run, with its delivery as `webhook` (the state recorded) has it. */
-  function reportOutcomes(outcomes: TriedDelivery[], webhook: WebhookState, finished: number): void {
-    for (const report of reportRun(outcomes, webhook, finished)) options.onDelivery?.(report)
   }
 
   /** Resumes every session that had deliveries to send when the server last stopped, a few at a time. */

@@ -1,0 +1,125 @@
+import type { Principal } from '../server/auth.js'
+import type { KeyedMutexLike } from '../server/services.js'
+import type { SessionStore } from '../server/session-store.js'
+import { principalOfSlot, type SessionDoc } from '../server/session-doc.js'
+import type { createActiveMarkers } from './active-markers.js'
+import type { createCommitMarkers } from './commit-markers.js'
+import type { createDeliveryAttempts } from './delivery-attempts.js'
+import { reportRun, type DeliveryReport } from './delivery-report.js'
+import { findWork } from './find-work.js'
+import type { createLiveEndpoints } from './live-endpoints.js'
+import { toParkedHead } from './parked-head.js'
+import type { ParkedHeads } from './parked-heads.js'
+import type { RecentRefusals } from './recent-refusals.js'
+import type { createAttemptRecorder, TriedDelivery } from './record-attempts.js'
+import type { createSpillUpkeep } from './spill-upkeep.js'
+import type { Delivery, WebhookState } from './types.js'
+import type { createUnwrittenAttempts } from './unwritten-attempts.js'
+import { isDue } from './waiting-deliveries.js'
+
+/** What one run of a session's delivery worker works with: the dispatcher's parts. */
+export interface SessionRunParts {
+  sessions: SessionStore
+  mutex: KeyedMutexLike
+  /** `--webhook-forward-to`'s URL, when the server forwards. */
+  forwardUrl: string | undefined
+  live: ReturnType<typeof createLiveEndpoints>
+  parked: ParkedHeads
+  unwritten: ReturnType<typeof createUnwrittenAttempts>
+  spill: ReturnType<typeof createSpillUpkeep>
+  markers: ReturnType<typeof createActiveMarkers>
+  commitMarkers: ReturnType<typeof createCommitMarkers>
+  attempts: ReturnType<typeof createDeliveryAttempts>
+  recent: RecentRefusals
+  record: ReturnType<typeof createAttemptRecorder>
+  wakeLater: (slot: string, delayMs: number) => void
+  onDelivery?: (report: DeliveryReport) => void
+  /** Whether the server has begun to stop: a run sends nothing more once it has. */
+  isClosed: () => boolean
+}
+
+/**
+ * One run of a session's delivery worker: sends what is due, in event order per target, records
+ * the attempts, and goes back to sleep (parked or on a timer) until the next head is due.
+ */
+export function createSessionRun(parts: SessionRunParts) {
+  const { sessions, mutex, parked, live, attempts, recent } = parts
+  const forwarding = parts.forwardUrl !== undefined
+
+  /** Lets the worker sleep until the first of `heads` (none due now) is due: parked, or on a timer of its own. */
+  function sleepUntilDue(slot: string, doc: SessionDoc, heads: Delivery[], now: number): void {
+    const urls = heads.map((delivery) => (delivery.target === 'forward' ? parts.forwardUrl : doc.webhook.endpoint?.url))
+    if (urls.every((url) => url !== undefined)) {
+      parked.park(heads.map((delivery, i) => toParkedHead(slot, delivery, urls[i]!)))
+      return
+    }
+    const wakeAt = Math.min(...heads.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
+    parts.wakeLater(slot, Math.max(0, wakeAt - now))
+  }
+
+  /** Reports each attempt of a worker's run, with its delivery as `webhook` (the state recorded) has it. */
+  function reportOutcomes(outcomes: TriedDelivery[], webhook: WebhookState, finished: number): void {
+    for (const report of reportRun(outcomes, webhook, finished)) parts.onDelivery?.(report)
+  }
+
+  async function workOn(slot: string, principal: Principal): Promise<void> {
+    // The worker takes the session's parked heads back first, with the attempts they hold.
+    if (parked.isParked(slot)) {
+      await mutex.run(slot, async () => {
+        const patch = parked.release(slot)
+        if (patch) sessions.patch(principal, patch)
+      })
+    }
+    // Attempts made whose record could not be written are written before anything more is sent.
+    await parts.unwritten.write(slot, principal)
+    while (!parts.isClosed()) {
+      const doc = await sessions.load(principal)
+      const now = Date.now()
+      const { dueRun, heads } = findWork(doc, forwarding)
+      if (dueRun) {
+        await parts.spill.restore(principal, dueRun.batch)
+        continue
+      }
+      if (heads.length === 0) {
+        await parts.commitMarkers.refreshMarker(slot, principal)
+        return
+      }
+      await parts.markers.mark(slot, true)
+      const due = heads.filter((delivery) => isDue(delivery, now))
+      if (due.length === 0) {
+        sleepUntilDue(slot, doc, heads, now)
+        return
+      }
+      const endpointNow = () => live.current(slot, doc.webhook.endpoint)
+      const tried = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery, endpointNow) })))
+      // A send still waiting for its place when the server began to stop was not made: no attempt
+      // to record, the delivery keeps its turn for the next start. Nor was one its endpoint's
+      // change withdrew: that commit kicked this worker, which runs again on the new document.
+      const outcomes = tried.filter(({ outcome }) => !outcome.notSent)
+      if (outcomes.length === 0) return
+      const finished = Date.now()
+      for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
+      let updated: WebhookState
+      try {
+        updated = await parts.record(slot, principal, outcomes, finished)
+      } catch (error) {
+        // The receiver got these attempts whether or not their record is written: reported, and
+        // held until it is, then the run fails and retries (writing them first) when storage answers.
+        reportOutcomes(outcomes, await parts.unwritten.hold(slot, principal, outcomes, finished, doc.webhook), finished)
+        throw error
+      }
+      reportOutcomes(outcomes, updated, finished)
+    }
+  }
+
+  /** Runs the worker of SLOT once, holding its session in memory meanwhile. */
+  return async function runSession(slot: string): Promise<void> {
+    const principal = principalOfSlot(slot)
+    const release = sessions.hold(principal)
+    try {
+      await workOn(slot, principal)
+    } finally {
+      release()
+    }
+  }
+}
