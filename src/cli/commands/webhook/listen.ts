@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander'
 import { CliError } from '../../cli-error.js'
 import { formatJson } from '../../json-text.js'
 import { addSecretOption, readPortSetting, resolveSecret } from '../../options.js'
+import { escapeControls } from '../../../text/escape-controls.js'
 import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
 
 interface ListenFlags {
@@ -34,12 +35,21 @@ async function runListen(flags: ListenFlags): Promise<void> {
     if (flags.json) return write(formatJson({ ...delivery, headers: undefined, body: flags.printBody ? delivery.body : undefined }))
     const signature = delivery.signature === 'valid' ? chalk.green('signature valid') : delivery.signature === 'unchecked' ? chalk.dim('signature unchecked (no --secret)') : chalk.red(`signature ${delivery.signature}`)
     const forward = delivery.forwarded ? `  → ${flags.forwardTo} ${delivery.forwarded.status ?? delivery.forwarded.error}` : ''
-    write(`${formatClock(delivery.at)} ${delivery.event_type ?? '(no event header)'} ${delivery.event_id ?? '-'} ${signature} → ${colorStatus(delivery.status)}${forward}`)
+    // Anyone who can reach the port sends these: HTTP lets header bytes 0x80-0xff through (C1
+    // controls such as CSI, 0x9b), and a body that is not JSON is printed as it came, escapes
+    // included, which would recolour the terminal, retitle it or forge a "signature valid" line.
+    const eventType = delivery.event_type === null ? '(no event header)' : escapeControls(delivery.event_type)
+    const eventId = delivery.event_id === null ? '-' : escapeControls(delivery.event_id)
+    write(`${formatClock(delivery.at)} ${eventType} ${eventId} ${signature} → ${colorStatus(delivery.status)}${forward}`)
     if (flags.printBody) {
-      let body = delivery.body
+      // JSON is shown indented (its own line breaks kept; JSON.stringify leaves C1 controls raw);
+      // any other body on one line, so that no line of it passes for one of the listener's.
+      let body: string
       try {
-        body = JSON.stringify(JSON.parse(body), null, 2)
-      } catch { /* shown as received */ }
+        body = escapeControls(JSON.stringify(JSON.parse(delivery.body), null, 2), { keepNewlines: true })
+      } catch {
+        body = escapeControls(delivery.body)
+      }
       write(chalk.dim(body))
     }
   }
