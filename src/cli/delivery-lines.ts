@@ -23,7 +23,7 @@ export function formatDelivery(delivery: DeliveryEntry, options: { clock?: 'crea
   const to = show(describeReceiver(delivery))
   const clock = options.clock ? `${formatClock(delivery[options.clock])} ` : ''
   const request = options.requestId && delivery.request_id ? `  ${chalk.dim(show(delivery.request_id))}` : ''
-  return `  ${clock}${chalk.dim(show(delivery.id))}  ${delivery.event_type.padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}${request}`
+  return `  ${clock}${chalk.dim(show(delivery.id))}  ${show(delivery.event_type).padEnd(33)} ${to ? `${to}  ` : ''}${describeState(delivery)}${request}`
 }
 
 /** A heading, then each delivery; after no wait, a hint where the pending ones' outcome shows. */
@@ -40,6 +40,7 @@ export function formatDeliveries(deliveries: DeliveryEntry[], waitedMs: number |
 /** The key's endpoint on one line (URL, state, events, secret preview), or how to register one. */
 export function formatEndpoint(endpoint: WebhookAnswer['endpoint']): string {
   if (!endpoint) return chalk.dim('no endpoint (POST /api/sandbox/webhooks registers one); deliveries to serve\'s --webhook-forward-to URL show here too')
-  const events = endpoint.events.length === EVENT_TYPES.length ? 'every event' : endpoint.events.join(', ')
-  return `endpoint ${show(endpoint.url)} (${endpoint.enabled ? 'enabled' : chalk.yellow('disabled')}; ${events}; secret ${endpoint.secretPreview})`
+  // Every field as the answer has it: the server at --base-url may be any server, not this one.
+  const events = endpoint.events.length === EVENT_TYPES.length ? 'every event' : show(endpoint.events.join(', '))
+  return `endpoint ${show(endpoint.url)} (${endpoint.enabled ? 'enabled' : chalk.yellow('disabled')}; ${events}; secret ${show(endpoint.secretPreview)})`
 }
