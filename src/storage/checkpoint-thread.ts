@@ -24,7 +24,7 @@ export interface CheckpointReply {
  * its parameters. Its synchronous calls block only this thread: the server's event loop and the
  * libuv pool (where the journal's appends and fdatasyncs run) never wait behind a checkpoint.
  */
-export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean, renameRetry: { delaysMs: readonly number[]; codes: readonly string[] }): void {
+export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof Os, port: MessagePort, pid: number, lowPriority: boolean, renameRetry: { delaysMs: readonly number[]; codes: readonly string[] }, modes: { privateDirs: readonly string[]; private: number; shared: number } = { privateDirs: [], private: 0o666, shared: 0o666 }): void {
   // Lowest CPU priority for this thread alone (Linux: a thread id is a pid to setpriority). On a
   // 2-core machine a full-speed checkpoint took the CPU the event loop needed: paced fs p99 41-107
   // ms against ~25 ms at nice 19. It still gets idle CPU, so it catches up as soon as load eases.
@@ -69,7 +69,8 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     // each retried checkpoint left another (62 in 10 s on a full tmpfs), holding the space that
     // the journal needed to recover.
     try {
-      const fd = fs.openSync(temp, 'w')
+      // As fileModeOf (file-modes.ts) says, inline: this body can import nothing.
+      const fd = fs.openSync(temp, 'w', modes.privateDirs.includes(path.basename(dir)) ? modes.private : modes.shared)
       try {
         fs.writeFileSync(fd, value)
         fs.fsyncSync(fd)

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { runCheckpointThread, type CheckpointReply, type CheckpointRequest } from './checkpoint-thread.js'
 import { HELD_RENAME_CODES, RENAME_RETRY_DELAYS_MS } from '../files/rename-replacing.js'
+import { PRIVATE_FILE_MODE, PRIVATE_NAMESPACES, SHARED_FILE_MODE } from './file-modes.js'
 
 /** Entries per message: bounds what the thread holds at once (~11 KB a session document). */
 const BATCH_ENTRIES = 256
@@ -48,7 +49,7 @@ export function createCheckpointWriter(options: CheckpointWriterOptions = {}): C
   let current: Promise<void> = Promise.resolve()
 
   function startThread(): NonNullable<typeof thread> {
-    const source = `(${runCheckpointThread.toString()})(require('node:fs'), require('node:path'), require('node:os'), require('node:worker_threads').parentPort, ${process.pid}, ${lowPriority}, ${JSON.stringify({ delaysMs: RENAME_RETRY_DELAYS_MS, codes: HELD_RENAME_CODES })})`
+    const source = `(${runCheckpointThread.toString()})(require('node:fs'), require('node:path'), require('node:os'), require('node:worker_threads').parentPort, ${process.pid}, ${lowPriority}, ${JSON.stringify({ delaysMs: RENAME_RETRY_DELAYS_MS, codes: HELD_RENAME_CODES })}, ${JSON.stringify({ privateDirs: PRIVATE_NAMESPACES, private: PRIVATE_FILE_MODE, shared: SHARED_FILE_MODE })})`
     const worker = new Worker(source, { eval: true })
     worker.unref()
     const waiting = new Map<number, Waiting>()

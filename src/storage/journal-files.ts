@@ -2,6 +2,7 @@ import * as fsp from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resolveStoragePath } from './atomic-fs-driver.js'
+import { PRIVATE_FILE_MODE } from './file-modes.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
 import { decodeRecords } from './journal-format.js'
 import { describeThisVersion } from '../files/describe-this-version.js'
@@ -24,7 +25,8 @@ export async function createJournalFile(base: string, nextSequence: () => number
   for (;;) {
     const name = journalName(process.pid, nextSequence())
     try {
-      return { handle: await fsp.open(join(base, name), 'ax'), name }
+      // Owner only: it holds every document, webhook signing secrets included (file-modes.ts).
+      return { handle: await fsp.open(join(base, name), 'ax', PRIVATE_FILE_MODE), name }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
