@@ -14,6 +14,18 @@ const SAFE_KEY = /^[A-Za-z0-9_:.-]+$/
 const KNOWN_NAMESPACES = new Set(['session', 'idem', 'whq', 'webhooks', 'reqlog'])
 /** Joins a key's segments after the first in its file name; never part of a key (SAFE_KEY). */
 const NAME_SEPARATOR = '~'
+/**
+ * The names the sandbox gives its temp files: `<file>.<pid>.<hex>.tmp` (writeFileAtomically, the
+ * keys file), `<file>.<pid>-c<n>.tmp` (the checkpoint thread), `server.lock.<uuid>.tmp` (the lock).
+ * Only these are deleted: `--data-dir .` given by mistake must not cost a project its `*.tmp` files.
+ */
+const OWN_TEMP_NAME = /\.(?:\d+\.[0-9a-f]+|\d+-c\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.tmp$/
+/** A directory of the nested layout: a key id (sha256 hex, 32 characters), or `webhooks/active`. */
+const NESTED_DIR = /^[0-9a-f]{32}$/
+
+function isNestedDir(namespace: string, name: string): boolean {
+  return NESTED_DIR.test(name) || (namespace === 'webhooks' && name === 'active')
+}
 
 /** Options of the atomic fs driver. */
 export interface AtomicFsOptions {
@@ -48,8 +60,13 @@ function keyOfPath(base: string, path: string): string {
  */
 export async function tidyDataDir(base: string): Promise<{ removed: number; moved: number }> {
   let removed = 0
-  for (const entry of await fsp.readdir(base, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(TEMP_SUFFIX)) continue
+  // The dir's own files, and the namespaces' at any depth (the nested layout's included); never
+  // the rest of a directory that is not only the sandbox's.
+  const top = await fsp.readdir(base, { withFileTypes: true })
+  const namespaces = await Promise.all(top.filter((entry) => entry.isDirectory() && KNOWN_NAMESPACES.has(entry.name))
+    .map((entry) => fsp.readdir(join(base, entry.name), { recursive: true, withFileTypes: true })))
+  for (const entry of [...top, ...namespaces.flat()]) {
+    if (!entry.isFile() || !OWN_TEMP_NAME.test(entry.name)) continue
     await fsp.unlink(join(entry.parentPath, entry.name)).catch(() => {})
     removed++
   }
@@ -69,7 +86,8 @@ export async function flattenNestedLayout(base: string): Promise<number> {
   for (const namespace of await fsp.readdir(base, { withFileTypes: true })) {
     if (!namespace.isDirectory() || !KNOWN_NAMESPACES.has(namespace.name)) continue
     for (const entry of await fsp.readdir(join(base, namespace.name), { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue
+      // Another directory is not the sandbox's (`webhooks/handlers` of a project given as --data-dir).
+      if (!entry.isDirectory() || !isNestedDir(namespace.name, entry.name)) continue
       const dir = join(base, namespace.name, entry.name)
       for (const file of await fsp.readdir(dir, { recursive: true, withFileTypes: true })) {
         if (!file.isFile() || file.name.endsWith(TEMP_SUFFIX)) continue

@@ -500,16 +500,18 @@ describe('doc store failures', () => {
 
   it('moves a data dir of the earlier nested layout to flat files at start', async () => {
     const dir = await tempDir()
-    await mkdir(join(dir, 'session', 'k1'), { recursive: true })
-    await mkdir(join(dir, 'idem', 'k1', 'default'), { recursive: true })
-    await writeFile(join(dir, 'session', 'k1', 'default'), '{"v":1}')
-    await writeFile(join(dir, 'idem', 'k1', 'default', '2'), '{"v":2}')
+    // A key id as every version has made them (sha256 hex, 32 characters): only such dirs are moved.
+    const k1 = 'c219d99a8dbf38a28c7d39728719e29e'
+    await mkdir(join(dir, 'session', k1), { recursive: true })
+    await mkdir(join(dir, 'idem', k1, 'default'), { recursive: true })
+    await writeFile(join(dir, 'session', k1, 'default'), '{"v":1}')
+    await writeFile(join(dir, 'idem', k1, 'default', '2'), '{"v":2}')
     await writeFile(join(dir, 'keys.json'), '{}')
     const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
-    expect(await storage.getItem('session:k1:default')).toEqual({ v: 1 })
-    expect(await storage.getItem('idem:k1:default:2')).toEqual({ v: 2 })
-    expect(await readdir(join(dir, 'session'))).toEqual(['k1~default'])
-    expect(await readdir(join(dir, 'idem'))).toEqual(['k1~default~2'])
+    expect(await storage.getItem(`session:${k1}:default`)).toEqual({ v: 1 })
+    expect(await storage.getItem(`idem:${k1}:default:2`)).toEqual({ v: 2 })
+    expect(await readdir(join(dir, 'session'))).toEqual([`${k1}~default`])
+    expect(await readdir(join(dir, 'idem'))).toEqual([`${k1}~default~2`])
     expect(await readdir(dir)).toContain('keys.json')
     await storage.dispose()
   })
