@@ -9,6 +9,7 @@ import { describeThisVersion } from '../files/describe-this-version.js'
 
 const JOURNAL_PREFIX = 'journal-'
 const JOURNAL_SUFFIX = '.log'
+const JOURNAL_NAME = /^journal-\d+-\d{6,}\.log$/
 
 /** The file name of a process's `sequence`-th journal. */
 export function journalName(pid: number, sequence: number): string {
@@ -85,7 +86,9 @@ export async function fsyncDirectory(dir: string, options: SyncDirectoryOptions 
  * or one now reused by an unrelated process.
  */
 export async function recoverJournals(base: string): Promise<number> {
-  const names = (await fsp.readdir(base)).filter((name) => name.startsWith(JOURNAL_PREFIX) && name.endsWith(JOURNAL_SUFFIX))
+  // Names journalName gives, and only those: a `journal-notes.log` of a directory given as the
+  // data dir by mistake is no journal, to be replayed as "damaged" or deleted when empty.
+  const names = (await fsp.readdir(base)).filter((name) => JOURNAL_NAME.test(name))
   if (names.length === 0) return 0
   // Oldest first, so later values win: by time across servers (a recovery cut short can leave two
   // servers' journals), then by name, which orders one server's journals by sequence.

@@ -46,6 +46,15 @@ describe('a data dir that holds files the sandbox did not write (--data-dir . by
     expect(files.filter((path) => path.endsWith('.tmp'))).toEqual(['build/cache.tmp', 'draft.tmp'])
   })
 
+  it('takes no file for a journal that journalName did not name', async () => {
+    const dir = await makeProject()
+    await writeFile(join(dir, 'journal-notes.log'), 'what happened today\n')
+    await writeFile(join(dir, 'journal-empty.log'), '')
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir, owner: true })
+    await storage.dispose()
+    expect(await listFiles(dir)).toEqual(expect.arrayContaining(['journal-empty.log', 'journal-notes.log']))
+  })
+
   it('keeps its directories in place when a tool (sandbox logs, keys reset) opens it', async () => {
     const dir = await makeProject()
     const tool = await createSandboxStorage({ kind: 'fs', dataDir: dir })
