@@ -16,8 +16,15 @@ import { findEventTypeMeant } from '../../webhooks/event-names.js'
 import type { RouteContext, RouteSpec } from '../route-types.js'
 import { createDomainContext } from '../services.js'
 import { sessionSlotOf, type SessionDoc } from '../session-doc.js'
+import { clipText } from '../../text/clip-text.js'
 
 const MAX_RETRY_BATCH = 50
+/**
+ * Longest unknown id the 404 repeats whole (real ones have 28 characters). It is stored with its
+ * Idempotency-Key for 24 hours: repeating 50 ids of 20,000 characters twice made each 1 MiB
+ * request store a 2 MB answer, 240 MB a minute for one key within the rate limit.
+ */
+const MAX_SHOWN_ID = 128
 
 type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>
 type WebhookStateView = z.infer<typeof webhookStateViewSchema>
@@ -104,7 +111,8 @@ async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContex
     missing = missing.filter((id) => !queued.has(id))
   }
   if (missing.length > 0) {
-    throw new SandboxError('WEBHOOK_DELIVERY_NOT_FOUND', `No retryable delivery ${missing.join(', ')} (unknown, or already delivered).`, { delivery_ids: missing })
+    const shown = missing.map((id) => clipText(id, MAX_SHOWN_ID))
+    throw new SandboxError('WEBHOOK_DELIVERY_NOT_FOUND', `No retryable delivery ${shown.join(', ')} (unknown, or already delivered).`, { delivery_ids: shown })
   }
   // From the log as GET shows it: the refused attempts parked heads hold count too.
   const webhook = requeueDeliveries(ctx.services.dispatcher.overlay(sessionSlotOf(ctx.principal), doc.webhook), chosen, new Date().toISOString())
