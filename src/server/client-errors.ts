@@ -1,4 +1,4 @@
-import { maxHeaderSize, STATUS_CODES } from 'node:http'
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { createRequestId } from './ids.js'
 import type { ServerTimeouts } from './server-timeouts.js'
@@ -54,4 +54,20 @@ function describeClientError(code: string | undefined, timeouts: Pick<ServerTime
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
+}
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
+
+/**
+ * Answers an HTTP/1.1 request without a Host header with the envelope, as the other requests
+ * that are not valid HTTP get: Node's own 400 for it has no body at all. The server must leave
+ * the check to it (`requireHostHeader = false`, as listenSandbox sets).
+ */
+export function answerMissingHost(handler: NodeHandler): NodeHandler {
+  return (req, res) => {
+    if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return handler(req, res)
+    const requestId = createRequestId()
+    const body = JSON.stringify({ request_id: requestId, error_code: 'INVALID_REQUEST', error: 'An HTTP/1.1 request needs a Host header.' })
+    res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' }).end(body)
+  }
 }

@@ -4,7 +4,7 @@ import type { Server as TlsServer } from 'node:tls'
 import { toNodeHandler, type H3 } from 'h3'
 import type { Listener } from 'listhen'
 import type { Sandbox } from './sandbox-types.js'
-import { answerClientError } from './client-errors.js'
+import { answerClientError, answerMissingHost } from './client-errors.js'
 import { isWholeNumber, showOptionValue } from '../text/whole-numbers.js'
 import { isUnsafePort } from 'get-port-please'
 import { createPortInUseError, createPortUnsafeError, toListenError } from './listen-errors.js'
@@ -81,7 +81,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     // fifth of the package's import time, which a test suite that never listens pays per file.
     const { listen } = await import('listhen')
     // toNodeHandler calls only the app's fetch, which is all a SandboxApp promises.
-    listener = await listen(toNodeHandler(sandbox.app as H3), {
+    listener = await listen(answerMissingHost(toNodeHandler(sandbox.app as H3)), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
       hostname: host,
       // PEM text: listhen takes a value starting with "--" as the certificate itself, not a path.
@@ -104,6 +104,8 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     throw createPortInUseError(port, host)
   }
   applyServerTimeouts(listener.server, timeouts)
+  // Read per request by Node: answerMissingHost answers these from now on.
+  ;(listener.server as { requireHostHeader?: boolean }).requireHostHeader = false
   limitIdleToClients(listener.server)
   listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
