@@ -110,7 +110,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const app = new H3({
     // Errors that escape the pipeline (h3's own, e.g. a malformed URL) still get the envelope.
-    onError: (error, event) => answerWithoutRoute(event, toEnvelopeError(error), services),
+    onError: (error, event) => answerWithoutRoute(event, toEnvelopeError(error, event), services),
   })
   serveOpenApiDocument(app, services)
   registerRoutes(app, [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()], services)
@@ -157,9 +157,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 }
 
-function toEnvelopeError(error: { status?: number; message: string }): ApiError {
+/** Where h3 marks a path whose percent-encoding does not decode; it then answers 400 "Bad Request". */
+const MALFORMED_URL = Symbol.for('h3.internal.event.malformed')
+
+function toEnvelopeError(error: { status?: number; message: string }, event: object): ApiError {
   if (error instanceof ApiError) return error
   if (error.status === 404) return new ApiError('NOT_FOUND', 'No such endpoint.')
+  if (error.status === 400 && (event as Record<symbol, unknown>)[MALFORMED_URL]) {
+    return new ApiError('INVALID_REQUEST', 'The path is not valid percent-encoding: each % must start a %XX escape of two hex digits, and the bytes they make must be UTF-8.', { field: 'path', issue: 'malformed percent-encoding' })
+  }
   if (error.status && error.status < 500) return new ApiError('INVALID_REQUEST', error.message)
   return new ApiError('INTERNAL_ERROR', 'Unexpected sandbox error; see the server log.')
 }
