@@ -3,7 +3,7 @@ import { promises as fsp, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { renameReplacing } from '../files/rename-replacing.js'
-import { fileModeOf } from './file-modes.js'
+import { chooseFileMode } from './file-modes.js'
 
 const TEMP_SUFFIX = '.tmp'
 const SAFE_KEY = /^[A-Za-z0-9_:.-]+$/
@@ -114,7 +114,7 @@ export async function writeFileAtomically(target: string, data: string | Uint8Ar
   const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`
   // Any failure removes the temp file: a write on a full disk leaves it partly written.
   try {
-    const handle = await fsp.open(temp, 'w', fileModeOf(target))
+    const handle = await fsp.open(temp, 'w', chooseFileMode(target))
     try {
       await handle.writeFile(data)
       await handle.sync()

@@ -69,7 +69,7 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
     // each retried checkpoint left another (62 in 10 s on a full tmpfs), holding the space that
     // the journal needed to recover.
     try {
-      // As fileModeOf (file-modes.ts) says, inline: this body can import nothing.
+      // As chooseFileMode (file-modes.ts) says, inline: this body can import nothing.
       const fd = fs.openSync(temp, 'w', modes.privateDirs.includes(path.basename(dir)) ? modes.private : modes.shared)
       try {
         fs.writeFileSync(fd, value)

@@ -15,6 +15,6 @@ export const PRIVATE_FILE_MODE = 0o600
 export const SHARED_FILE_MODE = 0o666
 
 /** The mode a new storage file at `target` is created with. */
-export function fileModeOf(target: string): number {
+export function chooseFileMode(target: string): number {
   return PRIVATE_NAMESPACES.includes(basename(dirname(target))) ? PRIVATE_FILE_MODE : SHARED_FILE_MODE
 }
