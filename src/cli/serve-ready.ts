@@ -2,6 +2,7 @@ import { formatJson } from './json-text.js'
 import { DEFAULT_BASE_URL } from './options.js'
 import type * as Output from './output.js'
 import { maskUrlPassword } from '../text/url-password.js'
+import { previewSecret } from '../webhooks/signature.js'
 import type { FaultsConfig } from '../faults/faults-schema.js'
 import type { SandboxListener } from '../server/listen.js'
 import type { RateLimit } from '../server/rate-limiter.js'
@@ -21,12 +22,18 @@ export interface ServeStart {
   faultsFile: string | undefined
   faults: FaultsConfig | undefined
   webhookForwardTo: string | undefined
+  /** Where the forward secret was given (flag or variable), when it was: printed then as a preview only. */
+  forwardSecretSource: string | undefined
   allowLocalWebhooks: boolean | undefined
 }
 
 /** Prints serve's start: the faults notice when they are on, the webhook notes, then the readiness line. */
 export function printServeReady(out: typeof Output, start: ServeStart): void {
-  const { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, allowLocalWebhooks } = start
+  const { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, forwardSecretSource, allowLocalWebhooks } = start
+  // A secret the user gave is one they hold already: a CI log that printed it whole would leak it.
+  const secret = sandbox.forwardSecret
+  const shownSecret = secret === undefined || forwardSecretSource === undefined ? secret ?? null : null
+  const secretText = forwardSecretSource === undefined ? secret : `the secret from ${forwardSecretSource} (${previewSecret(secret!)})`
   const redisUrl = kind === 'redis' ? maskUrlPassword(storage) : null
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
@@ -39,11 +46,11 @@ export function printServeReady(out: typeof Output, start: ServeStart): void {
       : `${out.chalk.yellow('faults')}: on, ${rules} ${rules === 1 ? 'rule' : 'rules'} from ${faultsFile} (seed ${sandbox.faultSeed}): requests may fail, stall or be cut on purpose\n`)
   }
   if (json) {
-    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: sandbox.forwardSecret ?? null, allow_local_webhooks: Boolean(allowLocalWebhooks) })}\n`)
+    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: shownSecret, webhook_forward_secret_preview: secret === undefined ? null : previewSecret(secret), allow_local_webhooks: Boolean(allowLocalWebhooks) })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
     if (webhookForwardTo) {
-      process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${sandbox.forwardSecret}\n`)
+      process.stdout.write(`webhooks: every event is also forwarded to ${maskUrlPassword(webhookForwardTo)}, signed with ${secretText}\n`)
       const baseUrl = listener.url === DEFAULT_BASE_URL ? '' : ` --base-url ${listener.url}`
       process.stdout.write(out.chalk.dim(`webhooks: to send one now, in another terminal: sandbox webhook trigger loan.issued${baseUrl}\n`))
     }

@@ -19,12 +19,18 @@ describe('serve --webhook-forward-secret', () => {
       const stored = /signed with (whsec_\S+)/.exec(first.output())![1]!
       expect(await first.stop()).toBe(0)
       const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', receiver.url, '--json-logs'], { env: { SANDBOX_WEBHOOK_FORWARD_SECRET: SECRET } })
-      expect(JSON.parse(serve.output().trim().split('\n').at(-1)!)).toMatchObject({ event: 'ready', webhook_forward_secret: SECRET })
+      // The job holds the secret it gave: its log shows where it came from and a preview, never the secret.
+      expect(JSON.parse(serve.output().trim().split('\n').at(-1)!)).toMatchObject({ event: 'ready', webhook_forward_secret: null, webhook_forward_secret_preview: `whsec_...${SECRET.slice(-4)}` })
+      expect(serve.output()).not.toContain(SECRET)
       expect((await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', serve.url, '--wait'])).code).toBe(0)
       const [delivery] = await receiver.waitFor(1)
       expect(() => verifyWebhook({ secret: SECRET, body: delivery!.body, headers: delivery!.headers })).not.toThrow()
       expect(() => verifyWebhook({ secret: stored, body: delivery!.body, headers: delivery!.headers })).toThrow()
       expect(await serve.stop()).toBe(0)
+      const given = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', receiver.url, '--webhook-forward-secret', SECRET])
+      expect(given.output()).toContain(`signed with the secret from --webhook-forward-secret (whsec_...${SECRET.slice(-4)})\n`)
+      expect(given.output()).not.toContain(SECRET)
+      expect(await given.stop()).toBe(0)
       // Without it again: the stored secret, unchanged.
       const again = await startServe(['--port', '0', '--data-dir', dataDir, '--webhook-forward-to', receiver.url])
       expect(again.output()).toContain(`signed with ${stored}\n`)

@@ -63,15 +63,14 @@ async function runServe(flags: ServeFlags): Promise<void> {
   }
   const webhookForwardTo = flags.webhookForwardTo
   // A secret belongs in the environment (a flag shows in `ps`); empty means none, as with the other secrets.
-  const webhookForwardSecret = readSetting(flags.webhookForwardSecret, '--webhook-forward-secret', 'SANDBOX_WEBHOOK_FORWARD_SECRET').value
+  const { value: webhookForwardSecret, source: forwardSecretSource } = readSetting(flags.webhookForwardSecret, '--webhook-forward-secret', 'SANDBOX_WEBHOOK_FORWARD_SECRET')
   if (webhookForwardSecret !== undefined) {
     // Checked here too, to name where a bad one came from.
     const { parseForwardSecret } = await import('../../webhooks/forward-url.js')
-    const source = flags.webhookForwardSecret === undefined ? 'SANDBOX_WEBHOOK_FORWARD_SECRET' : '--webhook-forward-secret'
-    parseForwardSecret(webhookForwardSecret, source)
+    parseForwardSecret(webhookForwardSecret, forwardSecretSource)
     // Exported for a CI job's receiver, the variable reaches every serve of the job: name it, not a flag never given.
     if (webhookForwardTo === undefined) {
-      throw new CliError(`${source} signs the deliveries of --webhook-forward-to: give that URL too${source === '--webhook-forward-secret' ? '' : ', or unset it for a serve that forwards nothing'}`)
+      throw new CliError(`${forwardSecretSource} signs the deliveries of --webhook-forward-to: give that URL too${forwardSecretSource === '--webhook-forward-secret' ? '' : ', or unset it for a serve that forwards nothing'}`)
     }
   }
   const json = Boolean(flags.jsonLogs)
@@ -133,7 +132,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   // Handlers first: a supervisor may signal as soon as it reads the readiness line.
   stopOnSignals({ json, idleGc, youngCap, listener, sandbox })
 
-  printServeReady(out, { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, allowLocalWebhooks: flags.allowLocalWebhooks })
+  printServeReady(out, { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, forwardSecretSource: webhookForwardSecret === undefined ? undefined : forwardSecretSource, allowLocalWebhooks: flags.allowLocalWebhooks })
   const held = heldDeliveries ?? []
   heldDeliveries = undefined
   for (const report of held) printDeliveryLine(report)
