@@ -12,6 +12,8 @@ export function parseForwardUrl(text: string): string {
     throw new SetupError(`--webhook-forward-to "${text}" is not a URL (e.g. http://localhost:3000/webhooks)`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SetupError(`--webhook-forward-to must be an http(s) URL, not ${url.protocol}`)
+  // Port 0 is "any free port" to a listener, but nothing can be reached at it: every delivery would fail.
+  if (url.port === '0') throw new SetupError(`--webhook-forward-to needs the port your receiver listens on; port 0 cannot be connected to (got "${text}")`)
   return url.href
 }
 

@@ -6,6 +6,9 @@ describe('--webhook-forward-to', () => {
     expect(parseForwardUrl('https://Receiver.Example:8443/hooks')).toBe('https://receiver.example:8443/hooks')
     expect(parseForwardUrl('http://localhost:3000')).toBe('http://localhost:3000/')
     expect(() => parseForwardUrl('ftp://localhost/hooks')).toThrow('--webhook-forward-to must be an http(s) URL, not ftp:')
+    // The receiver's own "--port 0" copied over: no delivery could ever connect.
+    expect(() => parseForwardUrl('http://127.0.0.1:0/hooks')).toThrow('--webhook-forward-to needs the port your receiver listens on; port 0 cannot be connected to (got "http://127.0.0.1:0/hooks")')
+    expect(() => parseForwardUrl('http://127.0.0.1:000/hooks')).toThrow('port 0 cannot be connected to')
   })
 })
 
