@@ -116,6 +116,7 @@ describe('output', () => {
     expect(escapeControls('a\nb\tc\rd\u007f\u009b')).toBe('a\\nb\\tc\\rd\\u007f\\u009b')
     expect(escapeControls('line one\nline \u001b two', { keepNewlines: true })).toBe('line one\nline \\u001b two')
     expect(escapeControls('Prêt — 100 €')).toBe('Prêt — 100 €')
+    expect(escapeControls('evt_\u202edcba\u202c x \u2066y\u2069')).toBe('evt_\\u202edcba\\u202c x \\u2066y\\u2069')
   })
 
   it('shows request times as HH:MM:SS on the local clock', () => {
