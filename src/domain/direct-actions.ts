@@ -122,7 +122,9 @@ function increaseLoan(loan: Loan, amount: number, wallet: Balances, ctx: DomainC
 /** BTC that can leave the loan while keeping LTV within the maximum, rounded down to satoshis. */
 function computeMaxRemovable(loan: Loan, ctx: DomainContext): number {
   const { btc_usd: rate } = ctx.config.rates
-  const needed = (loan.debt * 100) / (ctx.config.risk.max_ltv_percent * rate)
-  const sats = Math.floor(Number(((loan.collateral - needed) * 1e8).toPrecision(15)))
-  return Math.max(0, sats / 1e8)
+  // In whole satoshis on both sides: subtracting the BTC amounts first loses the last satoshi
+  // to float noise (0.04624021 - 0.04624 is 20.999… satoshis), which toPrecision cannot restore.
+  const neededSats = Math.ceil(Number((((loan.debt * 100) / (ctx.config.risk.max_ltv_percent * rate)) * 1e8).toPrecision(15)))
+  const collateralSats = Math.round(loan.collateral * 1e8)
+  return Math.max(0, collateralSats - neededSats) / 1e8
 }
