@@ -29,6 +29,20 @@ export function revalueActiveLoans(book: LoanBook, config: SandboxConfig): LoanB
   return changed ? { ...book, loans } : book
 }
 
+/**
+ * The time to stamp the next change of `book` with: `now`, or one millisecond after the book's
+ * latest stamp when `now` is not later (two changes in one millisecond, or a host clock set
+ * back). Stamps then follow the order of the changes, which the partner's rewards are accrued in
+ * (partner.ts): with ties, an increase could be counted before a loan issued ahead of it.
+ */
+export function stampAfterBook(book: LoanBook, now: string): string {
+  let latest = ''
+  for (const list of [book.loans, book.applications, book.repayments]) {
+    for (const item of list) if (item.updatedAt > latest) latest = item.updatedAt
+  }
+  return now > latest ? now : new Date(Date.parse(latest) + 1).toISOString()
+}
+
 /** The open draft application, or null. */
 export function findDraft(book: LoanBook): LoanApplication | null {
   if (book.draftId === null) return null

@@ -1,7 +1,7 @@
 import { applyDirectAction } from '../../domain/direct-actions.js'
 import { createLoanDirect } from '../../domain/create-loan.js'
 import { applyLoanFlowStep } from '../../domain/loan-flow.js'
-import { viewLoanState, type LoanStateView } from '../../domain/loan-book.js'
+import { stampAfterBook, viewLoanState, type LoanStateView } from '../../domain/loan-book.js'
 import { applyRepaymentStep } from '../../domain/repayment-flow.js'
 import type { DomainContext, DomainResult, LoanBook } from '../../domain/types.js'
 import { createLoanSchema } from '../../schemas/create-loan.js'
@@ -33,7 +33,8 @@ function loanWrite<S extends z.ZodType>(schema: S, step: (book: LoanBook, input:
     kind: 'write',
     parse: (body) => parseBody(schema, body),
     execute(doc, input, ctx: RouteContext) {
-      const result = step(doc.book, input as z.infer<S>, createDomainContext(ctx.services, ctx.principal), ctx.params)
+      const domain = createDomainContext(ctx.services, ctx.principal)
+      const result = step(doc.book, input as z.infer<S>, { ...domain, now: stampAfterBook(doc.book, domain.now) }, ctx.params)
       const next = applyResult(doc, result)
       const view = viewLoanState(next.book)
       // Stored for replays as parts; the text sent now is made from the same parts.
