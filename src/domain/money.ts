@@ -18,6 +18,9 @@ function scaleClean(value: number, decimals: number): number {
 /** Rounds half away from zero to `decimals` places. */
 export function roundTo(value: number, decimals: number): number {
   const scaled = scaleClean(Math.abs(value), decimals)
+  // Past ~1.8e306 the scaling overflows to Infinity; a number that large has no decimals to round
+  // (and must stay itself, or a refusal would report it as Infinity, and as null in JSON).
+  if (!Number.isFinite(scaled)) return value
   const rounded = Math.round(scaled) / 10 ** decimals
   return value < 0 ? -rounded : rounded
 }
