@@ -39,7 +39,7 @@ const STEPS = 60
 
 function seedsFromEnv(): number[] {
   const text = process.env.ORACLE_SEEDS
-  if (!text) return Array.from({ length: 24 }, (_, i) => i + 1)
+  if (!text) return Array.from({ length: 15 }, (_, i) => i + 1)
   const [from, to] = text.split('-').map(Number) as [number, number | undefined]
   return Array.from({ length: (to ?? from) - from + 1 }, (_, i) => from + i)
 }
