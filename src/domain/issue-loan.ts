@@ -1,6 +1,6 @@
 import { creditWallet } from './book-updates.js'
-import { computeLoanTerms } from './loan-math.js'
-import type { DomainContext, Loan, LoanBook } from './types.js'
+import { computeLoanTerms, computeLtv } from './loan-math.js'
+import type { DomainContext, Loan, LoanBook, LoanTerms } from './types.js'
 
 /** What a loan is issued from: an application's fields, or a direct create-loan body. */
 export interface LoanIssue {
@@ -24,9 +24,13 @@ export function pickPartnerFields(source: Pick<LoanIssue, 'external_client_id' |
  * Issues a loan into `book`: adds an active loan with its first period's interest due and pays
  * `loan_amount - fee` USDT into the wallet. The collateral must already have been taken from
  * the wallet by the caller (the flow does it at confirm_btc, a direct loan at creation).
+ * `quote`, a draft's calculation, is what the client was shown: its fee, payout, interest and
+ * rate stand even if a restart changed the config since; the LTV is at today's price.
  */
-export function issueLoan(book: LoanBook, issue: LoanIssue, ctx: DomainContext): { book: LoanBook; loan: Loan } {
-  const terms = computeLoanTerms(issue.collateral_btc, issue.loan_amount, ctx.config)
+export function issueLoan(book: LoanBook, issue: LoanIssue, ctx: DomainContext, quote?: LoanTerms): { book: LoanBook; loan: Loan } {
+  const terms = quote
+    ? { ...quote, ltv: computeLtv(issue.loan_amount, issue.collateral_btc, ctx.config) }
+    : computeLoanTerms(issue.collateral_btc, issue.loan_amount, ctx.config)
   const loan: Loan = {
     id: ctx.newId('loan'),
     status: 'active',

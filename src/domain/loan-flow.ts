@@ -146,7 +146,7 @@ function advanceDraft(book: LoanBook, action: LoanFlowAction, from: ApplicationS
 /** Step 4: pays out and turns the draft into an active loan; the key may start a new draft. */
 function completePayout(book: LoanBook, ctx: DomainContext): DomainResult {
   const draft = requireDraftIn(book, 'complete_payout', 'kyt_completed')
-  const issued = issueLoan(book, { ...draft, application_id: draft.id }, ctx)
+  const issued = issueLoan(book, { ...draft, application_id: draft.id }, ctx, draft.calculation)
   const next: LoanApplication = { ...draft, status: 'completed', loan_id: issued.loan.id, updatedAt: ctx.now }
   return {
     book: { ...issued.book, applications: replaceWhere(issued.book.applications, 'id', next, checkApplicationChange), draftId: null },

@@ -50,9 +50,12 @@ export function computeOriginationFee(loanAmount: number, config: SandboxConfig)
   return roundUsd((loanAmount * config.fees.loan_origination_percent) / 100)
 }
 
-/** Interest due for one payment period on `debt`. */
-export function computePeriodInterest(debt: number, config: SandboxConfig): number {
-  return roundUsd(((debt * config.borrow_rates.fixed) / 100 / 12) * config.terms.interest_payment_months)
+/**
+ * Interest due for one payment period on `debt`, at `ratePercent` a year: the loan's own rate,
+ * fixed when it was issued (a restart with another `borrow_rates.fixed` applies to new loans).
+ */
+export function computePeriodInterest(debt: number, ratePercent: number, config: SandboxConfig): number {
+  return roundUsd(((debt * ratePercent) / 100 / 12) * config.terms.interest_payment_months)
 }
 
 /** Calculates the terms of a new loan (the calculator a partner shows before issuance). */
@@ -63,7 +66,7 @@ export function computeLoanTerms(collateralBtc: number, loanAmount: number, conf
     ltv: computeLtv(loanAmount, collateralBtc, config),
     originationFee,
     payoutAmount: roundUsd(loanAmount - originationFee),
-    interestDue: computePeriodInterest(loanAmount, config),
+    interestDue: computePeriodInterest(loanAmount, config.borrow_rates.fixed, config),
     interestRatePercent: config.borrow_rates.fixed,
   }
 }

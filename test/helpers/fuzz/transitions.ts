@@ -45,12 +45,17 @@ export function checkTransition(path: string, body: any, before: any, after: any
   const dUsdt = cents(after.wallet.USDT) - cents(before.wallet.USDT)
   const dBtc = sats(after.wallet.BTC) - sats(before.wallet.BTC)
   const newLoans = loansOf(after).filter((loan) => !loansOf(before).some((old) => old.id === loan.id))
-  const issuedCheck = (loan: any) => {
+  // A loan is issued on the terms quoted: a direct one on today's config, a draft on the
+  // calculation it was given at its start (checked then), whatever a restart changed since.
+  const issuedCheck = (loan: any, quote?: any) => {
     const amount = cents(loan.principal)
-    const fee = feeCents(amount, config)
+    const fee = quote ? cents(quote.originationFee) : feeCents(amount, config)
+    const interest = quote ? cents(quote.interestDue) : interestCents(amount, config)
+    const rate = quote ? quote.interestRatePercent : config.fixedPercent
     if (cents(loan.originationFee) !== fee) problems.push(`new loan ${loan.id}: fee ${loan.originationFee}, expected ${fee / 100}`)
-    if (cents(loan.interestDue) !== interestCents(amount, config)) problems.push(`new loan ${loan.id}: interestDue ${loan.interestDue}, expected ${interestCents(amount, config) / 100}`)
-    if (aboveMaxLtv(amount, sats(loan.collateral), config)) problems.push(`new loan ${loan.id} issued above max LTV (${loan.ltv}%)`)
+    if (cents(loan.interestDue) !== interest) problems.push(`new loan ${loan.id}: interestDue ${loan.interestDue}, expected ${interest / 100}`)
+    if (loan.interestRatePercent !== rate) problems.push(`new loan ${loan.id}: interestRatePercent ${loan.interestRatePercent}, expected ${rate}`)
+    if (!quote && aboveMaxLtv(amount, sats(loan.collateral), config)) problems.push(`new loan ${loan.id} issued above max LTV (${loan.ltv}%)`)
     if (dUsdt !== amount - fee) problems.push(`issuing ${loan.id} moved USDT by ${dUsdt / 100}, expected ${(amount - fee) / 100}`)
   }
   if (path === '/api/sandbox/loans') {
@@ -62,8 +67,9 @@ export function checkTransition(path: string, body: any, before: any, after: any
   if (path === '/api/sandbox/loans/flow') {
     if (body.action === 'complete_payout') {
       if (newLoans.length !== 1) return [`complete_payout made ${newLoans.length} loans`]
-      issuedCheck(newLoans[0])
+      issuedCheck(newLoans[0], before.draft.calculation)
     } else if (newLoans.length) problems.push(`${body.action} made a loan`)
+    if (body.action === 'start_collateral_transfer') checkQuote(after.draft, config, problems)
     if (body.action === 'confirm_btc' && dBtc !== -sats(before.draft.collateral_btc)) problems.push(`confirm_btc moved BTC by ${dBtc / 1e8}, draft holds ${before.draft.collateral_btc}`)
     if (body.action !== 'confirm_btc' && dBtc !== 0) problems.push(`${body.action} moved BTC by ${dBtc / 1e8}`)
     return problems
@@ -80,6 +86,18 @@ export function checkTransition(path: string, body: any, before: any, after: any
   return problems
 }
 
+/** A new draft's calculation: the terms today's config gives, within its limits. */
+function checkQuote(draft: any, config: FullModelConfig, problems: string[]): void {
+  const amount = cents(draft.loan_amount)
+  const quote = draft.calculation
+  const want = { originationFee: feeCents(amount, config), interestDue: interestCents(amount, config), payoutAmount: amount - feeCents(amount, config) }
+  for (const [field, value] of Object.entries(want)) {
+    if (cents(quote[field]) !== value) problems.push(`draft ${draft.id}: calculation.${field} ${quote[field]}, expected ${value / 100}`)
+  }
+  if (quote.interestRatePercent !== config.fixedPercent) problems.push(`draft ${draft.id}: calculation.interestRatePercent ${quote.interestRatePercent}, expected ${config.fixedPercent}`)
+  if (aboveMaxLtv(amount, sats(draft.collateral_btc), config)) problems.push(`draft ${draft.id} accepted above max LTV`)
+}
+
 function checkDirectAction(body: any, old: any, now: any, dUsdt: number, dBtc: number, config: FullModelConfig, problems: string[]): void {
   const where = `${body.action} ${body.amount} on ${old.id}`
   const usd = cents(body.amount)
@@ -90,7 +108,8 @@ function checkDirectAction(body: any, old: any, now: any, dUsdt: number, dBtc: n
   switch (body.action) {
     case 'repay_interest': {
       const left = cents(old.interestDue) - usd
-      expect('interestDue cents', cents(now.interestDue), left > 0 ? left : interestCents(cents(old.debt), config))
+      // The next period at the loan's own rate, which a restart with another config leaves as it was.
+      expect('interestDue cents', cents(now.interestDue), left > 0 ? left : interestCents(cents(old.debt), { ...config, fixedPercent: old.interestRatePercent }))
       expect('USDT moved', dUsdt, -usd)
       break
     }
