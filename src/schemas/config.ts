@@ -27,6 +27,6 @@ export const sandboxConfigSchema = z.object({
     collateral_btc: range.describe('Collateral bounds of a new loan, BTC.'),
     loan_amount: range.describe('Loan amount bounds of a new loan, USDT.'),
   }),
-  currencies: z.array(z.string().min(1)).min(1).describe('Accepted loan currencies.'),
+  currencies: z.array(z.string().min(1)).min(1).describe('Accepted loan currencies; the sandbox counts each 1:1 as USD (USD stablecoins), paid out and repaid in the wallet\'s USDT.'),
   api_version: z.string().describe('Partner API description version.'),
 })
