@@ -19,7 +19,12 @@ async function listModes(dir: string): Promise<Record<string, number>> {
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue
     const path = join(entry.parentPath, entry.name)
-    modes[path.slice(dir.length + 1)] = (await stat(path)).mode & 0o777
+    // Listed while the server runs, a checkpoint's temp file may be renamed between readdir and stat.
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined
+      throw error
+    })
+    if (info) modes[path.slice(dir.length + 1)] = info.mode & 0o777
   }
   return modes
 }
