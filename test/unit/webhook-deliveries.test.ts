@@ -63,6 +63,15 @@ describe('the delivery log keeps the newest finished deliveries', () => {
     expect(kept).toEqual([...ids.slice(50, 250), ...ids.slice(300, 500), ...ids.slice(500)])
     expect(state.deliveries.filter((delivery) => delivery.status === 'failed')).toHaveLength(200)
   })
+
+  it('drops only the oldest when the 201st is delivered or fails', () => {
+    let state = enqueue(createWebhookState(), 402)
+    const ids = state.deliveries.map((delivery) => delivery.id)
+    const at = Date.parse(NOW)
+    for (const id of ids.slice(0, 201)) state = recordAttempt(state, id, { statusCode: 200, error: null, durationMs: 1 }, [], at)
+    for (const id of ids.slice(201)) state = recordAttempt(state, id, { statusCode: 500, error: null, durationMs: 1 }, [], at)
+    expect(state.deliveries.map((delivery) => delivery.id)).toEqual([...ids.slice(1, 201), ...ids.slice(202)])
+  })
 })
 
 describe('the retry endpoint\'s requeue', () => {

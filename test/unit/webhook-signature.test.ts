@@ -136,6 +136,11 @@ describe('webhook signatures', () => {
     expect(strict(vector.timestamp + 10)).toBeUndefined()
     expect(strict(vector.timestamp + 11)).toBe('timestamp_too_old')
     expect(strict(vector.timestamp - 11)).toBe('timestamp_too_new')
+    // 0 is a tolerance like any other (the exact second only), not "use the default".
+    const exact = (now: number) => codeOf(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now, toleranceSeconds: 0 }))
+    expect(exact(vector.timestamp)).toBeUndefined()
+    expect(exact(vector.timestamp + 1)).toBe('timestamp_too_old')
+    expect(exact(vector.timestamp - 1)).toBe('timestamp_too_new')
   })
 
   it('accepts any matching v1 value among several, and headers in any case or as Headers', () => {

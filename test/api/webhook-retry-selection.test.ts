@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createTestApi, type TestApi } from '../helpers/api.js'
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+
+const stops: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop()
+})
+
+/** A key whose endpoint (a receiver answering 503, one retry after 1 ms) got `count` test events, all failed by now. */
+async function setupFailed(count: number): Promise<{ api: TestApi; receiver: TestReceiver; ids: string[] }> {
+  const receiver = await startReceiver()
+  stops.push(() => receiver.close())
+  receiver.respond = () => 503
+  const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [1] })
+  stops.push(() => api.sandbox.close())
+  await api.post('/api/sandbox/webhooks', { url: receiver.url })
+  const ids: string[] = []
+  for (let sent = 0; sent < count; sent++) ids.push((await api.post('/api/sandbox/webhooks/test')).body.delivery.id)
+  await receiver.waitFor(count * 2)
+  await api.sandbox.deliveriesIdle()
+  const shown = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ status: string }>
+  expect(new Set(shown.map((delivery) => delivery.status))).toEqual(new Set(['failed']))
+  return { api, receiver, ids }
+}
+
+describe('POST /api/sandbox/webhooks/retry chooses', () => {
+  it('at most 50 failed deliveries when the body names none', async () => {
+    const { api, ids } = await setupFailed(51)
+    const retried = await api.post('/api/sandbox/webhooks/retry', {})
+    expect(retried.status).toBe(200)
+    expect(retried.body.retried).toHaveLength(50)
+    expect(ids).toEqual(expect.arrayContaining(retried.body.retried))
+  })
+
+  it('delivery_id together with the delivery_ids when both are sent', async () => {
+    const { api, receiver, ids } = await setupFailed(3)
+    receiver.respond = () => 204
+    const retried = await api.post('/api/sandbox/webhooks/retry', { delivery_id: ids[0], delivery_ids: [ids[2]] })
+    expect(retried.status).toBe(200)
+    expect(retried.body.retried).toEqual([ids[0], ids[2]])
+    await receiver.waitFor(8)
+    await api.sandbox.deliveriesIdle()
+    const log = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string }>
+    expect(Object.fromEntries(log.map((delivery) => [delivery.id, delivery.status]))).toEqual({ [ids[0]!]: 'delivered', [ids[1]!]: 'failed', [ids[2]!]: 'delivered' })
+  })
+})
+
+describe('POST /api/sandbox/webhooks on an existing endpoint', () => {
+  const resolveHost = async () => ['93.184.216.34']
+
+  it('keeps createdAt, moves updatedAt, and lists an event named twice once', async () => {
+    const api = await createTestApi({ resolveHost })
+    stops.push(() => api.sandbox.close())
+    const created = (await api.post('/api/sandbox/webhooks', { url: 'https://hooks.partner.example/a' })).body.endpoint
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const updated = await api.post('/api/sandbox/webhooks', { url: 'https://hooks.partner.example/b', events: ['sandbox.loan.issued', 'sandbox.partner.updated', 'sandbox.loan.issued'] })
+    expect(updated.status).toBe(200)
+    expect(updated.body.endpoint).toMatchObject({ id: created.id, createdAt: created.createdAt, events: ['sandbox.loan.issued', 'sandbox.partner.updated'] })
+    expect(Date.parse(updated.body.endpoint.updatedAt)).toBeGreaterThan(Date.parse(created.createdAt))
+  })
+})
