@@ -69,6 +69,20 @@ describe('journal records', () => {
     expect(decodeRecords(Buffer.alloc(4096))).toEqual({ records: [], complete: false })
   })
 
+  it('reads zeros only as a torn tail: a stray byte where the newline after a value belongs, zeros after it, is damage', () => {
+    const bytes = encodeRecords(records, true)
+    const record = encodeRecords([{ key: 'session:z:default', value: '{"v":1}' }])
+    const stray = Buffer.concat([bytes, record, Buffer.alloc(64)])
+    stray[bytes.length + record.length - 1] = 0x58
+    expect(decodeRecords(stray)).toEqual({ records, complete: false, damagedAt: bytes.length })
+    // The previous format's journals were cut the same way by a power cut: zeros from the value on are a torn tail there too.
+    const first = encodeFirstFormat(records)
+    const last = encodeFirstFormat([{ key: 'session:z:default', value: '{"v":1}' }])
+    const zeroed = Buffer.concat([first, last])
+    zeroed.fill(0, first.length + last.indexOf('{'))
+    expect(decodeRecords(zeroed)).toEqual({ records, complete: false })
+  })
+
   it('reports a length damaged into a larger one as damage, though it runs past the end of the file', () => {
     const bytes = encodeRecords(records, true)
     const second = headerOf(bytes, 'reqlog:000001-000001-3')
