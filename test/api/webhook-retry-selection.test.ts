@@ -25,12 +25,11 @@ async function setupFailed(count: number): Promise<{ api: TestApi; receiver: Tes
 }
 
 describe('POST /api/sandbox/webhooks/retry chooses', () => {
-  it('at most 50 failed deliveries when the body names none', async () => {
+  it('the 50 oldest failed deliveries when the body names none, as the README says', async () => {
     const { api, ids } = await setupFailed(51)
     const retried = await api.post('/api/sandbox/webhooks/retry', {})
     expect(retried.status).toBe(200)
-    expect(retried.body.retried).toHaveLength(50)
-    expect(ids).toEqual(expect.arrayContaining(retried.body.retried))
+    expect(retried.body.retried).toEqual(ids.slice(0, 50))
   })
 
   it('delivery_id together with the delivery_ids when both are sent', async () => {
