@@ -45,6 +45,20 @@ describe('POST /api/sandbox/webhooks/retry chooses', () => {
   })
 })
 
+describe('a delivery that failed for good', () => {
+  it('does not hold back the events after it, and is not sent again on its own', async () => {
+    const { api, receiver, ids: [first] } = await setupFailed(1)
+    receiver.respond = () => 204
+    const second = (await api.post('/api/sandbox/webhooks/test')).body.delivery.id
+    await receiver.waitFor(3)
+    await api.sandbox.deliveriesIdle()
+    const log = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ id: string; status: string; attempts: number }>
+    expect(log.map(({ id, status, attempts }) => [id, status, attempts])).toEqual([[second, 'delivered', 1], [first, 'failed', 2]])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(receiver.received).toHaveLength(3)
+  })
+})
+
 describe('POST /api/sandbox/webhooks on an existing endpoint', () => {
   const resolveHost = async () => ['93.184.216.34']
 
