@@ -32,7 +32,7 @@ export function printServeReady(out: typeof Output, start: ServeStart): void {
   const { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, forwardSecretSource, allowLocalWebhooks } = start
   // A secret the user gave is one they hold already: a CI log that printed it whole would leak it.
   const secret = sandbox.forwardSecret
-  const shownSecret = secret === undefined || forwardSecretSource === undefined ? secret ?? null : null
+  const shownSecret = forwardSecretSource === undefined ? secret ?? null : null
   const secretText = forwardSecretSource === undefined ? secret : `the secret from ${forwardSecretSource} (${previewSecret(secret!)})`
   const redisUrl = kind === 'redis' ? maskUrlPassword(storage) : null
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
