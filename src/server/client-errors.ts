@@ -1,5 +1,6 @@
 import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
+import type { ErrorCode } from '../errors/codes.js'
 import { createRequestId } from './ids.js'
 import type { ServerTimeouts } from './server-timeouts.js'
 
@@ -27,8 +28,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
  * requests h3 never sees (not HTTP Node can parse, or plain HTTP sent to the https port).
  */
 export function answerOnSocket(socket: Duplex, status: number, message: string): void {
-  const requestId = createRequestId()
-  const body = JSON.stringify({ request_id: requestId, error_code: 'INVALID_REQUEST', error: message })
+  const { requestId, body } = buildInvalidRequest(message)
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
@@ -56,6 +56,13 @@ function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }
 
+/** The envelope of an INVALID_REQUEST answered outside h3, and its request id. */
+function buildInvalidRequest(message: string): { requestId: string; body: string } {
+  const requestId = createRequestId()
+  const code: ErrorCode = 'INVALID_REQUEST'
+  return { requestId, body: JSON.stringify({ request_id: requestId, error_code: code, error: message }) }
+}
+
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
 /**
@@ -66,8 +73,7 @@ type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 export function answerMissingHost(handler: NodeHandler): NodeHandler {
   return (req, res) => {
     if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return handler(req, res)
-    const requestId = createRequestId()
-    const body = JSON.stringify({ request_id: requestId, error_code: 'INVALID_REQUEST', error: 'An HTTP/1.1 request needs a Host header.' })
+    const { requestId, body } = buildInvalidRequest('An HTTP/1.1 request needs a Host header.')
     res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' }).end(body)
   }
 }
