@@ -136,8 +136,8 @@ export function toApiCliError(error: unknown, target: Pick<ApiTarget, 'baseUrl' 
     const reason = typeof error.details?.reason === 'string' ? ` (${error.details.reason})` : ''
     return new CliError(`${error.message}${reason}${setup.hint ?? ''}`, { code: setup.code ?? CliErrorCodes.USAGE, cause: error })
   }
-  // The base URL is wrong, not the request: a redirect (not followed), or a TLS server asked in plain HTTP. As in run.
-  if ((error.status >= 300 && error.status < 400) || (error.status === 400 && /answers https only/.test(error.message))) {
+  // The base URL is wrong, not the request: another server's 2xx, a redirect (not followed), or a TLS server asked in plain HTTP. As in run.
+  if ((error.status >= 200 && error.status < 400) || (error.status === 400 && /answers https only/.test(error.message))) {
     return new CliError(error.message, { code: CliErrorCodes.UNREACHABLE, cause: error })
   }
   if (error.status === 401 || error.status === 403) {

@@ -1,7 +1,10 @@
 import type { ErrorCode } from '../errors/codes.js'
 import { findProxyRefusal, listCauses } from './error-causes.js'
 
-/** A non-2xx answer of the sandbox API, as a typed error. */
+/** Why a 2xx answer is refused: it lacks the `request_id` every answer of the API carries. */
+export const NOT_SANDBOX_ANSWER = 'not the sandbox API\'s JSON (no request_id): is the base URL the root of a sandbox server, not a webhook receiver or another service?'
+
+/** A non-2xx answer of the sandbox API, or a 2xx that is not the API's own, as a typed error. */
 export class SandboxApiError extends Error {
   override name = 'SandboxApiError'
   /** The answer's `details` (e.g. `reason` of a 409 FLOW_CONFLICT, `field` of a 400), if any. */
@@ -22,12 +25,14 @@ export class SandboxApiError extends Error {
     path: string,
     /** A redirect's Location: redirects are not followed, so a moved base URL shows up here. */
     location?: string | null,
+    /** Why a 2xx answer is an error: set when it was not the sandbox API's JSON. */
+    problem?: string,
   ) {
     // decisions.md "Envelope": errors carry their text in `error`.
     const record = body && typeof body === 'object' ? (body as { error?: unknown; details?: unknown; idempotency_replayed?: unknown }) : {}
     const message = typeof record.error === 'string' ? record.error : ''
     const moved = location && status >= 300 && status < 400 ? `: a redirect to ${location} (not followed; use the URL it names as the base URL)` : ''
-    super(`${method} ${path} answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}${moved}`)
+    super(`${method} ${path} answered ${status}${errorCode ? ` ${errorCode}` : ''}${message ? `: ${message}` : ''}${moved}${problem ? `: ${problem}` : ''}`)
     this.errorCode = errorCode as ErrorCode | null
     this.details = record.details && typeof record.details === 'object' ? (record.details as Record<string, unknown>) : undefined
     this.idempotencyReplayed = record.idempotency_replayed === true

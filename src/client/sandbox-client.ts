@@ -9,7 +9,7 @@ import type { partnerViewSchema } from '../schemas/responses/partner-view.js'
 import type { webhookRetryAnswerSchema, webhookTestAnswerSchema } from '../schemas/responses/answers.js'
 import type { webhookStateViewSchema } from '../schemas/responses/webhook-views.js'
 import type { EventType } from '../domain/types.js'
-import { SandboxApiError } from './api-error.js'
+import { NOT_SANDBOX_ANSWER, SandboxApiError } from './api-error.js'
 import type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
 import { sendRequest } from './send-request.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
@@ -95,7 +95,13 @@ export function createSandboxClient(options: SandboxClientOptions) {
     if (answer.status < 200 || answer.status >= 300) {
       throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'))
     }
-    return answer.body as T
+    // The spec's every answer carries request_id: a 2xx without it is another server (a webhook
+    // receiver's port given as the base URL), whose body the typed methods would crash on later.
+    const body: unknown = answer.body
+    if (!body || typeof body !== 'object' || Array.isArray(body) || typeof (body as { request_id?: unknown }).request_id !== 'string') {
+      throw new SandboxApiError(answer.status, null, answer.requestId, body ?? answer.text, request.method, request.path, null, NOT_SANDBOX_ANSWER)
+    }
+    return body as T
   }
   const post = <T>(path: string, body: unknown, postOptions: PostOptions = {}) =>
     call<T>({ method: 'POST', path, body, idempotencyKey: postOptions.idempotencyKey })
