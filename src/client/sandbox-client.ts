@@ -81,7 +81,8 @@ export function buildLoanPath(loanId: string, tail: 'action' | 'repayment-flow')
 
 /**
  * A typed client of the whole `/api/sandbox` API. Every method resolves with the parsed answer on
- * 2xx and rejects with a SandboxApiError (status, error_code, request_id) otherwise; network errors
+ * a 2xx of the API (one carrying request_id) and rejects with a SandboxApiError (status,
+ * error_code, request_id) otherwise; network errors
  * and 429 are retried with the same Idempotency-Key and body.
  */
 export function createSandboxClient(options: SandboxClientOptions) {
