@@ -3,7 +3,7 @@ import { checkAnswer, describeFailures } from '../../src/scenarios/check-expecta
 import { findMatcherProblems, matchValue, show } from '../../src/scenarios/match-value.js'
 
 // Edges of the scenario matchers and failure reports that a step's pass or fail turns on.
-const answer = (status: number, headers: Record<string, string> = {}) => ({ status, errorCode: undefined, body: {}, headers: new Headers(headers) })
+const answer = (status: number, headers: Record<string, string> = {}) => ({ status, errorCode: null, body: {}, headers: new Headers(headers) })
 
 describe('a step without an expected status', () => {
   it('passes 299 and fails 300: "expects a 2xx" ends at 299', () => {
