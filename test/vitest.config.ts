@@ -1,12 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
 
-// Files that replace a module (vi.mock) need modules of their own: run in a fresh module graph.
-const MOCKING_FILES = ['test/unit/cli-run.test.ts', 'test/storage/windows-rename.test.ts', 'test/storage/lock-without-links.test.ts']
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+// Files that replace a module (vi.mock) need a module graph of their own: found by reading them,
+// so that a new one cannot run, unmocked, on modules another file already loaded.
+const MOCKING_FILES = listTestFiles('test').filter((path) => /\bvi\.(?:do)?[mM]ock\(/.test(readFileSync(`${ROOT}${path}`, 'utf8')))
+
+function listTestFiles(dir: string): string[] {
+  return readdirSync(`${ROOT}${dir}`, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : listTestFiles(`${dir}/${entry.name}`)
+    return entry.name.endsWith('.test.ts') ? [`${dir}/${entry.name}`] : []
+  })
+}
 
 export default defineConfig({
   // Paths below, and the tests', are relative to the repository root, one level up.
-  root: fileURLToPath(new URL('..', import.meta.url)),
+  root: ROOT,
   test: {
     // The runner's CI, colour and SANDBOX_* variables would change the CLI's defaults under test.
     setupFiles: ['test/helpers/setup-env.ts'],
