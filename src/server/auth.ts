@@ -103,6 +103,10 @@ export async function createAuthenticator(options: {
    * a new one) unseen for that hour.
    */
   async function refresh(): Promise<void> {
+    // A request that comes while the file is being read again waits for that read: judged by the
+    // keys read before, a burst after `keys revoke` got in, and one after `keys reset` wrote into
+    // the ended session, answered 200, and was deleted with it.
+    if (reloading) return reloading
     const at = performance.now()
     if (at - checkedAt < KEYS_FILE_RECHECK_MS) return
     checkedAt = at
