@@ -106,6 +106,7 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
   let sequence = 0
   let buckets: string[] | undefined
   let flushing: Promise<void> | undefined
+  let followUp: Promise<void> | undefined
   const timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS)
   timer.unref()
 
@@ -141,12 +142,21 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
     await storage.setItem(HEAD_KEY, { buckets: buckets.slice(-HEAD_BUCKETS) }).catch(() => {})
   }
 
-  /** Writes what was recorded since the last flush. */
+  /** Writes what was recorded since the last flush; resolves once all of it is written. */
   function flush(): Promise<void> {
-    flushing ??= writeBucket().finally(() => {
-      flushing = undefined
+    if (!flushing) {
+      flushing = writeBucket().finally(() => {
+        flushing = undefined
+      })
+      return flushing
+    }
+    // The flush under way took only what was recorded before it began (the 500 ms timer's, say):
+    // resolving with it left a caller's newer entries unwritten. One more follows it for them.
+    followUp ??= flushing.catch(() => {}).then(() => {
+      followUp = undefined
+      return flush()
     })
-    return flushing
+    return followUp
   }
 
   /** Stops the timer and writes what is pending. */
