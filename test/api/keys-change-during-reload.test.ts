@@ -21,18 +21,18 @@ afterEach(async () => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function startWithKey(key: string): Promise<TestApi> {
+async function startWithKey(key: string, storage: 'memory' | 'fs' = 'memory'): Promise<TestApi> {
   const record = { key, label: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, session_id: 'ses_1' }
   await writeFile(keysFile, JSON.stringify({ version: 1, keys: [record] }))
-  return createTestApi({ keysFile })
+  return createTestApi({ keysFile, ...(storage === 'fs' ? { storage: 'fs', dataDir: join(dir, 'data') } : {}) })
 }
 
 // A burst of requests made well after a keys file change: the first one makes the server read the
 // file again, and the others arrive while it reads. Each must be judged by the file as changed.
 describe('keys file changes seen by every request of a burst', () => {
-  it('keeps the writes of a burst made after `keys reset` in the new session', async () => {
+  it.each(['memory', 'fs'] as const)('keeps the writes of a burst made after `keys reset` in the new session (%s storage)', async (storage) => {
     const key = newKey('burst')
-    api = await startWithKey(key)
+    api = await startWithKey(key, storage)
     expect((await api.post('/api/sandbox/loans', LOAN, { key })).status).toBe(200)
     await resetKeySession(keysFile, key)
     await pause(400)
