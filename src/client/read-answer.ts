@@ -1,11 +1,17 @@
 import type { ClientAnswer } from './request-types.js'
 
-/** A Retry-After header in ms: seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s. */
+/**
+ * A Retry-After header in ms: seconds or an HTTP date, as RFC 9110 allows; falls back to 1 s.
+ * Read strictly: Date.parse takes almost anything for a date, so the "5, 5" that fetch makes of
+ * a Retry-After sent twice (a CDN's beside the server's) was a day in 2005 and a wait of 0 ms.
+ * Of a header sent twice, the first value counts.
+ */
 export function parseRetryAfter(value: string | null): number {
-  if (!value) return 1000
-  const seconds = Number(value)
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now()
-  return Math.max(Number.isFinite(ms) ? ms : 1000, 0)
+  const seconds = /^(\d+(?:\.\d+)?)(?:\s*,\s*\d+(?:\.\d+)?)*$/.exec(value ?? '')
+  if (seconds) return Number(seconds[1]) * 1000
+  // All three HTTP-date forms (IMF-fixdate, RFC 850, asctime) name a year and an hh:mm:ss time.
+  const date = value && /\b\d{2}:\d{2}:\d{2}\b/.test(value) && /\b\d{2,4}\b/.test(value) ? Date.parse(value.replace(/,\s*(?=[A-Z][a-z]{2}, ).*$/, '')) : Number.NaN
+  return Number.isFinite(date) ? Math.max(date - Date.now(), 0) : 1000
 }
 
 /** An answer as the client returns it: the body parsed as JSON when it is, its request id and error code. */
