@@ -56,11 +56,15 @@ export function describeRateLimit(answer: ClientAnswer, transport: { maxRetryAft
 
 /**
  * A 3xx the client did not follow: the base URL has moved (http -> https, another host or path).
- * Names the base URL to use when the Location ends with the path that was asked for.
+ * A relative Location (`/v2/api/...`, as nginx and many load balancers send) is told resolved
+ * against the URL asked for: on its own it made a base URL to use of a bare path. Names the base
+ * URL to use when the Location ends with the path that was asked for.
  */
-export function describeRedirect(answer: ClientAnswer, request: ClientRequest): string {
-  const location = answer.headers.get('location')
-  if (!location) return `the server answered ${answer.status}, a redirect without a Location`
+export function describeRedirect(answer: ClientAnswer, request: ClientRequest, baseUrl: string): string {
+  const given = answer.headers.get('location')
+  if (!given) return `the server answered ${answer.status}, a redirect without a Location`
+  const asked = `${baseUrl.replace(/\/+$/, '')}${request.path}`
+  const location = URL.canParse(given, asked) ? new URL(given, asked).href : given
   const base = location.endsWith(request.path) ? location.slice(0, -request.path.length) : undefined
   return `the server answered ${answer.status}, a redirect to ${location}: redirects are not followed (a POST would come back as a GET, and the key is not sent to another origin); ${base ? `use --base-url ${base}` : 'fix --base-url'}`
 }
