@@ -108,6 +108,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   // A remote server cannot reach this machine, save the receiver through the tunnel given.
   const skipsAsLocalOnly = (scenario: Scenario) => scenario.tags.includes('local-only') && !localServer && !options.includeLocalOnly && !(options.receiverUrl !== undefined && usesReceiver(scenario))
   const secrets = options.secrets ?? createSeenSecrets()
+  if (options.apiKey !== undefined) secrets.addApiKey(options.apiKey)
   const onAttempt = options.transport?.onAttempt
   const transport = {
     ...options.transport,
