@@ -51,6 +51,8 @@ export function describeRateLimit(answer: ClientAnswer, transport: { maxRetryAft
   const asked = Math.ceil(parseRetryAfter(answer.headers.get('retry-after')) / 1000)
   const max = Math.round((transport?.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS) / 1000)
   if (asked > max) return `rate limited: the server asks to wait ${asked} s (Retry-After), longer than the ${max} s a run waits at most; run again later, or against a server with a higher --rate-limit`
+  // The spec names no Retry-After: a 429 without one was waited on for the client's 1 s, not what it asked.
+  if (!answer.headers.has('retry-after')) return `still rate limited after ${answer.attempts} attempts: the 429 named no Retry-After, so each retry waited 1 s${answer.headers.has('ratelimit-reset') ? ` (RateLimit-Reset said ${answer.headers.get('ratelimit-reset')} s)` : ''}; run again later (another client may be using this key)`
   return `still rate limited after ${answer.attempts} attempts (each waited its Retry-After): another client may be using this key`
 }
 
