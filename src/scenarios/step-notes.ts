@@ -1,4 +1,5 @@
 import { parseRetryAfter } from '../client/read-answer.js'
+import { isGatewayError } from '../client/retry-rules.js'
 import { DEFAULT_MAX_RETRY_AFTER_MS } from '../client/send-request.js'
 import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
@@ -126,4 +127,17 @@ export function describeIgnoredFields(answer: ClientAnswer): string | undefined 
     }
   })
   return `the server ignored ${names.length === 1 ? 'the body field' : 'the body fields'} ${names.join(', ')}: not ${names.length === 1 ? 'a field' : 'fields'} of this request (a typo?)`
+}
+
+/**
+ * NOTE with what a failed step's answer is when it is no JSON at all, so not the API's (spec part
+ * 4: JSON bodies, each with `request_id`): a web app's page, a load balancer's 404 for a path
+ * prefix the base URL lacks, an empty body. The failures alone (`expected 200, got 404`) read as
+ * the API's. A redirect or a proxy's 502/503/504 says so in its own message.
+ */
+export function addNotSandboxAnswerNote(note: string | undefined, answer: ClientAnswer): string | undefined {
+  if (answer.body !== undefined || answer.bodyUnread || (answer.status >= 300 && answer.status < 400) || isGatewayError(answer)) return note
+  const type = answer.headers.get('content-type')
+  const what = `${answer.text === '' ? 'the answer is empty' : `the answer is not JSON${type ? ` (${type})` : ''}`}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
+  return note ? `${note}; ${what}` : what
 }
