@@ -133,11 +133,16 @@ export function describeIgnoredFields(answer: ClientAnswer): string | undefined 
  * NOTE with what a failed step's answer is when it is no JSON at all, so not the API's (spec part
  * 4: JSON bodies, each with `request_id`): a web app's page, a load balancer's 404 for a path
  * prefix the base URL lacks, an empty body. The failures alone (`expected 200, got 404`) read as
- * the API's. A redirect or a proxy's 502/503/504 says so in its own message.
+ * the API's. A redirect or a proxy's 502/503/504 says so in its own message; another 5xx page is
+ * a proxy's too.
  */
 export function addNotSandboxAnswerNote(note: string | undefined, answer: ClientAnswer): string | undefined {
   if (answer.body !== undefined || answer.bodyUnread || (answer.status >= 300 && answer.status < 400) || isGatewayError(answer)) return note
   const type = answer.headers.get('content-type')
-  const what = `${answer.text === '' ? 'the answer is empty' : `the answer is not JSON${type ? ` (${type})` : ''}`}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
+  const answered = answer.text === '' ? 'the answer is empty' : `the answer is not JSON${type ? ` (${type})` : ''}`
+  // A 5xx page is a proxy's answer for a server behind it that failed: no sign of a wrong base URL.
+  const what = answer.status >= 500
+    ? `${answered}, so not the sandbox API's own: a proxy or load balancer in front of the server answered for it`
+    : `${answered}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
   return note ? `${note}; ${what}` : what
 }

@@ -30,14 +30,14 @@ describe('a failed step whose answer is not the API\'s', () => {
     expect(created).toMatchObject({ name: 'create the loan', status: 200, note: `the answer is not JSON (text/html; charset=utf-8), ${NOTE}` })
   })
 
-  it('an empty answer says it was empty; the API\'s own error gets no such note', async () => {
+  it('an empty 500 is told as a proxy\'s answer, not a wrong base URL; the API\'s own error gets no such note', async () => {
     let count = 0
     const flaky = await upstreamSandbox.proxy({ handler: (_request, response, forward) => {
       if (count++ === 2) response.writeHead(500).end()
       else forward()
     } })
     const [empty] = failedSteps(await runScenarios(pick('direct-loan'), { baseUrl: flaky.url }))
-    expect(empty).toMatchObject({ status: 500, note: `the answer is empty, ${NOTE}` })
+    expect(empty).toMatchObject({ status: 500, note: "the answer is empty, so not the sandbox API's own: a proxy or load balancer in front of the server answered for it" })
 
     const own = await upstreamSandbox.proxy({ handler: (_request, response) => {
       response.writeHead(500, { 'content-type': 'application/json' })
