@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors/codes.js'
-import { findProxyRefusal, listCauses } from './error-causes.js'
+import { findProxyRefusal, isProxyGatewayStatus, listCauses } from './error-causes.js'
 
 /** Why a 2xx answer is refused: it lacks the `request_id` every answer of the API carries. */
 export const NOT_SANDBOX_ANSWER = 'not the sandbox API\'s JSON (no request_id): is the base URL the root of a sandbox server, not a webhook receiver or another service?'
@@ -60,7 +60,7 @@ export class SandboxConnectionError extends Error {
     // Not a server that is down: saying so would send the reader to the wrong place.
     // Node 24 adds its own hint (--use-system-ca) to the TLS message; the advice here is one for every version.
     if (options.certificate) message = `cannot reach ${url} (${options.certificate}: ${why.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '')}); ${describeCertificateProblem(url, options.certificate)}`
-    else if (options.proxyRefusal) message = `cannot reach ${url}: ${describeProxyRefusal(url, options.proxyRefusal)}`
+    else if (options.proxyRefusal) message = `cannot reach ${url}: ${describeProxyRefusal(url, options.proxyRefusal, attempts)}`
     else if (options.plainHttp) message = `cannot reach ${url}: the server there answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https:// (${toPlainHttpOrigin(url)})`
     else if (options.blockedPort) message = `cannot reach ${url}: fetch refuses port ${new URL(url).port} before connecting, as browsers do (a blocked port of the fetch standard, https://fetch.spec.whatwg.org/#port-blocking); serve the sandbox on another port`
     else if (options.unsafe) message += ' (a POST without an Idempotency-Key is not sent again: it may have been carried out)'
@@ -84,10 +84,13 @@ function describeCertificateProblem(url: string, code: string): string {
   return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
 }
 
-/** What a proxy's refusal of a request to URL means, and what to change. */
-function describeProxyRefusal(url: string, status: number): string {
+/** What a proxy's refusal of a request to URL (after ATTEMPTS) means, and what to change. */
+function describeProxyRefusal(url: string, status: number, attempts: number): string {
   if (status === 407) return 'the HTTP proxy answered 407 Proxy Authentication Required: give its credentials in the proxy variable, as http://USER:PASSWORD@HOST:PORT'
   const { hostname, port } = new URL(url)
+  if (isProxyGatewayStatus(status)) {
+    return `the HTTP proxy answered ${status} to CONNECT ${hostname}:${port || 443} ${attempts === 1 ? 'once' : `${attempts} times`} instead of opening a tunnel: it could not reach the server (down or restarting, or a name the proxy cannot resolve); is the server up? (NO_PROXY=${hostname} to connect directly)`
+  }
   return `the HTTP proxy answered ${status} to CONNECT ${hostname}:${port || 443} instead of opening a tunnel: it does not let this host through; have it allowed, or name the host in NO_PROXY to connect directly`
 }
 

@@ -22,7 +22,7 @@ export function listCauses(error: unknown): CauseLike[] {
  * answered a CONNECT with instead of opening a tunnel to an https:// URL (403 for a host it does
  * not let through). undici reports these as "Proxy Authentication Required (407)" and "Proxy
  * response (403) !== 200 when HTTP Tunneling". The proxy answers alike every time, so they are
- * not retried.
+ * not retried, save those of isProxyGatewayStatus.
  */
 export function findProxyRefusal(error: unknown): number | undefined {
   for (const { message } of listCauses(error)) {
@@ -30,4 +30,13 @@ export function findProxyRefusal(error: unknown): number | undefined {
     if (match) return Number(match[1] ?? match[2])
   }
   return undefined
+}
+
+/**
+ * Whether a proxy's answer to CONNECT says it could not reach the server (502, 503, 504: down,
+ * restarting, a name it cannot resolve), as Squid answers: not a refusal of the host, so retried
+ * like a network error, as the same statuses are when a proxy answers a plain http:// request.
+ */
+export function isProxyGatewayStatus(status: number | undefined): boolean {
+  return status === 502 || status === 503 || status === 504
 }

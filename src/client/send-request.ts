@@ -1,7 +1,7 @@
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError } from './api-error.js'
 import { createAttemptSignal, sleep } from './abortable-wait.js'
-import { findProxyRefusal } from './error-causes.js'
+import { findProxyRefusal, isProxyGatewayStatus } from './error-causes.js'
 import { prepareRequest } from './prepare-request.js'
 import { parseRetryAfter, toAnswer } from './read-answer.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
@@ -67,9 +67,10 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       const certificate = findCertificateError(error)
       const plainHttp = isPlainHttpError(error)
       const proxyRefusal = findProxyRefusal(error)
+      const proxyRefused = proxyRefusal !== undefined && !isProxyGatewayStatus(proxyRefusal)
       const blockedPort = isBlockedPortError(error)
       const safe = isSafeToRetry(request, idempotencyKey)
-      if (attempt > retries || certificate || plainHttp || proxyRefusal || blockedPort || !safe) {
+      if (attempt > retries || certificate || plainHttp || proxyRefused || blockedPort || !safe) {
         throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs, certificate, plainHttp, proxyRefusal, blockedPort, unsafe: !safe && attempt <= retries })
       }
       lostAnswer = true

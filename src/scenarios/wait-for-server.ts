@@ -1,5 +1,5 @@
 import { createAttemptSignal, sleep } from '../client/abortable-wait.js'
-import { findProxyRefusal } from '../client/error-causes.js'
+import { findProxyRefusal, isProxyGatewayStatus } from '../client/error-causes.js'
 import { toAnswer } from '../client/read-answer.js'
 import { findCertificateError, isGatewayError, isPlainHttpError } from '../client/retry-rules.js'
 
@@ -12,7 +12,7 @@ const POLL_MS = 200
  * before. Resolves whether it answered. A proxy's 502/503/504 (no `error_code` of the API) is
  * no answer of the server: a proxy started with it (docker compose) answers so until it is up. A server that is up but will not do as it stands (it
  * redirects, its TLS certificate is not trusted, it answers plain HTTP on an https:// URL), or an
- * HTTP proxy that will not open a tunnel to it, ends the wait at once: waiting does not change
+ * HTTP proxy that will not open a tunnel to it (save with 502/503/504: it cannot reach it yet), ends the wait at once: waiting does not change
  * it, and the run's first request says what to fix. An abort of `signal` ends the wait at once,
  * rejecting with its reason.
  */
@@ -29,7 +29,9 @@ export async function waitForServer(baseUrl: string, timeoutMs: number, signal?:
       if (!isGatewayError(toAnswer(response.status, response.headers, text, 1, 0, null))) return true
     } catch (error) {
       if (signal?.aborted) throw signal.reason
-      if (isPlainHttpError(error) || findCertificateError(error) || findProxyRefusal(error)) return true
+      const refusal = findProxyRefusal(error)
+      // A proxy's 502/503/504 to CONNECT is the server behind it not up yet, as a proxy's page is.
+      if (isPlainHttpError(error) || findCertificateError(error) || (refusal !== undefined && !isProxyGatewayStatus(refusal))) return true
     } finally {
       attempt.dispose()
     }

@@ -12,8 +12,8 @@ export interface ProxiedRequest {
 export interface ForwardProxyOptions {
   /** Where each `host:port` the client asks for really is: always a port on 127.0.0.1. */
   routes: Record<string, number>
-  /** Answers every CONNECT with this status instead of opening the tunnel. */
-  refuseConnect?: number
+  /** Answers every CONNECT with this status instead of opening the tunnel; a function chooses per CONNECT (undefined: open it). */
+  refuseConnect?: number | (() => number | undefined)
   /** The Proxy-Authorization the proxy asks for (407 without it). */
   requireAuthorization?: string
 }
@@ -65,7 +65,8 @@ export async function startForwardProxy(options: ForwardProxyOptions): Promise<F
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
     if (!record(request)) return refuse(socket, 407, 'Proxy Authentication Required')
-    if (options.refuseConnect !== undefined) return refuse(socket, options.refuseConnect, 'Refused')
+    const refusal = typeof options.refuseConnect === 'function' ? options.refuseConnect() : options.refuseConnect
+    if (refusal !== undefined) return refuse(socket, refusal, 'Refused')
     const port = options.routes[request.url!]
     if (port === undefined) return refuse(socket, 502, 'Bad Gateway')
     const upstream = connect(port, '127.0.0.1', () => {
