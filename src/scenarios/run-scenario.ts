@@ -17,7 +17,7 @@ import { sendUntil } from './send-until.js'
 import { usesReceiver } from './select-scenarios.js'
 import { throwIfUnreachable } from './throw-if-unreachable.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, waitForWebhook } from './wait-for-webhook.js'
-import { addNotSandboxAnswerNote, describeIgnoredFields, describeKeyRefusal, describeLeftover, describeRateLimit, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
+import { addInfrastructureNote, describeIgnoredFields, describeKeyRefusal, describeLeftover, describeRateLimit, describeRefusedReceiverUrl, describeTunnelSilence, isKeyRefusal, REMOTE_WEBHOOK_NOTE } from './step-notes.js'
 
 /**
  * Runs one scenario's steps in order, stopping at the first failed step. An abort of
@@ -77,7 +77,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         failures = checkAnswer(answer, { status: 200 })
         // The answer says why (a 400 naming the https:// URL, a storage error): show it, as other steps do.
         if (failures.length > 0) result.received = answer.body ?? answer.text
-        if (failures.length > 0) result.note = addNotSandboxAnswerNote(result.note, answer)
+        if (failures.length > 0) result.note = addInfrastructureNote(result.note, answer)
         if (failures.length > 0) throwIfUnreachable(context.baseUrl, { method: 'GET', path: '/api/sandbox/state' }, answer, 200)
         if (failures.length > 0) noteKeyRefusal(answer, 'main', 200)
         if (failures.length === 0) {
@@ -152,7 +152,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
             if (publicUrl !== undefined) result.note = describeRefusedReceiverUrl(publicUrl, answer)
             else result.note = context.remote ? REMOTE_WEBHOOK_NOTE : "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
           }
-          if (failures.length > 0) result.note = addNotSandboxAnswerNote(result.note, answer)
+          if (failures.length > 0) result.note = addInfrastructureNote(result.note, answer, request)
           if (failures.length > 0) throwIfUnreachable(context.baseUrl, request, answer, expectation?.status)
         }
       }

@@ -130,13 +130,16 @@ export function describeIgnoredFields(answer: ClientAnswer): string | undefined 
 }
 
 /**
- * NOTE with what a failed step's answer is when it is no JSON at all, so not the API's (spec part
- * 4: JSON bodies, each with `request_id`): a web app's page, a load balancer's 404 for a path
- * prefix the base URL lacks, an empty body. The failures alone (`expected 200, got 404`) read as
- * the API's. A redirect or a proxy's 502/503/504 says so in its own message; another 5xx page is
- * a proxy's too.
+ * NOTE with what infrastructure in front of the server did to a failed step, if it shows: an
+ * answer that is no JSON at all, so not the API's (spec part 4: JSON bodies, each with
+ * `request_id`): a web app's page, a load balancer's 404 for a path prefix the base URL lacks, an
+ * empty body, which the failures alone (`expected 200, got 404`) read as the API's; or the
+ * REQUEST's Idempotency-Key dropped on the way. A redirect or a proxy's 502/503/504 says so in its
+ * own message; another 5xx page is a proxy's too.
  */
-export function addNotSandboxAnswerNote(note: string | undefined, answer: ClientAnswer): string | undefined {
+export function addInfrastructureNote(note: string | undefined, answer: ClientAnswer, request?: ClientRequest): string | undefined {
+  const dropped = request && describeDroppedIdempotencyKey(answer, request)
+  if (dropped) return note ? `${note}; ${dropped}` : dropped
   if (answer.body !== undefined || answer.bodyUnread || (answer.status >= 300 && answer.status < 400) || isGatewayError(answer)) return note
   const type = answer.headers.get('content-type')
   const answered = answer.text === '' ? 'the answer is empty' : `the answer is not JSON${type ? ` (${type})` : ''}`
@@ -145,4 +148,14 @@ export function addNotSandboxAnswerNote(note: string | undefined, answer: Client
     ? `${answered}, so not the sandbox API's own: a proxy or load balancer in front of the server answered for it`
     : `${answered}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
   return note ? `${note}; ${what}` : what
+}
+
+/**
+ * A 400 IDEMPOTENCY_KEY_REQUIRED to a POST the run sent a key with: an API gateway or proxy in
+ * between dropped the header, as some drop headers they do not know. Every POST fails alike, and
+ * the retries after a lost answer that the key makes safe are not.
+ */
+function describeDroppedIdempotencyKey(answer: ClientAnswer, request: ClientRequest): string | undefined {
+  if (answer.errorCode !== 'IDEMPOTENCY_KEY_REQUIRED' || request.method !== 'POST' || !request.idempotencyKey) return undefined
+  return 'the server got no Idempotency-Key although the run sent one; is a proxy or API gateway in between dropping the header?'
 }
