@@ -9,12 +9,13 @@ const POLL_MS = 200
 /**
  * Waits until something answers HTTP at `baseUrl` (any status: the hosted sandbox may not serve
  * our OpenAPI path) or `timeoutMs` has passed, for a server started in the background just
- * before. Resolves whether it answered. A proxy's 502/503/504 (no `error_code` of the API) is
- * no answer of the server: a proxy started with it (docker compose) answers so until it is up. A server that is up but will not do as it stands (it
- * redirects, its TLS certificate is not trusted, it answers plain HTTP on an https:// URL), or an
- * HTTP proxy that will not open a tunnel to it (save with 502/503/504: it cannot reach it yet), ends the wait at once: waiting does not change
- * it, and the run's first request says what to fix. An abort of `signal` ends the wait at once,
- * rejecting with its reason.
+ * before. Resolves whether it answered. A proxy's 502/503/504 (no `error_code` of the API, or the
+ * same status to CONNECT) is no answer of the server: a proxy started before it (docker compose)
+ * answers so until it is up. A server that is up but will not do as it stands (it redirects, its
+ * TLS certificate is not trusted, it answers plain HTTP on an https:// URL), or an HTTP proxy that
+ * will not open a tunnel to it, ends the wait at once: waiting does not change it, and the run's
+ * first request says what to fix. An abort of `signal` ends the wait at once, rejecting with its
+ * reason.
  */
 export async function waitForServer(baseUrl: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
