@@ -26,7 +26,7 @@ export async function waitForServer(baseUrl: string, timeoutMs: number, signal?:
     try {
       const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/sandbox/openapi.json`, { redirect: 'manual', signal: attempt.signal })
       // Only a gateway status is read: its body tells the API's own 503 from a proxy's page.
-      const text = [502, 503, 504].includes(response.status) ? await response.text() : (await response.body?.cancel(), '')
+      const text = isProxyGatewayStatus(response.status) ? await response.text() : (await response.body?.cancel(), '')
       if (!isGatewayError(toAnswer(response.status, response.headers, text, 1, 0, null))) return true
     } catch (error) {
       if (signal?.aborted) throw signal.reason
