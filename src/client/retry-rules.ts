@@ -1,8 +1,13 @@
 import { listCauses } from './error-causes.js'
 import type { ClientAnswer, ClientRequest } from './request-types.js'
 
-/** Statuses a proxy or load balancer answers for a server behind it that is down, restarting or slow. */
-const GATEWAY_STATUSES = new Set([502, 503, 504])
+/**
+ * Statuses a proxy or load balancer answers for a server behind it that is down, restarting or
+ * slow: 502, 503, 504, and the 520-524 of Cloudflare, which a hosted sandbox may sit behind
+ * (unknown error, origin down, connection timed out, origin unreachable, answer timed out). Not
+ * its 525/526: a TLS setting between it and the server, which waiting does not change.
+ */
+const GATEWAY_STATUSES = new Set([502, 503, 504, 520, 521, 522, 523, 524])
 
 /**
  * Whether sending `request` again cannot apply it twice: a GET or DELETE, or a POST that carries
@@ -14,8 +19,9 @@ export function isSafeToRetry(request: Pick<ClientRequest, 'method'>, idempotenc
 }
 
 /**
- * A 502, 503 or 504 that is not the API's own JSON error (no `error_code`): a proxy in front of the
- * server telling it could not get an answer, as a network error would, not the API's answer.
+ * A 502, 503, 504 (or Cloudflare's 520-524) that is not the API's own JSON error (no `error_code`):
+ * a proxy in front of the server telling it could not get an answer, as a network error would,
+ * not the API's answer.
  */
 export function isGatewayError(answer: Pick<ClientAnswer, 'status' | 'errorCode'>): boolean {
   return GATEWAY_STATUSES.has(answer.status) && answer.errorCode === null
