@@ -22,6 +22,11 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/^NOPERM/.test(reason)) return `the URL's redis user may not do all that the sandbox needs: grant it ACL SETUSER USER ${REDIS_ACL_RULE}`
   if (/DB index is out of range/.test(reason)) return 'give a database number the server has (0-15 unless redis.conf sets `databases`)'
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
+  // Something other than redis on that port (a web server, ssh): the client's own words ask for a bug report.
+  if (/^Protocol error/.test(reason)) return 'what answers on that port is not redis: check the host and port in the URL'
+  if (reason === 'ENOTFOUND' || reason === 'EAI_AGAIN') return 'no such host: check the host name in the URL'
+  // Connected, but nothing came back: a stopped or overloaded redis, or a port that waits for the client to speak a protocol of its own.
+  if (/^Command timed out/.test(reason)) return 'it took the connection but did not answer: check that the port is a redis server\'s and that the server is not stopped (SIGSTOP) or overloaded'
   // A plain port never answers a TLS hello, and a TLS port drops a plain client at once.
   if (tls && reason === 'ETIMEDOUT') return 'no TLS answer: if that port serves plain redis, use redis:// instead of rediss://; otherwise check the host and port'
   if (!tls && reason === 'ECONNRESET') return 'it closed the connection at once: if that port speaks TLS, use rediss:// instead of redis://'

@@ -91,7 +91,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     if (error instanceof StorageError) throw error
     // What redis answered, or else the connection's own failure (the rejection only says closed).
     const message = (error as Error).message
-    const reason = (error as Error).name === 'ReplyError' ? message : lastError ?? message
+    const reason = ((error as Error).name === 'ReplyError' ? message : lastError ?? message).replace(/ Please report this\.$/, '')
     throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'), options.owner ?? false)}`, { cause: error })
   }
   state = 'up'
