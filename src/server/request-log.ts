@@ -115,22 +115,34 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
     buffer.push({ ...entry, key_id: keyId })
   }
 
+  // Only the newest `limit`: retention would roll older ones off once written, and while storage
+  // is down (redis gone for an hour under load) they grew the heap and then one oversized bucket.
+  function keepForNextFlush(entries: StoredEntry[]): void {
+    buffer = [...entries, ...buffer]
+    if (buffer.length > limit) buffer = buffer.slice(-limit)
+  }
+
   async function writeBucket(): Promise<void> {
     if (buffer.length === 0) return
     const entries = buffer
     buffer = []
-    buckets ??= await listBuckets(storage).catch(() => [])
+    // A listing that failed (storage down at the first flush) is tried again at the next flush
+    // rather than taken as empty: retention counts the buckets of earlier runs too, or they never
+    // roll off.
+    buckets ??= await listBuckets(storage).catch(() => undefined)
     // Named no earlier than the newest bucket, this process's or an earlier one's: with a clock
     // set back, later requests sorted first, so `sandbox logs` showed them before older ones and
     // retention, counting from the oldest name, deleted the newest requests.
-    const newest = buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
+    const newest = buckets && buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
     const key = bucketKey(Math.max(Date.now(), newest + 1), sequence++, entries.length)
     try {
       await storage.setItem(key, entries)
     } catch {
-      buffer = [...entries, ...buffer] // kept for the next flush
+      keepForNextFlush(entries)
       return
     }
+    // Not listed: this bucket is counted with the others at the next flush, which lists them.
+    if (!buckets) return
     if (!buckets.includes(key)) buckets.push(key)
     let total = buckets.reduce((sum, bucket) => sum + bucketCount(bucket), 0)
     while (total > limit && buckets.length > 1) {
