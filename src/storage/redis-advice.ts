@@ -13,6 +13,15 @@ export function pickStartReason(previous: string | undefined, next: string): str
 }
 
 /**
+ * A failure's message as a start error shows it: without the client's request for a bug report
+ * (its words for a port where something else answers) or the arguments redis echoes after an
+ * unknown command (the lease's whole Lua script).
+ */
+export function shortenReason(message: string): string {
+  return message.replace(/ Please report this\.$/, '').replace(/, with args beginning with: .*$/s, '')
+}
+
+/**
  * What to do about a failed start, by the reason redis or the network gave. `owner` false: a tool
  * (`sandbox logs`, `keys reset`), which must reach the redis the server stores in, not another.
  */
@@ -24,6 +33,9 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
   // Something other than redis on that port (a web server, ssh): the client's own words ask for a bug report.
   if (/^Protocol error/.test(reason)) return 'what answers on that port is not redis: check the host and port in the URL'
+  if (/^MISCONF/.test(reason)) return 'it refuses writes until it can save its snapshot again: see its log (a full disk, a dir it may not write in), then retry'
+  if (/^READONLY/.test(reason)) return 'it is a read-only replica: give the URL of its primary'
+  if (/^ERR unknown command 'eval'/i.test(reason)) return 'it does not take EVAL (disabled or renamed), which the sandbox needs for the lease that keeps a second server off the database: use a redis that runs Lua scripts'
   if (reason === 'ENOTFOUND' || reason === 'EAI_AGAIN') return 'no such host: check the host name in the URL'
   // Connected, but nothing came back: a stopped or overloaded redis, or a port that waits for the client to speak a protocol of its own.
   if (/^Command timed out/.test(reason)) return 'it took the connection but did not answer: check that the port is a redis server\'s and that the server is not stopped (SIGSTOP) or overloaded'

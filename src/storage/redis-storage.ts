@@ -6,7 +6,7 @@ import { maskUrlPassword } from '../text/url-password.js'
 import { checkRedisUrl } from './redis-url.js'
 import { StorageError } from './storage-error.js'
 import { checkFormatMarker, FORMAT_KEY, formatMarkerText } from './storage-format.js'
-import { adviseOn, pickStartReason } from './redis-advice.js'
+import { adviseOn, pickStartReason, shortenReason } from './redis-advice.js'
 import { describeEvictionRisk } from './redis-eviction.js'
 
 /** The prefix of every key the sandbox writes, so that it can share a redis database. */
@@ -91,7 +91,7 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     if (error instanceof StorageError) throw error
     // What redis answered, or else the connection's own failure (the rejection only says closed).
     const message = (error as Error).message
-    const reason = ((error as Error).name === 'ReplyError' ? message : lastError ?? message).replace(/ Please report this\.$/, '')
+    const reason = shortenReason((error as Error).name === 'ReplyError' ? message : lastError ?? message)
     throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'), options.owner ?? false)}`, { cause: error })
   }
   state = 'up'
