@@ -115,43 +115,53 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
     buffer.push({ ...entry, key_id: keyId })
   }
 
-  // Only the newest `limit`: retention would roll older ones off once written, and while storage
-  // is down (redis gone for an hour under load) they grew the heap and then one oversized bucket.
-  function keepForNextFlush(entries: StoredEntry[]): void {
-    buffer = [...entries, ...buffer]
-    if (buffer.length > limit) buffer = buffer.slice(-limit)
-  }
+  /**
+   * A bucket whose write failed, written again under its own name before any newer one: a write
+   * that timed out (redis paused) may still reach storage, and its entries under a second name
+   * showed each of those requests twice in `sandbox logs`.
+   */
+  let pending: { key: string; entries: StoredEntry[] } | undefined
 
   async function writeBucket(): Promise<void> {
-    if (buffer.length === 0) return
-    const entries = buffer
-    buffer = []
-    // A listing that failed (storage down at the first flush) is tried again at the next flush
-    // rather than taken as empty: retention counts the buckets of earlier runs too, or they never
-    // roll off.
-    buckets ??= await listBuckets(storage).catch(() => undefined)
-    // Named no earlier than the newest bucket, this process's or an earlier one's: with a clock
-    // set back, later requests sorted first, so `sandbox logs` showed them before older ones and
-    // retention, counting from the oldest name, deleted the newest requests.
-    const newest = buckets && buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
-    const key = bucketKey(Math.max(Date.now(), newest + 1), sequence++, entries.length)
-    try {
-      await storage.setItem(key, entries)
-    } catch {
-      keepForNextFlush(entries)
-      return
+    // Only the newest `limit` are held: retention would roll older ones off once written, and
+    // while storage is down (redis gone for an hour under load) they grew the heap, then one
+    // bucket over the limit.
+    if (buffer.length > limit) buffer = buffer.slice(-limit)
+    while (pending || buffer.length > 0) {
+      if (!pending) {
+        // A listing that failed (storage down at the first flush) is tried again at the next
+        // bucket rather than taken as empty: retention counts earlier runs' buckets too, or they
+        // never roll off.
+        buckets ??= await listBuckets(storage).catch(() => undefined)
+        // Named no earlier than the newest bucket, this process's or an earlier one's: with a clock
+        // set back, later requests sorted first, so `sandbox logs` showed them before older ones and
+        // retention, counting from the oldest name, deleted the newest requests.
+        const newest = buckets && buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
+        pending = { key: bucketKey(Math.max(Date.now(), newest + 1), sequence++, buffer.length), entries: buffer }
+        buffer = []
+      }
+      try {
+        await storage.setItem(pending.key, pending.entries)
+      } catch {
+        return
+      }
+      const written = pending.key
+      pending = undefined
+      // Not listed yet: this bucket is counted with the others once they are.
+      if (buckets) await rollOff(buckets, written)
     }
-    // Not listed: this bucket is counted with the others at the next flush, which lists them.
-    if (!buckets) return
-    if (!buckets.includes(key)) buckets.push(key)
-    let total = buckets.reduce((sum, bucket) => sum + bucketCount(bucket), 0)
-    while (total > limit && buckets.length > 1) {
-      const oldest = buckets.shift()!
+  }
+
+  async function rollOff(known: string[], written: string): Promise<void> {
+    if (!known.includes(written)) known.push(written)
+    let total = known.reduce((sum, bucket) => sum + bucketCount(bucket), 0)
+    while (total > limit && known.length > 1) {
+      const oldest = known.shift()!
       total -= bucketCount(oldest)
       await storage.removeItem(oldest).catch(() => {})
     }
     // A head left unwritten costs a follower only time: it lists the log in full every 30 s.
-    await storage.setItem(HEAD_KEY, { buckets: buckets.slice(-HEAD_BUCKETS) }).catch(() => {})
+    await storage.setItem(HEAD_KEY, { buckets: known.slice(-HEAD_BUCKETS) }).catch(() => {})
   }
 
   /** Writes what was recorded since the last flush; resolves once all of it is written. */
