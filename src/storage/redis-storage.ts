@@ -60,7 +60,9 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
   client.on('close', () => {
     if (state !== 'up') return
     state = 'lost'
-    onStatus(`redis ${shown}: connection lost${lastError ? ` (${lastError})` : ''}; requests answer 500 SANDBOX_API_KEY_DATABASE_REQUIRED until it is back`, false)
+    // A tool (`sandbox logs --follow`) answers no requests: it reads again once redis is back.
+    const meanwhile = options.owner ? 'requests answer 500 SANDBOX_API_KEY_DATABASE_REQUIRED until it is back' : 'reading again once it is back'
+    onStatus(`redis ${shown}: connection lost${lastError ? ` (${lastError})` : ''}; ${meanwhile}`, false)
   })
   client.on('ready', () => {
     if (state !== 'lost') return

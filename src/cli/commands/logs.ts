@@ -72,6 +72,7 @@ async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; ma
 
 async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage } = await import('../../storage/create-storage.js')
+  const { StorageError } = await import('../../storage/storage-error.js')
   const { followRequestLog } = await import('../../server/read-request-log.js')
   const { storage, dataDir, kind } = await readStorageSetting(flags)
   if (kind === 'memory') {
@@ -105,7 +106,11 @@ async function runLogs(flags: LogsFlags): Promise<void> {
     await printNew()
     while (!stop.signal.aborted) {
       await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => {})
-      if (!stop.signal.aborted) await printNew()
+      // A redis that drops or stalls while followed ends no follow: the storage prints when the
+      // connection is lost and when it is back, and the entries logged meanwhile come then.
+      if (!stop.signal.aborted) await printNew().catch((error: unknown) => {
+        if (kind !== 'redis' || !(error instanceof StorageError)) throw error
+      })
     }
   } finally {
     await store.dispose()
