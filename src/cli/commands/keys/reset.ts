@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Option, type Command } from 'commander'
+import type { Storage } from 'unstorage'
 import { addKeysFileOption, addStorageOptions, resolveKeysFile, type StorageFlags } from '../../options.js'
 import { readStorageSetting } from '../../storage-setting.js'
 import { resolveKeyArgument } from '../../pick-key.js'
@@ -28,6 +29,11 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
     : undefined
   let after: Awaited<ReturnType<typeof resetKeySession>>['after']
   try {
+    // A redis that reads but refuses deletes (a read-only replica, one that stopped writes after
+    // a failed snapshot, an ACL user without DEL) failed the deletion below only once the keys
+    // file had moved on, leaving the old session's data behind: a delete of a key no session has
+    // finds it first.
+    if (store) await checkCanDelete(store)
     const reset = await resetKeySession(path, query, { drop: flags.drop })
     after = reset.after
     if (store && reset.before.session_id) await deleteSessionData(store, reset.before.key, reset.before.session_id)
@@ -41,6 +47,16 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const status = describeKeyStatus(after, new Date())
   const still = status === 'revoked' || status === 'expired' ? `; it is ${status}, so the server still answers it 401 SANDBOX_API_KEY_INVALID` : ''
   process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)${still}\n`)
+}
+
+/** Fails with a StorageError, before anything is changed, when `store` refuses to delete. */
+async function checkCanDelete(store: Storage): Promise<void> {
+  const { StorageError } = await import('../../../storage/storage-error.js')
+  try {
+    await store.removeItem('session:reset-check:none')
+  } catch (error) {
+    throw new StorageError(`the key was not reset: its storage refuses to delete (${(error as Error).message})`, { cause: error })
+  }
 }
 
 /** `sandbox keys reset KEY [--drop]`. */

@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { afterEach, describe, expect, it } from 'vitest'
+import { killAll, runCli } from '../helpers/cli.js'
+import { findClosedPort } from '../helpers/receiver.js'
+import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
+import { useTempDirs } from '../helpers/temp-dirs.js'
+
+afterEach(() => killAll())
+
+const testRedis = useTestRedis()
+const tempDir = useTempDirs('sandbox-redis-reset-e2e')
+
+describe.skipIf(!hasRedis)('sandbox keys reset on a redis that reads but refuses deletes', () => {
+  it('fails before the keys file changes, so the old session\'s data is not left behind under a key that moved on', async () => {
+    const redis = await testRedis()
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const before = await readFile(keysFile, 'utf8')
+    const admin = new Redis(redis.port, '127.0.0.1')
+    // A replica (of a primary that is gone): reads work, deletes are refused.
+    await admin.replicaof('127.0.0.1', await findClosedPort())
+    try {
+      const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url])
+      expect(reset.code).toBe(2)
+      expect(reset.stderr).toBe('sandbox: the key was not reset: its storage refuses to delete (READONLY You can\'t write against a read only replica.)\n')
+      expect(await readFile(keysFile, 'utf8')).toBe(before)
+    } finally {
+      await admin.replicaof('NO', 'ONE')
+      await admin.quit()
+    }
+    const again = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url])
+    expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('now starts from an empty sandbox state')])
+  })
+})
