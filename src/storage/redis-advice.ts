@@ -30,6 +30,10 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/^WRONGPASS/.test(reason)) return 'check the user and password in the URL'
   if (/^NOPERM/.test(reason)) return `the URL's redis user may not do all that the sandbox needs: grant it ACL SETUSER USER ${REDIS_ACL_RULE}`
   if (/DB index is out of range/.test(reason)) return 'give a database number the server has (0-15 unless redis.conf sets `databases`)'
+  // Checked before the trust advice below, which a certificate for another name or past its
+  // date would not cure.
+  if (/ALTNAME/.test(reason)) return 'its TLS certificate is for another host name: use in the URL a name (or IP address) that the certificate lists'
+  if (/CERT_HAS_EXPIRED/.test(reason)) return 'its TLS certificate has expired: renew it on the redis server'
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
   // Something other than redis on that port (a web server, ssh): the client's own words ask for a bug report.
   if (/^Protocol error/.test(reason)) return 'what answers on that port is not redis: check the host and port in the URL'
