@@ -9,6 +9,9 @@ export function pickStartReason(previous: string | undefined, next: string): str
   // A refused AUTH is followed by the NOAUTH of the SELECT the client sends next (a database
   // other than 0): the refusal is what there is to fix.
   if (previous && /^WRONGPASS/.test(previous) && /^NOAUTH/.test(next)) return previous
+  // A port where something else answers: the client closes the connection on the reply it cannot
+  // parse, and a command sent meanwhile fails with "Stream isn't writeable", which said nothing.
+  if (previous && /^Protocol error/.test(previous)) return previous
   return next
 }
 
