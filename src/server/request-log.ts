@@ -127,29 +127,34 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
     // while storage is down (redis gone for an hour under load) they grew the heap, then one
     // bucket over the limit.
     if (buffer.length > limit) buffer = buffer.slice(-limit)
-    while (pending || buffer.length > 0) {
-      if (!pending) {
-        // A listing that failed (storage down at the first flush) is tried again at the next
-        // bucket rather than taken as empty: retention counts earlier runs' buckets too, or they
-        // never roll off.
-        buckets ??= await listBuckets(storage).catch(() => undefined)
-        // Named no earlier than the newest bucket, this process's or an earlier one's: with a clock
-        // set back, later requests sorted first, so `sandbox logs` showed them before older ones and
-        // retention, counting from the oldest name, deleted the newest requests.
-        const newest = buckets && buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
-        pending = { key: bucketKey(Math.max(Date.now(), newest + 1), sequence++, buffer.length), entries: buffer }
-        buffer = []
-      }
-      try {
-        await storage.setItem(pending.key, pending.entries)
-      } catch {
-        return
-      }
-      const written = pending.key
-      pending = undefined
-      // Not listed yet: this bucket is counted with the others once they are.
-      if (buckets) await rollOff(buckets, written)
+    // At most the failed bucket and one new one per flush: a loop until the buffer was empty
+    // never ended under steady load, and a stop waiting for the flush waited for the load to end.
+    if (pending && !(await writePending())) return
+    if (buffer.length === 0) return
+    // A listing that failed (storage down at the first flush) is tried again at the next bucket
+    // rather than taken as empty: retention counts earlier runs' buckets too, or they never roll off.
+    buckets ??= await listBuckets(storage).catch(() => undefined)
+    // Named no earlier than the newest bucket, this process's or an earlier one's: with a clock
+    // set back, later requests sorted first, so `sandbox logs` showed them before older ones and
+    // retention, counting from the oldest name, deleted the newest requests.
+    const newest = buckets && buckets.length > 0 ? bucketTime(buckets[buckets.length - 1]!) : 0
+    pending = { key: bucketKey(Math.max(Date.now(), newest + 1), sequence++, buffer.length), entries: buffer }
+    buffer = []
+    await writePending()
+  }
+
+  /** Writes the pending bucket; false when storage refused it (kept pending, for the next flush). */
+  async function writePending(): Promise<boolean> {
+    const bucket = pending!
+    try {
+      await storage.setItem(bucket.key, bucket.entries)
+    } catch {
+      return false
     }
+    pending = undefined
+    // Not listed yet: this bucket is counted with the others once they are.
+    if (buckets) await rollOff(buckets, bucket.key)
+    return true
   }
 
   async function rollOff(known: string[], written: string): Promise<void> {
