@@ -18,21 +18,47 @@ export interface ServeStopTargets {
  * Stops serve on SIGINT, SIGTERM or a log reader gone, waiting for what is in flight; a second
  * signal while stopping exits at once.
  */
-export function stopOnSignals({ json, idleGc, youngCap, listener, sandbox }: ServeStopTargets): void {
+export function stopOnSignals(targets: ServeStopTargets): void {
+  const stop = createServeStop(targets)
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  // A log reader gone (`serve | head`, a dead `tee`) ends the server as a signal would, not
+  // mid-request with the lock left behind (main.ts leaves this EPIPE to us).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') void stop('SIGPIPE')
+  })
+}
+
+/**
+ * The longest a stop waits: the 10 s for what is in flight, then storage's last writes. A storage
+ * that stopped answering (a redis paused, a hung network disk) made each of those writes wait out
+ * its own timeout, one after another: 29 s on a paused redis, past the 10 s a supervisor gives.
+ */
+export const STOP_CAP_MS = 15_000
+
+/** The stop of serve: the first call stops, within capMs; a call while stopping exits at once. */
+export function createServeStop({ json, idleGc, youngCap, listener, sandbox }: ServeStopTargets, capMs = STOP_CAP_MS): (signal: NodeJS.Signals) => Promise<void> {
   let stopping = false
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return forceStop(signal, json)
+  return async (signal) => {
+    // A log reader gone while stopping is no call to stop at once.
+    if (stopping) return signal === 'SIGPIPE' ? undefined : forceStop(signal, json)
     stopping = true
     idleGc.stop()
     youngCap.stop()
     // A slow receiver or client can hold the stop for up to 10 s: say why, and how not to wait.
     const slow = setTimeout(() => writeStopping(json, signal), STOPPING_NOTICE_MS)
     slow.unref()
+    const cap = setTimeout(() => {
+      clearTimeout(slow)
+      giveUpStop(json, capMs)
+    }, capMs)
+    cap.unref()
     await listener.close()
     // A stop whose last storage writes failed (a full disk) lost nothing the journal holds, but
     // did not flush: said, and exit 1, so that a supervisor or CI job sees it.
     const failed = await sandbox.close().then(() => undefined, (error: Error) => error)
     clearTimeout(slow)
+    clearTimeout(cap)
     if (failed) {
       if (json) process.stdout.write(`${formatJson({ level: 'error', event: 'storage_error', message: failed.message })}\n`)
       else process.stderr.write(`storage error: ${failed.message}\n`)
@@ -40,13 +66,14 @@ export function stopOnSignals({ json, idleGc, youngCap, listener, sandbox }: Ser
     process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopped', signal })}\n` : `sandbox stopped (${signal})\n`)
     process.exit(failed ? 1 : 0)
   }
-  process.on('SIGINT', () => void stop('SIGINT'))
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  // A log reader gone (`serve | head`, a dead `tee`) ends the server as a signal would, not
-  // mid-request with the lock left behind (main.ts leaves this EPIPE to us).
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && !stopping) void stop('SIGPIPE')
-  })
+}
+
+/** A stop past its cap: storage did not answer; exit 1 without its last writes, as a kill would. */
+function giveUpStop(json: boolean, capMs: number): void {
+  const message = `stopped after ${capMs / 1000} s without storage's last writes: storage did not answer (a redis paused or unreachable, a hung disk); what was answered is kept, and deliveries in flight may be sent again after a restart`
+  if (json) process.stdout.write(`${formatJson({ level: 'error', event: 'storage_error', message })}\n`)
+  else process.stderr.write(`storage error: ${message}\n`)
+  process.exit(1)
 }
 
 /**
