@@ -7,7 +7,7 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3')
 const LOCAL_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i
 
 /** Why a webhook URL was refused (`details.reason` of WEBHOOK_URL_INVALID). */
-export type UrlRefusal = 'not_a_url' | 'not_https' | 'credentials' | 'local_name' | 'private_address' | 'unresolvable' | 'too_long'
+export type UrlRefusal = 'not_a_url' | 'not_https' | 'credentials' | 'port_zero' | 'local_name' | 'private_address' | 'unresolvable' | 'too_long'
 
 function refuse(reason: UrlRefusal, message: string, extra: Record<string, unknown> = {}): SandboxError {
   return new SandboxError('WEBHOOK_URL_INVALID', message, { reason, ...extra })
@@ -84,6 +84,9 @@ export async function checkWebhookUrl(raw: unknown, options: { allowLocal: boole
     throw (url.protocol === 'http:' ? refuseLocal : refuse)('not_https', `The URL must use https:// (got ${url.protocol}).`)
   }
   if (url.username || url.password) throw refuse('credentials', 'The URL must not carry a user name or password.')
+  // Port 0 is "any free port" to a listener (a receiver's own --port 0 copied over), but nothing
+  // can be connected to at it: every delivery would fail, local targets included.
+  if (url.port === '0') throw refuse('port_zero', 'The URL names port 0, which nothing can be reached at; give the port your receiver listens on.')
   if (options.allowLocal) return url
   const host = url.hostname.replace(/^\[|\]$/g, '')
   if (ipaddr.isValid(host)) {
