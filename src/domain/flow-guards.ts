@@ -40,7 +40,7 @@ export function readTransfer(input: TransferConfirmation): CheckedTransfer {
     throw new SandboxError('INVALID_REQUEST', 'tx_hash is required.', { field: 'tx_hash', issue: 'is required' })
   }
   if (typeof confirmations !== 'number' || !Number.isInteger(confirmations) || confirmations < 0) {
-    throw new SandboxError('INVALID_REQUEST', 'confirmations is required.', { field: 'confirmations', issue: 'must be a non-negative integer' })
+    throw new SandboxError('INVALID_REQUEST', 'confirmations is required.', { field: 'confirmations', issue: 'is required' })
   }
   return { txHash, confirmations }
 }
