@@ -1,11 +1,15 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import type { ServerTimeouts } from './server-timeouts.js'
 
 /** A request on a connection and its answer, until the answer is done. */
 interface Exchange {
   req: IncomingMessage
   res: ServerResponse
 }
+
+/** What Node itself writes for a request past its limit when no `clientError` listener answers it. */
+const NODE_REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
 
 /**
  * Decides what the idle-connection limit (`server.timeout`, serve's 30 s of no bytes moving) cuts:
@@ -16,8 +20,11 @@ interface Exchange {
  * out (measured, fs storage). Node destroys a socket on its timeout only when nobody listens for
  * it; with this listener that is done here, for every other case.
  */
-export function limitIdleToClients(server: Server): void {
+export function limitIdleToClients(server: Server, timeouts: Pick<ServerTimeouts, 'requestMs' | 'idleSocketMs'>): void {
   const open = new WeakMap<Socket, Set<Exchange>>()
+  // Idle since its last byte, a request has been arriving at least that long: past the
+  // whole-request limit when that is no longer (serve's are both 30 s).
+  const pastRequestLimit = timeouts.requestMs > 0 && timeouts.requestMs <= timeouts.idleSocketMs
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket
     let exchanges = open.get(socket)
@@ -27,9 +34,20 @@ export function limitIdleToClients(server: Server): void {
     res.once('close', () => exchanges.delete(exchange))
   })
   server.on('timeout', (socket: Socket) => {
-    const preparing = [...(open.get(socket) ?? [])].some(({ req, res }) => req.complete && !res.headersSent)
-    // Only a whole request counts: a client that stalls in the middle of its body is cut as before.
-    if (preparing) socket.setTimeout(server.timeout)
-    else socket.destroy()
+    const exchanges = [...(open.get(socket) ?? [])]
+    const preparing = exchanges.some(({ req, res }) => req.complete && !res.headersSent)
+    if (preparing) return socket.setTimeout(server.timeout)
+    // A body that stopped coming gets the whole-request limit's 408, which Node's check (every
+    // second) would send a moment later, rather than a cut that leaves a client with a wrong
+    // Content-Length nothing to go on.
+    const bodyStalled = exchanges.some(({ req, res }) => !req.complete && !res.headersSent)
+    if (bodyStalled && pastRequestLimit) return answerRequestTimeout(server, socket)
+    socket.destroy()
   })
+}
+
+function answerRequestTimeout(server: Server, socket: Socket): void {
+  const error = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })
+  if (server.emit('clientError', error, socket)) return
+  socket.end(NODE_REQUEST_TIMEOUT_ANSWER, () => socket.destroy())
 }

@@ -106,7 +106,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
   applyServerTimeouts(listener.server, timeouts)
   // Read per request by Node: answerMissingHost answers these from now on.
   ;(listener.server as { requireHostHeader?: boolean }).requireHostHeader = false
-  limitIdleToClients(listener.server)
+  limitIdleToClients(listener.server, timeouts)
   listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
   const url = `${tls ? 'https' : 'http'}://${displayHost}:${actual}`

@@ -5,6 +5,7 @@ import { createConnectionPool } from '../webhooks/connection-pool.js'
 import { sendWebhook } from '../webhooks/sender.js'
 import { toListenError } from '../server/listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from '../server/server-timeouts.js'
+import { limitIdleToClients } from '../server/idle-cut.js'
 
 /**
  * Largest delivery body the listener takes (413 above it). The sandbox's events are a few KB; a
@@ -123,6 +124,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
   })
   // The same limits as serve's, set the same way: Node's own let a trickling client hold a socket for minutes.
   applyServerTimeouts(server, timeouts)
+  limitIdleToClients(server, timeouts)
   const { port } = server.address() as AddressInfo
   const host = options.host ?? '127.0.0.1'
   return {
