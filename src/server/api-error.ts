@@ -11,8 +11,9 @@ export class ApiError extends HTTPError {
   readonly details: Record<string, unknown> | undefined
   readonly extraHeaders: Record<string, string>
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}) {
-    super({ status: ErrorCodes[code], message })
+  /** `status`: another than the code's own, as a 408 INVALID_REQUEST (a body that did not arrive in time). */
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}, status: number = ErrorCodes[code]) {
+    super({ status, message })
     this.code = code
     this.details = details
     this.extraHeaders = headers

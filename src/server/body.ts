@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
+import { findTimeoutMessage } from './timed-out-requests.js'
 
 /** Largest request body accepted (decisions.md: above 1 MiB is 413 PAYLOAD_TOO_LARGE). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -39,6 +40,9 @@ function readNodeChunks(request: IncomingMessage): Promise<Uint8Array[]> {
     }
     const onError = (error: NodeJS.ErrnoException) => {
       stop()
+      // Cut by this server's own time limit, not by the client: the 408 it was sent is the answer.
+      const timeout = findTimeoutMessage(request.socket)
+      if (timeout) return reject(new ApiError('INVALID_REQUEST', timeout, undefined, {}, 408))
       // A client that hangs up mid-body is not a server failure: no stack, and a 400 in the log.
       reject(error.code === 'ECONNRESET' ? new ApiError('INVALID_REQUEST', 'The client closed the connection before the whole body was sent.', { field: 'body', issue: 'incomplete' }) : error)
     }

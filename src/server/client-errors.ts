@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { ErrorCode } from '../errors/codes.js'
 import { createRequestId } from './ids.js'
 import type { ServerTimeouts } from './server-timeouts.js'
+import { markRequestTimedOut } from './timed-out-requests.js'
 
 /** How long a client answered here has to read the answer and close its side. */
 const CLOSE_GRACE_MS = 1000
@@ -20,15 +21,17 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     return
   }
   const [status, message] = describeClientError(error.code, timeouts)
-  answerOnSocket(socket, status, message)
+  // A request whose body did not arrive in time is one h3 is handling: the 408 is its answer.
+  const requestId = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? markRequestTimedOut(socket, message) : undefined
+  answerOnSocket(socket, status, message, requestId)
 }
 
 /**
  * Writes an INVALID_REQUEST answer in the decided envelope straight to SOCKET and closes it: for
  * requests h3 never sees (not HTTP Node can parse, or plain HTTP sent to the https port).
  */
-export function answerOnSocket(socket: Duplex, status: number, message: string): void {
-  const { requestId, body } = buildInvalidRequest(message)
+export function answerOnSocket(socket: Duplex, status: number, message: string, knownRequestId?: string): void {
+  const { requestId, body } = buildInvalidRequest(message, knownRequestId)
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
     + `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
@@ -57,8 +60,7 @@ function formatMs(ms: number): string {
 }
 
 /** The envelope of an INVALID_REQUEST answered outside h3, and its request id. */
-function buildInvalidRequest(message: string): { requestId: string; body: string } {
-  const requestId = createRequestId()
+function buildInvalidRequest(message: string, requestId = createRequestId()): { requestId: string; body: string } {
   const code: ErrorCode = 'INVALID_REQUEST'
   return { requestId, body: JSON.stringify({ request_id: requestId, error_code: code, error: message }) }
 }

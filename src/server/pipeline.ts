@@ -3,6 +3,7 @@ import { ApiError } from './api-error.js'
 import type { Principal } from './auth.js'
 import type { RateDecision } from './rate-limiter.js'
 import { createRequestId } from './ids.js'
+import { forgetHandledRequest, noteHandledRequest } from './timed-out-requests.js'
 import { runIdempotent } from './idempotency.js'
 import { logRequest, type KnownKey } from './log-request.js'
 import { renderError } from './render-error.js'
@@ -32,6 +33,8 @@ async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Pro
 export async function handleApiRequest(event: H3Event, spec: RouteSpec, services: SandboxServices): Promise<string> {
   const started = performance.now()
   const requestId = createRequestId()
+  const socket = event.runtime?.node?.req?.socket
+  noteHandledRequest(socket, requestId)
   const headers: Record<string, string> = { 'x-request-id': requestId }
   let principal: Principal | undefined
   let answer: RouteAnswer
@@ -58,6 +61,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
   // drop_before made no answer (status 0); drop_after's was made, and stored, but is never sent.
   const response = answer.status === 0 ? '' : sendJson(event, requestId, answer, headers)
   if (dropsAnswer(fault)) dropConnection(event)
+  forgetHandledRequest(socket, requestId)
   logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault), ignoredFields: answer.ignoredFields }, response)
   return response
 }

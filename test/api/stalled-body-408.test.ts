@@ -2,6 +2,7 @@ import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { listenSandbox } from '../../src/server/listen.js'
+import type { RequestLogEntry } from '../../src/server/request-log.js'
 import { startWebhookListener, type ReceivedWebhook } from '../../src/webhook-tools/webhook-listener.js'
 import { newKey } from '../helpers/api.js'
 
@@ -28,8 +29,9 @@ function sendAndStall(url: string, request: string): Promise<string> {
 }
 
 describe('a client whose body stops coming (a Content-Length larger than the body it sends)', () => {
-  it('gets serve\'s 408 INVALID_REQUEST envelope, not a connection closed with no answer', async () => {
-    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false })
+  it('gets serve\'s 408 INVALID_REQUEST envelope, not a connection closed with no answer, and serve\'s line says the same', async () => {
+    const lines: RequestLogEntry[] = []
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, onRequest: (entry) => lines.push(entry) })
     const listener = await listenSandbox(sandbox, { timeouts: TIMEOUTS })
     cleanup = async () => {
       await listener.close()
@@ -40,9 +42,13 @@ describe('a client whose body stops coming (a Content-Length larger than the bod
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
     const json = JSON.parse(answer.split('\r\n\r\n')[1]!)
     expect(json).toMatchObject({ error_code: 'INVALID_REQUEST', error: 'The request did not arrive in time: this server waits 300 ms for the headers and 600 ms for the whole request.' })
+    // The line serve prints for it names the answer the client got (it said 400 under another id, as if the client hung up).
+    await expect.poll(() => lines.length, { timeout: 3000 }).toBe(1)
+    expect(lines[0]).toMatchObject({ request_id: json.request_id, status: 408, error_code: 'INVALID_REQUEST' })
     // The server still answers the next client.
     const config = await fetch(`${listener.url}/api/sandbox/config`, { headers: { authorization: `Bearer ${newKey('after')}` } })
     expect(config.status).toBe(200)
+    expect(lines.at(-1)).toMatchObject({ path: '/api/sandbox/config', status: 200 })
   })
 
   it('gets webhook listen\'s 408 too, and is reported as no delivery', async () => {
