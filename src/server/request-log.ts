@@ -107,7 +107,9 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
   let buckets: string[] | undefined
   let flushing: Promise<void> | undefined
   let followUp: Promise<void> | undefined
-  const timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS)
+  // The timer skips a tick while a flush writes: queueing one more after it, as flush() does for a
+  // caller, would keep flushes back to back whenever a write takes longer than a tick (a slow disk).
+  const timer = setInterval(() => void (flushing ?? flush()), FLUSH_INTERVAL_MS)
   timer.unref()
 
   /** Records one entry for a key (by key id). */
