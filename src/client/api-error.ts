@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors/codes.js'
+import { adviseOnUntrustedCertificate, NOT_YET_VALID_ADVICE } from '../text/certificate-advice.js'
 import { findProxyRefusal, isProxyGatewayStatus, listCauses } from './error-causes.js'
 
 /** Why a 2xx answer is refused: it lacks the `request_id` every answer of the API carries. */
@@ -80,12 +81,8 @@ function describeCertificateProblem(url: string, code: string): string {
   const { hostname } = new URL(url)
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `its TLS certificate is not for ${hostname}: use a host name the certificate names in the URL, or make one that names ${hostname} (mkcert ${hostname})`
   if (code === 'CERT_HAS_EXPIRED') return 'its TLS certificate has expired: renew it (or check this machine\'s clock)'
-  if (code === 'CERT_NOT_YET_VALID') return 'its TLS certificate is not valid yet: check this machine\'s clock, or the dates the certificate was made with'
-  // Set already (CI images set it to the system bundle), "give its CA with NODE_EXTRA_CA_CERTS"
-  // sent the reader round in a circle, or to replace a file other tools need.
-  const extra = typeof process === 'undefined' ? undefined : process.env.NODE_EXTRA_CA_CERTS
-  if (extra) return `its TLS certificate is not trusted here, NODE_EXTRA_CA_CERTS=${extra} included: add its CA to that file (one file, which may hold several CAs), or fix the path if Node warned at start that it could not load it`
-  return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
+  if (code === 'CERT_NOT_YET_VALID') return NOT_YET_VALID_ADVICE
+  return adviseOnUntrustedCertificate()
 }
 
 /** What a proxy's refusal of a request to URL (after ATTEMPTS) means, and what to change. */

@@ -1,3 +1,5 @@
+import { adviseOnUntrustedCertificate, NOT_YET_VALID_ADVICE } from '../text/certificate-advice.js'
+
 /**
  * The ACL rule a redis user needs for the sandbox: its keys, and the commands it sends (reads,
  * writes, SCAN, the lease's EVAL, PING/SELECT, and INFO for the client's ready check).
@@ -37,12 +39,8 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   // date would not cure.
   if (/ALTNAME/.test(reason)) return 'its TLS certificate is for another host name: use in the URL a name (or IP address) that the certificate lists'
   if (/CERT_HAS_EXPIRED/.test(reason)) return 'its TLS certificate has expired: renew it on the redis server (or check this machine\'s clock)'
-  if (/CERT_NOT_YET_VALID/.test(reason)) return 'its TLS certificate is not valid yet: check this machine\'s clock, or the dates the certificate was made with'
-  // Set already (CI images set it to the system bundle), "give its CA with NODE_EXTRA_CA_CERTS"
-  // sent the reader round in a circle, or to replace a file other tools need (as `sandbox run` says).
-  const extra = process.env.NODE_EXTRA_CA_CERTS
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason) && extra) return `its TLS certificate is not trusted here, NODE_EXTRA_CA_CERTS=${extra} included: add its CA to that file (one file, which may hold several CAs), or fix the path if Node warned at start that it could not load it`
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return 'its TLS certificate is not trusted here: give its CA with NODE_EXTRA_CA_CERTS=ca.pem'
+  if (/CERT_NOT_YET_VALID/.test(reason)) return NOT_YET_VALID_ADVICE
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return adviseOnUntrustedCertificate()
   // Something other than redis on that port (a web server, ssh): the client's own words ask for a bug report.
   if (/^Protocol error/.test(reason)) return 'what answers on that port is not redis: check the host and port in the URL'
   if (/^MISCONF/.test(reason)) return 'it refuses writes until it can save its snapshot again: see its log (a full disk, a dir it may not write in), then retry'
