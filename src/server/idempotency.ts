@@ -78,6 +78,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
   }
   running.set(slot, fingerprint)
   try {
+    const prepared = await route.prepare?.(body, ctx)
     return await services.mutex.run(sessionSlot, async () => {
       const now = Date.now()
       const doc = await services.sessions.load(principal)
@@ -86,7 +87,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
         if (record.fingerprint !== fingerprint) throw conflict()
         return replay(record.status, await services.sessions.readStoredResponse(principal, record, doc.book))
       }
-      const outcome = await execute(route, doc, body, ctx)
+      const outcome = await execute(route, doc, body, ctx, prepared)
       // Serialized once: the same text is stored for replays and sent now.
       const fields = outcome.bodyFields
       const response = outcome.bodyJson ?? (fields !== undefined ? `{${fields}}` : JSON.stringify(outcome.body))
@@ -135,22 +136,23 @@ async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: Ses
 async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
   const body = parseJsonBody(await readRawBody(event))
   const { services, principal } = ctx
+  const prepared = await route.prepare?.(body, ctx)
   return services.mutex.run(sessionSlotOf(principal), async () => {
     const now = Date.now()
     const doc = await services.sessions.load(principal)
     const input = route.parse(body)
-    const result = await route.execute(doc, input, ctx)
+    const result = await route.execute(doc, input, ctx, prepared)
     if (result.doc !== doc) await commit(ctx, result.doc, now, doc)
     return { status: 200, body: result.body, ...announceIgnoredFields(findIgnoredFields(body, input)) }
   })
 }
 
-async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext): Promise<WriteResult & { status: number; errorCode?: string; ignored: string[] }> {
+async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext, prepared: unknown): Promise<WriteResult & { status: number; errorCode?: string; ignored: string[] }> {
   let ignored: string[] = []
   try {
     const input = route.parse(body)
     ignored = findIgnoredFields(body, input)
-    const result = await route.execute(doc, input, ctx)
+    const result = await route.execute(doc, input, ctx, prepared)
     return { status: 200, ...result, ignored }
   } catch (error) {
     const api = toApiError(error)

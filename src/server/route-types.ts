@@ -34,8 +34,14 @@ export interface WriteRoute {
   idempotent?: boolean
   /** Validates the parsed JSON body; throws SandboxError (400s, never stored). */
   parse(body: unknown): unknown
+  /**
+   * Does slow work that needs no state (a DNS lookup) before the key's lock is taken, so that the
+   * key's other writes do not wait for it; what it resolves to reaches `execute` as `prepared`.
+   * Never rejects: an error belongs in `execute`, after the replay check.
+   */
+  prepare?(body: unknown, ctx: RouteContext): Promise<unknown>
   /** Applies the change to the document; returns the new document and the answer body. */
-  execute(doc: SessionDoc, input: unknown, ctx: RouteContext): WriteResult | Promise<WriteResult>
+  execute(doc: SessionDoc, input: unknown, ctx: RouteContext, prepared?: unknown): WriteResult | Promise<WriteResult>
 }
 
 /** What a write route produced. */

@@ -47,7 +47,8 @@ export function isForbiddenAddress(address: string): boolean {
   return parsed.range() !== 'unicast'
 }
 
-async function resolveWithSystem(host: string): Promise<string[]> {
+/** The addresses the system's resolver gives for HOST (getaddrinfo, as connections use). */
+export async function resolveHostWithSystem(host: string): Promise<string[]> {
   const entries = await lookup(host, { all: true, verbatim: true })
   return entries.map((entry) => entry.address)
 }
@@ -68,6 +69,34 @@ function refuseLocal(reason: UrlRefusal, message: string, extra: Record<string, 
  * targets for development.
  */
 export async function checkWebhookUrl(raw: unknown, options: { allowLocal: boolean; resolve?: (host: string) => Promise<string[]> }): Promise<URL> {
+  const { url, host } = readWebhookUrl(raw, options)
+  if (host === undefined) return url
+  let addresses: string[]
+  try {
+    addresses = await (options.resolve ?? resolveHostWithSystem)(host)
+  } catch {
+    throw refuse('unresolvable', `${host} does not resolve.`)
+  }
+  if (addresses.length === 0) throw refuse('unresolvable', `${host} does not resolve.`)
+  const forbidden = addresses.find(isForbiddenAddress)
+  if (forbidden) throw refuseLocal('private_address', `${host} resolves to ${forbidden}, a local, private or reserved address.`, { address: forbidden })
+  return url
+}
+
+/**
+ * The host name checkWebhookUrl would resolve for `raw`, or undefined when it would answer without
+ * resolving (a refused URL, an address, `allowLocal`): lets a caller start that lookup early.
+ */
+export function findHostToResolve(raw: unknown, options: { allowLocal: boolean }): string | undefined {
+  try {
+    return readWebhookUrl(raw, options).host
+  } catch {
+    return undefined
+  }
+}
+
+/** The checks that need no lookup; `host` is the name left to resolve, if any. */
+function readWebhookUrl(raw: unknown, options: { allowLocal: boolean }): { url: URL; host?: string } {
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
     throw new SandboxError('WEBHOOK_URL_REQUIRED', 'Send the endpoint URL as "url".')
   }
@@ -87,21 +116,12 @@ export async function checkWebhookUrl(raw: unknown, options: { allowLocal: boole
   // Port 0 is "any free port" to a listener (a receiver's own --port 0 copied over), but nothing
   // can be connected to at it: every delivery would fail, local targets included.
   if (url.port === '0') throw refuse('port_zero', 'The URL names port 0, which nothing can be reached at; give the port your receiver listens on.')
-  if (options.allowLocal) return url
+  if (options.allowLocal) return { url }
   const host = url.hostname.replace(/^\[|\]$/g, '')
   if (ipaddr.isValid(host)) {
     if (isForbiddenAddress(host)) throw refuseLocal('private_address', `${host} is a local, private or reserved address.`, { address: host })
-    return url
+    return { url }
   }
   if (LOCAL_NAME.test(host.replace(/\.$/, ''))) throw refuseLocal('local_name', `${host} is a local host name.`)
-  let addresses: string[]
-  try {
-    addresses = await (options.resolve ?? resolveWithSystem)(host)
-  } catch {
-    throw refuse('unresolvable', `${host} does not resolve.`)
-  }
-  if (addresses.length === 0) throw refuse('unresolvable', `${host} does not resolve.`)
-  const forbidden = addresses.find(isForbiddenAddress)
-  if (forbidden) throw refuseLocal('private_address', `${host} resolves to ${forbidden}, a local, private or reserved address.`, { address: forbidden })
-  return url
+  return { url, host }
 }

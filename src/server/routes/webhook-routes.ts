@@ -10,7 +10,7 @@ import { requeueDeliveries } from '../../webhooks/deliveries.js'
 import { showDelivery, viewDeliveries } from '../../webhooks/delivery-views.js'
 import { generateWebhookSecret, previewSecret } from '../../webhooks/signature.js'
 import { EVENT_TYPES, type StoredEndpoint, type WebhookState } from '../../webhooks/types.js'
-import { checkWebhookUrl } from '../../webhooks/url-policy.js'
+import { checkWebhookUrl, findHostToResolve, resolveHostWithSystem } from '../../webhooks/url-policy.js'
 import { createId } from '../ids.js'
 import { findEventTypeMeant } from '../../webhooks/event-names.js'
 import type { RouteContext, RouteSpec } from '../route-types.js'
@@ -67,9 +67,38 @@ function requireEndpoint(doc: SessionDoc): StoredEndpoint {
   return endpoint
 }
 
-async function saveEndpoint(doc: SessionDoc, input: WebhookEndpointInput, ctx: RouteContext) {
+/** The endpoint's host looked up before the key's lock (see WriteRoute.prepare), or why it failed. */
+interface EarlyLookup {
+  host: string
+  addresses?: string[]
+  error?: unknown
+}
+
+/**
+ * Resolves the host of the URL in BODY before the key's lock: a resolver that takes seconds (a
+ * name whose DNS does not answer) held every other write of the key for that long under the lock.
+ */
+async function lookUpEarly(body: unknown, ctx: RouteContext): Promise<EarlyLookup | undefined> {
   const { webhooks } = ctx.services
-  const url = await checkWebhookUrl(input.url, { allowLocal: webhooks.allowLocal, resolve: webhooks.resolve })
+  const raw = body !== null && typeof body === 'object' ? (body as { url?: unknown }).url : undefined
+  const host = findHostToResolve(raw, { allowLocal: webhooks.allowLocal })
+  if (host === undefined) return undefined
+  try {
+    return { host, addresses: await (webhooks.resolve ?? resolveHostWithSystem)(host) }
+  } catch (error) {
+    // Told under the lock, after the replay check: a replayed registration answers as it did.
+    return { host, error }
+  }
+}
+
+async function saveEndpoint(doc: SessionDoc, input: WebhookEndpointInput, ctx: RouteContext, early?: EarlyLookup) {
+  const { webhooks } = ctx.services
+  const resolve = async (host: string) => {
+    if (!early || host !== early.host) return (webhooks.resolve ?? resolveHostWithSystem)(host)
+    if (early.error !== undefined) throw early.error
+    return early.addresses!
+  }
+  const url = await checkWebhookUrl(input.url, { allowLocal: webhooks.allowLocal, resolve })
   const events = parseEvents(input.events)
   const current = doc.webhook.endpoint
   const now = new Date().toISOString()
@@ -126,7 +155,8 @@ export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
     ['POST', '/api/sandbox/webhooks', {
       kind: 'write',
       parse: (body) => parseBody(webhookEndpointSchema, body),
-      execute: (doc, input, ctx) => saveEndpoint(doc, input as WebhookEndpointInput, ctx),
+      prepare: lookUpEarly,
+      execute: (doc, input, ctx, early) => saveEndpoint(doc, input as WebhookEndpointInput, ctx, early as EarlyLookup | undefined),
     }],
     ['DELETE', '/api/sandbox/webhooks', {
       kind: 'write',
