@@ -50,7 +50,11 @@ export async function retryDeliveries(options: RetryDeliveriesOptions): Promise<
   // The server keeps more failed deliveries than the log shows: `{}` may put back older ones.
   const unseen = findUnseenRetries(answer.retried, deliveries)
   const hidden = unseen.length === 0 ? null : `${unseen.length} of ${answer.retried.length} retried ${unseen.length === 1 ? 'is' : 'are'} older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${unseen.join(', ')}`
-  const waited = deliveries.length > 0 ? await waitForDeliveries(async () => pick((await client.getWebhook()).deliveries), deliveries, options.waitMs) : { deliveries, waited_ms: 0 }
-  const problem = [explainUndelivered(waited.deliveries, waited.waited_ms), hidden].filter(Boolean).join('; ') || null
+  const readLog = async () => {
+    const { deliveries: log } = await client.getWebhook()
+    return { deliveries: pick(log), log }
+  }
+  const { log, ...waited } = deliveries.length > 0 ? await waitForDeliveries(readLog, { deliveries, log: answer.deliveries }, options.waitMs) : { deliveries, waited_ms: 0, log: undefined }
+  const problem = [explainUndelivered(waited.deliveries, waited.waited_ms, log), hidden].filter(Boolean).join('; ') || null
   return { retried: answer.retried, ...waited, problem, still_retrying: stillRetrying }
 }

@@ -68,10 +68,11 @@ interface WalkTrace {
   requestIds: Set<string> | undefined
 }
 
-async function readLog(client: SandboxClient, trace: WalkTrace): Promise<DeliveryEntry[]> {
-  const { deliveries } = await client.getWebhook()
+/** The walk's deliveries, oldest first, and the whole log read (newest first, as the API gives it). */
+async function readLog(client: SandboxClient, trace: WalkTrace): Promise<{ deliveries: DeliveryEntry[]; log: DeliveryEntry[] }> {
+  const { deliveries: log } = await client.getWebhook()
   const isWalks = (delivery: DeliveryEntry) => !trace.requestIds || typeof delivery.request_id !== 'string' || trace.requestIds.has(delivery.request_id)
-  return deliveries.filter((delivery) => !trace.seen.has(delivery.id) && trace.types.has(delivery.event_type) && isWalks(delivery)).reverse()
+  return { deliveries: log.filter((delivery) => !trace.seen.has(delivery.id) && trace.types.has(delivery.event_type) && isWalks(delivery)).reverse(), log }
 }
 
 /**
@@ -94,11 +95,12 @@ export async function triggerEvent(options: TriggerEventOptions): Promise<Trigge
     types: new Set(sending.flatMap((request) => request.events)),
     requestIds: sending.some((request) => request.replayed || request.request_id === null) ? undefined : new Set(sending.map((request) => request.request_id!)),
   }
-  const deliveries = await readLog(client, trace)
+  const read = await readLog(client, trace)
+  const { deliveries } = read
   if (!deliveries.some((delivery) => delivery.event_type === event)) {
     return { event, requests, endpoint, deliveries, waited_ms: null, problem: explainNothingQueued(event, endpoint) }
   }
   if (waitMs === undefined) return { event, requests, endpoint, deliveries, waited_ms: null, problem: null }
-  const waited = await waitForDeliveries(() => readLog(client, trace), deliveries, waitMs)
-  return { event, requests, endpoint, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms) }
+  const { log, ...waited } = await waitForDeliveries(() => readLog(client, trace), read, waitMs)
+  return { event, requests, endpoint, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms, log) }
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { triggerEvent } from '../../src/webhook-tools/trigger-event.js'
+import { retryDeliveries } from '../../src/webhook-tools/retry-deliveries.js'
 import { TriggerLoanNotFoundError, TriggerRefusedError } from '../../src/webhook-tools/trigger-walks.js'
 import type { SandboxOptions } from '../../src/server/sandbox-types.js'
 import { createTestApi, listenTestApi, type TestApi } from '../helpers/api.js'
@@ -165,6 +166,28 @@ describe('triggerEvent', () => {
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 30_000 })
     expect(report.deliveries).toMatchObject([{ status: 'retrying', attempts: 1, last_status_code: 503 }])
     expect(report.waited_ms).toBeLessThan(30_000)
+  })
+
+  it('stops waiting for a delivery queued behind an earlier one whose retry is due after the wait, and names that one to retry', async () => {
+    const { receiver, baseUrl, apiKey } = await setup({ respond: 503, retrySchedule: [60_000] })
+    const down = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 30_000 })
+    const blocker = down.deliveries[0]!
+    expect(blocker).toMatchObject({ status: 'retrying', last_status_code: 503 })
+    // The receiver is back, but the earlier delivery's next attempt is a minute away.
+    receiver.respond = () => 200
+    const behind = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.partner.updated', waitMs: 30_000 })
+    expect(behind.deliveries).toMatchObject([{ status: 'pending', attempts: 0 }])
+    expect(behind.waited_ms).toBeLessThan(30_000)
+    expect(behind.problem).toBe(
+      `1 of 1 not delivered after ${(behind.waited_ms! / 1000).toFixed(1)} s: the first, ${behind.deliveries[0]!.id} (sandbox.partner.updated to forward ${receiver.url}), is pending `
+      + `behind ${blocker.id} (sandbox.partner.updated), an earlier delivery to the same receiver, retrying (last answer: 503; next attempt at ${blocker.next_attempt_at}): `
+      + `deliveries to one receiver go in event order; sandbox webhook retry ${blocker.id} sends that one now, and the ones after it follow`,
+    )
+    // What the problem says to do works: both go out, in order.
+    const retried = await retryDeliveries({ baseUrl, apiKey, deliveryIds: [blocker.id], waitMs: 10_000 })
+    expect(retried).toMatchObject({ problem: null, deliveries: [{ id: blocker.id, status: 'delivered' }] })
+    const bodies = await receiver.waitFor(3)
+    expect(bodies.slice(1).map((entry) => JSON.parse(entry.body).id)).toEqual([blocker.event_id, behind.deliveries[0]!.event_id])
   })
 
   it('stops at the first refused request, naming it', async () => {
