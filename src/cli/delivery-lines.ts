@@ -1,7 +1,7 @@
 import { escapeControls as show } from '../text/escape-controls.js'
 import type { WebhookAnswer } from '../client/sandbox-client.js'
 import { EVENT_TYPES } from '../webhooks/types.js'
-import { describeReceiver, type DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
+import { describeReceiver, findBlocker, type DeliveryEntry } from '../webhook-tools/wait-for-deliveries.js'
 import { chalk, formatClock, formatCount } from './output.js'
 
 /** A delivery's state: ✓ delivered, … pending, ✗ retrying or failed, with the last answer and attempts. */
@@ -35,6 +35,23 @@ export function formatDeliveries(deliveries: DeliveryEntry[], waitedMs: number |
     lines.push(chalk.dim('  (--wait waits for their outcome; sandbox webhook deliveries shows it later)'))
   }
   return lines
+}
+
+/**
+ * One line per delivery that others wait behind (LOG newest first, as the API gives it): after an
+ * outage, a receiver back up gets nothing until that one's next attempt, which may be minutes away.
+ */
+export function formatQueueHints(log: readonly DeliveryEntry[]): string[] {
+  const waiting = new Map<DeliveryEntry, number>()
+  for (const delivery of log) {
+    const blocker = findBlocker(delivery, log)
+    if (blocker) waiting.set(blocker, (waiting.get(blocker) ?? 0) + 1)
+  }
+  return [...waiting].reverse().map(([blocker, count]) => {
+    const next = blocker.next_attempt_at ? `, next attempt at ${formatClock(blocker.next_attempt_at)}` : ''
+    const pending = count === 1 ? '1 pending delivery waits' : `${count} pending deliveries wait`
+    return chalk.dim(`${pending} behind ${show(blocker.id)} (retrying${next}), as deliveries to one receiver go in event order; sandbox webhook retry ${show(blocker.id)} sends it now, and they follow`)
+  })
 }
 
 /** The key's endpoint on one line (URL, state, events, secret preview), or how to register one. */

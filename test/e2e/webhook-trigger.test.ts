@@ -312,11 +312,21 @@ describe('sandbox webhook retry after an outage', () => {
       const hinted = await runCli(['webhook', 'retry', ...args])
       expect(hinted).toMatchObject({ code: 0, stdout: `no failed delivery to retry\n1 delivery is still retrying on the schedule (without ids, only failed ones are put back); to send it now: sandbox webhook retry ${id}\n` })
       down.respond = () => 200
+      // The receiver is back, but a new event waits behind the retrying one: the wait ends at once and says which to retry.
+      const behind = await runCli(['webhook', 'trigger', 'loan.issued', ...args, '--wait', '30s'])
+      expect(behind.code).toBe(1)
+      expect(behind.stderr).toMatch(new RegExp(`is pending behind ${id} \\(sandbox\\.partner\\.updated\\), an earlier delivery to the same receiver, retrying \\(last answer: 503; next attempt at [^)]+\\): deliveries to one receiver go in event order; sandbox webhook retry ${id} sends that one now`))
+      const listed = await runCli(['webhook', 'deliveries', ...args])
+      expect(listed.stdout).toMatch(new RegExp(`\\n1 pending delivery waits behind ${id} \\(retrying, next attempt at \\d\\d:\\d\\d:\\d\\d\\), as deliveries to one receiver go in event order; sandbox webhook retry ${id} sends it now, and they follow\\n$`))
+      expect((await runCli(['webhook', 'deliveries', ...args, '--status', 'retrying'])).stdout).not.toContain('waits behind')
       const sent = await runCli(['webhook', 'retry', id, ...args, '--wait'])
       expect(sent.code).toBe(0)
       expect(sent.stdout).toContain(`${id}  sandbox.partner.updated`)
       expect(sent.stdout).toContain('✓ delivered (200, 2 attempts)')
       expect(sent.stdout).not.toContain('still retrying')
+      // What the hints said: the one behind it followed.
+      await waitUntil(() => down.received.some((entry) => JSON.parse(entry.body).type === 'sandbox.loan.issued'), 10_000, 'the delivery that waited')
+      expect((await runCli(['webhook', 'deliveries', ...args])).stdout).not.toContain('waits behind')
     } finally {
       await slow.stop()
       await down.close()

@@ -33,13 +33,15 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   // Oldest first, as a terminal log reads: the newest last, above the prompt.
   const shown = deliveries.filter(wanted).reverse()
   if (flags.json && !flags.follow) return printJsonDocument(command, { endpoint, deliveries: shown }, 2)
-  const { formatDelivery, formatEndpoint } = await import('../../delivery-lines.js')
+  const { formatDelivery, formatEndpoint, formatQueueHints } = await import('../../delivery-lines.js')
   if (!flags.json) {
     write(formatEndpoint(endpoint))
     if (shown.length === 0 && !flags.follow) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
   }
   if (!flags.follow) {
     for (const delivery of shown) write(formatDelivery(delivery, { clock: 'created_at', requestId: true }))
+    // Only where pending deliveries are listed: the hint is about them.
+    if (flags.status.length === 0 || flags.status.includes('pending')) for (const hint of formatQueueHints(deliveries)) write(hint)
     return
   }
   const { formatJson } = await import('../../json-text.js')
