@@ -51,6 +51,9 @@ function readNodeChunks(request: IncomingMessage): Promise<Uint8Array[]> {
       request.off('end', onEnd)
       request.off('error', onError)
     }
+    // Gone before its body was read (the client hung up during serve --faults' latency): the
+    // stream will emit nothing more, and waiting for it kept the request, unlogged, for good.
+    if (request.destroyed && !request.readableEnded) return onError(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
     request.on('data', onData)
     request.once('end', onEnd)
     request.once('error', onError)
