@@ -78,7 +78,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
   }
   running.set(slot, fingerprint)
   try {
-    const prepared = await route.prepare?.(body, ctx)
+    const prepared = await prepareOutsideLock(route, body, ctx)
     return await services.mutex.run(sessionSlot, async () => {
       const now = Date.now()
       const doc = await services.sessions.load(principal)
@@ -136,7 +136,7 @@ async function commit(ctx: RouteContext, doc: SessionDoc, now: number, base: Ses
 async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext): Promise<RouteAnswer> {
   const body = parseJsonBody(await readRawBody(event))
   const { services, principal } = ctx
-  const prepared = await route.prepare?.(body, ctx)
+  const prepared = await prepareOutsideLock(route, body, ctx)
   return services.mutex.run(sessionSlotOf(principal), async () => {
     const now = Date.now()
     const doc = await services.sessions.load(principal)
@@ -145,6 +145,16 @@ async function runUnkeyed(event: H3Event, route: WriteRoute, ctx: RouteContext):
     if (result.doc !== doc) await commit(ctx, result.doc, now, doc)
     return { status: 200, body: result.body, ...announceIgnoredFields(findIgnoredFields(body, input)) }
   })
+}
+
+/**
+ * Runs the route's `prepare` under a lock of its own request, not the key's: the key's other
+ * writes go on meanwhile, and the sandbox's close(), which waits for the mutex to be idle, still
+ * waits for it (it resolved during a slow lookup, and the request then wrote to closed storage).
+ */
+function prepareOutsideLock(route: WriteRoute, body: unknown, ctx: RouteContext): Promise<unknown> {
+  if (!route.prepare) return Promise.resolve(undefined)
+  return ctx.services.mutex.run(`prepare\n${ctx.requestId}`, () => route.prepare!(body, ctx))
 }
 
 async function execute(route: WriteRoute, doc: SessionDoc, body: unknown, ctx: RouteContext, prepared: unknown): Promise<WriteResult & { status: number; errorCode?: string; ignored: string[] }> {

@@ -86,4 +86,19 @@ describe('POST /webhooks resolving the endpoint host', () => {
       process.off('unhandledRejection', onRejection)
     }
   })
+
+  it('is waited for by the sandbox\'s close(), as it was under the lock: no write after close', async () => {
+    const resolver = createHeldResolver()
+    const sandboxApi = await createTestApi({ resolveHost: resolver.resolveHost })
+    const registering = sandboxApi.post('/api/sandbox/webhooks', { url: 'https://slow-dns.partner.example/hooks' })
+    await resolver.firstAsk
+    let closed = false
+    const closing = sandboxApi.sandbox.close().then(() => { closed = true })
+    // close() resolved while the lookup was unanswered, and the request then wrote to the closed storage.
+    await settledWithin(closing, 100)
+    expect(closed).toBe(false)
+    resolver.answer(['93.184.216.34'])
+    await closing
+    expect((await registering).status).toBe(200)
+  })
 })
