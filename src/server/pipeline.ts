@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
+import { readBodyEarly } from './body.js'
 import type { Principal } from './auth.js'
 import type { RateDecision } from './rate-limiter.js'
 import { createRequestId } from './ids.js'
@@ -52,6 +53,7 @@ export async function handleApiRequest(event: H3Event, spec: RouteSpec, services
     }
     const ctx = { requestId, principal, params: decodeParams(event.context.params), services }
     fault = services.faults?.decide({ method: event.req.method, path: event.url.pathname, apiKey: principal.apiKey, idempotencyKey: event.req.headers.get('idempotency-key') })
+    if (fault?.latencyMs && spec.kind === 'write') readBodyEarly(event)
     answer = fault ? await runFaulted(fault, services, headers, () => runRoute(event, spec, ctx)) : await runRoute(event, spec, ctx)
   } catch (error) {
     answer = renderError(error, services)

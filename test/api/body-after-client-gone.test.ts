@@ -39,3 +39,29 @@ describe('a client that hangs up before the server reads its body', () => {
     expect(lines[0]).toMatchObject({ method: 'POST', path: '/api/sandbox/loans', status: 400, error_code: 'INVALID_REQUEST', idempotency_key: 'gone-1', fault: 'latency 300ms' })
   })
 })
+
+describe('serve --faults\' latency, with a client whose timeout is shorter', () => {
+  it('executes the request as usual: its whole body had come, and a retry with the same key gets the replay', async () => {
+    const lines: RequestLogEntry[] = []
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, onRequest: (entry) => lines.push(entry), faults: { rules: [{ method: 'POST', fault: 'latency', ms: 300, first_attempt: true }] } })
+    const listener = await listenSandbox(sandbox)
+    cleanup = async () => {
+      await listener.close()
+      await sandbox.close()
+    }
+    const key = newKey('timeout')
+    const post = (signal?: AbortSignal) => fetch(`${listener.url}/api/sandbox/loans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'timed-out-1' },
+      body: JSON.stringify({ collateral_btc: 0.5, loan_amount: 20000 }),
+      signal,
+    })
+    await expect(post(AbortSignal.timeout(100))).rejects.toThrow()
+    // Read only after the latency, from a connection already closed, it was not executed: logged 400.
+    await expect.poll(() => lines.length, { timeout: 3000 }).toBe(1)
+    expect(lines[0]).toMatchObject({ status: 200, fault: 'latency 300ms' })
+    const retry = await post()
+    expect(retry.status).toBe(200)
+    expect(await retry.json()).toMatchObject({ idempotency_replayed: true })
+  })
+})
