@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { sendRequest } from '../../src/client/index.js'
 
 // The Retry-After a 429 or a proxy's 503 carries as infrastructure in front of a hosted sandbox
@@ -44,6 +44,29 @@ describe('the Retry-After of an answer infrastructure sent', () => {
       const [ms] = await waitAsked(429, Array.from({ length: times }, () => date))
       expect(ms).toBeGreaterThan(900)
       expect(ms).toBeLessThanOrEqual(2000)
+    }
+  })
+
+  it('a Retry-After sent twice in two forms waits its first value: seconds beside a date, or a date beside seconds', async () => {
+    // The date is 30 s ahead: taken for the first value, the wait would be about 30 s, not 1 s.
+    const date = new Date(Date.now() + 30_000).toUTCString()
+    expect(await waitAsked(429, ['1', date])).toEqual([1000])
+    const [ms] = await waitAsked(429, [new Date(Date.now() + 2000).toUTCString(), '30'])
+    expect(ms).toBeGreaterThan(900)
+    expect(ms).toBeLessThanOrEqual(2000)
+  })
+
+  it('an asctime date (no zone named) is GMT, as HTTP dates are, not the local time of the machine', async () => {
+    vi.stubEnv('TZ', 'America/New_York')
+    try {
+      const at = new Date(Date.now() + 2000)
+      const [weekday, , month] = at.toUTCString().replace(',', '').split(' ')
+      const asctime = `${weekday} ${month} ${String(at.getUTCDate()).padStart(2, ' ')} ${at.toISOString().slice(11, 19)} ${at.getUTCFullYear()}`
+      const [ms] = await waitAsked(429, [asctime])
+      expect(ms).toBeGreaterThan(900)
+      expect(ms).toBeLessThanOrEqual(2000)
+    } finally {
+      vi.unstubAllEnvs()
     }
   })
 
