@@ -1,7 +1,7 @@
 import { createAttemptSignal, sleep } from '../client/abortable-wait.js'
 import { findProxyRefusal, isProxyGatewayStatus } from '../client/error-causes.js'
 import { toAnswer } from '../client/read-answer.js'
-import { findCertificateError, isGatewayError, isPlainHttpError } from '../client/retry-rules.js'
+import { findCertificateError, isBlockedPortError, isGatewayError, isPlainHttpError } from '../client/retry-rules.js'
 
 /** How often a server that does not answer yet is tried again. */
 const POLL_MS = 200
@@ -12,10 +12,10 @@ const POLL_MS = 200
  * before. Resolves whether it answered. A proxy's 502/503/504 (no `error_code` of the API, or the
  * same status to CONNECT) is no answer of the server: a proxy started before it (docker compose)
  * answers so until it is up. A server that is up but will not do as it stands (it redirects, its
- * TLS certificate is not trusted, it answers plain HTTP on an https:// URL), or an HTTP proxy that
- * will not open a tunnel to it, ends the wait at once: waiting does not change it, and the run's
- * first request says what to fix. An abort of `signal` ends the wait at once, rejecting with its
- * reason.
+ * TLS certificate is not trusted, it answers plain HTTP on an https:// URL), an HTTP proxy that
+ * will not open a tunnel to it, or a port fetch refuses to connect to, ends the wait at once:
+ * waiting does not change it, and the run's first request says what to fix. An abort of `signal`
+ * ends the wait at once, rejecting with its reason.
  */
 export async function waitForServer(baseUrl: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
@@ -32,7 +32,7 @@ export async function waitForServer(baseUrl: string, timeoutMs: number, signal?:
       if (signal?.aborted) throw signal.reason
       const refusal = findProxyRefusal(error)
       // A proxy's 502/503/504 to CONNECT is the server behind it not up yet, as a proxy's page is.
-      if (isPlainHttpError(error) || findCertificateError(error) || (refusal !== undefined && !isProxyGatewayStatus(refusal))) return true
+      if (isPlainHttpError(error) || findCertificateError(error) || isBlockedPortError(error) || (refusal !== undefined && !isProxyGatewayStatus(refusal))) return true
     } finally {
       attempt.dispose()
     }
