@@ -135,7 +135,7 @@ export function describeIgnoredFields(answer: ClientAnswer): string | undefined 
  * `request_id`): a web app's page, a load balancer's 404 for a path prefix the base URL lacks, an
  * empty body, which the failures alone (`expected 200, got 404`) read as the API's; or the
  * REQUEST's Idempotency-Key dropped on the way. A redirect or a proxy's 502/503/504 says so in its
- * own message; another 5xx page is a proxy's too.
+ * own message; another 5xx page is a proxy's too, and so is a 429 page.
  */
 export function addInfrastructureNote(note: string | undefined, answer: ClientAnswer, request?: ClientRequest): string | undefined {
   const dropped = request && describeDroppedIdempotencyKey(answer, request)
@@ -143,10 +143,13 @@ export function addInfrastructureNote(note: string | undefined, answer: ClientAn
   if (answer.body !== undefined || answer.bodyUnread || (answer.status >= 300 && answer.status < 400) || isGatewayError(answer)) return note
   const type = answer.headers.get('content-type')
   const answered = answer.text === '' ? 'the answer is empty' : `the answer is not JSON${type ? ` (${type})` : ''}`
-  // A 5xx page is a proxy's answer for a server behind it that failed: no sign of a wrong base URL.
+  // A 5xx page is a proxy's answer for a server behind it that failed, and a 429 page a CDN's or
+  // proxy's own rate limit (Cloudflare's 1015): no sign of a wrong base URL.
   const what = answer.status >= 500
     ? `${answered}, so not the sandbox API's own: a proxy or load balancer in front of the server answered for it`
-    : `${answered}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
+    : answer.status === 429
+      ? `${answered}, so not the sandbox API's own: a proxy, load balancer or CDN in front of the server answered for it`
+      : `${answered}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
   return note ? `${note}; ${what}` : what
 }
 

@@ -47,4 +47,14 @@ describe('a failed step whose answer is not the API\'s', () => {
     expect(internal).toMatchObject({ status: 500, error_code: 'INTERNAL_ERROR' })
     expect(internal!.note).toBeUndefined()
   })
+  it("a CDN's 429 page is told as its rate limit, not as a wrong base URL", async () => {
+    const cdn = await upstreamSandbox.proxy({ handler: (_request, response) => {
+      response.writeHead(429, { 'content-type': 'text/html', 'retry-after': '0' })
+      response.end('<html><body>Error 1015: You are being rate limited</body></html>')
+    } })
+    const [limited] = failedSteps(await runScenarios(pick('direct-loan'), { baseUrl: cdn.url }))
+    expect(limited).toMatchObject({ status: 429, ok: false })
+    expect(limited!.note).toContain("the answer is not JSON (text/html), so not the sandbox API's own: a proxy, load balancer or CDN in front of the server answered for it")
+    expect(limited!.note).not.toContain('is the base URL')
+  })
 })
