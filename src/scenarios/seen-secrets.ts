@@ -21,7 +21,7 @@ export interface SeenSecrets {
   addApiKey(key: string): void
   /** TEXT with every secret seen so far masked: a signing secret as maskSecret masks it (`whsec_****abcd`), the API key as maskApiKey does. */
   maskText(text: string): string
-  /** VALUE copied with every secret seen so far masked in its strings. */
+  /** VALUE copied with every secret seen so far masked in its strings, field names included. */
   maskValue<T>(value: T): T
 }
 
@@ -47,7 +47,8 @@ export function createSeenSecrets(): SeenSecrets {
     if (typeof value === 'string') return maskText(value)
     if (Array.isArray(value)) return value.map(maskValue)
     if (value === null || typeof value !== 'object') return value
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskValue(item)]))
+    // Names too: an answer may key a record by the API key (a gateway's quota per key).
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [maskText(name), maskValue(item)]))
   }
   return { collect: (value) => collect(value), addApiKey: (key) => add(key, maskApiKey(key)), maskText, maskValue: <T>(value: T) => (ordered.length === 0 ? value : maskValue(value) as T) }
 }

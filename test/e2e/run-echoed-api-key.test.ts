@@ -31,4 +31,16 @@ describe('sandbox run with an --api-key an answer echoes', () => {
     expect(JSON.parse(json.stdout).scenarios[0].steps[0].received.error).toBe(`The API key ${SHOWN} is not known here.`)
     for (const output of [text.stdout, text.stderr, json.stdout, json.stderr, readFileSync(junit, 'utf8')]) expect(output).not.toContain(KEY)
   })
+  it('masks the key where an answer names it as a field, not a value (a gateway\'s quota per key)', async () => {
+    const echo = await upstreamSandbox.proxy({ handler: (request, response) => {
+      const key = String(request.headers.authorization).replace(/^Bearer /, '')
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '900' })
+      response.end(JSON.stringify({ message: 'quota exceeded', quota: { [key]: { used: 1000, limit: 1000 } } }))
+    } })
+    const text = await runCli(['run', 'loan-flow', '--base-url', echo.url, '--api-key', KEY])
+    const json = await runCli(['run', 'loan-flow', '--base-url', echo.url, '--api-key', KEY, '--json'])
+    expect([text.code, json.code]).toEqual([1, 1])
+    expect(JSON.parse(json.stdout).scenarios[0].steps[0].received.quota).toEqual({ [SHOWN]: { used: 1000, limit: 1000 } })
+    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) expect(output).not.toContain(KEY)
+  })
 })
