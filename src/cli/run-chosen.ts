@@ -6,6 +6,7 @@ import type { RunServer } from '../scenarios/run-server.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import type { SeenSecrets } from '../scenarios/seen-secrets.js'
 import type { ListenError } from '../server/listen-errors.js'
+import { escapeControls } from '../text/escape-controls.js'
 
 /** `--verbose`: every attempt of every request, as sent and as answered, under its scenario. */
 async function createVerboseLog(say: (line: string) => void, secrets: SeenSecrets): Promise<NonNullable<TransportOptions['onAttempt']>> {
@@ -47,7 +48,8 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
     secrets,
     onReceiverStart,
     // Spec part 9: a breaking change is a new version. Said above the summary, where a failed run is read.
-    onApiVersion: (version) => note(`the server answers api_version ${version}; these scenarios are written for ${SCENARIOS_API_VERSION}, so a failure may be a change of the API (a newer partner-sandbox may know it)`),
+    // The version is the server's text: escaped, as every answer run prints is, so it cannot act on the terminal.
+    onApiVersion: (version) => note(`the server answers api_version ${escapeControls(version)}; these scenarios are written for ${SCENARIOS_API_VERSION}, so a failure may be a change of the API (a newer partner-sandbox may know it)`),
     ...progress,
     // A rate-limit wait can last minutes, and a server that never answers costs a timeout per
     // attempt: say so before each wait, or the run looks stuck (with --json on stderr, as stdout

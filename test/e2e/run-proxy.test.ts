@@ -59,6 +59,22 @@ describe('sandbox run through an HTTP proxy', () => {
     await newer.stop()
   })
 
+  it("a remote server's api_version with control characters: the note shows them escaped, not acting on the terminal", async () => {
+    const hostile = await upstreamSandbox.proxy({ handler: (request, response, forward) => {
+      if (request.url !== '/api/sandbox/config') return forward()
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ request_id: 'req_1', api_version: '0.4.0\u001b]0;owned\u0007\u001b[2J' }))
+    } })
+    const proxy = await startForwardProxy({ routes: { 'sandbox.test:4010': Number(new URL(hostile.url).port) } })
+    proxies.push(proxy)
+    for (const json of [false, true]) {
+      const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'http://sandbox.test:4010', ...(json ? ['--json'] : [])], { env: { HTTP_PROXY: proxy.url } })
+      expect(code).toBe(0)
+      expect(json ? stderr : stdout).toContain('the server answers api_version 0.4.0\\u001b]0;owned\\u0007\\u001b[2J; these scenarios')
+      expect(stdout + stderr).not.toContain('\u001b]0;owned')
+    }
+  })
+
   it('an https:// base URL goes through HTTPS_PROXY in a CONNECT tunnel, and the run says so', async () => {
     const proxy = await startProxy()
     const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test'], { env: { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: CERT } })
