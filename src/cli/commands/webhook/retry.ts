@@ -3,6 +3,7 @@ import { CliError, keepExitCodeWhenStdoutCloses, printErrorsAsJson, printJsonDoc
 import { addApiTargetOptions, addDeliveryWaitOption, addJsonOption, readDeliveryWait } from '../../options.js'
 import { CliErrorCodes } from '../../../errors/codes.js'
 import type { ApiTargetFlags } from '../../api-target.js'
+import { escapeControls } from '../../../text/escape-controls.js'
 
 interface RetryFlags extends ApiTargetFlags {
   wait?: string | true
@@ -34,12 +35,13 @@ async function runRetry(ids: string[], flags: RetryFlags, command: Command): Pro
     const shown = formatDeliveries(report.deliveries, report.waited_ms, heading)
     for (const line of shown.length > 0 ? shown : [`${heading}:`]) write(line)
     const unseen = findUnseenRetries(report.retried, report.deliveries)
-    if (unseen.length > 0) write(chalk.dim(`  older than the 50 newest deliveries the log shows: ${unseen.join(' ')}`))
+    if (unseen.length > 0) write(chalk.dim(`  older than the 50 newest deliveries the log shows: ${escapeControls(unseen.join(' '))}`))
   }
   // A receiver back after an outage: its deliveries are often still retrying, not failed yet.
   const retrying = report.still_retrying
+  // The ids are the server's text: escaped, as delivery-lines.ts escapes the rest.
   if (!flags.json && retrying.length > 0) {
-    write(chalk.dim(`${retrying.length === 1 ? '1 delivery is' : `${retrying.length} deliveries are`} still retrying on the schedule (without ids, only failed ones are put back); to send ${retrying.length === 1 ? 'it' : 'them'} now: sandbox webhook retry ${retrying.slice(0, 50).join(' ')}`))
+    write(chalk.dim(`${retrying.length === 1 ? '1 delivery is' : `${retrying.length} deliveries are`} still retrying on the schedule (without ids, only failed ones are put back); to send ${retrying.length === 1 ? 'it' : 'them'} now: sandbox webhook retry ${escapeControls(retrying.slice(0, 50).join(' '))}`))
   }
   if (report.problem) throw new CliError(report.problem, { exitCode: 1, code: CliErrorCodes.FAILED })
 }
