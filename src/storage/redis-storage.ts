@@ -36,7 +36,9 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
   const shown = maskUrlPassword(url)
   const onStatus = options.onStatus ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
   const driver = redisDriver({
-    url,
+    // The client turns TLS on only for a lowercase rediss:// (it parses the rest in any case):
+    // REDISS://HOST connected in plain text, password included, while shown as rediss://.
+    url: url.trim().replace(/^rediss?:/i, (scheme) => scheme.toLowerCase()),
     base: REDIS_KEY_PREFIX,
     lazyConnect: true,
     enableOfflineQueue: false,
