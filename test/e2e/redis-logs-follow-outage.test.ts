@@ -43,4 +43,36 @@ describe.skipIf(!hasRedis)('sandbox logs --follow on redis storage', () => {
     expect(await exited).toBe(0)
     await serve.stop()
   })
+
+  it('goes on following while redis is paused past the command timeout, and prints the requests logged once it answers', { timeout: 60_000 }, async () => {
+    const redis = await testRedis()
+    await redis.flush()
+    const serve = await startServe(['--port', '0', '--quiet', '--storage', redis.url])
+    expect((await get(serve.url)).status).toBe(200)
+    const follower = spawn(process.execPath, [BIN, 'logs', '--follow', '--storage', redis.url], { env: { ...process.env, NO_COLOR: '1' } })
+    let out = ''
+    let err = ''
+    follower.stdout.on('data', (chunk) => { out += chunk })
+    follower.stderr.on('data', (chunk) => { err += chunk })
+    const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve))
+    try {
+      await waitUntil(() => out.includes('GET    /api/sandbox/loans 200'), 15_000, 'the request logged before the pause')
+      // Stopped with its connections open: the follower's reads time out rather than see a drop.
+      redis.pause()
+      try {
+        await waitUntil(() => err.includes('did not answer'), 15_000, 'the line that says redis does not answer')
+      } finally {
+        redis.resume()
+      }
+      expect(follower.exitCode).toBeNull()
+      expect((await get(serve.url)).status).toBe(200)
+      await waitUntil(() => out.trim().split('\n').filter((line) => line.includes('GET    /api/sandbox/loans 200')).length === 2, 15_000, 'the request logged after the pause')
+      expect(err).toMatch(/^sandbox: redis redis:\/\/127\.0\.0\.1:\d+\/0 did not answer a read \(Command timed out\); reading again until it does$/m)
+      expect(err).not.toContain('unexpected error')
+    } finally {
+      follower.kill('SIGINT')
+    }
+    expect(await exited).toBe(0)
+    await serve.stop()
+  })
 })

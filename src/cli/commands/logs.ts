@@ -102,14 +102,27 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const stop = new AbortController()
   process.once('SIGINT', () => stop.abort())
   process.once('SIGTERM', () => stop.abort())
+  // Told once per stall: a paused or overloaded redis keeps the connection, so the storage's
+  // connection-lost line never comes, and each read fails only after the command timeout.
+  let stalled = false
   try {
     await printNew()
     while (!stop.signal.aborted) {
       await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => {})
       // A redis that drops or stalls while followed ends no follow: the storage prints when the
       // connection is lost and when it is back, and the entries logged meanwhile come then.
-      if (!stop.signal.aborted) await printNew().catch((error: unknown) => {
-        if (kind !== 'redis' || !(error instanceof StorageError)) throw error
+      if (!stop.signal.aborted) await printNew().then(() => { stalled = false }, async (error: unknown) => {
+        if (kind !== 'redis') throw error
+        if (error instanceof StorageError) return
+        // The client's own errors for a read that lost its connection under way (the storage's
+        // connection-lost line tells that), or that got no answer.
+        const message = (error as Error)?.message
+        if (message === 'Connection is closed.') return
+        if (message !== 'Command timed out') throw error
+        if (stalled) return
+        stalled = true
+        const { maskUrlPassword } = await import('../../text/url-password.js')
+        process.stderr.write(`sandbox: redis ${maskUrlPassword(storage)} did not answer a read (${message}); reading again until it does\n`)
       })
     }
   } finally {
