@@ -7,12 +7,17 @@ export function maskUrlPassword(url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password) parsed.password = '***'
+    // redis-cli reads redis://SECRET@HOST as a password alone, and its URLs get copied here.
+    else if (parsed.username && /^rediss?:$/.test(parsed.protocol)) parsed.username = '***'
     // WHATWG adds a slash after an http host; what was given is shown as it was written.
     shown = url.endsWith('/') ? parsed.href : parsed.href.replace(/\/$/, '')
   } catch {
     shown = url.replace(/\/\/[^@/]*@/, '//***@')
   }
-  return shown.replace(/([?&]password=)[^&#]*/gi, '$1***')
+  // Named as the client reads it: `pass%77ord=` is a password too.
+  return shown.replace(/([?&])([^=&#]*)=[^&#]*/g, (whole, separator: string, name: string) => {
+    return new URLSearchParams(`${name}=`).keys().next().value?.toLowerCase() === 'password' ? `${separator}${name}=***` : whole
+  })
 }
 
 /**
