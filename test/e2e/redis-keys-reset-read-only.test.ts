@@ -34,4 +34,24 @@ describe.skipIf(!hasRedis)('sandbox keys reset on a redis that reads but refuses
     const again = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url])
     expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('now starts from an empty sandbox state')])
   })
+
+  it('fails before the keys file changes for a redis user that may delete but not list keys (SCAN), which the deletion does first', async () => {
+    const redis = await testRedis()
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const before = await readFile(keysFile, 'utf8')
+    const admin = new Redis(redis.port, '127.0.0.1')
+    // Fast commands only, a common hardening: GET, EXISTS and UNLINK pass, SCAN (slow) does not.
+    await admin.acl('SETUSER', 'fast-only', 'on', '>pw', '~sandbox:*', '+@fast', '+info', '+@connection')
+    try {
+      const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url.replace('//', '//fast-only:pw@')])
+      expect(reset.code).toBe(2)
+      expect(reset.stderr).toBe('sandbox: the key was not reset: its storage refuses to list keys (NOPERM this user has no permissions to run the \'scan\' command)\n')
+      expect(await readFile(keysFile, 'utf8')).toBe(before)
+    } finally {
+      await admin.acl('DELUSER', 'fast-only')
+      await admin.quit()
+    }
+  })
 })

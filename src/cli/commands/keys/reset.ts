@@ -49,14 +49,20 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)${still}\n`)
 }
 
-/** Fails with a StorageError, before anything is changed, when `store` refuses to delete. */
+/** Fails with a StorageError, before anything is changed, when `store` refuses to delete or to list keys. */
 async function checkCanDelete(store: Storage): Promise<void> {
   const { StorageError } = await import('../../../storage/storage-error.js')
-  try {
-    await store.removeItem('session:reset-check:none')
-  } catch (error) {
-    throw new StorageError(`the key was not reset: its storage refuses to delete (${(error as Error).message})`, { cause: error })
+  const attempt = async (what: string, call: () => Promise<unknown>) => {
+    try {
+      await call()
+    } catch (error) {
+      throw new StorageError(`the key was not reset: its storage refuses to ${what} (${(error as Error).message})`, { cause: error })
+    }
   }
+  await attempt('delete', () => store.removeItem('session:reset-check:none'))
+  // The deletion lists the session's keys first: a redis user that may delete but not SCAN (one
+  // allowed only @fast commands) failed it with the keys file changed already.
+  await attempt('list keys', () => store.getKeys('session:reset-check:none'))
 }
 
 /** `sandbox keys reset KEY [--drop]`. */
