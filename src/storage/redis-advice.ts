@@ -14,6 +14,8 @@ export function pickStartReason(previous: string | undefined, next: string): str
   // A port where something else answers: the client closes the connection on the reply it cannot
   // parse, and a command sent meanwhile fails with "Stream isn't writeable", which said nothing.
   if (previous && /^Protocol error/.test(previous)) return previous
+  // The ready check, failed because the connection closed: the error that closed it says why.
+  if (previous && /^Reached the max retries per request limit/.test(next)) return previous
   return next
 }
 
@@ -43,6 +45,7 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return adviseOnUntrustedCertificate()
   // Something other than redis on that port (a web server, ssh): the client's own words ask for a bug report.
   if (/^Protocol error/.test(reason)) return 'what answers on that port is not redis: check the host and port in the URL'
+  if (/^DENIED/.test(reason)) return 'it takes connections only from its own machine while its default user has no password: set one (requirepass) and give it in the URL, redis://:PASSWORD@HOST:PORT/DB'
   if (/^MISCONF/.test(reason)) return 'it refuses writes until it can save its snapshot again: see its log (a full disk, a dir it may not write in), then retry'
   if (/^READONLY/.test(reason)) return 'it is a read-only replica: give the URL of its primary'
   if (/^ERR unknown command 'eval'/i.test(reason)) return 'it does not take EVAL (disabled or renamed), which the sandbox needs for the lease that keeps a second server off the database: use a redis that runs Lua scripts'

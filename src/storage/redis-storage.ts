@@ -47,6 +47,9 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     connectTimeout: CONNECT_TIMEOUT_MS,
     commandTimeout: COMMAND_TIMEOUT_MS,
     retryStrategy: (times: number) => Math.min(times * 200, 2_000),
+    // The client's first command (CLIENT SETINFO) drops its error: a redis that refuses the client
+    // as it connects (protected mode's DENIED) then failed the start with only 'Connection is closed'.
+    disableClientInfo: true,
     // Listing a prefix scans the whole database; redis's default of 10 keys a call made a start
     // over 100,000 keys take 2.1 s instead of 0.4 s, and `sandbox logs` 1.1 s instead of 0.25 s.
     scanCount: 1000,

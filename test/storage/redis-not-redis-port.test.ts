@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http'
+import { createServer as createNetServer, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandboxStorage } from '../../src/storage/index.js'
 import { adviseOn, pickStartReason } from '../../src/storage/redis-advice.js'
@@ -28,5 +29,26 @@ describe('a redis URL that reaches something other than a working redis', () => 
     expect(adviseOn('ENOTFOUND', false, true)).toBe('no such host: check the host name in the URL')
     expect(adviseOn('Command timed out', false, false)).toBe('it took the connection but did not answer: check that the port is a redis server\'s and that the server is not stopped (SIGSTOP) or overloaded')
     expect(adviseOn('ECONNREFUSED', false, true)).toBe('start it, or use another storage (--storage fs or memory)')
+  })
+})
+
+describe('a redis in protected mode, which refuses a client from another machine', () => {
+  it('says why, rather than that the connection closed and to start it', async () => {
+    // What redis writes on accepting such a client, before it closes the connection.
+    const denied = '-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface.\r\n'
+    const sockets = new Set<Socket>()
+    const tcp = createNetServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      socket.end(denied)
+    })
+    const port = await new Promise<number>((resolve) => tcp.listen(0, '127.0.0.1', () => resolve((tcp.address() as { port: number }).port)))
+    try {
+      const error = await createSandboxStorage({ kind: 'redis', url: `redis://127.0.0.1:${port}/0`, owner: true }).catch((caught: unknown) => caught as Error)
+      expect((error as Error).message).toMatch(new RegExp(`^cannot use redis at redis://127\\.0\\.0\\.1:${port}/0 \\(DENIED Redis is running in protected mode.*\\); it takes connections only from its own machine while its default user has no password: set one \\(requirepass\\) and give it in the URL, redis://:PASSWORD@HOST:PORT/DB$`))
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => tcp.close(resolve))
+    }
   })
 })
