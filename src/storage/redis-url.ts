@@ -28,6 +28,9 @@ export function checkRedisUrl(url: string): number {
   if (!parsed.hostname) throw new StorageError(`${maskUrlPassword(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)
   const db = /^\/?(\d{1,9})?$/.exec(parsed.pathname)
   if (!db) throw new StorageError(`${maskUrlPassword(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)
+  // The client takes the last ?db=, the check below the first: with two, the start checked one
+  // database and the client used another (one out of range then fell back to 0 unchecked).
+  if (parsed.searchParams.getAll('db').length > 1) throw new StorageError(`${maskUrlPassword(url)}: ?db= is given more than once: give one`)
   const query = parsed.searchParams.get('db')
   if (query === null) return Number(db[1] ?? 0)
   // The client takes ?db= only when the path has no number: checked here too, so that the start
