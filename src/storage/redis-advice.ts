@@ -49,6 +49,8 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/^MISCONF/.test(reason)) return 'it refuses writes until it can save its snapshot again: see its log (a full disk, a dir it may not write in), then retry'
   if (/^READONLY/.test(reason)) return 'it is a read-only replica: give the URL of its primary'
   if (/^ERR unknown command 'eval'/i.test(reason)) return 'it does not take EVAL (disabled or renamed), which the sandbox needs for the lease that keeps a second server off the database: use a redis that runs Lua scripts'
+  // A sentinel's port (it answers the client's INFO, then refuses EXISTS), or a proxy's.
+  if (/^ERR unknown command/i.test(reason)) return 'it does not take a command every redis server takes: check that the port is a redis server\'s, not a sentinel\'s (26379 by default) or a proxy\'s'
   if (reason === 'ENOTFOUND' || reason === 'EAI_AGAIN') return 'no such host: check the host name in the URL'
   // Connected, but nothing came back: a stopped or overloaded redis, or a port that waits for the client to speak a protocol of its own.
   if (/^Command timed out/.test(reason)) return 'it took the connection but did not answer: check that the port is a redis server\'s and that the server is not stopped (SIGSTOP) or overloaded'
