@@ -72,7 +72,7 @@ async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; ma
 
 async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage } = await import('../../storage/create-storage.js')
-  const { StorageError } = await import('../../storage/storage-error.js')
+  const { StorageError, toStorageError } = await import('../../storage/storage-error.js')
   const { followRequestLog } = await import('../../server/read-request-log.js')
   const { storage, dataDir, kind } = await readStorageSetting(flags)
   if (kind === 'memory') {
@@ -89,9 +89,14 @@ async function runLogs(flags: LogsFlags): Promise<void> {
       process.stdout.write(`${entries.map((entry) => (flags.json ? formatJson(entry) : formatEntry(out, entry))).join('\n')}\n`)
     }
   }
+  // What redis refuses (NOPERM: a user without SCAN or MGET) or the client's own errors end the
+  // command as a storage failure (exit 2), not as a bug with its stack (exit 1).
+  const failRead = (error: unknown) => {
+    throw kind === 'redis' ? toStorageError(error, 'read the request log') : error
+  }
   if (!flags.follow) {
     try {
-      await printNew()
+      await printNew().catch(failRead)
     } finally {
       // A redis connection would keep the process alive.
       await store.dispose()
@@ -106,7 +111,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   // connection-lost line never comes, and each read fails only after the command timeout.
   let stalled = false
   try {
-    await printNew()
+    await printNew().catch(failRead)
     while (!stop.signal.aborted) {
       await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => {})
       // A redis that drops or stalls while followed ends no follow: the storage prints when the
@@ -118,7 +123,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
         // connection-lost line tells that), or that got no answer.
         const message = (error as Error)?.message
         if (message === 'Connection is closed.') return
-        if (message !== 'Command timed out') throw error
+        if (message !== 'Command timed out') failRead(error)
         if (stalled) return
         stalled = true
         const { maskUrlPassword } = await import('../../text/url-password.js')
