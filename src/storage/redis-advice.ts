@@ -45,6 +45,7 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(reason)) return adviseOnUntrustedCertificate()
   // Something other than redis on that port (a web server, ssh): the client's own words ask for a bug report.
   if (/^Protocol error/.test(reason)) return 'what answers on that port is not redis: check the host and port in the URL'
+  if (/max number of clients reached/.test(reason)) return 'it has as many clients as its maxclients allows: close some (CLIENT LIST shows them) or raise maxclients'
   if (/^DENIED/.test(reason)) return 'it takes connections only from its own machine while its default user has no password: set one (requirepass) and give it in the URL, redis://:PASSWORD@HOST:PORT/DB'
   if (/^MISCONF/.test(reason)) return 'it refuses writes until it can save its snapshot again: see its log (a full disk, a dir it may not write in), then retry'
   if (/^READONLY/.test(reason)) return 'it is a read-only replica: give the URL of its primary'

@@ -29,4 +29,18 @@ describe('a redis that takes the connection but refuses what the server needs at
     const misconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk."
     expect(adviseOn(misconf, false, true)).toBe('it refuses writes until it can save its snapshot again: see its log (a full disk, a dir it may not write in), then retry')
   })
+
+  it.skipIf(!hasRedis)('says a redis at its maxclients is full of clients, rather than to start it', async () => {
+    const redis = await testRedis()
+    const admin = new Redis(redis.port, '127.0.0.1')
+    // The admin connection is the one client it takes.
+    await admin.config('SET', 'maxclients', '1')
+    try {
+      const error = await createSandboxStorage({ kind: 'redis', url: redis.url }).catch((caught: unknown) => caught as Error)
+      expect((error as Error).message).toBe(`cannot use redis at ${redis.url} (ERR max number of clients reached); it has as many clients as its maxclients allows: close some (CLIENT LIST shows them) or raise maxclients`)
+    } finally {
+      await admin.config('SET', 'maxclients', '10000')
+      await admin.quit()
+    }
+  })
 })
