@@ -6,6 +6,7 @@ import { killAll, runCli } from '../helpers/cli.js'
 import { findClosedPort } from '../helpers/receiver.js'
 import { hasRedis, useTestRedis } from '../helpers/redis-server.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
+import { deriveKeyId } from '../../src/server/auth.js'
 
 afterEach(() => killAll())
 
@@ -51,6 +52,28 @@ describe.skipIf(!hasRedis)('sandbox keys reset on a redis that reads but refuses
       expect(await readFile(keysFile, 'utf8')).toBe(before)
     } finally {
       await admin.acl('DELUSER', 'fast-only')
+      await admin.quit()
+    }
+  })
+
+  it('says the key was reset when deleting its old session\'s data fails after the keys file changed', async () => {
+    const redis = await testRedis()
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const sessionId = (JSON.parse(await readFile(keysFile, 'utf8')) as { keys: Array<{ session_id: string }> }).keys[0]!.session_id
+    const admin = new Redis(redis.port, '127.0.0.1')
+    // A batch of the old session, and a user that may write session documents only: the checks
+    // pass, and the deletion fails on the batch, once the keys file has its new session.
+    await admin.set(`sandbox:idem:${deriveKeyId(key)}:${sessionId}:1`, '[]')
+    await admin.acl('SETUSER', 'sessions-only', 'on', '>pw', 'resetkeys', '%R~sandbox:*', '%RW~sandbox:session:*', '+@read', '+@write', '+@keyspace', '+@connection', '+info')
+    try {
+      const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--storage', redis.url.replace('//', '//sessions-only:pw@')])
+      expect(reset.code).toBe(2)
+      expect(reset.stderr).toMatch(new RegExp(`^sandbox: sk_sandbox_\\S+ was reset, but deleting the data of its old session ${sessionId} failed \\(storage failed to remove idem:\\S+: NOPERM .*\\); a running sandbox serve deletes it once it reads the reset, else it stays in storage\\n$`))
+      expect(await readFile(keysFile, 'utf8')).not.toContain(sessionId)
+    } finally {
+      await admin.acl('DELUSER', 'sessions-only')
       await admin.quit()
     }
   })

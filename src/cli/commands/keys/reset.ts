@@ -17,6 +17,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   const { describeKeyStatus } = await import('../../../keys/keys-file.js')
   const { createSandboxStorage } = await import('../../../storage/create-storage.js')
   const { deleteSessionData } = await import('../../../server/delete-session.js')
+  const { StorageError } = await import('../../../storage/storage-error.js')
   const path = resolveKeysFile(flags.keys)
   const { storage, dataDir, kind } = await readStorageSetting(flags)
   const query = await resolveKeyArgument(key, path, 'reset')
@@ -36,7 +37,12 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
     if (store) await checkCanDelete(store)
     const reset = await resetKeySession(path, query, { drop: flags.drop })
     after = reset.after
-    if (store && reset.before.session_id) await deleteSessionData(store, reset.before.key, reset.before.session_id)
+    const old = reset.before.session_id
+    // Past the keys file's change, a failure (a dropped connection) must not read as a reset that
+    // did not happen: run again, it would reset anew and leave this session's data for good.
+    if (store && old) await deleteSessionData(store, reset.before.key, old).catch((error: Error) => {
+      throw new StorageError(`${maskApiKey(after.key)} was reset, but deleting the data of its old session ${old} failed (${error.message}); a running sandbox serve deletes it once it reads the reset, else it stays in storage`, { cause: error })
+    })
   } finally {
     await store?.dispose()
   }
