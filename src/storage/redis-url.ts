@@ -25,6 +25,8 @@ export function checkRedisUrl(url: string): number {
   if (strayAt) {
     throw new StorageError(`"${maskCredentials(url)}" has an @ after its host: a / ? or # in a password ends the host early; ${ENCODE_ADVICE}`)
   }
+  // The client lets the query override the scheme: rediss://HOST?tls= connected in plain text.
+  if (parsed.searchParams.has('tls')) throw new StorageError(`${maskUrlPassword(url)}: TLS is chosen by the scheme, rediss:// or redis://, not by ?tls=`)
   if (!parsed.hostname) throw new StorageError(`${maskUrlPassword(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)
   const db = /^\/?(\d{1,9})?$/.exec(parsed.pathname)
   if (!db) throw new StorageError(`${maskUrlPassword(url)}: the path must be a database number such as /0, not ${parsed.pathname}`)

@@ -19,4 +19,14 @@ describe.skipIf(!hasRedis)('a rediss:// URL written in capitals', () => {
       expect(outcome).toMatch(/^cannot use redis at rediss:\/\/127\.0\.0\.1:\d+\/0 \(/)
     }
   })
+
+  it('is refused with a ?tls= in its query, which the client lets override the scheme (an empty one: plain text)', async () => {
+    const redis = await testRedis()
+    const url = `${redis.url.replace(/^redis:/, 'rediss:')}?tls=`
+    const outcome = await createSandboxStorage({ kind: 'redis', url }).then(async (storage) => {
+      await storage.dispose()
+      return 'connected in plain text'
+    }, (error: Error) => error.message)
+    expect(outcome).toBe(`${url}: TLS is chosen by the scheme, rediss:// or redis://, not by ?tls=`)
+  })
 })
