@@ -25,6 +25,12 @@ export function checkRedisUrl(url: string): number {
   if (strayAt) {
     throw new StorageError(`"${maskCredentials(url)}" has an @ after its host: a / ? or # in a password ends the host early; ${ENCODE_ADVICE}`)
   }
+  // The client decodes them, and a % that starts no %XX threw from its constructor: 'unexpected error'.
+  try {
+    decodeURIComponent(`${parsed.username}:${parsed.password}`)
+  } catch {
+    throw new StorageError(`${maskUrlPassword(url)} has a % that starts no %XX in its user name or password; ${ENCODE_ADVICE}`)
+  }
   // The client lets the query override the scheme: rediss://HOST?tls= connected in plain text.
   if (parsed.searchParams.has('tls')) throw new StorageError(`${maskUrlPassword(url)}: TLS is chosen by the scheme, rediss:// or redis://, not by ?tls=`)
   if (!parsed.hostname) throw new StorageError(`${maskUrlPassword(url)} names no host (e.g. redis://127.0.0.1:6379/0)`)

@@ -39,4 +39,12 @@ describe('a redis URL whose password has a character a URL gives a meaning to', 
     expect(parseStorageKind('redis://127.0.0.1:6379/150')).toBe('redis')
     expect(parseStorageKind('redis://127.0.0.1:6379?db=150')).toBe('redis')
   })
+
+  it('refuses, without showing it, a user name or password with a % that starts no %XX, which the client cannot decode', () => {
+    for (const [url, secret] of [['redis://:50%off@127.0.0.1:6379/0', '50%off'], ['redis://us%er:pw-1@127.0.0.1:6379/0', 'pw-1'], ['redis://:100%@127.0.0.1:6379/0', '100%']] as const) {
+      const message = refusal(url)
+      expect(message).toMatch(/^redis:\/\/[^ ]*\*\*\*@127\.0\.0\.1:6379\/0 has a % that starts no %XX in its user name or password; percent-encode @, :, \/, \?, # and % in the user name or password/)
+      expect(message).not.toContain(secret)
+    }
+  })
 })
