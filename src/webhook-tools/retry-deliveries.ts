@@ -12,7 +12,7 @@ export interface RetryDeliveriesOptions extends TransportOptions {
 
 /** What the retry endpoint put back, and what became of it. */
 export interface RetryReport {
-  /** Ids the server put back at the head of their queues, in its order. */
+  /** Ids the server put back in their queues (with a fresh schedule, still in event order), in its order. */
   retried: string[]
   /** Those deliveries as the log showed them last (one retried but no longer among the 50 newest is left out). */
   deliveries: DeliveryEntry[]

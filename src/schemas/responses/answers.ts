@@ -46,5 +46,5 @@ export const webhookTestAnswerSchema = webhookStateViewSchema
   .meta({ id: 'WebhookTestAnswer' })
 /** POST /webhooks/retry. */
 export const webhookRetryAnswerSchema = webhookStateViewSchema
-  .extend({ request_id: requestId, idempotency_replayed: replayed, retried: z.array(z.string()).describe('Ids of the deliveries put back at the head of the queue.') })
+  .extend({ request_id: requestId, idempotency_replayed: replayed, retried: z.array(z.string()).describe('Ids of the deliveries put back in their queue with a fresh schedule, still in event order: one behind an earlier delivery that is retrying waits for it.') })
   .meta({ id: 'WebhookRetryAnswer' })
