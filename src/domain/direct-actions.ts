@@ -5,7 +5,7 @@ import { checkLoanChange } from './final-records.js'
 import { createEvent } from './events.js'
 import { changeCollateral, closeLoan, payInterest, recordChange, repayPrincipal } from './loan-changes.js'
 import { assertNoOpenOperation, requireActiveLoan } from './loan-guards.js'
-import { computeExcessLtv, computeMaxDebt, computeOriginationFee, exceedsMaxLtv } from './loan-math.js'
+import { computeExcessLtv, computeMaxDebt, computeMaxRemovable, computeOriginationFee, exceedsMaxLtv } from './loan-math.js'
 import { assetDecimals, hasAtMostDecimals, roundBtc, roundUsd } from './money.js'
 import type { Asset, Balances, DomainContext, DomainResult, EventType, Loan, LoanBook } from './types.js'
 
@@ -56,7 +56,7 @@ function noCollateralLeft(loan: Loan, ctx: DomainContext): SandboxError {
   const max = ctx.config.risk.max_ltv_percent
   return flowConflict('LTV_LIMIT', `This change would leave no collateral against a debt of ${loan.debt}, above the maximum LTV of ${max}%.`, {
     max,
-    max_removable_btc: computeMaxRemovable(loan, ctx),
+    max_removable_btc: computeMaxRemovable(loan.debt, loan.collateral, ctx.config),
   })
 }
 
@@ -83,7 +83,7 @@ function runAction(action: LoanActionInput['action'], loan: Loan, amount: number
       const remaining = roundBtc(loan.collateral - amount)
       // All of it is the LTV rule's refusal too (decisions.md): no collateral left against a debt.
       if (remaining === 0 && loan.debt > 0) throw noCollateralLeft(loan, ctx)
-      if (exceedsMaxLtv(loan.debt, remaining, ctx.config)) throw ltvLimit(computeExcessLtv(loan.debt, remaining, ctx.config), ctx, { max_removable_btc: computeMaxRemovable(loan, ctx) })
+      if (exceedsMaxLtv(loan.debt, remaining, ctx.config)) throw ltvLimit(computeExcessLtv(loan.debt, remaining, ctx.config), ctx, { max_removable_btc: computeMaxRemovable(loan.debt, loan.collateral, ctx.config) })
       return { wallet: creditWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, -amount, ctx), extraEvents: ['sandbox.collateral.returned'] }
     }
     case 'increase_loan':
@@ -117,14 +117,4 @@ function increaseLoan(loan: Loan, amount: number, wallet: Balances, ctx: DomainC
   const grown: Loan = { ...loan, debt, principal: roundUsd(loan.principal + amount), originationFee: roundUsd(loan.originationFee + fee) }
   const next = recordChange(recordChange(grown, ctx, { type: 'loan_increased', amount, asset: 'USDT' }), ctx, { type: 'origination_fee', amount: fee, asset: 'USDT' })
   return { wallet: creditWallet(wallet, 'USDT', roundUsd(amount - fee)), loan: next }
-}
-
-/** BTC that can leave the loan while keeping LTV within the maximum, rounded down to satoshis. */
-function computeMaxRemovable(loan: Loan, ctx: DomainContext): number {
-  const { btc_usd: rate } = ctx.config.rates
-  // In whole satoshis on both sides: subtracting the BTC amounts first loses the last satoshi
-  // to float noise (0.04624021 - 0.04624 is 20.999… satoshis), which toPrecision cannot restore.
-  const neededSats = Math.ceil(Number((((loan.debt * 100) / (ctx.config.risk.max_ltv_percent * rate)) * 1e8).toPrecision(15)))
-  const collateralSats = Math.round(loan.collateral * 1e8)
-  return Math.max(0, collateralSats - neededSats) / 1e8
 }

@@ -1,10 +1,7 @@
 import { SandboxError } from '../errors/sandbox-error.js'
 import { findClosestMatch } from '../text/closest-match.js'
-import { roundBtc, roundPercent, roundUsd } from './money.js'
+import { Decimals, roundBtc, roundPercent, roundUsd, toExactFraction, toUnits } from './money.js'
 import type { LoanTerms, SandboxConfig } from './types.js'
-
-/** LTV values within this distance above the maximum still pass, so float noise never rejects a loan sized exactly at the limit. */
-const LTV_TOLERANCE = 1e-9
 
 /** USD value of `collateralBtc` at the configured BTC/USD rate (unrounded). */
 export function computeCollateralValue(collateralBtc: number, config: SandboxConfig): number {
@@ -33,16 +30,40 @@ export function computeExcessLtv(debt: number, collateralBtc: number, config: Sa
   return ltv > max ? ltv : roundPercent(max + 0.01)
 }
 
+/**
+ * The two sides of "LTV at most the maximum" in whole units, so no float noise decides it either
+ * way: LTV % = cents × 10^8 / (satoshis × btc_usd), at most max_ltv_percent exactly when
+ * cents × 10^8 × rate.d × max.d <= max.n × rate.n × satoshis. A price with cents (95000.01) puts
+ * a loan one cent over the limit only 5e-13 % above it, closer than any float tolerance.
+ */
+function scaleLtvSides(config: SandboxConfig): { perCent: bigint; perSatoshi: bigint } {
+  const rate = toExactFraction(config.rates.btc_usd)
+  const max = toExactFraction(config.risk.max_ltv_percent)
+  return { perCent: 10n ** BigInt(Decimals.BTC) * rate.d * max.d, perSatoshi: max.n * rate.n }
+}
+
 /** True when a loan of `debt` against `collateralBtc` would be above `risk.max_ltv_percent`. */
 export function exceedsMaxLtv(debt: number, collateralBtc: number, config: SandboxConfig): boolean {
-  return computeRawLtv(debt, collateralBtc, config) > config.risk.max_ltv_percent + LTV_TOLERANCE
+  if (debt <= 0) return false
+  const { perCent, perSatoshi } = scaleLtvSides(config)
+  return toUnits(debt, Decimals.USD) * perCent > toUnits(collateralBtc, Decimals.BTC) * perSatoshi
 }
 
 /** Largest debt `collateralBtc` can carry at the maximum LTV, in cents rounded down. */
 export function computeMaxDebt(collateralBtc: number, config: SandboxConfig): number {
-  const max = (computeCollateralValue(collateralBtc, config) * config.risk.max_ltv_percent) / 100
-  // toPrecision strips float noise so 23750 is not floored to 23749.99.
-  return roundUsd(Math.floor(Number((max * 100).toPrecision(15))) / 100)
+  const { perCent, perSatoshi } = scaleLtvSides(config)
+  return roundUsd(Number((toUnits(collateralBtc, Decimals.BTC) * perSatoshi) / perCent) / 100)
+}
+
+/** BTC that can leave `collateralBtc` while it still carries `debt` at the maximum LTV, rounded down to satoshis. */
+export function computeMaxRemovable(debt: number, collateralBtc: number, config: SandboxConfig): number {
+  if (debt <= 0) return collateralBtc
+  const { perCent, perSatoshi } = scaleLtvSides(config)
+  const collateral = toUnits(collateralBtc, Decimals.BTC)
+  // A maximum LTV of 0 lets no collateral carry a debt.
+  if (perSatoshi === 0n) return 0
+  const needed = (toUnits(debt, Decimals.USD) * perCent + perSatoshi - 1n) / perSatoshi
+  return collateral > needed ? Number(collateral - needed) / 10 ** Decimals.BTC : 0
 }
 
 /** Origination fee kept from the payout of `loanAmount`. */

@@ -60,3 +60,27 @@ export function hasAtMostDecimals(value: number, decimals: number): boolean {
   if (Number.isInteger(value)) return true
   return Number.isInteger(scaleClean(value, decimals))
 }
+
+/** A non-negative fraction n / d of BigInts. */
+export interface ExactFraction {
+  n: bigint
+  d: bigint
+}
+
+/**
+ * The exact value of the decimal text JavaScript prints for `value` (95000.01 is 9500001 / 100,
+ * 1e-7 is 1 / 10^7), for the comparisons where a double's last bits would decide. `value` must
+ * be finite and not negative.
+ */
+export function toExactFraction(value: number): ExactFraction {
+  const [mantissa, exponentText] = String(value).split('e') as [string, string | undefined]
+  const [whole, fraction = ''] = mantissa.split('.') as [string, string | undefined]
+  const exponent = Number(exponentText ?? 0)
+  const n = BigInt(`${whole}${fraction}`) * 10n ** BigInt(Math.max(0, exponent))
+  return { n, d: 10n ** BigInt(fraction.length + Math.max(0, -exponent)) }
+}
+
+/** `value` (already rounded to `decimals`) as a whole number of its smallest units: cents, satoshis. */
+export function toUnits(value: number, decimals: number): bigint {
+  return BigInt(Math.round(value * 10 ** decimals))
+}

@@ -52,6 +52,25 @@ describe('remove_collateral refusal names the exact BTC that may go', () => {
   })
 })
 
+describe('the maximum LTV holds to the last cent and satoshi at a BTC price with cents', () => {
+  // At 95,000.01 USD/BTC, 0.09499999 BTC carries at most 4,512.49 at 50 %: 4,512.50 is above the
+  // maximum by only 5.5e-13 %, and decisions.md ("Loan math") allows an LTV at most the maximum.
+  it('refuses a new loan, an increase and a removal that go one unit over', async () => {
+    api = await createTestApi({ config: { rates: { btc_usd: 95000.01 } } })
+    const over = await api.post('/api/sandbox/loans', { collateral_btc: 0.09499999, loan_amount: 4512.5 })
+    expect([over.status, over.body.details?.limit, over.body.details?.max_loan_amount]).toEqual([400, 'risk.max_ltv_percent', 4512.49])
+
+    const atMax = await api.post('/api/sandbox/loans', { collateral_btc: 0.09499999, loan_amount: 4512.49 })
+    const increase = await api.post(`/api/sandbox/loans/${atMax.body.activeLoans[0].id}/action`, { action: 'increase_loan', amount: 0.01 })
+    expect([increase.status, increase.body.details?.reason, increase.body.details?.max_increase]).toEqual([409, 'LTV_LIMIT', 0])
+
+    // 0.095 BTC carries 4,512.50 (4,512.500475 at most); one satoshi less does not.
+    const loan = await api.post('/api/sandbox/loans', { collateral_btc: 0.095, loan_amount: 4512.5 })
+    const remove = await api.post(`/api/sandbox/loans/${loan.body.activeLoans.at(-1).id}/action`, { action: 'remove_collateral', amount: 0.00000001 })
+    expect([remove.status, remove.body.details?.reason, remove.body.details?.max_removable_btc]).toEqual([409, 'LTV_LIMIT', 0])
+  })
+})
+
 describe('an amount too large for any limit is reported as sent', () => {
   it('names the number in details.value and the message, not null or Infinity', async () => {
     api = await createTestApi()

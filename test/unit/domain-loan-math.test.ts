@@ -44,6 +44,17 @@ describe('assertNewLoanWithinLimits', () => {
     expect(() => assertNewLoanWithinLimits({ collateral_btc: 0.002168, loan_amount: 102.98, loan_currency: 'USDT' }, config)).not.toThrow()
   })
 
+  it('rejects a loan one cent above the maximum LTV, however little above it that cent is', () => {
+    // At 95,000.01 USD/BTC, 0.09499999 BTC carries at most 4,512.4995 USD at 50 %: 4,512.49 is the
+    // largest loan, and 4,512.50 is above the maximum by 5.5e-13 % (decisions.md "Loan math": at most).
+    const cents = { ...config, rates: { ...config.rates, btc_usd: 95000.01 } }
+    const request = { collateral_btc: 0.09499999, loan_amount: 4512.5, loan_currency: 'USDT' }
+    expect(computeMaxDebt(0.09499999, cents)).toBe(4512.49)
+    expect(() => assertNewLoanWithinLimits({ ...request, loan_amount: 4512.49 }, cents)).not.toThrow()
+    const error = expectError(() => assertNewLoanWithinLimits(request, cents), 'INVALID_AMOUNT')
+    expect(error.details).toMatchObject({ limit: 'risk.max_ltv_percent', value: 50.01, max_loan_amount: 4512.49 })
+  })
+
   it('accepts amounts and collateral exactly at their limits', () => {
     expect(() => assertNewLoanWithinLimits({ ...ok, loan_amount: 100 }, config)).not.toThrow()
     expect(() => assertNewLoanWithinLimits({ collateral_btc: 100, loan_amount: 1000000, loan_currency: 'USDT' }, config)).not.toThrow()
