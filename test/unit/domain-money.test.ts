@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hasAtMostDecimals, roundBtc, roundPercent, roundUsd } from '../../src/domain/money.js'
+import { hasAtMostDecimals, roundBtc, roundPercent, roundUsd, toExactFraction, toUnits } from '../../src/domain/money.js'
 
 describe('money rounding', () => {
   it('rounds USD half away from zero despite binary float representation', () => {
@@ -24,5 +24,21 @@ describe('money rounding', () => {
     // Whole numbers past what scaling can hold are still whole: their limit refuses them, not this.
     expect(hasAtMostDecimals(1e308, 8)).toBe(true)
     expect(hasAtMostDecimals(Number.MAX_VALUE, 2)).toBe(true)
+  })
+})
+
+describe('exact figures for the LTV limit', () => {
+  it('reads a config number as the decimal it is written as, in every notation JavaScript prints', () => {
+    expect(toExactFraction(95000.01)).toEqual({ n: 9500001n, d: 100n })
+    expect(toExactFraction(50)).toEqual({ n: 50n, d: 1n })
+    expect(toExactFraction(1.5e-7)).toEqual({ n: 15n, d: 100000000n })
+    // Not reduced: only comparisons use it.
+    expect(toExactFraction(2.5e21)).toEqual({ n: 25000000000000000000000n, d: 10n })
+  })
+
+  it('counts rounded amounts in whole cents and satoshis, float noise included', () => {
+    expect(toUnits(0.29, 2)).toBe(29n)
+    expect(toUnits(19999.99 + 199.99, 2)).toBe(2019998n)
+    expect(toUnits(0.09499999, 8)).toBe(9499999n)
   })
 })
