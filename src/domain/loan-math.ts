@@ -55,15 +55,25 @@ export function computeMaxDebt(collateralBtc: number, config: SandboxConfig): nu
   return roundUsd(Number((toUnits(collateralBtc, Decimals.BTC) * perSatoshi) / perCent) / 100)
 }
 
+/** Least collateral in satoshis that carries `debt` at the maximum LTV; none does at a maximum of 0 (null). */
+function computeMinCollateralSats(debt: number, config: SandboxConfig): bigint | null {
+  const { perCent, perSatoshi } = scaleLtvSides(config)
+  if (perSatoshi === 0n) return null
+  return (toUnits(debt, Decimals.USD) * perCent + perSatoshi - 1n) / perSatoshi
+}
+
+/** Least BTC that carries `debt` at the maximum LTV, rounded up to satoshis (Infinity at a maximum of 0). */
+export function computeMinCollateral(debt: number, config: SandboxConfig): number {
+  const sats = computeMinCollateralSats(debt, config)
+  return sats === null ? Number.POSITIVE_INFINITY : Number(sats) / 10 ** Decimals.BTC
+}
+
 /** BTC that can leave `collateralBtc` while it still carries `debt` at the maximum LTV, rounded down to satoshis. */
 export function computeMaxRemovable(debt: number, collateralBtc: number, config: SandboxConfig): number {
   if (debt <= 0) return collateralBtc
-  const { perCent, perSatoshi } = scaleLtvSides(config)
+  const needed = computeMinCollateralSats(debt, config)
   const collateral = toUnits(collateralBtc, Decimals.BTC)
-  // A maximum LTV of 0 lets no collateral carry a debt.
-  if (perSatoshi === 0n) return 0
-  const needed = (toUnits(debt, Decimals.USD) * perCent + perSatoshi - 1n) / perSatoshi
-  return collateral > needed ? Number(collateral - needed) / 10 ** Decimals.BTC : 0
+  return needed !== null && collateral > needed ? Number(collateral - needed) / 10 ** Decimals.BTC : 0
 }
 
 /** Origination fee kept from the payout of `loanAmount`. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { SandboxApiError } from '../client/api-error.js'
 import { buildLoanPath, type SandboxClient, type LoanAnswer, type PartnerAnswer } from '../client/sandbox-client.js'
 import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
+import { computeMinCollateral } from '../domain/loan-math.js'
 import type { EventType, SandboxConfig } from '../domain/types.js'
 
 /** One request a trigger sent, with the events the API sends for it (spec 3.1-3.3, 6.2). */
@@ -84,7 +85,8 @@ export function chooseSmallLoan(config: SandboxConfig, walletBtc = Number.POSITI
   const loanAmount = config.limits.loan_amount.min
   const needed = loanAmount / config.rates.btc_usd / (config.risk.max_ltv_percent / 100)
   const { min, max } = config.limits.collateral_btc
-  const least = Math.max(min, ceilBtc(needed))
+  // Exact, as the server judges it: a float ceiling can come out one satoshi short.
+  const least = Math.max(min, computeMinCollateral(loanAmount, config))
   const most = Math.min(max, floorBtc(walletBtc - reserveBtc))
   // USDT, the API's default, unless the config lists other currencies only.
   const currency = config.currencies.includes('USDT') ? 'USDT' : config.currencies[0]!

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { assertNewLoanWithinLimits } from '../../src/domain/loan-math.js'
 import { loadFixtures } from '../../src/server/fixtures.js'
 import { chooseSmallLoan } from '../../src/webhook-tools/trigger-walks.js'
 
@@ -31,6 +32,14 @@ describe('chooseSmallLoan', () => {
     expect(chooseSmallLoan(big, 2, 0.5).collateral_btc).toBe(1.5)
     expect(chooseSmallLoan(big, 0.4).collateral_btc).toBe(1)
     expect(chooseSmallLoan(config, 2)).toEqual({ loan_amount: 100, collateral_btc: 0.00421053, loan_currency: 'USDT' })
+  })
+
+  it('asks a wallet too small for the loan for the collateral the server accepts, to the last satoshi', () => {
+    // At 95,247.62 USD/BTC, 100 USDT at 50 % needs 209,979.0000002 satoshis: 0.00209980 BTC, not 0.00209979.
+    const cents = { ...config, rates: { ...config.rates, btc_usd: 95_247.62 } }
+    const loan = chooseSmallLoan(cents, 0.002)
+    expect(loan.collateral_btc).toBe(0.0020998)
+    expect(() => assertNewLoanWithinLimits(loan, cents)).not.toThrow()
   })
 
   it('borrows in USDT, or in the config\'s first currency when it does not list USDT', () => {
