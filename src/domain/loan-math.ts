@@ -37,10 +37,17 @@ export function computeExcessLtv(debt: number, collateralBtc: number, config: Sa
  * a loan one cent over the limit only 5e-13 % above it, closer than any float tolerance.
  */
 function scaleLtvSides(config: SandboxConfig): { perCent: bigint; perSatoshi: bigint } {
+  // Made once per config (a server's is one object), not on every check of every write.
+  let sides = ltvSides.get(config)
+  if (sides) return sides
   const rate = toExactFraction(config.rates.btc_usd)
   const max = toExactFraction(config.risk.max_ltv_percent)
-  return { perCent: 10n ** BigInt(Decimals.BTC) * rate.d * max.d, perSatoshi: max.n * rate.n }
+  sides = { perCent: 10n ** BigInt(Decimals.BTC) * rate.d * max.d, perSatoshi: max.n * rate.n }
+  ltvSides.set(config, sides)
+  return sides
 }
+
+const ltvSides = new WeakMap<SandboxConfig, { perCent: bigint; perSatoshi: bigint }>()
 
 /** True when a loan of `debt` against `collateralBtc` would be above `risk.max_ltv_percent`. */
 export function exceedsMaxLtv(debt: number, collateralBtc: number, config: SandboxConfig): boolean {
