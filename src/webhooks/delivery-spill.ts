@@ -71,13 +71,20 @@ export function findDueRun(state: WebhookState, target: DeliveryTarget): Spilled
   return run
 }
 
-/** Puts a run's deliveries back into the document, in queue order, and forgets the run. */
+/**
+ * Puts a run's deliveries back into the document, in queue order, and forgets the run. Merged by
+ * `seq` rather than put before the first newer delivery: a failed one the retry endpoint put back
+ * after the run was moved out has its place among them.
+ */
 export function restoreRun(state: WebhookState, run: SpilledRun, deliveries: Delivery[]): WebhookState {
-  const at = state.deliveries.findIndex((delivery) => delivery.target === run.target && delivery.seq !== undefined && delivery.seq > run.last_seq)
-  const kept = state.deliveries
-  return {
-    ...state,
-    deliveries: at === -1 ? [...kept, ...deliveries] : [...kept.slice(0, at), ...deliveries, ...kept.slice(at)],
-    spilled: (state.spilled ?? []).filter((item) => item.batch !== run.batch),
+  const merged: Delivery[] = []
+  let next = 0
+  for (const delivery of state.deliveries) {
+    if (delivery.target === run.target && delivery.seq !== undefined) {
+      while (next < deliveries.length && deliveries[next]!.seq! < delivery.seq) merged.push(deliveries[next++]!)
+    }
+    merged.push(delivery)
   }
+  merged.push(...deliveries.slice(next))
+  return { ...state, deliveries: merged, spilled: (state.spilled ?? []).filter((item) => item.batch !== run.batch) }
 }
