@@ -130,14 +130,17 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
     let req: ClientRequest | undefined
     let connected = reuse
     const socket = reuse ? undefined : openSocket(to, lookupFor(options))
-    let oversized = false
+    /** Set once the answer's status line is in: a 2xx there is the receiver's acknowledgement. */
+    let answeredStatus: number | null = null
+    /** An answer cut off unread (too large, or not finished in time): its connection cannot be reused. */
+    let unread = false
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       // A delivered answer leaves a pooled connection to the agent, to be reused; one whose answer
       // was cut off unread cannot carry another request.
-      if (error !== null || !agent || oversized) {
+      if (error !== null || !agent || unread) {
         req?.destroy()
         socket?.destroy()
       }
@@ -148,7 +151,13 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
     const fail = (error: NodeJS.ErrnoException) => finish(null, describeError(error))
     // Counted from the start of the attempt: waiting for a shared connection and a resend on a new
     // one use up the same 10 s.
-    const timer = setTimeout(() => finish(null, `timed out after ${timeoutMs} ms`), Math.max(0, started + timeoutMs - performance.now()))
+    const timer = setTimeout(() => {
+      // An answer whose status came in time but whose body did not: the status decides, as for a
+      // body cut off, or a 2xx the receiver acted on would be sent again.
+      if (answeredStatus === null) return finish(null, `timed out after ${timeoutMs} ms`)
+      unread = true
+      finish(answeredStatus, null)
+    }, Math.max(0, started + timeoutMs - performance.now()))
     const post = () => {
       connected = true
       opened(null)
@@ -172,11 +181,12 @@ function send(to: Destination, body: string, headers: SendHeaders, options: Send
       let answered = false
       req = (to.https ? httpsRequest : httpRequest)(args, (res) => {
         answered = true
+        answeredStatus = res.statusCode ?? null
         let size = 0
         res.on('data', (chunk: Buffer) => {
           size += chunk.length
           if (size <= MAX_ANSWER_BYTES) return
-          oversized = true
+          unread = true
           finish(res.statusCode ?? null, null)
         })
         res.on('end', () => finish(res.statusCode ?? null, null))
