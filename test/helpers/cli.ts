@@ -32,6 +32,9 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     let stderr = ''
     child.stdout.on('data', (chunk) => { stdout += chunk })
     child.stderr.on('data', (chunk) => { stderr += chunk })
+    // A command that exits before reading its stdin (a usage error) closes the pipe: the write's
+    // EPIPE is no failure of the test, and unhandled it failed the whole run.
+    child.stdin.on('error', () => {})
     child.stdin.end(options.input ?? '')
     child.on('close', (code) => {
       running.delete(child)
