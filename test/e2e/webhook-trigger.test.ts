@@ -279,6 +279,14 @@ describe('sandbox webhook deliveries --follow', () => {
     // Only failed deliveries, one JSON object per line.
     expect(json.output().trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event_type: 'sandbox.partner.updated', status: 'failed', attempts: 3 })])
   })
+
+  it('stops cleanly (exit 0) on a signal sent as soon as its first line is out, as a supervisor or a quick Ctrl+C does', async () => {
+    const args = ['--base-url', serve.url, '--api-key', 'sk_sandbox_trigger_e2e_key_eeeeeeee']
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const follow = await startNodeProcess([BIN, 'webhook', 'deliveries', '--follow', ...args], /^(no endpoint)/m)
+      expect(await follow.stop(signal)).toBe(0)
+    }
+  })
 })
 
 describe('sandbox webhook deliveries --follow on a key at its rate limit', () => {

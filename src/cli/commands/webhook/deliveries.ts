@@ -34,6 +34,10 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   const shown = deliveries.filter(wanted).reverse()
   if (flags.json && !flags.follow) return printJsonDocument(command, { endpoint, deliveries: shown }, 2)
   const { formatDelivery, formatEndpoint, formatQueueHints } = await import('../../delivery-lines.js')
+  // Ctrl+C is how --follow ends, as with `logs --follow` and `webhook listen`: a clean stop and
+  // exit 0. Handlers before the first line: a supervisor or a quick Ctrl+C may signal as soon as it shows.
+  const stop = new AbortController()
+  if (flags.follow) process.once('SIGINT', () => stop.abort()).once('SIGTERM', () => stop.abort())
   if (!flags.json) {
     write(formatEndpoint(endpoint))
     if (shown.length === 0 && !flags.follow) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))
@@ -47,9 +51,6 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   const { formatJson } = await import('../../json-text.js')
   const { SandboxApiError, SandboxConnectionError } = await import('../../../client/api-error.js')
   const { followDeliveries } = await import('../../../webhook-tools/follow-deliveries.js')
-  // Ctrl+C is how --follow ends, as with `logs --follow` and `webhook listen`: a clean stop and exit 0.
-  const stop = new AbortController()
-  process.once('SIGINT', () => stop.abort()).once('SIGTERM', () => stop.abort())
   /** Why reads fail for now, said once until one succeeds again. */
   let pausedBy: 'unreachable' | 'rate limit' | undefined
   // Following retries every 2 s itself: no retries within a read, and no note for each.
