@@ -100,6 +100,15 @@ describe('sandbox webhook verify', () => {
       expect(badTimeout.stderr).toContain(`sandbox: --timeout: ${message}`)
     }
   })
+
+  it('refuses a receiver URL that starts with http:// but is no URL (a space, an open bracket) as a usage error, not a crash', async () => {
+    for (const url of ['http://[::1/webhooks', 'http://my host/webhooks']) {
+      const result = await runCli(['webhook', 'verify', url, '--secret', SECRET, '--json'])
+      expect([url, result.code]).toEqual([url, 2])
+      expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'USAGE', message: `<receiver-url> must be an http(s) URL, got "${url}"` } })
+      expect(result.stderr).toBe(`sandbox: <receiver-url> must be an http(s) URL, got "${url}"\n`)
+    }
+  })
 })
 
 describe('sandbox webhook listen', () => {
@@ -192,6 +201,12 @@ describe('sandbox webhook listen', () => {
     for (const [name, value] of Object.entries(headers)) expect(received!.headers[name]).toBe(value)
     expect(verifyWebhook({ secret: SECRET, body: received!.body, headers: received!.headers }).eventId).toBe('evt_bytes_1')
     await target.close()
+  })
+
+  it('refuses a --forward-to that is no URL before it listens, rather than crashing at the first delivery', async () => {
+    for (const url of ['http://[::1/webhooks', 'http://my host/webhooks']) {
+      expect(await runCli(['webhook', 'listen', '--port', '0', '--forward-to', url])).toEqual({ code: 2, stdout: '', stderr: `sandbox: --forward-to must be an http(s) URL, got "${url}"\n` })
+    }
   })
 })
 

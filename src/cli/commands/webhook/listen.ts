@@ -4,6 +4,7 @@ import { formatJson } from '../../json-text.js'
 import { addSecretOption, readPortSetting, resolveSecret } from '../../options.js'
 import { escapeControls } from '../../../text/escape-controls.js'
 import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
+import { isHttpUrl } from '../../http-url.js'
 
 interface ListenFlags {
   port: number
@@ -29,7 +30,7 @@ async function runListen(flags: ListenFlags): Promise<void> {
   // Comma-separated, as the reference receivers take them: the old and the new secret while a
   // rotation reaches you (no whsec_ secret has a comma: base64url).
   const secret = resolveSecret(flags.secret)?.split(',').map((part) => part.trim()).filter(Boolean)
-  if (flags.forwardTo && !/^https?:\/\/[^/]/.test(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
+  if (flags.forwardTo && !isHttpUrl(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const print = (delivery: ReceivedWebhook) => {
     if (flags.json) return write(formatJson({ ...delivery, headers: undefined, body: flags.printBody ? delivery.body : undefined }))

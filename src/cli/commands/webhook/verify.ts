@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander'
 import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { readDurationFlag } from '../../duration-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
+import { isHttpUrl } from '../../http-url.js'
 
 interface VerifyFlags {
   secret?: string
@@ -25,7 +26,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
   const timeoutMs = readTimeout(flags.timeout)
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret: the signing secret your receiver verifies with (or set SANDBOX_WEBHOOK_SECRET)')
-  if (!/^https?:\/\/[^/]/.test(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${receiverUrl}"`)
+  if (!isHttpUrl(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${receiverUrl}"`)
   const { verifyReceiver, ReceiverUnreachableError } = await import('../../../webhook-tools/index.js')
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
