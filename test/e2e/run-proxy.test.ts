@@ -164,7 +164,15 @@ describe('sandbox run through an HTTP proxy', () => {
   it('a SOCKS proxy variable: exit 2 before any request, as {"error"} under --json', async () => {
     const { code, stdout, stderr } = await runCli(['run', 'loan-flow', '--base-url', 'https://sandbox.test', '--json'], { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })
     expect(code).toBe(2)
-    expect(JSON.parse(stdout)).toEqual({ error: { code: 'PROXY', message: 'HTTPS_PROXY is a socks5 proxy; sandbox run goes through http:// or https:// proxies only. Set HTTPS_PROXY to one, or unset it to connect directly' } })
+    expect(JSON.parse(stdout)).toEqual({ error: { code: 'PROXY', message: 'HTTPS_PROXY is a socks5 proxy; the sandbox\'s requests go through http:// or https:// proxies only. Set HTTPS_PROXY to one, or unset it to connect directly' } })
     expect(stderr).toContain('HTTPS_PROXY is a socks5 proxy')
+  })
+
+  it('a SOCKS proxy variable under the webhook commands: the same PROXY error, which names no other command', async () => {
+    for (const args of [['webhook', 'deliveries'], ['webhook', 'trigger', 'loan.issued']]) {
+      const { code, stdout } = await runCli([...args, '--base-url', 'https://sandbox.test', '--api-key', 'sk_sandbox_proxy_e2e_key_aaaa', '--json'], { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })
+      expect([args.join(' '), code]).toEqual([args.join(' '), 2])
+      expect(JSON.parse(stdout)).toEqual({ error: { code: 'PROXY', message: 'HTTPS_PROXY is a socks5 proxy; the sandbox\'s requests go through http:// or https:// proxies only. Set HTTPS_PROXY to one, or unset it to connect directly' } })
+    }
   })
 })

@@ -65,7 +65,7 @@ describe('readProxySettings', () => {
   })
 
   it.each([
-    [{ HTTPS_PROXY: 'socks5://127.0.0.1:1080' }, 'HTTPS_PROXY is a socks5 proxy; sandbox run goes through http:// or https:// proxies only. Set HTTPS_PROXY to one, or unset it to connect directly'],
+    [{ HTTPS_PROXY: 'socks5://127.0.0.1:1080' }, 'HTTPS_PROXY is a socks5 proxy; the sandbox\'s requests go through http:// or https:// proxies only. Set HTTPS_PROXY to one, or unset it to connect directly'],
     [{ http_proxy: 'http://user:s3cret@[bad' }, 'http_proxy=http://***@[bad is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT); percent-encode @, /, ? and # in the user name or password (%40, %2F, %3F, %23)'],
     [{ http_proxy: 'http://[bad' }, 'http_proxy=http://[bad is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT)'],
   ])('refuses %j with a message that names the variable and hides the password', (env, message) => {

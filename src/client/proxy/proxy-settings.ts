@@ -40,7 +40,7 @@ function parseProxyUrl(value: string, source: string): ProxyChoice {
     throw new ProxySettingsError(`${source}=${maskCredentials(value)} is not a URL; set it as http://HOST:PORT (or http://USER:PASSWORD@HOST:PORT)${encode}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ProxySettingsError(`${source} is a ${url.protocol.slice(0, -1)} proxy; sandbox run goes through http:// or https:// proxies only. Set ${source} to one, or unset it to connect directly`)
+    throw new ProxySettingsError(`${source} is a ${url.protocol.slice(0, -1)} proxy; the sandbox's requests go through http:// or https:// proxies only. Set ${source} to one, or unset it to connect directly`)
   }
   if (!url.hostname) throw new ProxySettingsError(`${source}=${maskCredentials(value)} names no host; set it as http://HOST:PORT`)
   // curl and Go use a proxy URL's scheme, credentials, host and port only; undici refuses one
