@@ -229,6 +229,9 @@ describe('sandbox webhook sign', () => {
     expect(notJson).toMatchObject({ code: 2, stderr: expect.stringContaining('is not valid JSON (line 1, column 1)') })
     const empty = await runCli(['webhook', 'sign', '--secret', SECRET], { input: '' })
     expect(empty).toMatchObject({ code: 2, stderr: expect.stringContaining('standard input is empty') })
+    // `sandbox webhook sign < some-dir` (a path completed one level short): not "empty", which sends you looking at the file.
+    const directory = await runCli(['webhook', 'sign', '--secret', SECRET], { shell: `exec < '${import.meta.dirname}';` })
+    expect(directory).toEqual({ code: 2, stdout: '', stderr: 'sandbox: standard input is a directory, not a file; pipe the body to sign: sandbox webhook sign --secret S < body.json\n' })
     const noSecret = await runCli(['webhook', 'sign'], { input: '{}', env: { SANDBOX_WEBHOOK_SECRET: '' } })
     expect(noSecret).toMatchObject({ code: 2, stderr: expect.stringContaining('missing --secret') })
   })

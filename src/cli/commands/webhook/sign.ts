@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs'
 import { Option, type Command } from 'commander'
 import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
@@ -10,6 +11,8 @@ interface SignFlags {
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) throw new CliError('pipe the body to sign on standard input: sandbox webhook sign --secret S < body.json')
+  // Read as a stream, a directory gives no bytes and no error: it would be called empty.
+  if (fstatSync(0).isDirectory()) throw new CliError('standard input is a directory, not a file; pipe the body to sign: sandbox webhook sign --secret S < body.json')
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   if (chunks.length === 0) throw new CliError('standard input is empty; pipe the body to sign: sandbox webhook sign --secret S < body.json')
