@@ -137,6 +137,20 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       const local = runInPty(['run', '--dir', tinyDir, '--base-url', serve.url], { env: { CI: 'false' } })
       await local.waitFor('Which scenarios')
     })
+
+    it('refuses a bad flag before asking, not after the scenarios are picked', async () => {
+      const cases: Array<[string[], string]> = [
+        [['--timeout', 'abc'], 'sandbox: --timeout: invalid duration "abc"'],
+        [['--base-url', 'localhost:4010'], 'sandbox: --base-url must be an http(s) URL, got "localhost:4010"'],
+        [['--api-key', 'pk_live_1'], 'sandbox: --api-key must be a sandbox key (sk_sandbox_...), got "pk_live_1"'],
+      ]
+      const runs = cases.map(([args, message]) => [args, message, runInPty(['run', '--dir', tinyDir, ...args])] as const)
+      for (const [args, message, pty] of runs) {
+        expect(await pty.exited(5000), args.join(' ')).toBe(2)
+        expect(pty.text(), args.join(' ')).not.toContain('Which scenarios')
+        expect(pty.text(), args.join(' ')).toContain(message)
+      }
+    })
   })
 
   describe('sandbox keys revoke|reset without KEY', () => {

@@ -356,4 +356,18 @@ describe.skipIf(PTY_UNAVAILABLE !== '')('sandbox webhook trigger on a terminal',
     expect(await quit.exited()).toBe(130)
     expect(quit.text()).not.toMatch(/sandbox: |^\s+at /m)
   })
+
+  it.skipIf(PTY_UNAVAILABLE !== '')('refuses a bad flag on a terminal before asking which event, not after', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--timeout', 'abc'], 'sandbox: --timeout: invalid duration "abc"'],
+      [['--base-url', 'localhost:4010'], 'sandbox: --base-url must be an http(s) URL, got "localhost:4010"'],
+      [['--base-url', serve.url, '--api-key', 'pk_live_1'], 'sandbox: --api-key must be a sandbox key (sk_sandbox_...), got "pk_live_1"'],
+    ]
+    const runs = cases.map(([args, message]) => [args, message, runInPty(['webhook', 'trigger', ...args])] as const)
+    for (const [args, message, pty] of runs) {
+      expect(await pty.exited(5000), args.join(' ')).toBe(2)
+      expect(pty.text(), args.join(' ')).not.toContain('Which event?')
+      expect(pty.text(), args.join(' ')).toContain(message)
+    }
+  })
 })

@@ -24,11 +24,14 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     return
   }
   let scenarios: Scenario[] = []
+  let all: Scenario[] = []
   const out = await import('../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
   // With --watch the files are read at each run, and a broken one is told and waited on.
   if (!flags.watch) {
-    const { all, chosen } = await loadChosenScenarios(args, flags.dir, flags.tag)
+    const loaded = await loadChosenScenarios(args, flags.dir, flags.tag)
+    const chosen = loaded.chosen
+    all = loaded.all
     if (flags.list) {
       // A tag that selects nothing is a typo far more often than an empty answer to a question.
       if (chosen.length === 0 && flags.tag.length > 0) throw new CliError(noScenarioMessage(flags, all))
@@ -39,10 +42,8 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
       return
     }
     scenarios = chosen
-    const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && canPrompt()
-    if (interactive) scenarios = await pickScenarios(all)
-    if (scenarios.length === 0) throw new CliError(noScenarioMessage(flags, all))
   }
+  // Before the prompt: a bad flag is told at once, not after the scenarios are picked.
   // The checks `webhook trigger` and its kin make too: an http(s) URL without a password, a sendable sk_sandbox_ key.
   const { readApiKey, readBaseUrl } = await import('../api-target.js')
   const baseUrl = flags.startServer ? undefined : readBaseUrl(flags.baseUrl)
@@ -50,6 +51,11 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const receiver = resolveReceiverFlags(flags)
   const waitForServerMs = readDurationFlag('--wait', flags.wait, MAX_WAIT_MS)
   const timeoutMs = readDurationFlag('--timeout', flags.timeout, MAX_WAIT_MS)
+  if (!flags.watch) {
+    const interactive = args.length === 0 && flags.tag.length === 0 && !flags.json && canPrompt()
+    if (interactive) scenarios = await pickScenarios(all)
+    if (scenarios.length === 0) throw new CliError(noScenarioMessage(flags, all))
+  }
   const outputFile = await import('../output-file.js')
   // A CI job should learn of a bad report path before it waits for every scenario.
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')

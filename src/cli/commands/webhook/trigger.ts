@@ -14,30 +14,44 @@ interface TriggerFlags extends ApiTargetFlags {
   json?: boolean
 }
 
-/** The event named (`loan.issued` stands for `sandbox.loan.issued`), or asked for on a terminal. */
-async function resolveEvent(name: string | undefined, json: boolean | undefined): Promise<EventType> {
-  const types: readonly EventType[] = (await import('../../../webhooks/types.js')).EVENT_TYPES
-  if (name === undefined) {
-    if (json || !canPrompt()) throw new CliError(`name the event to trigger: one of ${types.join(', ')}`)
-    const { select } = await import('@inquirer/prompts')
-    return withPromptSignals((signal) => select({ message: 'Which event?', choices: types.map((type) => ({ name: type, value: type })), pageSize: types.length }, { signal }))
+/**
+ * The event named (`loan.issued` stands for `sandbox.loan.issued`); undefined when it is to be
+ * asked for on a terminal, and a usage error when it cannot be.
+ */
+async function readEvent(name: string | undefined, json: boolean | undefined): Promise<EventType | undefined> {
+  if (name !== undefined) return (await import('../../event-names.js')).readEventName(name)
+  const { EVENT_TYPES } = await import('../../../webhooks/types.js')
+  if (json || !canPrompt()) throw new CliError(`name the event to trigger: one of ${EVENT_TYPES.join(', ')}`)
+  return undefined
+}
+
+async function askEvent(): Promise<EventType> {
+  const { EVENT_TYPES } = await import('../../../webhooks/types.js')
+  const { select } = await import('@inquirer/prompts')
+  return withPromptSignals((signal) => select({ message: 'Which event?', choices: EVENT_TYPES.map((type) => ({ name: type, value: type })), pageSize: EVENT_TYPES.length }, { signal }))
+}
+
+async function checkLoan(event: EventType, loan: string | undefined): Promise<void> {
+  const { checkTriggerLoan } = await import('../../../webhook-tools/trigger-event.js')
+  try {
+    checkTriggerLoan(event, loan)
+  } catch (error) {
+    throw new CliError((error as Error).message)
   }
-  return (await import('../../event-names.js')).readEventName(name)
 }
 
 async function runTrigger(name: string | undefined, flags: TriggerFlags, command: Command): Promise<void> {
   const waitMs = readDeliveryWait(flags.wait)
-  const event = await resolveEvent(name, flags.json)
-  const { checkTriggerLoan, triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
-  try {
-    checkTriggerLoan(event, flags.loan)
-  } catch (error) {
-    throw new CliError((error as Error).message)
-  }
+  const named = await readEvent(name, flags.json)
+  if (named) await checkLoan(named, flags.loan)
+  const { resolveApiTarget } = await import('../../api-target.js')
+  // Before the event is asked for: a bad flag is told at once, not after the event is picked.
+  const target = await resolveApiTarget(flags, { json: flags.json })
+  const event = named ?? await askEvent()
+  if (!named) await checkLoan(event, flags.loan)
+  const { triggerEvent } = await import('../../../webhook-tools/trigger-event.js')
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
-  const { resolveApiTarget } = await import('../../api-target.js')
-  const target = await resolveApiTarget(flags, { json: flags.json })
   const { formatTriggerRequest, toTriggerCliError } = await import('../../trigger-lines.js')
   const { formatDeliveries } = await import('../../delivery-lines.js')
   const { maskApiKey } = await import('../../../keys/api-key-text.js')
