@@ -37,6 +37,11 @@ export function toCliError(error: unknown): CliError | undefined {
   if (code === 'EMFILE' || code === 'ENFILE') {
     return new CliError(`too many open files (${(error as Error).message}): raise the open-file limit (ulimit -n; serve needs about 100 to start, and one more per connection and webhook delivery in flight)`, { code, cause: error })
   }
+  // `sandbox openapi > spec.json` on a full disk failed at the write with "unexpected error" and
+  // a stack: the disk is the user's to free, not a bug to report.
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new CliError(`cannot write: the disk is full or over its quota (${(error as Error).message}); free some space, or send the output elsewhere`, { code, cause: error })
+  }
   return undefined
 }
 
