@@ -9,6 +9,17 @@ afterEach(() => killAll())
 
 const tempDir = useTempDirs('sandbox-run-arguments')
 
+describe('sandbox run --dir of a directory without scenario files', () => {
+  it('says the directory holds none, not just that there is nothing to run', async () => {
+    const cwd = await tempDir()
+    await mkdir(join(cwd, 'sc'))
+    await writeFile(join(cwd, 'sc', 'notes.txt'), '{}')
+    const result = await runCli(['run', '--dir', 'sc', '--json'], { cwd })
+    expect([result.code, result.stderr]).toEqual([2, 'sandbox: no scenario files (*.json) in --dir sc\n'])
+    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'USAGE', message: 'no scenario files (*.json) in --dir sc' } })
+  })
+})
+
 describe('sandbox run with a path that is no scenario file', () => {
   it('says a directory is one and to give it as --dir, and what a path of another kind must be', async () => {
     const cwd = await tempDir()

@@ -81,6 +81,8 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
 
 /** Why nothing was chosen: with --tag, the tags there are (and the one a typo meant) or that the named scenarios lack it. */
 function noScenarioMessage(flags: RunFlags, all: Scenario[]): string {
+  // An empty --dir (a wrong path level, files not saved yet) said only "no scenarios to run".
+  if (all.length === 0 && flags.dir !== undefined) return `no scenario files (*.json) in --dir ${flags.dir}`
   if (flags.tag.length === 0) return 'no scenarios to run'
   const known = [...new Set(all.flatMap((scenario) => scenario.tags))].sort()
   if (flags.tag.some((tag) => known.includes(tag))) return `none of the scenarios named has the tag ${flags.tag.join(' or ')}`
