@@ -13,14 +13,18 @@ afterEach(() => killAll())
 const testRedis = useTestRedis()
 const tempDir = useTempDirs('sandbox-redis-reset-e2e')
 
+/** A test redis, a keys file with one key, its text before any reset, and an admin connection to the redis. */
+async function createKeyOnRedis() {
+  const redis = await testRedis()
+  const keysFile = join(await tempDir(), 'keys.json')
+  const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+  const before = await readFile(keysFile, 'utf8')
+  return { redis, keysFile, key, before, admin: new Redis(redis.port, '127.0.0.1') }
+}
+
 describe.skipIf(!hasRedis)('sandbox keys reset on a redis that reads but refuses deletes', () => {
   it('fails before the keys file changes, so the old session\'s data is not left behind under a key that moved on', async () => {
-    const redis = await testRedis()
-    const dir = await tempDir()
-    const keysFile = join(dir, 'keys.json')
-    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
-    const before = await readFile(keysFile, 'utf8')
-    const admin = new Redis(redis.port, '127.0.0.1')
+    const { redis, keysFile, key, before, admin } = await createKeyOnRedis()
     // A replica (of a primary that is gone): reads work, deletes are refused.
     await admin.replicaof('127.0.0.1', await findClosedPort())
     try {
@@ -37,12 +41,7 @@ describe.skipIf(!hasRedis)('sandbox keys reset on a redis that reads but refuses
   })
 
   it('fails before the keys file changes for a redis user that may delete but not list keys (SCAN), which the deletion does first', async () => {
-    const redis = await testRedis()
-    const dir = await tempDir()
-    const keysFile = join(dir, 'keys.json')
-    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
-    const before = await readFile(keysFile, 'utf8')
-    const admin = new Redis(redis.port, '127.0.0.1')
+    const { redis, keysFile, key, before, admin } = await createKeyOnRedis()
     // Fast commands only, a common hardening: GET, EXISTS and UNLINK pass, SCAN (slow) does not.
     await admin.acl('SETUSER', 'fast-only', 'on', '>pw', '~sandbox:*', '+@fast', '+info', '+@connection')
     try {
@@ -57,12 +56,8 @@ describe.skipIf(!hasRedis)('sandbox keys reset on a redis that reads but refuses
   })
 
   it('says the key was reset when deleting its old session\'s data fails after the keys file changed', async () => {
-    const redis = await testRedis()
-    const dir = await tempDir()
-    const keysFile = join(dir, 'keys.json')
-    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
-    const sessionId = (JSON.parse(await readFile(keysFile, 'utf8')) as { keys: Array<{ session_id: string }> }).keys[0]!.session_id
-    const admin = new Redis(redis.port, '127.0.0.1')
+    const { redis, keysFile, key, before, admin } = await createKeyOnRedis()
+    const sessionId = (JSON.parse(before) as { keys: Array<{ session_id: string }> }).keys[0]!.session_id
     // A batch of the old session, and a user that may write session documents only: the checks
     // pass, and the deletion fails on the batch, once the keys file has its new session.
     await admin.set(`sandbox:idem:${deriveKeyId(key)}:${sessionId}:1`, '[]')
