@@ -1,28 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createTestApi, type TestApi } from '../helpers/api.js'
-import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+import { createTestApi } from '../helpers/api.js'
+import { setupFailedDeliveries } from '../helpers/failed-deliveries.js'
 
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop()
 })
 
-/** A key whose endpoint (a receiver answering 503, one retry after 1 ms) got `count` test events, all failed by now. */
-async function setupFailed(count: number): Promise<{ api: TestApi; receiver: TestReceiver; ids: string[] }> {
-  const receiver = await startReceiver()
-  stops.push(() => receiver.close())
-  receiver.respond = () => 503
-  const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [1] })
-  stops.push(() => api.sandbox.close())
-  await api.post('/api/sandbox/webhooks', { url: receiver.url })
-  const ids: string[] = []
-  for (let sent = 0; sent < count; sent++) ids.push((await api.post('/api/sandbox/webhooks/test')).body.delivery.id)
-  await receiver.waitFor(count * 2)
-  await api.sandbox.deliveriesIdle()
-  const shown = (await api.get('/api/sandbox/webhooks')).body.deliveries as Array<{ status: string }>
-  expect(new Set(shown.map((delivery) => delivery.status))).toEqual(new Set(['failed']))
-  return { api, receiver, ids }
-}
+const setupFailed = (count: number) => setupFailedDeliveries(count, stops)
 
 describe('POST /api/sandbox/webhooks/retry chooses', () => {
   it('the 50 oldest failed deliveries when the body names none, as the README says', async () => {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { KEEP_NEWEST, KEEP_OLDEST, SPILL_MIN } from '../../src/webhooks/delivery-spill.js'
-import { createTestApi } from '../helpers/api.js'
-import { startReceiver } from '../helpers/receiver.js'
+import { setupFailedDeliveries } from '../helpers/failed-deliveries.js'
 
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -10,23 +9,9 @@ afterEach(async () => {
 
 describe('failed deliveries put back around a spilled batch', () => {
   it('go out in event order, the one put back last included', { timeout: 60_000 }, async () => {
-    const receiver = await startReceiver()
-    stops.push(() => receiver.close())
-    receiver.respond = () => 503
-    const api = await createTestApi({ allowLocalWebhooks: true, webhookRetrySchedule: [1] })
-    stops.push(() => api.sandbox.close())
-    await api.post('/api/sandbox/webhooks', { url: receiver.url })
     const count = 200
     expect(count - 1).toBeGreaterThanOrEqual(KEEP_OLDEST + KEEP_NEWEST + SPILL_MIN)
-    const ids: string[] = []
-    const events: string[] = []
-    for (let sent = 0; sent < count; sent++) {
-      const { body } = await api.post('/api/sandbox/webhooks/test')
-      ids.push(body.delivery.id)
-      events.push(body.event.id)
-    }
-    await receiver.waitFor(count * 2, 30_000)
-    await api.sandbox.deliveriesIdle()
+    const { api, receiver, ids, events } = await setupFailedDeliveries(count, stops)
     // Disabled, the deliveries put back wait: every one but the 101st, then that one.
     expect((await api.call('DELETE', '/api/sandbox/webhooks')).status).toBe(200)
     const late = ids[100]!
