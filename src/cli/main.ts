@@ -4,6 +4,7 @@ import { describeCommanderError } from './commander-messages.js'
 import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
+import { rewriteHelpCommand } from './help-command.js'
 import { refuseDashPathOptions } from './path-options.js'
 import { readThisPackage } from '../files/describe-this-version.js'
 import { holdSignalsWhileLoading, releaseHeldSignal } from './held-signals.js'
@@ -123,7 +124,7 @@ export async function runCli(argv: string[]): Promise<void> {
   failing = false
   const program = await createProgram(argv)
   try {
-    await program.parseAsync(argv)
+    await program.parseAsync(rewriteHelpCommand(program, argv))
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are successes; every other parse error is a usage error.

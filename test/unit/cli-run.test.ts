@@ -70,6 +70,19 @@ describe('usage errors', () => {
     expect(stderr).toContain('sandbox: --label needs a value\n')
   })
 
+  it('`help` naming an unknown command names it and exits 2; naming a known one prints its help', async () => {
+    expect(await run('help', 'serv')).toBe(2)
+    expect(stderr).toContain("sandbox: unknown command 'serv' (did you mean serve?)")
+    stderr = ''
+    expect(await run('help', 'webhook', 'nope')).toBe(2)
+    expect(stderr).toContain("sandbox: unknown command 'nope'")
+    stderr = ''
+    expect(await run('webhook', 'help', 'nope')).toBe(2)
+    expect(stderr).toContain("sandbox: unknown command 'nope'")
+    expect(await run('help', 'webhook', 'verify')).toBe(0)
+    expect(stdout).toContain('Usage: sandbox webhook verify [options] <receiver-url>')
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],
