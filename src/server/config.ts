@@ -34,6 +34,8 @@ function findUnknownKeys(base: unknown, override: unknown, path = ''): string[] 
  * typo in `--config FILE` fails at start rather than as odd loan math later.
  */
 export function resolveConfig(base: SandboxConfig, overrides?: DeepPartial<SandboxConfig>, source = 'config overrides'): SandboxConfig {
+  // A file holding `null` is a mistake (an empty export, a template left unfilled), not "no changes".
+  if (overrides === null) throw new SetupError(`${source} is not a valid sandbox config: (root): Invalid input: expected object, received null`)
   const unknown = findUnknownKeys(base, overrides)
   if (unknown.length > 0) {
     throw new SetupError(`${source} is not a valid sandbox config: unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.join(', ')} (see GET /api/sandbox/config for the keys)`)

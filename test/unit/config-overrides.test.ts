@@ -18,6 +18,12 @@ describe('config overrides', () => {
       .toThrow(/^--config x\.json is not a valid sandbox config: rates\.btc_usd: .+; risk\.max_ltv_percent: .+/)
   })
 
+  it('refuses a file holding null instead of reading it as no changes', () => {
+    const base = loadFixtures().config
+    expect(() => resolveConfig(base, null as never, '--config x.json')).toThrow('--config x.json is not a valid sandbox config: (root): Invalid input: expected object, received null')
+    expect(resolveConfig(base, undefined, '--config x.json')).toEqual(base)
+  })
+
   it('names the key of its level that a misspelt one meant', () => {
     const base = loadFixtures().config
     const overrides = { borow_rates: { fixed: 10 }, risk: { max_ltv_precent: 60, x: 1 }, rates: { btc_usdt: 1 } }
