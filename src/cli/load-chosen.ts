@@ -34,8 +34,11 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: CliErrorCodes.SCENARIO })
     const { code, path } = error as NodeJS.ErrnoException
     if (code === 'ENOTDIR' && path === dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`)
-    if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`)
+    // A scenario file named as an argument that cannot be read is one that cannot be loaded;
+    // --dir is a flag, so a --dir that cannot be read is a usage error.
+    const about = path !== undefined && dir !== undefined && resolve(path) === resolve(dir) ? CliErrorCodes.USAGE : CliErrorCodes.SCENARIO
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`, { code: about })
+    if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`, { code: about })
     throw error
   }
 }
