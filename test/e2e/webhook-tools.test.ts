@@ -149,6 +149,29 @@ describe('sandbox webhook listen', () => {
     expect(JSON.parse(listener.output().trim().split('\n').at(-1)!)).toEqual({ event: 'stopped', signal: 'SIGINT' })
   })
 
+  it('stops with 0 once its stdout is closed (| head -1), at the next delivery, which it still answers', async () => {
+    const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--secret', SECRET], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        child.stdout.on('data', (chunk) => {
+          text += chunk
+          const ready = /webhook listener ready: (\S+)/.exec(text)
+          if (ready) resolve(ready[1]!)
+        })
+        child.once('exit', () => reject(new Error(`listen exited before it was ready: ${text}`)))
+      })
+      child.stdout.destroy()
+      const body = JSON.stringify({ id: 'evt_head_1', type: 'sandbox.webhook.test', data: { object: {} } })
+      const { headers } = signWebhook({ secret: SECRET, body, eventId: 'evt_head_1', eventType: 'sandbox.webhook.test' })
+      expect((await fetch(`${url}/hook`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).status).toBe(200)
+      expect(await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000))])).toBe(0)
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+  })
+
   it('--secret old,new checks signatures against either while a rotation reaches the receiver', async () => {
     const rotated = 'whsec_rotated_listen_secret_000000000000'
     const listener = await listen(['--secret', `${SECRET},${rotated}`])
