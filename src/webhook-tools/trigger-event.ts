@@ -2,7 +2,7 @@ import { createSandboxClient, type SandboxClient } from '../client/sandbox-clien
 import type { TransportOptions } from '../client/request-types.js'
 import type { EventType } from '../domain/types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
-import { explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
+import { explainUndelivered, joinWaitSignal, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
 /** What `triggerEvent` needs: where, which key, which event. */
 export interface TriggerEventOptions extends TransportOptions {
@@ -101,6 +101,6 @@ export async function triggerEvent(options: TriggerEventOptions): Promise<Trigge
     return { event, requests, endpoint, deliveries, waited_ms: null, problem: explainNothingQueued(event, endpoint) }
   }
   if (waitMs === undefined) return { event, requests, endpoint, deliveries, waited_ms: null, problem: null }
-  const { log, ...waited } = await waitForDeliveries(() => readLog(client, trace), read, waitMs)
+  const { log, ...waited } = await waitForDeliveries((signal) => readLog(createSandboxClient({ ...options, signal: joinWaitSignal(options.signal, signal) }), trace), read, waitMs)
   return { event, requests, endpoint, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms, log) }
 }

@@ -26,19 +26,33 @@ export function findBlocker(delivery: DeliveryEntry, log: readonly DeliveryEntry
  * or `waitMs` passes, or one's next retry is due after that (it cannot be delivered in time),
  * or, when `read` gives the whole log too, one waits behind an earlier delivery whose next retry
  * is. Polls at 50 ms, doubling to 1 s: at most half the key's 120 requests a minute, and the
- * client waits out a 429.
+ * client waits out a 429. `read` gets a signal aborted at the end of the wait: a read still in
+ * flight then (a slow server, a long Retry-After) is given up, and the last one read stands.
  */
-export async function waitForDeliveries(read: () => Promise<DeliveriesRead>, first: DeliveriesRead, waitMs: number): Promise<{ deliveries: DeliveryEntry[]; waited_ms: number; log?: DeliveryEntry[] }> {
+export async function waitForDeliveries(read: (signal: AbortSignal) => Promise<DeliveriesRead>, first: DeliveriesRead, waitMs: number): Promise<{ deliveries: DeliveryEntry[]; waited_ms: number; log?: DeliveryEntry[] }> {
   const started = Date.now()
   const deadline = started + waitMs
   const dueAfterWait = (delivery: DeliveryEntry | undefined) => delivery?.status === 'retrying' && delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) > deadline
   let seen = splitRead(first)
   const hopeless = (delivery: DeliveryEntry) => dueAfterWait(delivery) || (seen.log !== undefined && dueAfterWait(findBlocker(delivery, seen.log)))
-  for (let pause = 50; !seen.deliveries.every(isSettled) && !seen.deliveries.some(hopeless) && Date.now() < deadline; pause = Math.min(pause * 2, 1000)) {
-    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())))
-    seen = splitRead(await read())
+  const timeUp = new AbortController()
+  const timer = setTimeout(() => timeUp.abort(new Error('the wait is over')), waitMs)
+  try {
+    for (let pause = 50; !seen.deliveries.every(isSettled) && !seen.deliveries.some(hopeless) && Date.now() < deadline; pause = Math.min(pause * 2, 1000)) {
+      await sleep(Math.min(pause, Math.max(0, deadline - Date.now())))
+      seen = splitRead(await read(timeUp.signal))
+    }
+  } catch (error) {
+    if (!timeUp.signal.aborted || error !== timeUp.signal.reason) throw error
+  } finally {
+    clearTimeout(timer)
   }
   return { ...seen, waited_ms: Date.now() - started }
+}
+
+/** The caller's signal, if any, and the wait's, as one: what a read during the wait is sent with. */
+export function joinWaitSignal(callers: AbortSignal | undefined, wait: AbortSignal): AbortSignal {
+  return callers ? AbortSignal.any([callers, wait]) : wait
 }
 
 function splitRead(read: DeliveriesRead): { deliveries: DeliveryEntry[]; log?: DeliveryEntry[] } {

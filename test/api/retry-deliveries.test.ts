@@ -3,6 +3,7 @@ import { SandboxApiError } from '../../src/client/api-error.js'
 import { retryDeliveries } from '../../src/webhook-tools/retry-deliveries.js'
 import { createTestApi, listenTestApi } from '../helpers/api.js'
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+import { startReverseProxy } from '../helpers/reverse-proxy.js'
 
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -56,6 +57,18 @@ describe('retryDeliveries', () => {
     expect(report.deliveries).toMatchObject([{ id: ids[1], status: 'failed', attempts: 4, last_status_code: 503 }])
     expect(report.problem).toMatch(/^1 of 1 not delivered after [\d.]+ s: the first, whd_\w+ \(sandbox\.webhook\.test to \w+ http:\/\/127\.0\.0\.1:\d+\/\w*\), is failed \(last answer: 503\); once the receiver answers 2xx, sandbox webhook retry whd_\w+ sends it again$/)
     expect(receiver.received).toHaveLength(6)
+  })
+
+  it('with waitMs, gives up a read of the log still unanswered when the wait is over (a slow server), with the last one read', async () => {
+    const { options, ids } = await setupFailed()
+    // In front of the server, a proxy that never answers a read of the log: the POST goes through.
+    const proxy = await startReverseProxy(options.baseUrl, { handler: (request, _response, forward) => (request.method === 'GET' ? undefined : forward()) })
+    stops.push(() => proxy.close())
+    const retried = retryDeliveries({ ...options, baseUrl: proxy.url, waitMs: 300 })
+    // Unbounded, the read would wait out the client's 30 s timeout three times.
+    const report = await Promise.race([retried, new Promise((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000))])
+    expect(report).toMatchObject({ retried: ids, deliveries: ids.map((id) => ({ id, status: 'pending' })), problem: expect.stringMatching(/^2 of 2 not delivered after 0\.\d s: the first, whd_\w+ \(sandbox\.webhook\.test to /) })
+    expect(proxy.requests.filter((request) => request.method === 'GET').length).toBeGreaterThan(0)
   })
 
   it('an unknown id is the server\'s 404 and nothing is retried', async () => {
