@@ -25,9 +25,23 @@ function readIdempotencyKey(event: H3Event): string {
   return key
 }
 
-/** Same method, path and canonical body give the same fingerprint. */
+/** Same method, path and canonical body give the same fingerprint; no body is `{}`, as it is read. */
 export function fingerprintRequest(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex')
+  return hashRequest(method, path, body ?? {})
+}
+
+function hashRequest(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex')
+}
+
+/**
+ * Whether a stored record was made by this request. Servers before no body counted as `{}` stored a
+ * request with no body under the fingerprint of `null`: its replay, within the 24 hours a record is
+ * kept, must still find it after an upgrade, whether it is sent with no body or with `{}`.
+ */
+export function isSameRequest(stored: string, fingerprint: string, method: string, path: string, body: unknown): boolean {
+  if (stored === fingerprint) return true
+  return (body === undefined || canonicalJson(body) === '{}') && stored === hashRequest(method, path, null)
 }
 
 /**
@@ -84,7 +98,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       const doc = await services.sessions.load(principal)
       const record = await services.sessions.findIdempotencyRecord(principal, doc, key, now)
       if (record) {
-        if (record.fingerprint !== fingerprint) throw conflict()
+        if (!isSameRequest(record.fingerprint, fingerprint, event.req.method, event.url.pathname, body)) throw conflict()
         return replay(record.status, await services.sessions.readStoredResponse(principal, record, doc.book))
       }
       const outcome = await execute(route, doc, body, ctx, prepared)

@@ -55,6 +55,22 @@ describe('idempotency', () => {
     expect(otherPath.body.error_code).toBe('IDEMPOTENCY_KEY_CONFLICT')
   })
 
+  it('takes a POST with no body and the same POST with {} as one request, as no body is read as {}', async () => {
+    api = await createTestApi()
+    const retry = '/api/sandbox/webhooks/retry'
+    const bare = await api.call('POST', retry, { idempotencyKey: 'all-failed' })
+    const braces = await api.call('POST', retry, { rawBody: '{}', idempotencyKey: 'all-failed' })
+    expect([bare.status, bare.body.idempotency_replayed]).toEqual([200, false])
+    expect([braces.status, braces.body.error_code, braces.body.idempotency_replayed]).toEqual([200, undefined, true])
+    // The other way round, and a body of blanks, which is no body too.
+    await api.call('POST', retry, { rawBody: '{}', idempotencyKey: 'braces-first' })
+    const blank = await api.call('POST', retry, { rawBody: ' \n', idempotencyKey: 'braces-first' })
+    expect([blank.status, blank.body.error_code, blank.body.idempotency_replayed]).toEqual([200, undefined, true])
+    // Fields still count: {} is not a body that names one.
+    const named = await api.call('POST', retry, { body: { delivery_id: 'whd_x' }, idempotencyKey: 'all-failed' })
+    expect([named.status, named.body.error_code]).toEqual([409, 'IDEMPOTENCY_KEY_CONFLICT'])
+  })
+
   it('stores 409 and 404 outcomes and replays them, but not 400 validation errors', async () => {
     api = await createTestApi()
     const conflict = await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' }, { idempotencyKey: 'early' })
