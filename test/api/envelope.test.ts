@@ -81,6 +81,10 @@ describe('envelope', () => {
     const flowGet = await api.get('/api/sandbox/loans/flow')
     expect(flowGet.status).toBe(405)
     expect(flowGet.headers.get('allow')).toBe('POST')
+    // The message names the path asked for, not the router's pattern for it (`:id`).
+    const actionGet = await api.get('/api/sandbox/loans/loan_1/repayment-flow')
+    expect([actionGet.status, actionGet.headers.get('allow')]).toEqual([405, 'POST'])
+    expect(actionGet.body.error).toBe('GET is not allowed on /api/sandbox/loans/loan_1/repayment-flow; use POST.')
     const loans = await api.call('PUT', '/api/sandbox/loans')
     expect(loans.headers.get('allow')).toBe('GET, POST')
     const docPost = await api.call('POST', '/api/sandbox/openapi.json')
