@@ -74,6 +74,9 @@ function buildOperation(op: Operation): Json {
   }
   for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes, op.idempotent && REPLAYABLE_STATUSES.has(status))
   responses[404] ??= errorResponse(404, ['NOT_FOUND'])
+  // Answered by Node's HTTP layer before the route runs, in the same envelope (client-errors.ts).
+  responses[408] = { ...errorResponse(408, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (the request, body included, did not arrive in time)' }
+  responses[431] = { ...errorResponse(431, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (request line and headers over 16 KB)' }
   const notAllowed = errorResponse(405, ['METHOD_NOT_ALLOWED'])
   responses[405] = { ...notAllowed, headers: { ...(notAllowed.headers as Json), Allow: header('The methods this path accepts.') } }
   return {
