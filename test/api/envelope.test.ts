@@ -150,6 +150,19 @@ describe('envelope', () => {
     const big = await api.call('DELETE', '/api/sandbox/webhooks', { rawBody: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) })
     expect([big.status, big.body.error_code]).toEqual([413, 'PAYLOAD_TOO_LARGE'])
   })
+
+  it('refuses a DELETE /webhooks body that is JSON but not an object, as every write does, and leaves the endpoint enabled', async () => {
+    api = await createTestApi({ resolveHost: async () => ['93.184.216.34'] })
+    expect((await api.post('/api/sandbox/webhooks', { url: 'https://hooks.partner.example/sandbox' })).status).toBe(200)
+    for (const rawBody of ['[1]', 'null', '"off"']) {
+      const odd = await api.call('DELETE', '/api/sandbox/webhooks', { rawBody })
+      expect([rawBody, odd.status, odd.body.error_code, odd.body.details]).toEqual([rawBody, 400, 'INVALID_REQUEST', { field: 'body', issue: 'must be a JSON object' }])
+    }
+    expect((await api.get('/api/sandbox/webhooks')).body.endpoint.enabled).toBe(true)
+    // No body, or an object, disables it as before.
+    const disabled = await api.call('DELETE', '/api/sandbox/webhooks')
+    expect([disabled.status, disabled.body.endpoint.enabled]).toEqual([200, false])
+  })
 })
 
 describe('authentication (open mode)', () => {

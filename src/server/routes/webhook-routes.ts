@@ -161,7 +161,8 @@ export function createWebhookRoutes(): Array<[string, string, RouteSpec]> {
     ['DELETE', '/api/sandbox/webhooks', {
       kind: 'write',
       idempotent: false,
-      parse: () => ({}),
+      // No body is read as {}; a body that is JSON but not an object is refused as on every write.
+      parse: (body) => parseBody(emptyBodySchema, body),
       execute(doc, _input, ctx) {
         const endpoint = doc.webhook.endpoint
         if (!endpoint) throw new SandboxError('WEBHOOK_ENDPOINT_REQUIRED', 'There is no webhook endpoint to disable.')
