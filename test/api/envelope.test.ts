@@ -23,6 +23,17 @@ describe('envelope', () => {
     expect(ids.size).toBe(answers.length)
   })
 
+  it('reads a body as JSON whatever its Content-Type says, as the README documents', async () => {
+    api = await createTestApi()
+    const body = { name: 'Acme Lending' }
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const answer = await api.post('/api/sandbox/partner', undefined, { rawBody: JSON.stringify(body), headers: { 'content-type': type } })
+      expect(answer.status, type).toBe(200)
+      expect(answer.body.profile.name, type).toBe('Acme Lending')
+    }
+    expect((await api.post('/api/sandbox/partner', undefined, { rawBody: 'name=Acme', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.error_code).toBe('INVALID_JSON')
+  })
+
   it('answers GET config with the decided shape and the fixture values', async () => {
     api = await createTestApi()
     const { status, body } = await api.get('/api/sandbox/config')
