@@ -17,13 +17,20 @@ const keyName = variableName.superRefine((name, ctx) => {
   if (Object.hasOwn(RESERVED_KEY_NAMES, name)) ctx.addIssue({ code: 'custom', message: RESERVED_KEY_NAMES[name]! })
 })
 
+/**
+ * A header name as HTTP has them (RFC 9110 token), or one from a `{{variable}}`. Anything else
+ * (a colon copied from `curl -v`, a space) made the check throw after the request went out, or,
+ * for a webhook's headers, never match, so that `$exists: false` held without checking anything.
+ */
+const headerName = z.string().regex(/^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]|\{\{[^{}]*\}\})+$/, "an HTTP header name: letters, digits and !#$%&'*+-.^_`|~, without spaces or a colon")
+
 /** What a step expects of its answer (or of the webhook event it waited for). */
 export const expectationSchema = z
   .object({
     status: z.number().int().min(100).max(599).optional().describe('HTTP status'),
     error_code: z.string().nullable().optional().describe('the body `error_code`; null expects none'),
     body: z.record(z.string(), z.unknown()).optional().describe('value or matcher at each body path'),
-    headers: z.record(z.string(), z.unknown()).optional().describe('value or matcher per header name'),
+    headers: z.record(headerName, z.unknown()).optional().describe('value or matcher per header name'),
   })
   .strict()
 

@@ -260,6 +260,24 @@ describe('scenario files', () => {
     ].sort())
   })
 
+  it('refuses a header name no HTTP header can have, in a request\'s expect and in a webhook wait\'s', () => {
+    // A colon copied from a curl -v line, a space: the request went out and then the check threw
+    // (exit 1), or for a webhook never matched, so that `$exists: false` passed without checking.
+    const text = JSON.stringify({
+      ...valid,
+      steps: [
+        { request: { method: 'GET', path: '/api/sandbox/config' }, expect: { headers: { 'X-Request-Id:': { $type: 'string' }, 'content type': 'x', 'RateLimit-Limit': { $exists: false } } } },
+        { wait_for_webhook: { type: 'sandbox.test' }, expect: { headers: { 'x-sandbox-signature ': { $exists: false } } } },
+      ],
+    })
+    const rule = 'an HTTP header name: letters, digits and !#$%&\'*+-.^_`|~, without spaces or a colon'
+    expect(problemsOf(text)).toEqual([
+      `1 expect.headers.X-Request-Id:: ${rule}`,
+      `1 expect.headers.content type: ${rule}`,
+      `2 expect.headers.x-sandbox-signature : ${rule}`,
+    ])
+  })
+
   it('leaves operands and indexes that come from variables to the run, where their values are known', () => {
     const text = JSON.stringify({
       ...valid,
