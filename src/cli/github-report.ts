@@ -3,6 +3,8 @@ import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { findStepLines } from '../scenarios/find-step-lines.js'
 import { formatGithubAnnotations, type ScenarioLocation } from '../scenarios/github-annotations.js'
 import { formatGithubSummary } from '../scenarios/github-summary.js'
+import type { ScenarioProblem } from '../scenarios/load-scenarios.js'
+import { formatProblemAnnotations } from '../scenarios/problem-annotations.js'
 import type { RunReport } from '../scenarios/report-types.js'
 
 /**
@@ -49,4 +51,17 @@ export async function reportToGithub(report: RunReport, options: { json?: boolea
   await appendFile(summaryFile, `\n${formatGithubSummary(report)}`).catch((error: NodeJS.ErrnoException) => {
     process.stderr.write(`sandbox: warning: cannot write the job summary to ${summaryFile} (GITHUB_STEP_SUMMARY): ${error.message}\n`)
   })
+}
+
+/**
+ * Under GitHub Actions: an `::error` workflow command per problem of the scenario files that did
+ * not load, at the file and line (on stderr with `--json`), before the run exits 2 with them.
+ */
+export async function reportProblemsToGithub(problems: ScenarioProblem[], options: { json?: boolean }): Promise<void> {
+  if (process.env.GITHUB_ACTIONS !== 'true') return
+  const root = await real(process.env.GITHUB_WORKSPACE || process.cwd())
+  const paths = new Map<string, string | undefined>()
+  for (const { file } of problems) if (!paths.has(file)) paths.set(file, findWorkspacePath(await real(file), root))
+  const stream = options.json ? process.stderr : process.stdout
+  for (const line of formatProblemAnnotations(problems, (file) => paths.get(file))) stream.write(`${line}\n`)
 }

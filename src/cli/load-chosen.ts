@@ -31,7 +31,8 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     }
     return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], tags) }
   } catch (error) {
-    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: CliErrorCodes.SCENARIO })
+    // The file error rides along as the cause: GitHub annotations point at its problems' lines.
+    if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: CliErrorCodes.SCENARIO, cause: error })
     const { code, path } = error as NodeJS.ErrnoException
     if (code === 'ENOTDIR' && path === dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
     // A scenario file named as an argument that cannot be read is one that cannot be loaded;

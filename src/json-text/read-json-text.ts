@@ -6,6 +6,12 @@ import { findJsonErrorOffset, findLineAndColumn } from './find-json-error.js'
  */
 export class JsonTextError extends Error {
   override name = 'JsonTextError'
+  /** The 1-based line the message names, for reports that point at it (a GitHub annotation). */
+  line?: number
+  constructor(message: string, line?: number) {
+    super(message)
+    if (line !== undefined) this.line = line
+  }
 }
 
 const BYTE_ORDER_MARK = '\uFEFF'
@@ -37,7 +43,7 @@ export function decodeJsonBytes(bytes: Uint8Array): string {
   } catch {
     const before = utf8.decode(bytes.subarray(0, findInvalidUtf8(bytes)))
     const { line, column } = findLineAndColumn(before, before.length)
-    throw new JsonTextError(`is not valid UTF-8 (line ${line}, column ${column}: a character of another code page, such as Windows-1252?); ${SAVE_AS_UTF8}`)
+    throw new JsonTextError(`is not valid UTF-8 (line ${line}, column ${column}: a character of another code page, such as Windows-1252?); ${SAVE_AS_UTF8}`, line)
   }
   if (text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1)
   if (text.trim() === '') throw new JsonTextError(text === '' ? 'is empty' : 'holds only whitespace')
@@ -68,18 +74,23 @@ function findInvalidUtf8(bytes: Uint8Array): number {
  * common mistake of all. Lines end at LF, so a CRLF file counts as an editor does.
  */
 export function describeJsonError(text: string, error: Error): string {
+  return locateJsonError(text, error).message
+}
+
+/** describeJsonError's message, and the line it names (none when V8 and the scan find no place). */
+function locateJsonError(text: string, error: Error): { message: string; line?: number } {
   const given = /(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(error.message)
   const offset = given ? Number(given[1]) : findJsonErrorOffset(text)
   const reason = given ? error.message.slice(0, given.index) : error.message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
-  if (offset === undefined) return `not valid JSON: ${reason}`
+  if (offset === undefined) return { message: `not valid JSON: ${reason}` }
   // A comma left before } or ]: point at the comma, which is what has to go.
   const comma = text.slice(0, offset).trimEnd().length - 1
   if (text[comma] === ',' && (text[offset] === '}' || text[offset] === ']')) {
     const { line, column } = findLineAndColumn(text, comma)
-    return `not valid JSON (line ${line}, column ${column}): a comma before ${text[offset]}; JSON allows no trailing comma`
+    return { message: `not valid JSON (line ${line}, column ${column}): a comma before ${text[offset]}; JSON allows no trailing comma`, line }
   }
   const { line, column } = findLineAndColumn(text, offset)
-  return `not valid JSON (line ${line}, column ${column}): ${reason}`
+  return { message: `not valid JSON (line ${line}, column ${column}): ${reason}`, line }
 }
 
 /** Parses JSON text (a byte order mark allowed); a syntax error is a JsonTextError with its line and column. */
@@ -88,7 +99,8 @@ export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new JsonTextError(describeJsonError(text, error as Error))
+    const { message, line } = locateJsonError(text, error as Error)
+    throw new JsonTextError(message, line)
   }
 }
 

@@ -2,6 +2,7 @@ import { readdir, readFile, readlink } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
+import { findStepLines } from './find-step-lines.js'
 import { decodeJsonBytes, describeReadError, JsonTextError, parseJsonText } from '../json-text/read-json-text.js'
 import { scenarioFileSchema, scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 import { suggestFieldNames } from '../schemas/field-suggestions.js'
@@ -15,6 +16,8 @@ export interface ScenarioProblem {
   file: string
   step?: number
   field?: string
+  /** The 1-based line of the step, the JSON error or the first of a key written twice, when known. */
+  line?: number
   message: string
 }
 
@@ -28,8 +31,13 @@ export class ScenarioFileError extends Error {
 
 /** `scenarios/x.json: step 3 (start) request.path: must start with /`. */
 export function formatProblem(problem: ScenarioProblem): string {
+  return `${problem.file}: ${describeProblem(problem)}`
+}
+
+/** A problem without its file: `step 3 request.path: must start with /`. */
+export function describeProblem(problem: ScenarioProblem): string {
   const where = [problem.step === undefined ? '' : `step ${problem.step + 1}`, problem.field ?? ''].filter(Boolean).join(' ')
-  return `${problem.file}: ${where ? `${where}: ` : ''}${problem.message}`
+  return `${where ? `${where}: ` : ''}${problem.message}`
 }
 
 function fieldPath(path: PropertyKey[]): string {
@@ -89,7 +97,7 @@ function duplicateKeyProblems(file: string, text: string): ScenarioProblem[] {
   return findDuplicateKeys(text).map((duplicate) => {
     const [first, index, ...rest] = duplicate.path
     const inStep = first === 'steps' && typeof index === 'number'
-    return { file, step: inStep ? index : undefined, field: fieldPath(inStep ? rest : duplicate.path), message: describeDuplicateKey(duplicate) }
+    return { file, step: inStep ? index : undefined, field: fieldPath(inStep ? rest : duplicate.path), line: duplicate.lines[0], message: describeDuplicateKey(duplicate) }
   })
 }
 
@@ -102,13 +110,15 @@ export function parseScenario(file: string, text: string): Scenario {
   try {
     json = parseJsonText(text)
   } catch (error) {
-    throw new ScenarioFileError([{ file, message: (error as Error).message }])
+    throw new ScenarioFileError([{ file, line: (error as JsonTextError).line, message: (error as Error).message }])
   }
   // Both at once: the schema checked only the values JSON.parse kept, so its problems stand too.
   const duplicates = duplicateKeyProblems(file, text)
   const parsed = scenarioSchema.safeParse(json)
   if (!parsed.success) {
-    throw new ScenarioFileError([...duplicates, ...parsed.error.issues.flatMap((issue) => schemaProblems(file, json, issue))])
+    const stepLines = findStepLines(text)
+    const problems = parsed.error.issues.flatMap((issue) => schemaProblems(file, json, issue))
+    throw new ScenarioFileError([...duplicates, ...problems.map((problem) => ({ ...problem, line: problem.step === undefined ? undefined : stepLines?.[problem.step] }))])
   }
   if (duplicates.length > 0) throw new ScenarioFileError(duplicates)
   return { ...parsed.data, id: basename(file, extname(file)), file }
@@ -172,7 +182,7 @@ async function readScenarioText(file: string): Promise<string> {
   try {
     return decodeJsonBytes(await readFile(resolve(file)))
   } catch (error) {
-    if (error instanceof JsonTextError) throw new ScenarioFileError([{ file, message: error.message }])
+    if (error instanceof JsonTextError) throw new ScenarioFileError([{ file, line: error.line, message: error.message }])
     const { code } = error as NodeJS.ErrnoException
     if (code === 'EISDIR') throw new ScenarioFileError([{ file, message: `${describeReadError(error)} (a directory of scenarios goes to --dir)` }])
     if (code === 'ELOOP') throw new ScenarioFileError([{ file, message: `cannot be read: ${describeReadError(error)}` }])

@@ -108,4 +108,27 @@ describe('sandbox run under GitHub Actions', () => {
     // The summary's Failed step column names the step the server could not be reached at.
     expect(await readFile(summary, 'utf8')).toMatch(/^\| wrong: Expects the wrong status \| ❌ failed \| \d+ ms \| step 1 \(read the config\): cannot reach http/m)
   })
+
+  it('a scenario file that does not load is annotated at the line of the step or the JSON error, and exits 2 as without GitHub', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
+    // The commonest CI failure after editing a scenario: the PR's diff should show where.
+    const { workspace, env } = await makeWorkspace()
+    await writeFile(join(workspace, 'checks,v2/wrong.json'), WRONG.replace('"expect"', '"expcet"'))
+    await writeFile(join(workspace, 'checks,v2/comma.json'), '{\n  "name": "n",\n  "description": "d",\n  "steps": [],\n}\n')
+    const result = await runCli(['run', '--dir', 'checks,v2'], { cwd: workspace, env })
+    expect(result.code).toBe(2)
+    expect(workflowLines(result.stdout)).toEqual([
+      '::error file=checks%2Cv2/comma.json,line=4,title=comma::not valid JSON (line 4, column 14): a comma before }; JSON allows no trailing comma',
+      '::error file=checks%2Cv2/wrong.json,line=7,title=wrong%3A step 2::step 2: Unrecognized key: "expcet" (did you mean expect?)',
+    ])
+    expect(result.stderr).toContain('checks,v2/wrong.json: step 2: Unrecognized key: "expcet"')
+
+    // --json: the annotations on stderr, stdout the one error document; none with --no-github-report.
+    const json = await runCli(['run', '--json', '--dir', 'checks,v2'], { cwd: workspace, env })
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'SCENARIO' } })
+    expect(workflowLines(json.stderr)).toHaveLength(2)
+    const off = await runCli(['run', '--no-github-report', '--dir', 'checks,v2'], { cwd: workspace, env })
+    expect(off.code).toBe(2)
+    expect(workflowLines(off.stdout + off.stderr)).toEqual([])
+  })
 })

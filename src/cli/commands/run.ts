@@ -10,6 +10,7 @@ import { pickScenarios } from '../pick-scenarios.js'
 import { hintValues } from '../completion/value-hints.js'
 import { runChosen } from '../run-chosen.js'
 import type { RunFlags, RunSetup } from '../run-setup.js'
+import type { ScenarioFileError } from '../../scenarios/load-scenarios.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
 
 /** A server started in the background is up in seconds, or minutes in a slow CI: an hour is plenty. */
@@ -29,7 +30,10 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   const write = (line: string) => process.stdout.write(`${line}\n`)
   // With --watch the files are read at each run, and a broken one is told and waited on.
   if (!flags.watch) {
-    const loaded = await loadChosenScenarios(args, flags.dir, flags.tag)
+    const loaded = await loadChosenScenarios(args, flags.dir, flags.tag).catch(async (error: unknown) => {
+      await annotateScenarioProblems(error, flags)
+      throw error
+    })
     const chosen = loaded.chosen
     all = loaded.all
     if (flags.list) {
@@ -77,6 +81,14 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     },
     run: (chosen, server, say, signal) => runChosen(chosen, { ...setup, server, signal }, say),
   })
+}
+
+/** Under GitHub Actions, the problems of scenario files that did not load, at their lines in the pull request. */
+async function annotateScenarioProblems(error: unknown, flags: RunFlags): Promise<void> {
+  const cause = (error as Error | undefined)?.cause
+  if (!flags.githubReport || !(cause instanceof Error) || cause.name !== 'ScenarioFileError') return
+  const { reportProblemsToGithub } = await import('../github-report.js')
+  await reportProblemsToGithub((cause as ScenarioFileError).problems, { json: flags.json })
 }
 
 /** Why nothing was chosen: with --tag, the tags there are (and the one a typo meant) or that the named scenarios lack it. */
