@@ -14,9 +14,17 @@ export function findReferences(text: string): string[] {
 /** Values a scenario can refer to as `{{name}}`: captures plus the runner's built-ins. */
 export type Variables = Map<string, unknown>
 
+/** A `{{name}}` with no value when its step ran (the file check lets through only a capture a recover step jumped over). */
+export class UnknownVariableError extends Error {
+  override name = 'UnknownVariableError'
+  constructor(readonly variable: string) {
+    super(`unknown variable {{${variable}}} (not captured by an earlier step)`)
+  }
+}
+
 function lookUp(variables: Variables, name: string): unknown {
   if (name === '$uuid') return randomUUID()
-  if (!variables.has(name)) throw new Error(`unknown variable {{${name}}} (not captured by an earlier step)`)
+  if (!variables.has(name)) throw new UnknownVariableError(name)
   return variables.get(name)
 }
 

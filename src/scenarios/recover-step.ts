@@ -3,6 +3,7 @@ import { nextRepaymentAction } from '../domain/loan-guards.js'
 import type { LoanStateView } from '../domain/loan-book.js'
 import { loanFlowActions } from '../schemas/loan-flow.js'
 import { repaymentFlowActions } from '../schemas/repayment-flow.js'
+import { describeStep } from './describe-step.js'
 import type { Scenario } from './scenario-schema.js'
 
 const FLOW_ACTIONS: Record<'loan' | 'repayment', readonly string[]> = { loan: loanFlowActions, repayment: repaymentFlowActions }
@@ -37,4 +38,25 @@ export function planRecovery(scenario: Scenario, index: number, flow: 'loan' | '
   const last = later.filter((i) => FLOW_ACTIONS[flow].includes(String(actionAt(i)))).at(-1)
   const jumpTo = last === undefined ? index + 1 : last + 1
   return { jumpTo, note: `state says the ${flow} flow is done, continuing at step ${jumpTo + 1}` }
+}
+
+/** A recover step's jump: from its index to the step it continued at. */
+export interface RecoveryJump {
+  from: number
+  to: number
+}
+
+/**
+ * Why VARIABLE has no value, when the step that captures it is one a recover step jumped over
+ * ("not captured by an earlier step" would be wrong: it is, in the file); undefined otherwise.
+ */
+export function describeSkippedCapture(scenario: Scenario, variable: string, jumps: RecoveryJump[]): string | undefined {
+  for (const [index, step] of scenario.steps.entries()) {
+    if (!('capture' in step) || !step.capture || !Object.hasOwn(step.capture, variable)) continue
+    const jump = jumps.find(({ from, to }) => from < index && index < to)
+    if (!jump) continue
+    const name = (at: number) => `step ${at + 1} (${describeStep(scenario.steps[at]!, at)})`
+    return `{{${variable}}} has no value: ${name(index)}, which captures it, was skipped when ${name(jump.from)} continued at step ${jump.to + 1}; capture it in a step that runs either way`
+  }
+  return undefined
 }

@@ -5,8 +5,8 @@ import { capture } from './capture-values.js'
 import { checkAnswer } from './check-expectation.js'
 import { failStepOnConnection, hasAnsweredStep, type RetryWait } from './connection-step.js'
 import { describeStep } from './describe-step.js'
-import { interpolate, type Variables } from './interpolate.js'
-import { findNextFlowAction, planRecovery } from './recover-step.js'
+import { interpolate, UnknownVariableError, type Variables } from './interpolate.js'
+import { describeSkippedCapture, findNextFlowAction, planRecovery, type RecoveryJump } from './recover-step.js'
 import { excuseReplayOfLostAnswer } from './lost-answer.js'
 import { maskStepSecrets } from './mask-step-secrets.js'
 import type { ScenarioReport, StepFailure, StepReport } from './report-types.js'
@@ -46,6 +46,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     return answer
   }
 
+  // The recover steps' jumps: a variable captured only in a step jumped over is named so.
+  const jumps: RecoveryJump[] = []
   let current = -1
   // The step under way, and when it began: a connection error reports it as the step it failed at.
   let underWay: StepReport | undefined
@@ -168,13 +170,17 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         if (report.key_refused) report.error = `step ${index + 1} (${result.name}): ${result.note}`
         break
       }
-      if (jumpTo !== undefined) index = jumpTo - 1
+      if (jumpTo !== undefined) {
+        jumps.push({ from: index, to: jumpTo })
+        index = jumpTo - 1
+      }
     }
   } catch (error) {
     // Whatever the cut-off step threw (its request aborted, a wait ended), the scenario was stopped.
     signal?.throwIfAborted()
     report.status = 'failed'
-    report.error = context.secrets ? context.secrets.maskText((error as Error).message) : (error as Error).message
+    const message = (error instanceof UnknownVariableError && describeSkippedCapture(scenario, error.variable, jumps)) || (error as Error).message
+    report.error = context.secrets ? context.secrets.maskText(message) : message
     const unreachable = (error as Error).name === 'SandboxConnectionError'
     // Say where, as a failed expectation does. A server that never answered the run is the
     // problem whatever the step; one that answered earlier steps stopped at this one.
