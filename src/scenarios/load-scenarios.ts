@@ -3,6 +3,7 @@ import { basename, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describeDuplicateKey, findDuplicateKeys } from './find-duplicate-keys.js'
 import { findStepLines } from './find-step-lines.js'
+import { describeMisplacedFields } from './misplaced-fields.js'
 import { decodeJsonBytes, describeReadError, JsonTextError, parseJsonText } from '../json-text/read-json-text.js'
 import { scenarioFileSchema, scenarioSchema, stepKinds, type Scenario } from './scenario-schema.js'
 import { suggestFieldNames } from '../schemas/field-suggestions.js'
@@ -65,7 +66,10 @@ function describeIssue(issue: SchemaIssue): string {
 const STEP_KEYS = Object.keys(stepKinds) as (keyof typeof stepKinds)[]
 
 function stepIssueProblems(file: string, step: number, issues: SchemaIssue[]): ScenarioProblem[] {
-  return issues.map((issue) => ({ file, step, field: fieldPath(issue.path) || undefined, message: describeIssue(issue) }))
+  return issues.map((issue) => {
+    const misplaced = issue.code === 'unrecognized_keys' && issue.keys ? describeMisplacedFields(issue.keys, issue.path) : ''
+    return { file, step, field: fieldPath(issue.path) || undefined, message: `${describeIssue(issue)}${misplaced}` }
+  })
 }
 
 /**

@@ -260,6 +260,17 @@ describe('scenario files', () => {
     ].sort())
   })
 
+  it('says where a field written one level off belongs, rather than only that it is unrecognized', () => {
+    const problemsOfStep = (step: unknown) => problemsOf(JSON.stringify({ ...valid, steps: [...valid.steps, step] }))
+    const post = { method: 'POST', path: '/api/sandbox/loans' }
+    expect(problemsOfStep({ request: post, body: { a: 1 }, status: 200 })).toEqual(['2 -: Unrecognized keys: "body", "status" (body goes in request to send it, or in expect to check the answer\'s; status goes in expect)'])
+    expect(problemsOfStep({ request: { ...post, expect: { status: 200 }, capture: { id: 'x' } } })).toEqual(['2 request: Unrecognized keys: "expect", "capture" (expect and capture go in the step, beside request)'])
+    expect(problemsOfStep({ request: { ...post, error_code: 'X' } })).toEqual(['2 request: Unrecognized key: "error_code" (error_code goes in expect, beside request)'])
+    expect(problemsOfStep({ request: post, expect: { capture: { id: 'x' }, path: '/x' } })).toEqual(['2 expect: Unrecognized keys: "capture", "path" (capture goes in the step, beside expect; path goes in request)'])
+    // A typo of a field keeps its own hint; the two together in one message.
+    expect(problemsOfStep({ request: post, stauts: 200, method: 'GET' })).toEqual(['2 -: Unrecognized keys: "stauts", "method" (did you mean status for "stauts"?) (method goes in request)'])
+  })
+
   it('refuses a header name no HTTP header can have, in a request\'s expect and in a webhook wait\'s', () => {
     // A colon copied from a curl -v line, a space: the request went out and then the check threw
     // (exit 1), or for a webhook never matched, so that `$exists: false` passed without checking.
