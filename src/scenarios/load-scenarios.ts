@@ -105,6 +105,18 @@ function duplicateKeyProblems(file: string, text: string): ScenarioProblem[] {
   })
 }
 
+/**
+ * Why JSON is no scenario at all (an array, or an object with neither `name` nor `steps`: a
+ * fixture or a package.json beside the scenarios), in one line with the way to keep it there,
+ * rather than a schema line for each field it lacks; undefined for anything else.
+ */
+function describeNotScenario(file: string, json: unknown): string | undefined {
+  const object = typeof json === 'object' && json !== null && !Array.isArray(json)
+  if (object && (Object.hasOwn(json, 'name') || Object.hasOwn(json, 'steps'))) return undefined
+  const what = Array.isArray(json) ? 'it is an array, not an object' : object ? 'it has no "name" and no "steps"' : `it is ${json === null ? 'null' : `a ${typeof json}`}, not an object`
+  return `is not a scenario (${what}): in a directory of scenarios, start the name of another JSON file with _ (_${basename(file)}), which the run leaves out`
+}
+
 /** Parses and validates one scenario file's text. */
 export function parseScenario(file: string, text: string): Scenario {
   // Editors on Windows may start a UTF-8 file with a byte order mark, which JSON.parse refuses.
@@ -116,6 +128,8 @@ export function parseScenario(file: string, text: string): Scenario {
   } catch (error) {
     throw new ScenarioFileError([{ file, line: (error as JsonTextError).line, message: (error as Error).message }])
   }
+  const notScenario = describeNotScenario(file, json)
+  if (notScenario) throw new ScenarioFileError([{ file, message: notScenario }])
   // Both at once: the schema checked only the values JSON.parse kept, so its problems stand too.
   const duplicates = duplicateKeyProblems(file, text)
   const parsed = scenarioSchema.safeParse(json)

@@ -260,6 +260,15 @@ describe('scenario files', () => {
     ].sort())
   })
 
+  it('says in one line that a JSON file with no name and no steps is no scenario, and how to keep it in the directory', () => {
+    // A fixture or a package.json beside the scenarios got four schema lines and no way out.
+    const notScenario = 'is not a scenario (it has no "name" and no "steps"): in a directory of scenarios, start the name of another JSON file with _ (_bad.json), which the run leaves out'
+    expect(problemsOf('{"amount": 1, "currency": "USDT"}')).toEqual([`- -: ${notScenario}`])
+    expect(problemsOf('[1, 2]')).toEqual([`- -: ${notScenario.replace('it has no "name" and no "steps"', 'it is an array, not an object')}`])
+    // A scenario under way keeps the schema's own lines.
+    expect(problemsOf('{"name": "n"}')).toEqual(['- description: Invalid input: expected string, received undefined', '- steps: Invalid input: expected array, received undefined'])
+  })
+
   it('says where a field written one level off belongs, rather than only that it is unrecognized', () => {
     const problemsOfStep = (step: unknown) => problemsOf(JSON.stringify({ ...valid, steps: [...valid.steps, step] }))
     const post = { method: 'POST', path: '/api/sandbox/loans' }
