@@ -1,6 +1,6 @@
 import type { ClientAnswer } from '../client/request-types.js'
 import { readPath } from './json-path.js'
-import { matchValue, show } from './match-value.js'
+import { isMatcher, matchValue, show } from './match-value.js'
 import type { StepFailure } from './report-types.js'
 import type { Expectation } from './scenario-schema.js'
 
@@ -22,9 +22,24 @@ export function checkAnswer(answer: Pick<ClientAnswer, 'status' | 'errorCode' | 
   if (expectation.error_code !== undefined) compare(failures, 'error_code', answer.errorCode, expectation.error_code)
   checkBody(failures, answer.body, expectation.body)
   for (const [name, expected] of Object.entries(expectation.headers ?? {})) {
-    compare(failures, `header ${name.toLowerCase()}`, answer.headers.get(name) ?? undefined, expected)
+    compare(failures, `header ${name.toLowerCase()}`, readHeaderValue(answer.headers.get(name) ?? undefined, expected), expected)
   }
   return failures
+}
+
+const COMPARISONS = ['$gt', '$gte', '$lt', '$lte']
+const DECIMAL = /^-?\d+(?:\.\d+)?$/
+
+/**
+ * A header's value as EXPECTED compares it: a header is text, so `"ratelimit-remaining": {"$gt": 0}`
+ * or `"ratelimit-limit": 120` could never hold. Against a number, or a matcher of only $gt, $gte,
+ * $lt, $lte (and $exists), a value that is a decimal number is that number; otherwise the text.
+ */
+export function readHeaderValue(value: string | undefined, expected: unknown): string | number | undefined {
+  if (value === undefined || !DECIMAL.test(value.trim())) return value
+  const operators = isMatcher(expected) ? Object.keys(expected) : []
+  const numeric = typeof expected === 'number' || (operators.some((key) => COMPARISONS.includes(key)) && operators.every((key) => COMPARISONS.includes(key) || key === '$exists'))
+  return numeric ? Number(value.trim()) : value
 }
 
 /** Checks values at body paths; adds to `failures`. */

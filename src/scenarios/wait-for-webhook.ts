@@ -1,5 +1,5 @@
 import { verifyWebhook } from '../webhooks/signature.js'
-import { checkBody } from './check-expectation.js'
+import { checkBody, readHeaderValue } from './check-expectation.js'
 import { matchValue } from './match-value.js'
 import type { StepFailure } from './report-types.js'
 import type { Expectation } from './scenario-schema.js'
@@ -45,8 +45,10 @@ export async function waitForWebhook(
   }
   checkBody(failures, event, expectation.body)
   for (const [name, expected] of Object.entries(expectation.headers ?? {})) {
-    const problem = matchValue(delivery.headers[name.toLowerCase()], expected)
-    if (problem) failures.push({ field: `header ${name}`, expected, actual: delivery.headers[name.toLowerCase()], message: `header ${name}: ${problem}` })
+    const raw = delivery.headers[name.toLowerCase()]
+    const actual = typeof raw === 'string' ? readHeaderValue(raw, expected) : raw
+    const problem = matchValue(actual, expected)
+    if (problem) failures.push({ field: `header ${name}`, expected, actual, message: `header ${name}: ${problem}` })
   }
   return { delivered: true, event, failures, note }
 }

@@ -19,6 +19,22 @@ describe('a failed header expectation', () => {
   })
 })
 
+describe('a header holding a number', () => {
+  // A header's value is text: `"ratelimit-remaining": {"$gt": 0}` could never hold, nor could 120.
+  const limited = answer(200, { 'RateLimit-Limit': '120', 'RateLimit-Remaining': '119', 'Retry-After': 'soon' })
+
+  it('is read as a number against a number or $gt, $gte, $lt, $lte, and as text otherwise', () => {
+    expect(checkAnswer(limited, { headers: { 'ratelimit-limit': 120, 'ratelimit-remaining': { $gt: 0, $lt: 120 } } })).toEqual([])
+    expect(checkAnswer(limited, { headers: { 'ratelimit-limit': '120', 'ratelimit-remaining': { $match: '^\\d+$', $type: 'string' } } })).toEqual([])
+    expect(checkAnswer(limited, { headers: { 'ratelimit-remaining': { $gte: 120 } } }).map((failure) => failure.message)).toEqual(['header ratelimit-remaining: expected $gte 120, got 119'])
+  })
+
+  it('that is no number still fails a numeric check, shown as the text it is', () => {
+    expect(checkAnswer(limited, { headers: { 'retry-after': { $gt: 0 }, 'ratelimit-limit': 121 } }).map((failure) => failure.message))
+      .toEqual(['header retry-after: expected $gt 0, got "soon"', 'header ratelimit-limit: expected 121, got 120'])
+  })
+})
+
 describe('matcher bounds', () => {
   it('$lte holds at the bound, $lt does not', () => {
     expect(matchValue(5, { $lte: 5 })).toBeNull()
