@@ -11,6 +11,12 @@ export function findReferences(text: string): string[] {
   return [...text.matchAll(ANYWHERE)].map((match) => match[1]!)
 }
 
+/**
+ * A value as one segment of a path, escaped as the client library escapes a loan id; a lone
+ * surrogate (a JSON `"\ud800"`), which encodeURIComponent throws on, becomes U+FFFD.
+ */
+export const encodePathSegment = (text: string): string => encodeURIComponent(text.replace(/\p{Cs}/gu, '\uFFFD'))
+
 /** Values a scenario can refer to as `{{name}}`: captures plus the runner's built-ins. */
 export type Variables = Map<string, unknown>
 
@@ -30,9 +36,10 @@ function lookUp(variables: Variables, name: string): unknown {
 
 /**
  * Replaces `{{name}}` in every string of `value`. A string that is only a reference keeps the
- * variable's own type, so `"{{amount}}"` can stand for a number.
+ * variable's own type, so `"{{amount}}"` can stand for a number. ENCODE escapes what a reference
+ * puts inside a longer text (a path's segment).
  */
-export function interpolate<T>(value: T, variables: Variables): T {
+export function interpolate<T>(value: T, variables: Variables, encode: (text: string) => string = (text) => text): T {
   if (typeof value === 'string') {
     const whole = WHOLE.exec(value)
     if (whole) return lookUp(variables, whole[1]!) as T
@@ -40,7 +47,7 @@ export function interpolate<T>(value: T, variables: Variables): T {
       const found = lookUp(variables, name)
       // String() of an object is "[object Object]": a request would go out with that in it.
       if (found !== null && typeof found === 'object' && !Array.isArray(found)) throw new Error(`{{${name}}} holds an object: use it as a whole value ("{{${name}}}"), not inside a text`)
-      return String(found)
+      return encode(String(found))
     }) as T
   }
   if (Array.isArray(value)) return value.map((item) => interpolate(item, variables)) as T
