@@ -30,7 +30,10 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('./run-progress.js')
   // One for the run: a secret an answer holds is masked in every later request --verbose prints.
   const secrets = (await import('../scenarios/seen-secrets.js')).createSeenSecrets()
-  const progress = flags.json ? {} : createRunProgress(write)
+  const shown = flags.json ? {} : createRunProgress(write)
+  // A cancelled CI job still leaves its JUnit report, with the scenario it was stopped in.
+  const onSignals = flags.junit ? (await import('./junit-on-signals.js')).writeJunitOnSignals({ file: flags.junit, scenarios, baseUrl: setup.server?.url ?? baseUrl ?? 'an in-process sandbox', startedServer: setup.server !== undefined || baseUrl === undefined, formatJunitReport }, shown) : undefined
+  const progress = onSignals?.hooks ?? shown
   // Where the tunnel must forward to: before the first scenario, which may wait on it.
   const note = out.createNoteWriter(flags.json, write)
   const onReceiverStart = ({ localUrl, publicUrl }: { localUrl: string; publicUrl?: string }) => {
@@ -78,6 +81,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   } else printRunSummary(write, report)
   // After the summary: should the path break during the run, the results are still shown.
   if (flags.junit) await outputFile.writeOutputFile(flags.junit, formatJunitReport(report), 'the JUnit report')
+  onSignals?.dispose()
   if (stop) throw stop
   if (report.failed > 0) throw new CliError(`${report.failed} of ${out.formatCount(report.scenarios.length, 'scenario')} failed`, { exitCode: 1, code: CliErrorCodes.FAILED })
 }

@@ -54,6 +54,7 @@ export function describeScenarioFailure(report: ScenarioReport): { message: stri
 function errorType(report: ScenarioReport): string | undefined {
   if (report.connection_error) return 'ConnectionError'
   if (report.key_refused) return 'KeyRefused'
+  if (report.interrupted) return 'Interrupted'
   return undefined
 }
 

@@ -53,6 +53,8 @@ export interface ScenarioReport {
    * same way, so the run stops with exit code 2. The failed step's note says what to do.
    */
   key_refused?: boolean
+  /** Only in the JUnit report written when a signal stopped the run: the scenario that was running. */
+  interrupted?: boolean
 }
 
 /** The outcome of a run. */
