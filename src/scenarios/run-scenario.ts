@@ -188,14 +188,14 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     // problem whatever the step; one that answered earlier steps stopped at this one.
     const answered = context.serverAnswered === true || hasAnsweredStep([report])
     if (current >= 0 && (!unreachable || answered)) report.error = `step ${current + 1} (${describeStep(scenario.steps[current]!, current)}): ${report.error}`
-    if (unreachable) {
-      report.connection_error = true
-      // The step it stopped at, with its retries, as every other failed step is reported.
-      if (underWay) {
-        underWay.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
-        report.steps.push(maskStepSecrets(failStepOnConnection(underWay, error as Error, waits, context.transport?.timeoutMs), context.secrets))
-        context.onStep?.(scenario, underWay)
-      }
+    if (unreachable) report.connection_error = true
+    // The step it stopped at, as every other failed step is reported: in the JSON report's steps,
+    // the JUnit step log and a GitHub annotation at its line (a connection error with its retries).
+    if (underWay && (unreachable || current >= 0)) {
+      underWay.duration_ms = Math.round((performance.now() - stepStarted) * 100) / 100
+      const failed = unreachable ? failStepOnConnection(underWay, error as Error, waits, context.transport?.timeoutMs) : failStepOnError(underWay, scenario.steps[current]!, message)
+      report.steps.push(maskStepSecrets(failed, context.secrets))
+      context.onStep?.(scenario, underWay)
     }
   }
   report.duration_ms = Math.round(performance.now() - started)
@@ -211,3 +211,13 @@ function noteOpened(opened: { draft: boolean; operations: Set<string> }, request
   if (action === 'start_payment' && typeof operation === 'string') opened.operations.add(operation)
 }
 
+/**
+ * STEP failed by an error of its own making before or after its request (a `{{name}}` with no
+ * value, an object put inside a text): the step as written, and the error as its one failure.
+ */
+function failStepOnError(result: StepReport, step: Scenario['steps'][number], message: string): StepReport {
+  if (!result.method && 'request' in step) Object.assign(result, { method: step.request.method, path: step.request.path })
+  result.ok = false
+  result.failures = [{ field: 'step', expected: undefined, actual: undefined, message }]
+  return result
+}

@@ -510,6 +510,11 @@ describe('sandbox run scenarios', () => {
       requests: 1,
       error: 'step 2 (GET /api/sandbox/loans/{{rates}}): {{rates}} holds an object: use it as a whole value ("{{rates}}"), not inside a text',
     })
+    // The step is in the report as every failed one is (the JUnit step log and a GitHub annotation read it there), as written.
+    expect(report.scenarios[0]!.steps.at(-1)).toMatchObject({
+      index: 1, ok: false, method: 'GET', path: '/api/sandbox/loans/{{rates}}', status: null,
+      failures: [{ field: 'step', message: '{{rates}} holds an object: use it as a whole value ("{{rates}}"), not inside a text' }],
+    })
   })
 
   it('says a webhook\'s signature did not verify, not that it was left unchecked', async () => {
