@@ -6,6 +6,8 @@ export const IGNORED_FIELDS_HEADER = 'x-sandbox-ignored-fields'
 /** How many ignored fields an answer names, and how long each name may be: a header and a log line stay short. */
 const MAX_NAMED = 10
 const MAX_NAME_LENGTH = 64
+/** How the empty field name is told: a name `""` itself is percent-encoded (`%22%22`), so this is no other. */
+const EMPTY_NAME = '""'
 
 /**
  * The ignored fields of a request as its answer tells them: the header (names percent-encoded, as
@@ -14,9 +16,12 @@ const MAX_NAME_LENGTH = 64
  */
 export function announceIgnoredFields(fields: string[]): Pick<RouteAnswer, 'headers' | 'ignoredFields'> {
   if (fields.length === 0) return {}
-  const named = fields.slice(0, MAX_NAMED).map(shortenName)
+  const first = fields.slice(0, MAX_NAMED)
   const more = fields.length > MAX_NAMED ? [`+${fields.length - MAX_NAMED} more`] : []
-  return { headers: { [IGNORED_FIELDS_HEADER]: [...named.map((field) => encodeURIComponent(field)), ...more].join(', ') }, ignoredFields: [...named, ...more] }
+  // An empty name (`{"": 1}`) would leave the header empty, or an empty item between commas.
+  const encoded = first.map((field) => (field === '' ? EMPTY_NAME : encodeURIComponent(shortenName(field))))
+  const named = first.map((field) => (field === '' ? EMPTY_NAME : shortenName(field)))
+  return { headers: { [IGNORED_FIELDS_HEADER]: [...encoded, ...more].join(', ') }, ignoredFields: [...named, ...more] }
 }
 
 /**

@@ -24,6 +24,17 @@ describe('body fields a POST does not know', () => {
     await api.sandbox.close()
   })
 
+  it('tells an empty field name as "" (and a field named "" percent-encoded), never as an empty header', async () => {
+    const seen: RequestLogEntry[] = []
+    const api = await createTestApi({ onRequest: (entry) => seen.push(entry) })
+    const empty = await api.post('/api/sandbox/partner', { name: 'Acme Lending', '': 1 })
+    expect([empty.status, empty.headers.get(HEADER)]).toEqual([200, '""'])
+    expect(seen.at(-1)).toMatchObject({ ignored_fields: ['""'] })
+    const both = await api.post('/api/sandbox/partner', { '': 1, '""': 2, x: 3 })
+    expect(both.headers.get(HEADER)).toBe('"", %22%22, x')
+    await api.sandbox.close()
+  })
+
   it('names a misspelt field of the loan flow, whose currency then defaults, and the fields of a refused step', async () => {
     const api = await createTestApi()
     const start = await api.post('/api/sandbox/loans/flow', { action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 20000, loan_curency: 'USDC' })
