@@ -59,7 +59,11 @@ export function isOwnerGone(owner: StorageOwner): boolean {
   try {
     process.kill(owner.pid, 0)
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ESRCH') return true
+    // EPERM: another user's process, which may be one that reused the pid, or a zombie; /proc
+    // tells those apart as for this user's own. Refused on that alone, such a lock needed deleting by hand.
+    if (code !== 'EPERM') return false
   }
   const stat = readProcStat(owner.pid)
   if (!stat) return false
