@@ -37,11 +37,20 @@ export function runCheckpointThread(fs: typeof Fs, path: typeof Path, os: typeof
   let touchedDirs = new Set<string>()
   let counter = 0
 
+  /**
+   * Creates a document's directory (the data dir's own, or one of its namespaces), never the data
+   * dir itself: one deleted under a running server (`rm -rf .sandbox`) was made again, without its
+   * lock, and the server went on writing into it the documents of the state just deleted.
+   */
   function ensureDir(dir: string): void {
     if (knownDirs.has(dir)) return
-    const created = fs.mkdirSync(dir, { recursive: true })
-    // A new directory is an entry in its parent: the parent must be synced too.
-    if (created !== undefined) touchedDirs.add(path.dirname(created))
+    try {
+      fs.mkdirSync(dir)
+      // A new directory is an entry in its parent: the parent must be synced too.
+      touchedDirs.add(path.dirname(dir))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
     knownDirs.add(dir)
   }
 

@@ -6,6 +6,7 @@ import { PRIVATE_FILE_MODE } from './file-modes.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
 import { decodeRecords } from './journal-format.js'
 import { describeThisVersion } from '../files/describe-this-version.js'
+import { StorageError } from './storage-error.js'
 
 const JOURNAL_PREFIX = 'journal-'
 const JOURNAL_SUFFIX = '.log'
@@ -29,9 +30,30 @@ export async function createJournalFile(base: string, nextSequence: () => number
       // Owner only: it holds every document, webhook signing secrets included (file-modes.ts).
       return { handle: await fsp.open(join(base, name), 'ax', PRIVATE_FILE_MODE), name }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' && !(await isDirPresent(base))) throw dataDirGone(base, error)
+      if (code !== 'EEXIST') throw error
     }
   }
+}
+
+/**
+ * The data dir deleted under a running server (`rm -rf .sandbox` to start afresh): every write
+ * failed with an ENOENT naming a journal file, which said neither what happened nor what to do.
+ * Not recreated here: the server still holds documents of the deleted state, and its lock is gone.
+ */
+function dataDirGone(base: string, cause: unknown): StorageError {
+  return new StorageError(`${describeDataDirGone(base)}: stop serve and start it again, which starts from an empty data dir; until then writes are refused`, { cause })
+}
+
+/** "data dir DIR no longer exists (...)": the start of the messages about a data dir deleted under its server. */
+export function describeDataDirGone(base: string): string {
+  return `data dir ${base} no longer exists (deleted or moved while serve ran)`
+}
+
+/** Whether a directory (the data dir) is there. */
+export function isDirPresent(dir: string): Promise<boolean> {
+  return fsp.stat(dir).then(() => true, () => false)
 }
 
 /**

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { atomicFsDriver, resolveStoragePath } from './atomic-fs-driver.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
-import { writeFully } from './journal-files.js'
+import { describeDataDirGone, isDirPresent, writeFully } from './journal-files.js'
 import { encodeRecords, type JournalRecord } from './journal-format.js'
 import { openJournal, rewindJournal, syncJournal, type Journal } from './journal-sync.js'
 import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
@@ -227,6 +227,9 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
       if (journal?.fresh) await rm(join(base, journal.name), { force: true }).catch(() => {})
       await writer.close()
       // Nothing is lost, but the stop did not leave plain files, and whoever stopped it should know.
+      if (failed && !(await isDirPresent(base))) {
+        throw new StorageError(`${describeDataDirGone(base)}: the writes answered since could not be kept; the next start begins from an empty data dir`, { cause: failed })
+      }
       if (failed) {
         throw new StorageError(`the last checkpoint in ${base} could not be written (${(failed as Error).message}): every acknowledged write is kept in its journal, which the next start replays`, { cause: failed })
       }
