@@ -110,6 +110,17 @@ async function checkDataDirFormat(base: string): Promise<boolean> {
 }
 
 /**
+ * Why a replay failed, as its reader can act on it. The replay writes the journals' documents to
+ * their files before it deletes them, so it needs about their size in free space: a server killed
+ * as its disk filled left a journal that then stopped every start with "checkpoint failed: ENOSPC",
+ * without a word about space, or that the journal was still there.
+ */
+function explainReplayFailure(error: Error): string {
+  const code = /\b(ENOSPC|EDQUOT)\b/.exec(error.message)?.[1]
+  return code ? `its disk is full (${code}): free space on it and start serve again; the journal is kept, so no change is lost` : error.message
+}
+
+/**
  * The server's fs storage: the dir locked, then tidied (a crash's temp files, an earlier
  * layout) and its journals replayed, then written through a journal. Tidying only once the lock
  * is held: another server's temp files would be files in the middle of being written.
@@ -122,7 +133,7 @@ async function openOwnedDataDir(base: string): Promise<Storage> {
       throw new StorageError(`could not tidy ${base} (stale temp files, files of an earlier layout): ${error.message}`, { cause: error })
     })
     await recoverJournals(base).catch((error: Error) => {
-      throw new StorageError(`cannot replay the journal in ${base}: ${error.message}`, { cause: error })
+      throw new StorageError(`cannot replay the journal in ${base}: ${explainReplayFailure(error)}`, { cause: error })
     })
     // Dirs of versions before the marker are format 1: marked now, so that a newer version's
     // number, once written, is what an older one sees.

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, runCli, startServe } from '../helpers/cli.js'
 import { TMPFS_UNAVAILABLE, useSmallTmpfs } from '../helpers/small-tmpfs.js'
+import { encodeRecords } from '../../src/storage/journal-format.js'
 
 /** `sandbox serve` on a data dir whose disk really fills up (a small tmpfs). */
 const tmpfs = useSmallTmpfs('sandbox-serve-full')
@@ -57,5 +58,27 @@ describe.skipIf(TMPFS_UNAVAILABLE !== '')(`serve on a full disk${TMPFS_UNAVAILAB
     const { code, stderr } = await runCli(['serve', '--port', '0', '--data-dir', dataDir])
     expect(code).toBe(2)
     expect(stderr).toMatch(/is not a writable directory \(ENOSPC\); its disk is full: free space on it/)
+  })
+
+  it('does not start when the journal a crash left cannot be replayed for want of space, saying to free space and that the journal is kept', async () => {
+    const mount = await tmpfs('4m')
+    const dataDir = join(mount, 'data')
+    await mkdir(dataDir)
+    // A killed server's journal: its documents need about its size again once written to their files.
+    const records = Array.from({ length: 4 }, (_, i) => ({ key: `session:${'k'.repeat(31)}${i}:default`, value: JSON.stringify({ filler: 'x'.repeat(300_000) }) }))
+    const journal = join(dataDir, 'journal-999999-000001.log')
+    await writeFile(journal, encodeRecords(records, true))
+    const { bavail, bsize } = await statfs(mount)
+    // Room for the start's own small files, not for the documents.
+    await writeFile(join(mount, 'filler'), Buffer.alloc(Number(bavail) * Number(bsize) - 64 * 1024))
+    const { code, stderr } = await runCli(['serve', '--port', '0', '--data-dir', dataDir])
+    expect([code, stderr]).toEqual([2, `sandbox: cannot replay the journal in ${dataDir}: its disk is full (ENOSPC): free space on it and start serve again; the journal is kept, so no change is lost\n`])
+    expect((await readdir(dataDir)).filter((name) => name.startsWith('journal-'))).toEqual(['journal-999999-000001.log'])
+
+    await unlink(join(mount, 'filler'))
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--quiet'])
+    expect(await serve.stop()).toBe(0)
+    expect((await readdir(dataDir)).filter((name) => name.startsWith('journal-'))).toEqual([])
+    expect((await readdir(join(dataDir, 'session'))).sort()).toEqual(records.map(({ key }) => key.slice('session:'.length).replaceAll(':', '~')).sort())
   })
 })
