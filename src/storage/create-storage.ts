@@ -5,8 +5,8 @@ import { createStorage, type Storage } from 'unstorage'
 import { createCompactMemoryDriver } from './memory-driver.js'
 import { atomicFsDriver, flattenNestedLayout, tidyDataDir, writeFileAtomically } from './atomic-fs-driver.js'
 import { journaledFsDriver } from './journaled-fs-driver.js'
-import { recoverJournals } from './journal-files.js'
-import { lockDataDir } from './data-dir-lock.js'
+import { listJournalNames, recoverJournals } from './journal-files.js'
+import { isDataDirInUse, lockDataDir } from './data-dir-lock.js'
 import { checkRedisUrl } from './redis-url.js'
 import { maskCredentials } from '../text/url-password.js'
 import { suggestClosest } from '../text/closest-match.js'
@@ -35,6 +35,12 @@ export interface StorageOptions {
    * user's, a read-only mount) is fine; a tool that deletes (`keys reset`) leaves it off.
    */
   readOnly?: boolean
+  /**
+   * fs only, for a tool that deletes (`keys reset`): when a server was killed and left journals,
+   * and none runs now, the tool opens the data dir as its owner for its own run, so that those
+   * changes are replayed before its deletions rather than over them at the next start.
+   */
+  replayCrashed?: boolean
   /** redis only: the server's `redis://` or `rediss://` URL, with a database number as its path. */
   url?: string
   /** redis only: told when the connection is lost (`up` false) and when it is back (default: stderr). */
@@ -168,6 +174,14 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
   }
   const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false, options.readOnly ?? false)
   if (options.owner) return openOwnedDataDir(base)
+  if (options.replayCrashed && (await listJournalNames(base)).length > 0 && !(await isDataDirInUse(base))) {
+    // A server that started meanwhile holds it now, and replays the journals itself.
+    const owned = await openOwnedDataDir(base).catch(async (error: unknown) => {
+      if (await isDataDirInUse(base)) return undefined
+      throw error
+    })
+    if (owned) return owned
+  }
   await checkDataDirFormat(base)
   await flattenNestedLayout(base).catch((error: Error) => {
     throw new StorageError(`could not move the files of an earlier layout in ${base}: ${error.message}`, { cause: error })

@@ -62,6 +62,14 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   }
 }
 
+/** Whether a server that may still run holds the data dir's lock (a damaged lock counts as held). */
+export async function isDataDirInUse(dir: string): Promise<boolean> {
+  const text = await fsp.readFile(join(dir, LOCK_FILE), 'utf8').catch(() => null)
+  if (text === null) return false
+  const holder = parseOwner(text)
+  return !holder || !isOwnerGone(holder)
+}
+
 /**
  * Why the lock could not be linked: a file system without hard links, most often. FAT32 and
  * exFAT drives have none (on Windows the link fails with EISDIR, libuv's reading of

@@ -100,6 +100,13 @@ export async function fsyncDirectory(dir: string, options: SyncDirectoryOptions 
   }
 }
 
+/** The journals in `base`, by the names journalName gives. */
+export async function listJournalNames(base: string): Promise<string[]> {
+  // Those names only: a `journal-notes.log` of a directory given as the data dir by mistake is
+  // no journal, to be replayed as "damaged" or deleted when empty.
+  return (await fsp.readdir(base)).filter((name) => JOURNAL_NAME.test(name))
+}
+
 /**
  * Replays the journals a crashed (or killed) server left in `base` into their files, then deletes
  * them: one checkpoint of their latest values. Called by the server that holds the dir's lock,
@@ -108,9 +115,7 @@ export async function fsyncDirectory(dir: string, options: SyncDirectoryOptions 
  * or one now reused by an unrelated process.
  */
 export async function recoverJournals(base: string): Promise<number> {
-  // Names journalName gives, and only those: a `journal-notes.log` of a directory given as the
-  // data dir by mistake is no journal, to be replayed as "damaged" or deleted when empty.
-  const names = (await fsp.readdir(base)).filter((name) => JOURNAL_NAME.test(name))
+  const names = await listJournalNames(base)
   if (names.length === 0) return 0
   // Oldest first, so later values win: by time across servers (a recovery cut short can leave two
   // servers' journals), then by name, which orders one server's journals by sequence.

@@ -26,7 +26,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   // changed: a redis that cannot be used (down, a wrong password) must fail the reset, not leave
   // the old session's data behind under a key that has moved on.
   const store = kind !== 'memory' && (kind === 'redis' || existsSync(resolve(dataDir)))
-    ? await createSandboxStorage({ kind, dataDir, url: storage })
+    ? await createSandboxStorage({ kind, dataDir, url: storage, replayCrashed: true })
     : undefined
   let after: Awaited<ReturnType<typeof resetKeySession>>['after']
   try {
