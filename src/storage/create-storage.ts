@@ -7,6 +7,7 @@ import { atomicFsDriver, flattenNestedLayout, tidyDataDir, writeFileAtomically }
 import { journaledFsDriver } from './journaled-fs-driver.js'
 import { listJournalNames, recoverJournals } from './journal-files.js'
 import { isDataDirInUse, lockDataDir } from './data-dir-lock.js'
+import { overlayJournals, readJournalOverlay } from './journal-overlay.js'
 import { checkRedisUrl } from './redis-url.js'
 import { maskCredentials } from '../text/url-password.js'
 import { suggestClosest } from '../text/closest-match.js'
@@ -186,5 +187,8 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
   await flattenNestedLayout(base).catch((error: Error) => {
     throw new StorageError(`could not move the files of an earlier layout in ${base}: ${error.message}`, { cause: error })
   })
-  return createStorage({ driver: atomicFsDriver({ base }) })
+  const files = atomicFsDriver({ base })
+  // A killed server's last changes are in its journals only, until the next start replays them.
+  const overlay = options.readOnly && !(await isDataDirInUse(base)) ? await readJournalOverlay(base) : undefined
+  return createStorage({ driver: overlay ? overlayJournals(files, base, overlay) : files })
 }

@@ -108,6 +108,15 @@ export async function listJournalNames(base: string): Promise<string[]> {
 }
 
 /**
+ * Journals oldest first, so that later values win: by time across servers (a recovery cut short
+ * can leave two servers' journals), then by name, which orders one server's journals by sequence.
+ */
+export async function sortOldestFirst(base: string, names: string[]): Promise<string[]> {
+  const times = new Map(await Promise.all(names.map(async (name) => [name, (await fsp.stat(join(base, name))).mtimeMs] as const)))
+  return [...names].sort((a, b) => times.get(a)! - times.get(b)! || (a < b ? -1 : 1))
+}
+
+/**
  * Replays the journals a crashed (or killed) server left in `base` into their files, then deletes
  * them: one checkpoint of their latest values. Called by the server that holds the dir's lock,
  * before it opens a journal of its own, so every journal found is a gone server's: whatever pid
@@ -117,10 +126,7 @@ export async function listJournalNames(base: string): Promise<string[]> {
 export async function recoverJournals(base: string): Promise<number> {
   const names = await listJournalNames(base)
   if (names.length === 0) return 0
-  // Oldest first, so later values win: by time across servers (a recovery cut short can leave two
-  // servers' journals), then by name, which orders one server's journals by sequence.
-  const times = new Map(await Promise.all(names.map(async (name) => [name, (await fsp.stat(join(base, name))).mtimeMs] as const)))
-  const orphaned = names.sort((a, b) => times.get(a)! - times.get(b)! || (a < b ? -1 : 1))
+  const orphaned = await sortOldestFirst(base, names)
   const latest = new Map<string, string | null>()
   for (const name of orphaned) {
     const { records, damagedAt, newerFormat } = decodeRecords(await fsp.readFile(join(base, name)))
