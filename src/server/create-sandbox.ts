@@ -41,6 +41,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config, options.configSource)
   const faults = options.faults === undefined ? undefined : createFaultPlan(parseFaults(options.faults, options.faultsSource))
+  const logError = options.logError ?? ((error: unknown) => console.error(error))
   // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
   // tool's delete could be undone by a write still in the journal, and cannot reach memory storage.
   let endSessions: (ended: EndedSession[]) => void = () => {}
@@ -53,6 +54,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       owner: true,
       url: options.storage,
       onStatus: options.onStorageStatus,
+      onCheckpointError: (error) => logError(error),
     })
   let forwardSecret: string | undefined
   try {
@@ -67,7 +69,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const sweep = rateLimiter ? setInterval(() => rateLimiter.sweep(), 30_000) : undefined
   sweep?.unref()
 
-  const logError = options.logError ?? ((error: unknown) => console.error(error))
   const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances, config })
   const mutex = createKeyedMutex()
   const persistent = (options.storage ?? 'memory') !== 'memory'

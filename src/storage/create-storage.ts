@@ -8,6 +8,7 @@ import { journaledFsDriver } from './journaled-fs-driver.js'
 import { listJournalNames, recoverJournals } from './journal-files.js'
 import { isDataDirInUse, lockDataDir } from './data-dir-lock.js'
 import { overlayJournals, readJournalOverlay } from './journal-overlay.js'
+import { explainReplayFailure } from './checkpoint-failure.js'
 import { checkRedisUrl } from './redis-url.js'
 import { maskCredentials } from '../text/url-password.js'
 import { suggestClosest } from '../text/closest-match.js'
@@ -44,6 +45,8 @@ export interface StorageOptions {
   replayCrashed?: boolean
   /** redis only: the server's `redis://` or `rediss://` URL, with a database number as its path. */
   url?: string
+  /** fs, as owner: told when a checkpoint fails while the server runs (requests are still answered from the journal). */
+  onCheckpointError?: (error: StorageError) => void
   /** redis only: told when the connection is lost (`up` false) and when it is back (default: stderr). */
   onStatus?: (message: string, up: boolean) => void
 }
@@ -117,22 +120,11 @@ async function checkDataDirFormat(base: string): Promise<boolean> {
 }
 
 /**
- * Why a replay failed, as its reader can act on it. The replay writes the journals' documents to
- * their files before it deletes them, so it needs about their size in free space: a server killed
- * as its disk filled left a journal that then stopped every start with "checkpoint failed: ENOSPC",
- * without a word about space, or that the journal was still there.
- */
-function explainReplayFailure(error: Error): string {
-  const code = /\b(ENOSPC|EDQUOT)\b/.exec(error.message)?.[1]
-  return code ? `its disk is full (${code}): free space on it and start serve again; the journal is kept, so no change is lost` : error.message
-}
-
-/**
  * The server's fs storage: the dir locked, then tidied (a crash's temp files, an earlier
  * layout) and its journals replayed, then written through a journal. Tidying only once the lock
  * is held: another server's temp files would be files in the middle of being written.
  */
-async function openOwnedDataDir(base: string): Promise<Storage> {
+async function openOwnedDataDir(base: string, onCheckpointError?: (error: StorageError) => void): Promise<Storage> {
   const marked = await checkDataDirFormat(base)
   const lock = await lockDataDir(base)
   try {
@@ -149,7 +141,7 @@ async function openOwnedDataDir(base: string): Promise<Storage> {
     await lock.release()
     throw error
   }
-  const driver = journaledFsDriver({ base })
+  const driver = journaledFsDriver({ base, onCheckpointError })
   return createStorage({
     driver: {
       ...driver,
@@ -174,7 +166,7 @@ export async function createSandboxStorage(options: StorageOptions): Promise<Sto
     return createRedisStorage(options.url, { onStatus: options.onStatus, owner: options.owner })
   }
   const base = await prepareDataDir(options.dataDir ?? '.sandbox', options.owner ?? false, options.readOnly ?? false)
-  if (options.owner) return openOwnedDataDir(base)
+  if (options.owner) return openOwnedDataDir(base, options.onCheckpointError)
   if (options.replayCrashed && (await listJournalNames(base)).length > 0 && !(await isDataDirInUse(base))) {
     // A server that started meanwhile holds it now, and replays the journals itself.
     const owned = await openOwnedDataDir(base).catch(async (error: unknown) => {

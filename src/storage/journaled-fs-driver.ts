@@ -8,6 +8,7 @@ import { encodeRecords, type JournalRecord } from './journal-format.js'
 import { openJournal, rewindJournal, syncJournal, type Journal } from './journal-sync.js'
 import { CHECKPOINT_DELAY_MS, MAX_PENDING_CHARS, SYNC_INTERVAL_MS, type JournaledFsOptions } from './journaled-fs-options.js'
 import { StorageError } from './storage-error.js'
+import { describeCheckpointFailure } from './checkpoint-failure.js'
 
 /**
  * fs storage for a server under load: each change is appended to a write-ahead journal (one
@@ -168,6 +169,7 @@ export const journaledFsDriver = defineDriver((options: JournaledFsOptions) => {
         // The journals stay; the next checkpoint (or the next start) writes these files again.
         sealed.unshift(...journals)
         checkpointError = error
+        if (!disposed) options.onCheckpointError?.(describeCheckpointFailure(base, error))
       } finally {
         checkpointing = undefined
         if (pending.size > 0) scheduleCheckpoint()

@@ -1,3 +1,5 @@
+import type { StorageError } from './storage-error.js'
+
 /** How long committed changes wait in the journal before they are written to their files. */
 export const CHECKPOINT_DELAY_MS = 250
 
@@ -14,6 +16,8 @@ export const MAX_PENDING_CHARS = 128 * 1024 * 1024
 /** Options of the journaled fs driver. */
 export interface JournaledFsOptions {
   base: string
+  /** Told when a checkpoint fails while the driver runs (not once disposed, whose stop reports it). */
+  onCheckpointError?: (error: StorageError) => void
   checkpointDelayMs?: number
   maxPendingChars?: number
 }
