@@ -1,4 +1,4 @@
-import { StorageError } from '../storage/storage-error.js'
+import { StorageError, UnusableDocumentError } from '../storage/storage-error.js'
 import { ApiError, toApiError } from './api-error.js'
 import type { RouteAnswer } from './route-types.js'
 import type { SandboxServices } from './services.js'
@@ -7,6 +7,11 @@ import type { SandboxServices } from './services.js'
 export function renderError(error: unknown, services: SandboxServices): RouteAnswer {
   const api = toApiError(error)
   if (api) return { status: api.status, body: api.toBody(), headers: api.extraHeaders, errorCode: api.code }
+  if (error instanceof UnusableDocumentError) {
+    services.logError(error)
+    const unusable = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The stored state of this key cannot be used (damaged, or written by a newer sandbox): the server log says which document and what to do. Nothing was changed.')
+    return { status: unusable.status, body: unusable.toBody(), errorCode: unusable.code }
+  }
   if (error instanceof StorageError) {
     services.logError(error)
     // A write that timed out may still land (a paused redis catches up): say what is known.

@@ -31,6 +31,7 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
     cacheSize: options.cacheSize ?? SESSION_CACHE_SIZE,
     stringify: stringifySessionDoc,
     checkDocument: checkSessionDoc,
+    recovery: "to start that key's session again from an empty state",
     prepare: prepareStoredDoc,
   })
   const files = guardStorage(storage)

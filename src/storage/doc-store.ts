@@ -1,5 +1,6 @@
 import type { SandboxStorage } from './sandbox-storage.js'
-import { guardStorage, StorageError } from './storage-error.js'
+import { resolveStoragePath } from './atomic-fs-driver.js'
+import { guardStorage, UnusableDocumentError } from './storage-error.js'
 
 /** JSON documents by id under one prefix, with a write-through LRU cache. */
 export interface DocStore<T> {
@@ -55,6 +56,16 @@ function parseDocument(value: unknown): object | undefined {
 }
 
 /**
+ * The error for a stored document that cannot be used. A damaged one's says where it is and what
+ * to do: it read "stored document session:<id>:default is not valid JSON", whose file is named
+ * otherwise, and the answer advised a retry, which finds the same document.
+ */
+function unusable(key: string, problem: string, damaged: boolean, recovery = 'to start again without it'): UnusableDocumentError {
+  const advice = damaged ? ` (damaged, or edited by hand): restore it, or delete it (${resolveStoragePath('', key)} in the data dir, sandbox:${key} in redis) ${recovery}` : ''
+  return new UnusableDocumentError(`stored document ${key} ${problem}${advice}`)
+}
+
+/**
  * Creates a document store. Documents are treated as immutable values: callers build a new
  * object to change one and must not mutate what `read` returns, which lets cached reads skip
  * cloning on the hot path.
@@ -65,9 +76,11 @@ export function createDocStore<T extends object>(storage: SandboxStorage, option
   stringify?: (doc: T) => string
   /**
    * Why a parsed value is not a document this version can use (undefined when it is): not its
-   * shape (damage, like bad JSON), or a newer version's. It is then neither used nor rewritten.
+   * shape (`damaged`, like bad JSON), or a newer version's. It is then neither used nor rewritten.
    */
-  checkDocument?: (value: unknown) => string | undefined
+  checkDocument?: (value: unknown) => { problem: string; damaged: boolean } | undefined
+  /** What deleting a damaged document does, as its log line says (`to start ... again`). */
+  recovery?: string
   /**
    * Brings a document read from storage up to date (earlier layouts, the server's config) before
    * it is cached: a caller that did so after `read` left the stored version visible through
@@ -153,9 +166,8 @@ export function createDocStore<T extends object>(storage: SandboxStorage, option
     const value: unknown = await files.getItemRaw(keyOf(id))
     if (value === null || value === undefined) return null
     const doc = parseDocument(value)
-    if (doc === undefined) throw new StorageError(`stored document ${keyOf(id)} is not valid JSON`)
-    const problem = options.checkDocument?.(doc)
-    if (problem !== undefined) throw new StorageError(`stored document ${keyOf(id)} ${problem}`)
+    const check = doc === undefined ? { problem: 'is not valid JSON', damaged: true } : options.checkDocument?.(doc)
+    if (check) throw unusable(keyOf(id), check.problem, check.damaged, options.recovery)
     return options.prepare ? options.prepare(doc as T) : (doc as T)
   }
 

@@ -11,6 +11,12 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * A stored document this version cannot use (damaged, or a newer version's): storage works, and
+ * a retry finds the same document, so the answer says to see the server log instead.
+ */
+export class UnusableDocumentError extends StorageError {}
+
 /** Wraps any backend failure in StorageError, keeping StorageErrors as they are. */
 export function toStorageError(error: unknown, action: string): StorageError {
   if (error instanceof StorageError) return error
