@@ -287,6 +287,8 @@ describe('sandbox logs', () => {
     const reset = await runCli(['keys', 'reset', key, '--keys', keysFile, '--data-dir', missing])
     expect([reset.code, reset.stderr]).toEqual([0, ''])
     expect(reset.stdout).toContain('now starts from an empty sandbox state')
+    // Only a server that reads this keys file applies it: one in open mode reads none.
+    expect(reset.stdout).toContain('(a server running with --keys on this keys file applies it within a second; one in open mode, without --keys, does not read it)')
     expect(existsSync(missing)).toBe(false)
   })
 })

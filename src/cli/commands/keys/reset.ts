@@ -52,7 +52,7 @@ async function runReset(key: string | undefined, flags: ResetFlags): Promise<voi
   // A reset gives a state, not access: a revoked or expired key is still refused with it.
   const status = describeKeyStatus(after, new Date())
   const still = status === 'revoked' || status === 'expired' ? `; it is ${status}, so the server still answers it 401 SANDBOX_API_KEY_INVALID` : ''
-  process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a running server applies it within a second)${still}\n`)
+  process.stdout.write(`${maskApiKey(after.key)} ${outcome} (a server running with --keys on this keys file applies it within a second; one in open mode, without --keys, does not read it)${still}\n`)
 }
 
 /** Fails with a StorageError, before anything is changed, when `store` refuses to delete or to list keys. */
