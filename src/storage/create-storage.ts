@@ -61,7 +61,10 @@ export function parseStorageKind(text: string): StorageKind {
   }
   // Echoed without what may be a password: `valkey://:PASSWORD@...` or `redis:/:PASSWORD@...`;
   // only a plain word (no URL) is matched against the names.
-  const suggestion = /^[a-z]+$/.test(value) ? suggestClosest(value, ['fs', 'memory']) : ''
+  if (value === 'redis' || value === 'rediss') throw new StorageError(`--storage ${value} needs the server's URL: ${value}://HOST:PORT/DB, e.g. ${value}://127.0.0.1:6379/0`)
+  // `mem` is short for memory rather than a typo of it: no edit distance finds it.
+  const short = value.length >= 3 && 'memory'.startsWith(value) ? ' (did you mean memory?)' : ''
+  const suggestion = short || (/^[a-z]+$/.test(value) ? suggestClosest(value, ['fs', 'memory']) : '')
   throw new StorageError(`unknown storage "${maskCredentials(text)}"${suggestion}: use fs, memory or a redis:// URL`)
 }
 

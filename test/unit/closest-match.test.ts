@@ -49,6 +49,10 @@ describe('the value a typo meant', () => {
     expect(() => selectScenarios(all, ['loan_flow'])).toThrow('unknown scenario loan_flow (did you mean loan-flow?); known: loan-flow, repay-full')
     expect(() => selectScenarios(all, ['loan_flow', 'nosuch', 'repay-fulll'])).toThrow('unknown scenarios loan_flow (did you mean loan-flow?), nosuch, repay-fulll (did you mean repay-full?); known: ')
     expect(() => parseStorageKind('memroy')).toThrow('unknown storage "memroy" (did you mean memory?): use fs, memory or a redis:// URL')
+    // Short for memory, and the scheme alone for a redis URL.
+    expect(() => parseStorageKind('mem')).toThrow('unknown storage "mem" (did you mean memory?): use fs, memory or a redis:// URL')
+    expect(() => parseStorageKind('me')).toThrow('unknown storage "me": use fs, memory or a redis:// URL')
+    expect(() => parseStorageKind('Redis')).toThrow("--storage redis needs the server's URL: redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0")
     // A URL-like value is not matched (nor echoed with its password).
     expect(() => parseStorageKind('redsi://:pw@127.0.0.1')).toThrow(/^unknown storage "redsi:\/\/\*\*\*@127\.0\.0\.1": use/)
     expect(() => readEventName('loan.isued')).toThrow('unknown event "loan.isued" (did you mean sandbox.loan.issued?): one of ')
