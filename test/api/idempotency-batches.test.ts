@@ -39,10 +39,15 @@ function createCountingStorage() {
 }
 
 let sandboxes: Sandbox[] = []
+async function closeSandboxes(): Promise<void> {
+  const open = sandboxes
+  sandboxes = []
+  await Promise.all(open.map((sandbox) => sandbox.close()))
+}
+
 afterEach(async () => {
   vi.useRealTimers()
-  await Promise.all(sandboxes.map((sandbox) => sandbox.close()))
-  sandboxes = []
+  await closeSandboxes()
 })
 
 async function open(options: Parameters<typeof createSandbox>[0]): Promise<Sandbox> {
@@ -80,6 +85,8 @@ describe('idempotency records moved to batch files', () => {
       const fresh = await post(second, key, '/api/sandbox/loans', LOAN, 'loan-1')
       expect([fresh.status, fresh.body.idempotency_replayed, fresh.body.activeLoans.length]).toEqual([200, false, 2])
     } finally {
+      // Closed first: a server whose data dir is deleted under it says so when it stops.
+      await closeSandboxes()
       await rm(dataDir, { recursive: true, force: true })
     }
   })
