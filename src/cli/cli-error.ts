@@ -33,14 +33,30 @@ export function toCliError(error: unknown): CliError | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   if (isListenError(error)) return new CliError(describeListenError(error), { code, cause: error })
   // Under `ulimit -n 64` (a container's low limit) serve failed to load its own modules and
-  // printed "unexpected error" with a stack: the fix is the limit, not a bug report.
-  if (code === 'EMFILE' || code === 'ENFILE') {
-    return new CliError(`too many open files (${(error as Error).message}): raise the open-file limit (ulimit -n; serve needs about 100 to start, and one more per connection and webhook delivery in flight)`, { code, cause: error })
+  // printed "unexpected error" with a stack: the fix is the limit, not a bug report. Which open
+  // fails first depends on timing, and some wrap the system error as their cause.
+  const limit = findCauseCode(error, ['EMFILE', 'ENFILE'])
+  if (limit) {
+    const system = limit.error === error ? '' : ` (${limit.error.message})`
+    return new CliError(`too many open files (${(error as Error).message}${system}): raise the open-file limit (ulimit -n; serve needs about 100 to start, and one more per connection and webhook delivery in flight)`, { code: limit.code, cause: error })
   }
   // `sandbox openapi > spec.json` on a full disk failed at the write with "unexpected error" and
   // a stack: the disk is the user's to free, not a bug to report.
   if (code === 'ENOSPC' || code === 'EDQUOT') {
     return new CliError(`cannot write: the disk is full or over its quota (${(error as Error).message}); free some space, or send the output elsewhere`, { code, cause: error })
+  }
+  return undefined
+}
+
+/**
+ * ERROR or the first of its causes (a few deep) that is one of the system errors CODES, by its
+ * code or, for an error passed on as text (the checkpoint thread's), by its message.
+ */
+function findCauseCode(error: unknown, codes: string[]): { error: Error; code: string } | undefined {
+  let current = error as NodeJS.ErrnoException | undefined
+  for (let depth = 0; current instanceof Error && depth < 5; depth++, current = current.cause as NodeJS.ErrnoException | undefined) {
+    const code = typeof current.code === 'string' && codes.includes(current.code) ? current.code : codes.find((one) => new RegExp(`\\b${one}\\b`).test(current!.message))
+    if (code) return { error: current, code }
   }
   return undefined
 }

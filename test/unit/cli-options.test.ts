@@ -80,6 +80,15 @@ describe('toCliError', () => {
     expect(toCliError(failed)).toBe(failed)
   })
 
+  it('reads a low open-file limit wherever it surfaces: as the error, as its cause, or as a message passed on', () => {
+    const system = Object.assign(new Error("EMFILE: too many open files, open 'x.js'"), { code: 'EMFILE' })
+    const advice = /\): raise the open-file limit \(ulimit -n; /
+    expect(toCliError(system)).toMatchObject({ exitCode: 2, code: 'EMFILE', message: expect.stringMatching(advice) })
+    const wrapped = new Error('could not start the checkpoint thread', { cause: system })
+    expect(toCliError(wrapped)).toMatchObject({ exitCode: 2, code: 'EMFILE', message: expect.stringMatching(/^too many open files \(could not start the checkpoint thread \(EMFILE: too many open files, open 'x\.js'\)\): raise/) })
+    expect(toCliError(new Error('checkpoint failed: ENFILE: file table overflow'))).toMatchObject({ exitCode: 2, code: 'ENFILE', message: expect.stringMatching(advice) })
+  })
+
   it('leaves unexpected errors alone so their stack is shown', () => {
     expect(toCliError(new TypeError('x is undefined'))).toBeUndefined()
     expect(toCliError('a string')).toBeUndefined()
