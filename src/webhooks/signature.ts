@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readWebhookBody, type WebhookBody } from './raw-body.js'
+import { checkVerifyOptions, readSecrets } from './verify-input.js'
 
 /** Default tolerance between a delivery's timestamp and the receiver's clock, both ways. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
@@ -78,9 +79,9 @@ function readHeader(headers: HeaderSource, name: string): string | undefined {
  * verified; throws WebhookVerificationError otherwise.
  */
 export function verifyWebhook(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
-  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret
-  // A configuration mistake, not a forged delivery: no code of WebhookVerificationError fits.
-  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) throw new TypeError('verifyWebhook needs a signing secret (or a list of them), none empty')
+  // Configuration mistakes, not forged deliveries: no code of WebhookVerificationError fits.
+  const secrets = readSecrets(input.secret)
+  checkVerifyOptions(input)
   const body = readWebhookBody(input.body)
   const eventId = readHeader(input.headers, 'x-service-webhook-id')
   const eventType = readHeader(input.headers, 'x-service-webhook-event')

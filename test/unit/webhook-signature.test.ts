@@ -143,6 +143,34 @@ describe('webhook signatures', () => {
     expect(exact(vector.timestamp - 1)).toBe('timestamp_too_new')
   })
 
+  it('refuses a secret that is not set (an unset environment variable) with a TypeError saying so', () => {
+    // process.env.WEBHOOK_SECRET unset: a crash on the list's length said nothing of the secret.
+    const vector = vectors[0]!
+    for (const secret of [undefined, null, 42, [vector.secret, undefined]]) {
+      expect(() => verifyWebhook({ secret: secret as unknown as string, body: vector.body, headers: headersFor(vector), now: vector.timestamp }), String(secret))
+        .toThrow(new TypeError('verifyWebhook needs a signing secret (or a list of them), none empty'))
+    }
+  })
+
+  it('refuses a tolerance or a clock that is no number of seconds, rather than letting every timestamp through', () => {
+    // Number(process.env.WEBHOOK_TOLERANCE) when unset is NaN: every comparison with it is false,
+    // so a delivery of any age passed and replays were no longer refused.
+    const vector = vectors[0]!
+    const verify = (options: { toleranceSeconds?: unknown; now?: unknown }) => () => verifyWebhook({ secret: vector.secret, body: vector.body, headers: headersFor(vector), now: vector.timestamp, ...options } as Parameters<typeof verifyWebhook>[0])
+    for (const toleranceSeconds of [Number.NaN, -1, Number.POSITIVE_INFINITY, '300']) {
+      expect(verify({ toleranceSeconds }), String(toleranceSeconds)).toThrow(new TypeError(`toleranceSeconds must be a number of seconds from 0, not ${typeof toleranceSeconds === 'string' ? `"${toleranceSeconds}"` : toleranceSeconds}`))
+    }
+    expect(verify({ now: Number.NaN })).toThrow(new TypeError('now must be the current time in unix seconds, not NaN'))
+    // Date.now() is milliseconds: every delivery was refused as tens of thousands of years old.
+    expect(verify({ now: vector.timestamp * 1000 })).toThrow(new TypeError(`now must be the current time in unix seconds, not ${vector.timestamp * 1000} (milliseconds? Math.floor(Date.now() / 1000))`))
+  })
+
+  it('refuses headers that are not there with a TypeError saying what to pass', () => {
+    const vector = vectors[0]!
+    expect(() => verifyWebhook({ secret: vector.secret, body: vector.body, headers: undefined as unknown as Headers, now: vector.timestamp }))
+      .toThrow(new TypeError('verifyWebhook needs the request\'s headers (a Headers, or a record such as Node\'s request.headers), not undefined'))
+  })
+
   it('accepts any matching v1 value among several, and headers in any case or as Headers', () => {
     const vector = vectors[1]!
     const headers = headersFor(vector, `v1=${'0'.repeat(64)} v1=${vector.signature}`)

@@ -1,0 +1,33 @@
+import type { HeaderSource } from './signature.js'
+
+// Far beyond any date in unix seconds (year 5138), and below any in milliseconds since 1973.
+const LARGEST_PLAUSIBLE_SECONDS = 1e11
+
+/** VALUE as a message shows it: text quoted, so that "300" reads apart from 300. */
+function showValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value)
+}
+
+/** The list of secrets verifyWebhook takes, or a TypeError: a secret not set is a configuration mistake, not a forged delivery. */
+export function readSecrets(secret: unknown): readonly string[] {
+  const secrets: readonly unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : []
+  if (secrets.length === 0 || secrets.some((one) => typeof one !== 'string' || one === '')) throw new TypeError('verifyWebhook needs a signing secret (or a list of them), none empty')
+  return secrets as readonly string[]
+}
+
+/**
+ * Throws a TypeError for options that would make the timestamp check meaningless: with a NaN
+ * tolerance or clock (Number() of an unset environment variable) every comparison is false, so
+ * deliveries of any age, replays included, passed; with `Date.now()` every one was refused.
+ */
+export function checkVerifyOptions(input: { headers: HeaderSource; toleranceSeconds?: unknown; now?: unknown }): void {
+  if (input.headers === null || typeof input.headers !== 'object') throw new TypeError(`verifyWebhook needs the request's headers (a Headers, or a record such as Node's request.headers), not ${showValue(input.headers)}`)
+  const { toleranceSeconds, now } = input
+  if (toleranceSeconds !== undefined && (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0)) {
+    throw new TypeError(`toleranceSeconds must be a number of seconds from 0, not ${showValue(toleranceSeconds)}`)
+  }
+  if (now !== undefined && (typeof now !== 'number' || !Number.isFinite(now) || now < 0 || now >= LARGEST_PLAUSIBLE_SECONDS)) {
+    const hint = typeof now === 'number' && now >= LARGEST_PLAUSIBLE_SECONDS ? ' (milliseconds? Math.floor(Date.now() / 1000))' : ''
+    throw new TypeError(`now must be the current time in unix seconds, not ${showValue(now)}${hint}`)
+  }
+}
