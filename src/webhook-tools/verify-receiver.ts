@@ -44,6 +44,11 @@ const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH
  * answer: 2xx for good deliveries and the redelivery, non-2xx for every forged, stale or malformed one.
  */
 export async function verifyReceiver(options: VerifyReceiverOptions): Promise<VerifyReport> {
+  // Before any case is sent: an empty secret signed the battery with "" and blamed the receiver.
+  if (typeof options.secret !== 'string' || options.secret === '') {
+    throw new TypeError(`verifyReceiver needs the signing secret the receiver verifies with (whsec_...), not ${typeof options.secret === 'string' ? '""' : String(options.secret)}`)
+  }
+  if (!URL.canParse(options.url)) throw new TypeError(`receiver URL must be an http(s) URL, got ${JSON.stringify(options.url)}`)
   const url = new URL(options.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`receiver URL must be http or https, got ${url.protocol}`)
   const battery = buildVerifyBattery(options.secret, buildSampleEvents())

@@ -41,4 +41,14 @@ describe('verifyReceiver', () => {
     const at = (name: string) => stamps[report.cases.findIndex((result) => result.name === name)]
     expect([at('signed sandbox.loan.issued'), at('stale timestamp'), at('future timestamp'), at('redelivery of an accepted event')]).toEqual([0, -600, 600, 1])
   })
+  it('refuses a secret that is not set, or a URL that is none, before sending anything', async () => {
+    // An unset process.env secret crashed in node:crypto ("The \"key\" argument ..."), and an empty
+    // one ran the battery and blamed the receiver with 13 failed cases.
+    receiver = await startReceiver('/webhooks', 0, { checkDeliveries: false })
+    for (const secret of [undefined, '']) {
+      await expect(verifyReceiver({ url: receiver.url, secret: secret as string })).rejects.toThrow(new TypeError('verifyReceiver needs the signing secret the receiver verifies with (whsec_...), not ' + (secret === undefined ? 'undefined' : '""')))
+    }
+    await expect(verifyReceiver({ url: '127.0.0.1:3000/webhooks', secret: SECRET })).rejects.toThrow(new TypeError('receiver URL must be an http(s) URL, got "127.0.0.1:3000/webhooks"'))
+    expect(receiver.received).toEqual([])
+  })
 })
