@@ -1,6 +1,8 @@
 import { createSandboxClient, type SandboxClient } from '../client/sandbox-client.js'
 import type { TransportOptions } from '../client/request-types.js'
 import type { EventType } from '../domain/types.js'
+import { findEventTypeMeant } from '../webhooks/event-names.js'
+import { EVENT_TYPES } from '../webhooks/types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
 import { explainUndelivered, joinWaitSignal, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
@@ -28,12 +30,19 @@ export interface TriggerReport {
   problem: string | null
 }
 
-/** The trigger cannot start: `loanId` given for an event that takes none. */
+/** The trigger cannot start: an event type it does not know, or `loanId` given for an event that takes none. */
 export class TriggerUsageError extends Error {
   constructor(message: string) {
     super(message)
     this.name = 'TriggerUsageError'
   }
+}
+
+/** Throws a TriggerUsageError for an event type that is none (from JavaScript, or a string read from a file), before any request. */
+function checkTriggerEvent(event: string): void {
+  if (EVENT_TYPES.includes(event as EventType)) return
+  const meant = findEventTypeMeant(event)
+  throw new TriggerUsageError(`unknown event ${JSON.stringify(event)}${meant === undefined ? '' : ` (did you mean ${meant}?)`}: one of ${EVENT_TYPES.join(', ')}`)
 }
 
 /**
@@ -83,6 +92,7 @@ async function readLog(client: SandboxClient, trace: WalkTrace): Promise<{ deliv
  */
 export async function triggerEvent(options: TriggerEventOptions): Promise<TriggerReport> {
   const { event, loanId, waitMs } = options
+  checkTriggerEvent(event)
   checkTriggerLoan(event, loanId)
   const client = createSandboxClient(options)
   const before = await client.getWebhook()

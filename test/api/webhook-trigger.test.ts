@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from '../../src/webhooks/types.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { triggerEvent } from '../../src/webhook-tools/trigger-event.js'
+import { triggerEvent, TriggerUsageError } from '../../src/webhook-tools/trigger-event.js'
 import { retryDeliveries } from '../../src/webhook-tools/retry-deliveries.js'
 import { TriggerLoanNotFoundError, TriggerRefusedError } from '../../src/webhook-tools/trigger-walks.js'
 import type { SandboxOptions } from '../../src/server/sandbox-types.js'
@@ -58,6 +58,16 @@ describe('triggerEvent', () => {
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.webhook.test', waitMs: 5000 })
     expect(report).toMatchObject({ problem: null, endpoint: { url: receiver.url, enabled: true } })
     expect(typesOf(await receiver.waitFor(1))).toEqual(['sandbox.webhook.test'])
+  })
+
+  it('refuses an event type it does not know before any request, naming the one meant', async () => {
+    // From JavaScript or a string read from a config: this was "WALKS[event] is not a function",
+    // after a request to the server.
+    const unreachable = { baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_sandbox_trigger_unknown_0001', retries: 0 }
+    await expect(triggerEvent({ ...unreachable, event: 'sandbox.loan.isued' as 'sandbox.loan.issued' })).rejects.toThrow(
+      new TriggerUsageError(`unknown event "sandbox.loan.isued" (did you mean sandbox.loan.issued?): one of ${EVENT_TYPES.join(', ')}`),
+    )
+    await expect(triggerEvent({ ...unreachable, event: 'loan.issued' as 'sandbox.loan.issued' })).rejects.toThrow('unknown event "loan.issued" (did you mean sandbox.loan.issued?)')
   })
 
   it('acts on the loan it is given instead of opening one', async () => {
