@@ -4,6 +4,13 @@
  */
 export type WebhookBody = string | Uint8Array | ArrayBuffer
 
+// body-parser 1 (express 4) sets req.body to {} before it skips a request of another content type.
+const EMPTY_OBJECT = 'an empty object: no body parser read this request (express 4 leaves {} then); express.raw() takes only application/octet-stream unless told, and deliveries are application/json: express.raw({ type: \'application/json\' }) on this route'
+
+function isEmptyPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0
+}
+
 /**
  * BODY as text or bytes to sign, or a TypeError that says what to pass instead. A body a framework
  * already parsed (express.json()) cannot be checked: its bytes are gone, and signing its
@@ -14,7 +21,8 @@ export function readWebhookBody(body: unknown): string | Uint8Array {
   if (body instanceof ArrayBuffer) return new Uint8Array(body)
   const found = body === null || body === undefined
     ? `${body} (does the framework keep the raw body? With express, express.raw({ type: 'application/json' }) on this route)`
-    : typeof body === 'object' ? 'an object: a JSON parser such as express.json() ran first; take the raw body instead' : `a ${typeof body}`
+    : isEmptyPlainObject(body) ? EMPTY_OBJECT
+      : typeof body === 'object' ? 'an object: a JSON parser such as express.json() ran first; take the raw body instead' : `a ${typeof body}`
   throw new TypeError(`the webhook body must be the raw request body, a string or a Buffer, before any JSON parsing; it is ${found}`)
 }
 

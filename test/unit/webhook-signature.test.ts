@@ -59,6 +59,9 @@ describe('webhook signatures', () => {
     expect(verify(JSON.parse(vector.body))).toThrow(new TypeError('the webhook body must be the raw request body, a string or a Buffer, before any JSON parsing; it is an object: a JSON parser such as express.json() ran first; take the raw body instead'))
     expect(verify(undefined)).toThrow(/it is undefined \(does the framework keep the raw body\? With express, express\.raw\(\{ type: 'application\/json' \}\) on this route\)$/)
     expect(verify(42)).toThrow(/it is a number$/)
+    // What express 4 leaves when no body parser took the request (express.raw() without a type
+    // takes application/octet-stream only): no JSON parser ran, so saying one did misled.
+    expect(verify({})).toThrow(/it is an empty object: no body parser read this request \(express 4 leaves \{\} then\); express\.raw\(\) takes only application\/octet-stream unless told, and deliveries are application\/json: express\.raw\(\{ type: 'application\/json' \}\) on this route$/)
   })
 
   it('accepts a signature made with any of several secrets, for a rotation, and refuses an empty list', () => {
