@@ -96,7 +96,9 @@ export function verifyWebhook(input: { secret: string | readonly string[]; body:
   if (valid.length === 0) throw new WebhookVerificationError('malformed_signature', 'x-service-webhook-signature has no v1=<64 lowercase hex> value')
   const expected = secrets.map((secret) => Buffer.from(computeSignature(secret, timestampText!, body), 'hex'))
   if (!valid.some((hex) => expected.some((signature) => timingSafeEqual(Buffer.from(hex, 'hex'), signature)))) {
-    throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}`)
+    // The sandbox's secrets have no whitespace: one around it is a file read without trim().
+    const padded = secrets.some((secret) => secret !== secret.trim()) ? '; the secret has a line break or spaces around it (read from a file?): trim it' : ''
+    throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}${padded}`)
   }
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const now = input.now ?? Math.floor(Date.now() / 1000)

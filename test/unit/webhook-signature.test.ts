@@ -155,6 +155,15 @@ describe('webhook signatures', () => {
     }
   })
 
+  it('says so when a secret that does not match has a line break or spaces around it (read from a file)', () => {
+    // The sandbox's secrets have none: readFileSync without trim() was a bare signature_mismatch.
+    const vector = vectors[0]!
+    const verify = (secret: string | string[]) => () => verifyWebhook({ secret, body: vector.body, headers: headersFor(vector), now: vector.timestamp })
+    expect(verify(`${vector.secret}\n`)).toThrow(new WebhookVerificationError('signature_mismatch', 'signature does not match the body and timestamp for this secret; the secret has a line break or spaces around it (read from a file?): trim it'))
+    expect(verify(['whsec_the_other_one', ` ${vector.secret}`])).toThrow('for any of the 2 secrets; the secret has a line break or spaces around it')
+    expect(verify(`${vector.secret}x`)).toThrow(/^signature does not match the body and timestamp for this secret$/)
+  })
+
   it('refuses a tolerance or a clock that is no number of seconds, rather than letting every timestamp through', () => {
     // Number(process.env.WEBHOOK_TOLERANCE) when unset is NaN: every comparison with it is false,
     // so a delivery of any age passed and replays were no longer refused.
