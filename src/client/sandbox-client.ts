@@ -87,6 +87,7 @@ export function buildLoanPath(loanId: string, tail: 'action' | 'repayment-flow')
  */
 export function createSandboxClient(options: SandboxClientOptions) {
   // At once, rather than as every call's "Invalid URL" (retried) or 404.
+  if (typeof options.baseUrl !== 'string') throw new TypeError(`baseUrl is ${String(options.baseUrl)}: give the server's root, as http://HOST:PORT (from an environment variable that is not set?)`)
   const problem = findBaseUrlProblem(options.baseUrl)
   if (problem) throw new TypeError(`baseUrl ${showBaseUrl(options.baseUrl)} ${problem}`)
   const numbers = findTransportNumberProblem(options)

@@ -84,6 +84,14 @@ describe('createSandboxClient against the sandbox', () => {
     expect((await createSandboxClient({ baseUrl: `${root}/`, apiKey: newKey('client') }).getConfig()).rates.btc_usd).toBeGreaterThan(0)
   })
 
+  it('refuses at once a base URL that is not set (process.env.SANDBOX_BASE_URL without its globalSetup)', () => {
+    // It crashed with "Cannot read properties of undefined (reading 'replace')".
+    for (const baseUrl of [undefined, null]) {
+      expect(() => createSandboxClient({ baseUrl: baseUrl as unknown as string, apiKey: newKey('client') }), String(baseUrl))
+        .toThrow(new TypeError(`baseUrl is ${baseUrl}: give the server's root, as http://HOST:PORT (from an environment variable that is not set?)`))
+    }
+  })
+
   it('refuses at once a retries, timeoutMs or maxRetryAfterMs that would misbehave (a NaN timeout timed out every request as an unreachable server)', async () => {
     const baseUrl = 'http://127.0.0.1:4010'
     const refusals: Array<[object, string]> = [
