@@ -62,6 +62,11 @@ export interface ListenOptions {
  * browsers and fetch() block is code UNSAFE_PORT.
  */
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
+  // From JavaScript, a createSandbox() without its await failed as "reading 'fetch'" of undefined.
+  if (typeof (sandbox as { app?: { fetch?: unknown } } | undefined)?.app?.fetch !== 'function') {
+    const promised = typeof (sandbox as { then?: unknown } | undefined)?.then === 'function'
+    throw new TypeError(`listenSandbox takes the sandbox createSandbox resolves with, not ${promised ? 'its promise: await createSandbox() first' : String(sandbox)}`)
+  }
   const { port = 0, host = '127.0.0.1' } = options
   // A string (process.env.PORT) was reported as a busy port, a negative closeTimeoutMs cut every request.
   if (!isWholeNumber(port, 0, 65535)) {

@@ -85,6 +85,14 @@ describe('the library, as a partner\'s test suite uses it', () => {
     await expect(listenSandbox(sandbox, { host: '192.0.2.77' })).rejects.toMatchObject({ code: 'EADDRNOTAVAIL', message: expect.stringMatching(/^cannot listen on host 192\.0\.2\.77 \(EADDRNOTAVAIL\)/) })
   })
 
+  it('refuses the promise of createSandbox, not awaited, with a TypeError that says to await it', async () => {
+    // A JavaScript globalSetup that forgot the await got "Cannot read properties of undefined (reading 'fetch')".
+    const pending = createSandbox()
+    cleanups.push(async () => (await pending).close())
+    await expect(listenSandbox(pending as never)).rejects.toThrow(new TypeError('listenSandbox takes the sandbox createSandbox resolves with, not its promise: await createSandbox() first'))
+    await expect(listenSandbox(undefined as never)).rejects.toThrow(new TypeError('listenSandbox takes the sandbox createSandbox resolves with, not undefined'))
+  })
+
   it('refuses a port browsers and fetch() block as such (code UNSAFE_PORT), not as a busy one, and the client does not retry it', async () => {
     const sandbox = await createSandbox()
     cleanups.push(() => sandbox.close())
