@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors/codes.js'
-import { adviseOnUntrustedCertificate, NOT_YET_VALID_ADVICE } from '../text/certificate-advice.js'
+import { describeCertificateProblem } from '../text/certificate-advice.js'
 import { findProxyRefusal, isProxyGatewayStatus, listCauses } from './error-causes.js'
 
 /** Why a 2xx answer is refused: it lacks the `request_id` every answer of the API carries. */
@@ -71,18 +71,6 @@ export class SandboxConnectionError extends Error {
     this.plainHttp = options.plainHttp === true
     this.blockedPort = options.blockedPort === true
   }
-}
-
-/**
- * What to change for a certificate the client refused: a CA to trust, unless trust is not the
- * problem (a certificate for another name, or out of its dates), where a CA would change nothing.
- */
-function describeCertificateProblem(url: string, code: string): string {
-  const { hostname } = new URL(url)
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `its TLS certificate is not for ${hostname}: use a host name the certificate names in the URL, or make one that names ${hostname} (mkcert ${hostname})`
-  if (code === 'CERT_HAS_EXPIRED') return 'its TLS certificate has expired: renew it (or check this machine\'s clock)'
-  if (code === 'CERT_NOT_YET_VALID') return NOT_YET_VALID_ADVICE
-  return adviseOnUntrustedCertificate()
 }
 
 /** What a proxy's refusal of a request to URL (after ATTEMPTS) means, and what to change. */

@@ -12,3 +12,15 @@ export function adviseOnUntrustedCertificate(): string {
 
 /** What to do about a certificate whose validity starts later than this machine's clock says. */
 export const NOT_YET_VALID_ADVICE = 'its TLS certificate is not valid yet: check this machine\'s clock, or the dates the certificate was made with'
+
+/**
+ * What to change for a certificate the client refused: a CA to trust, unless trust is not the
+ * problem (a certificate for another name, or out of its dates), where a CA would change nothing.
+ */
+export function describeCertificateProblem(url: string, code: string): string {
+  const { hostname } = new URL(url)
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `its TLS certificate is not for ${hostname}: use a host name the certificate names in the URL, or make one that names ${hostname} (mkcert ${hostname})`
+  if (code === 'CERT_HAS_EXPIRED') return 'its TLS certificate has expired: renew it (or check this machine\'s clock)'
+  if (code === 'CERT_NOT_YET_VALID') return NOT_YET_VALID_ADVICE
+  return adviseOnUntrustedCertificate()
+}

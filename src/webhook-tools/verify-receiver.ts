@@ -1,6 +1,7 @@
 import { sendWebhook } from '../webhooks/sender.js'
 import { buildSampleEvents } from './sample-events.js'
 import { buildVerifyBattery, type VerifyCase } from './verify-battery.js'
+import { describeUnreachableReceiver } from './receiver-failure.js'
 
 /** How one case went. */
 export interface VerifyCaseResult {
@@ -37,8 +38,6 @@ export interface VerifyReceiverOptions {
   now?: () => number
 }
 
-const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET)\b/
-
 /**
  * Sends the battery to a receiver one case at a time, each signed as it is sent, and judges each
  * answer: 2xx for good deliveries and the redelivery, non-2xx for every forged, stale or malformed one.
@@ -59,9 +58,8 @@ export async function verifyReceiver(options: VerifyReceiverOptions): Promise<Ve
     // timestamp taken at the start would be stale and a correct receiver would refuse it.
     const delivery = item.sign(Math.floor(now() / 1000))
     const outcome = await sendWebhook(url.href, delivery.body, delivery.headers, { timeoutMs: options.timeoutMs ?? 10_000 })
-    if (cases.length === 0 && outcome.statusCode === null && outcome.error && UNREACHABLE.test(outcome.error)) {
-      throw new ReceiverUnreachableError(`cannot reach the receiver at ${url.href} (${outcome.error})`)
-    }
+    const unreachable = cases.length === 0 && outcome.statusCode === null && outcome.error ? describeUnreachableReceiver(url.href, outcome.error) : undefined
+    if (unreachable) throw new ReceiverUnreachableError(unreachable)
     const is2xx = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
     const ok = outcome.statusCode !== null && (item.expect === '2xx' ? is2xx : !is2xx)
     const result = { name: item.name, sent: item.sent, expected: item.expect, status: outcome.statusCode, error: outcome.error, ok, duration_ms: outcome.durationMs }

@@ -45,7 +45,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
       },
     })
   } catch (error) {
-    if (error instanceof ReceiverUnreachableError) throw new CliError(`${error.message}; is it running?`, { code: 'UNREACHABLE' })
+    if (error instanceof ReceiverUnreachableError) throw new CliError(error.message, { code: 'UNREACHABLE' })
     throw error
   }
   if (flags.json) {
