@@ -88,7 +88,7 @@ function buildBadCases(secret: string, sample: SandboxEvent): VerifyCase[] {
 
 /**
  * decisions.md's battery, and three signature values a lenient comparison accepts: every event
- * type correctly signed, then a wrong signature, a tampered body, a missing signature header, a
+ * type correctly signed, and a partner update written as indented JSON, then a wrong signature, a tampered body, a missing signature header, a
  * missing timestamp header (two ways), a stale and a future timestamp, a malformed `v1=` value, an
  * empty one, a truncated lowercase one, the right hex labelled `v0=`, and last a redelivery of
  * an accepted event (same id, fresh timestamp and signature). Bodies and ids are fixed here; each
@@ -101,6 +101,17 @@ export function buildVerifyBattery(secret: string, events: SandboxEvent[]): Veri
     expect: '2xx',
     sign: (now) => signed(secret, event, now),
   }))
+  // The sandbox writes its bodies with JSON.stringify, so a receiver that verifies
+  // JSON.stringify(JSON.parse(body)) (behind express.json(), say) passes every one of them, and
+  // then refuses every delivery of a sender that writes JSON otherwise. Indented with a final
+  // newline, and with the non-ASCII partner name, no usual re-serialization gives these bytes back.
+  const partner = fresh(events.find((event) => event.type === 'sandbox.partner.updated') ?? events[0]!)
+  cases.push({
+    name: `signed ${partner.type} (indented JSON)`,
+    sent: `a correctly signed ${partner.type} (${partner.id}) written as indented JSON with a final newline, as other senders may write it: verify the bytes as received`,
+    expect: '2xx',
+    sign: (now) => signed(secret, partner, now, `${JSON.stringify(partner, null, 2)}\n`),
+  })
   const sample = events.find((event) => event.type === 'sandbox.loan.issued') ?? events[0]!
   cases.push(...buildBadCases(secret, sample))
   const first = events[0]!

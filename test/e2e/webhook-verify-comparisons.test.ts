@@ -18,8 +18,8 @@ describe('sandbox webhook verify against lenient signature comparisons', () => {
     expect(stdout).toMatch(/✗ truncated v1= value \(lowercase prefix\) +expected non-2xx got 200/)
     expect(stdout).toMatch(/✓ malformed v1= value +expected non-2xx got 401/)
     expect(stdout).toContain('mishandled: empty v1= value, truncated v1= value (lowercase prefix)\n')
-    expect(stdout.trimEnd().split('\n').at(-1)).toBe('22 passed, 2 failed')
-    expect(stderr).toBe('sandbox: the receiver mishandled 2 of 24 deliveries\n')
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('23 passed, 2 failed')
+    expect(stderr).toBe('sandbox: the receiver mishandled 2 of 25 deliveries\n')
   })
 
   it.each([
@@ -32,6 +32,6 @@ describe('sandbox webhook verify against lenient signature comparisons', () => {
     expect(code).toBe(1)
     const report = JSON.parse(stdout)
     expect(report.cases.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual([failedCase])
-    expect(report).toMatchObject({ passed: 23, failed: 1 })
+    expect(report).toMatchObject({ passed: 24, failed: 1 })
   })
 })

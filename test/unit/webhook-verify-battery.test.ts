@@ -47,6 +47,20 @@ describe('webhook verify battery', () => {
     }
   })
 
+  it('sends one partner update in bytes that no re-serialization of its parsed body gives back', () => {
+    const indented = byName['signed sandbox.partner.updated (indented JSON)']!.sign(NOW)
+    expect(verdict(indented)).toBe('valid')
+    const event = JSON.parse(indented.body)
+    expect(event).toMatchObject({ type: 'sandbox.partner.updated', data: { object: { name: 'Exämple Partner — 東京' } } })
+    expect(indented.body).toBe(`${JSON.stringify(event, null, 2)}\n`)
+    // Its own event id: a receiver deduplicating by id processes it rather than skipping it unchecked.
+    expect(events.map((item) => item.id)).not.toContain(event.id)
+    // What a receiver behind express.json() (JSON.stringify(req.body)) or Python's json.dumps checks instead.
+    for (const reserialized of [JSON.stringify(event), JSON.stringify(event, null, 2)]) {
+      expect(verdict({ body: reserialized, headers: indented.headers })).toBe('signature_mismatch')
+    }
+  })
+
   it('sends each bad case as its report line says', () => {
     // "v1=<the right hex, truncated and upper-cased>"
     const malformed = byName['malformed v1= value']!.sign(NOW)
