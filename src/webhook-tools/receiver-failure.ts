@@ -1,6 +1,6 @@
 import { describeCertificateProblem } from '../text/certificate-advice.js'
 
-const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET)\b/
+const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/
 const CERTIFICATE = /^([A-Z_]*(CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER)[A-Z_]*):/
 const PLAIN_HTTP = /^(ERR_SSL_WRONG_VERSION_NUMBER\b|EPROTO\b.*wrong version number)/
 
@@ -16,6 +16,8 @@ export function describeUnreachableReceiver(url: string, error: string): string 
   if (PLAIN_HTTP.test(reason)) return `cannot reach the receiver at ${url}: it answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https://`
   const certificate = CERTIFICATE.exec(reason)?.[1]
   if (certificate) return `cannot reach the receiver at ${url} (${reason}); ${describeCertificateProblem(url, certificate)}`
+  // A reset is a receiver that is running: asked "is it running?", its developer looks in the wrong place.
+  if (/^ECONNRESET\b/.test(reason)) return `the receiver at ${url} took the connection and closed it without answering (${reason}): did it fail on the first delivery? (an https receiver given an http:// URL does this too)`
   if (UNREACHABLE.test(reason)) return `cannot reach the receiver at ${url} (${reason}); is it running?`
   return undefined
 }

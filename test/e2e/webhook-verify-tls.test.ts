@@ -38,7 +38,7 @@ async function listen(server: Server): Promise<number> {
 }
 
 describe('sandbox webhook verify against an https receiver', () => {
-  it('stops at a certificate this machine does not trust (exit 2, what to set), rather than judging the receiver on 24 sends that never reached it', async () => {
+  it('stops at a certificate this machine does not trust (exit 2, what to set), rather than judging the receiver on sends that never reached it', async () => {
     const port = await listen(createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, judge))
     const url = `https://127.0.0.1:${port}/webhooks`
     const untrusted = await runCli(['webhook', 'verify', url, '--secret', SECRET], { env: { NODE_EXTRA_CA_CERTS: '' } })
@@ -52,6 +52,13 @@ describe('sandbox webhook verify against an https receiver', () => {
     const trusted = await runCli(['webhook', 'verify', url, '--secret', SECRET], { env: { NODE_EXTRA_CA_CERTS: join(TLS, 'cert.pem') } })
     expect(trusted.stdout.trimEnd().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed$/)
     expect(trusted.code).toBe(0)
+  })
+
+  it('does not ask whether a receiver that took the connection is running: an https one given http:// hangs up', async () => {
+    const port = await listen(createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, judge))
+    const result = await runCli(['webhook', 'verify', `http://127.0.0.1:${port}/webhooks`, '--secret', SECRET])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`sandbox: the receiver at http://127.0.0.1:${port}/webhooks took the connection and closed it without answering (ECONNRESET: socket hang up): did it fail on the first delivery? (an https receiver given an http:// URL does this too)\n`)
   })
 
   it('says so when an https:// URL meets a receiver answering plain HTTP, on one line', async () => {
