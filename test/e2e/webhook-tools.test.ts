@@ -47,6 +47,18 @@ describe('sandbox webhook verify', () => {
     expect(stderr).toBe('sandbox: the receiver mishandled 11 of 25 deliveries\n')
   })
 
+  it('asks about --secret, rather than blaming the receiver, when it refuses every correctly signed delivery', async () => {
+    const receiver = await startScript('fixtures/receivers/receiver.mjs')
+    const { code, stderr } = await runCli(['webhook', 'verify', `${receiver.url}/webhooks`, '--secret', 'whsec_not_the_receivers_secret'])
+    expect(code).toBe(1)
+    expect(stderr).toBe('sandbox: the receiver refused all 14 correctly signed deliveries (it answered 400): is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?\n')
+    // A 404 to every one is a URL whose path nothing listens on.
+    const wrongPath = await listen(['--respond', '404'])
+    const notFound = await runCli(['webhook', 'verify', `${wrongPath.url}/webhook`, '--secret', SECRET])
+    expect(notFound.code).toBe(1)
+    expect(notFound.stderr).toBe('sandbox: the receiver refused all 14 correctly signed deliveries (it answered 404): does it take POST requests at this URL\'s path?\n')
+  })
+
   it('still exits 1 for a mishandling receiver when its stdout is closed early (| head -1)', async () => {
     const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
     const child = spawn(process.execPath, [BIN, 'webhook', 'verify', receiver.url, '--secret', SECRET], { env: { ...process.env, NO_COLOR: '1' } })

@@ -3,6 +3,7 @@ import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsA
 import { readDurationFlag } from '../../duration-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 import { isHttpUrl } from '../../http-url.js'
+import type { VerifyReport } from '../../../webhook-tools/index.js'
 
 interface VerifyFlags {
   secret?: string
@@ -20,6 +21,20 @@ const MAX_TIMEOUT_MS = 600_000
 function readTimeout(text: string | undefined): number {
   if (text === undefined) return DEFAULT_TIMEOUT_MS
   return readDurationFlag('--timeout', /^\s*\d+\s*$/.test(text) ? `${text.trim()}ms` : text, MAX_TIMEOUT_MS)!
+}
+
+/**
+ * Why the receiver failed, for the last line. One that refuses every correctly signed delivery
+ * is more often checked with another secret (serve's forward secret and an endpoint's differ) or
+ * at another path than broken: "mishandled" sent its developer looking in the wrong place.
+ */
+function describeFailure(report: VerifyReport): string {
+  const good = report.cases.filter((result) => result.expected === '2xx')
+  const refused = good.every((result) => result.status !== null && (result.status < 200 || result.status >= 300))
+  if (!refused) return `the receiver mishandled ${report.failed} of ${report.cases.length} deliveries`
+  const statuses = [...new Set(good.map((result) => result.status))].sort().join(', ')
+  const check = statuses === '404' || statuses === '405' ? 'does it take POST requests at this URL\'s path?' : 'is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?'
+  return `the receiver refused all ${good.length} correctly signed deliveries (it answered ${statuses}): ${check}`
 }
 
 async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Command): Promise<void> {
@@ -56,7 +71,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
     if (wrong.length > 0) write(chalk.red(`mishandled: ${wrong.map((result) => result.name).join(', ')}`))
     write(wrong.length > 0 ? chalk.red(`${report.passed} passed, ${report.failed} failed`) : chalk.green(`${report.passed} passed, ${report.failed} failed`))
   }
-  if (report.failed > 0) throw new CliError(`the receiver mishandled ${report.failed} of ${report.cases.length} deliveries`, { exitCode: 1, code: 'FAILED' })
+  if (report.failed > 0) throw new CliError(describeFailure(report), { exitCode: 1, code: 'FAILED' })
 }
 
 /** `sandbox webhook verify`: attacks a receiver with good and forged deliveries and judges it. */
