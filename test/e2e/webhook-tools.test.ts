@@ -57,6 +57,11 @@ describe('sandbox webhook verify', () => {
     const notFound = await runCli(['webhook', 'verify', `${wrongPath.url}/webhook`, '--secret', SECRET])
     expect(notFound.code).toBe(1)
     expect(notFound.stderr).toBe('sandbox: the receiver refused all 14 correctly signed deliveries (it answered 404): does it take POST requests at this URL\'s path?\n')
+    // A redirect (to a trailing slash, to https) is not followed, by verify or by the server.
+    const redirecting = await listen(['--respond', '308'])
+    const moved = await runCli(['webhook', 'verify', `${redirecting.url}/webhooks`, '--secret', SECRET])
+    expect(moved.code).toBe(1)
+    expect(moved.stderr).toBe('sandbox: the receiver refused all 14 correctly signed deliveries (it answered 308): deliveries follow no redirect; give the URL it redirects to\n')
   })
 
   it('still exits 1 for a mishandling receiver when its stdout is closed early (| head -1)', async () => {

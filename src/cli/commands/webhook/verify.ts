@@ -33,7 +33,10 @@ function describeFailure(report: VerifyReport): string {
   const refused = good.every((result) => result.status !== null && (result.status < 200 || result.status >= 300))
   if (!refused) return `the receiver mishandled ${report.failed} of ${report.cases.length} deliveries`
   const statuses = [...new Set(good.map((result) => result.status))].sort().join(', ')
-  const check = statuses === '404' || statuses === '405' ? 'does it take POST requests at this URL\'s path?' : 'is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?'
+  const redirects = good.every((result) => result.status! >= 300 && result.status! < 400)
+  const check = redirects ? 'deliveries follow no redirect; give the URL it redirects to'
+    : statuses === '404' || statuses === '405' ? 'does it take POST requests at this URL\'s path?'
+      : 'is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?'
   return `the receiver refused all ${good.length} correctly signed deliveries (it answered ${statuses}): ${check}`
 }
 
