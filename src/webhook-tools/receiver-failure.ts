@@ -2,7 +2,7 @@ import { describeCertificateProblem } from '../text/certificate-advice.js'
 
 const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/
 const CERTIFICATE = /^([A-Z_]*(CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER)[A-Z_]*):/
-const PLAIN_HTTP = /^(ERR_SSL_WRONG_VERSION_NUMBER\b|EPROTO\b.*wrong version number)/
+const PLAIN_HTTP = /^ERR_SSL_WRONG_VERSION_NUMBER\b/
 
 /**
  * Why a first send found no receiver to judge, as a whole sentence with what to change, or
@@ -10,9 +10,7 @@ const PLAIN_HTTP = /^(ERR_SSL_WRONG_VERSION_NUMBER\b|EPROTO\b.*wrong version num
  * certificate this machine does not trust fails every send alike: judged, it read as a receiver
  * that mishandled all of them.
  */
-export function describeUnreachableReceiver(url: string, error: string): string | undefined {
-  // OpenSSL's messages run over several lines; the first says what happened.
-  const reason = error.split('\n')[0]!.trim()
+export function describeUnreachableReceiver(url: string, reason: string): string | undefined {
   if (PLAIN_HTTP.test(reason)) return `cannot reach the receiver at ${url}: it answers plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER); use http:// rather than https://`
   const certificate = CERTIFICATE.exec(reason)?.[1]
   if (certificate) return `cannot reach the receiver at ${url} (${reason}); ${describeCertificateProblem(url, certificate)}`

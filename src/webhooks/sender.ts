@@ -33,9 +33,17 @@ function shareOpening(pool: ConnectionPool, key: string, connecting: Promise<str
   })
 }
 
-/** A network error as an attempt's `error`. */
+/**
+ * A network error as an attempt's `error`, on one line: the delivery log shows it as `last_error`,
+ * and OpenSSL's messages carry its internal trace over several lines.
+ */
 function describeError(error: NodeJS.ErrnoException): string {
-  return error.code ? `${error.code}: ${error.message}` : error.message
+  // An https:// URL answered in plain HTTP: OpenSSL reads `HTTP/1.1 ...` as a record of an unknown TLS version.
+  if (error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (error.code === 'EPROTO' && /wrong version number/.test(error.message))) {
+    return 'ERR_SSL_WRONG_VERSION_NUMBER: the receiver answers plain HTTP, not TLS'
+  }
+  const message = error.message.split('\n')[0]!.trim()
+  return error.code ? `${error.code}: ${message}` : message
 }
 
 /**

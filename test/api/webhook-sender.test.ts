@@ -110,6 +110,12 @@ describe('sending one webhook', () => {
     }
   })
 
+  it('words an https:// URL answered in plain HTTP on one line, without OpenSSL\'s trace (the delivery log shows it as last_error)', async () => {
+    receiver = await startReceiver()
+    const outcome = await sendWebhook(receiver.url.replace(/^http:/, 'https:'), '{}', {})
+    expect(outcome).toMatchObject({ statusCode: null, error: 'ERR_SSL_WRONG_VERSION_NUMBER: the receiver answers plain HTTP, not TLS' })
+  })
+
   it('times out the whole attempt', async () => {
     receiver = await startReceiver()
     receiver.delayMs = 500
