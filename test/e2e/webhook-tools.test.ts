@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { computeSignature, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signature.js'
@@ -117,6 +118,23 @@ describe('sandbox webhook verify', () => {
       const badTimeout = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, `--timeout=${timeout}`])
       expect([timeout, badTimeout.code, badTimeout.stdout]).toEqual([timeout, 2, ''])
       expect(badTimeout.stderr).toContain(`sandbox: --timeout: ${message}`)
+    }
+  })
+
+  it('exits 2 when what answers at the URL is not HTTP (another service\'s port), rather than judging 25 sends it could not read', async () => {
+    const server = createNetServer((socket) => {
+      socket.on('data', () => {})
+      socket.write('SSH-2.0-OpenSSH_9.6\r\n')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`
+      const { code, stdout, stderr } = await runCli(['webhook', 'verify', url, '--secret', SECRET])
+      expect(code).toBe(2)
+      expect(stdout).not.toContain('✗')
+      expect(stderr).toMatch(/^sandbox: the server at http:\/\/127\.0\.0\.1:\d+\/webhooks does not answer in HTTP \(HPE_INVALID_CONSTANT: Parse Error: [^\n]*\): is this your receiver's port\?\n$/)
+    } finally {
+      server.close()
     }
   })
 
