@@ -61,7 +61,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   })
 }
 
-function checkSignature(secret: string | readonly string[] | undefined, body: string, headers: IncomingMessage['headers']): string {
+function checkSignature(secret: string | readonly string[] | undefined, body: Buffer, headers: IncomingMessage['headers']): string {
   if (!secret || secret.length === 0) return 'unchecked'
   try {
     verifyWebhook({ secret, body, headers })
@@ -97,7 +97,8 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     let forwarded: ReceivedWebhook['forwarded']
     if (options.forwardTo) {
       const headers = Object.fromEntries(FORWARDED_HEADERS.filter((name) => header(name) !== null).map((name) => [name, header(name)!]))
-      const outcome = await sendWebhook(options.forwardTo, body, headers, { pool })
+      // The bytes as received: decoded and encoded again, bytes that are not UTF-8 would change.
+      const outcome = await sendWebhook(options.forwardTo, raw, headers, { pool })
       forwarded = { status: outcome.statusCode, error: outcome.error }
     }
     const status = options.respondStatus ?? (forwarded ? (forwarded.status ?? 502) : 200)
@@ -109,7 +110,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
       event_id: header('x-service-webhook-id'),
       event_type: header('x-service-webhook-event'),
       headers: req.headers,
-      signature: checkSignature(options.secret, body, req.headers),
+      signature: checkSignature(options.secret, raw, req.headers),
       body,
       status,
       ...(forwarded ? { forwarded } : {}),

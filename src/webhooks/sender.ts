@@ -82,7 +82,7 @@ function isStaleConnection(error: NodeJS.ErrnoException): boolean {
 }
 
 /**
- * POSTs exactly `body` with `headers` to `url`. No redirects are followed; any answer is the
+ * POSTs exactly `body` (text as its UTF-8 bytes) with `headers` to `url`. No redirects are followed; any answer is the
  * outcome. Never throws: network errors and timeouts (of the whole attempt) become `error`.
  *
  * A new connection is opened first and the HTTP request built on it only once it is up: a dead
@@ -96,7 +96,7 @@ function isStaleConnection(error: NodeJS.ErrnoException): boolean {
  * come, first served, and their timeout starts with it. Once the pool's gates are closed, a
  * waiting send is not made: its outcome has `notSent`.
  */
-export function sendWebhook(url: string, body: string, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
+export function sendWebhook(url: string, body: string | Uint8Array, headers: SendHeaders, options: SendOptions = {}): Promise<AttemptOutcome> {
   const to = destinationOf(new URL(url), options)
   const refusal = refuseLiteral(to, options)
   if (refusal) return Promise.resolve({ statusCode: null, error: refusal, durationMs: 0, refused: true })
@@ -116,7 +116,7 @@ const NOT_SENT: AttemptOutcome = { statusCode: null, error: 'not sent: the serve
 const WITHDRAWN: AttemptOutcome = { statusCode: null, error: 'not sent: its target changed meanwhile', durationMs: 0, notSent: true }
 
 /** A send that has its place: on a kept-alive connection, on the one being opened, or on a new one. */
-function startSend(to: Destination, body: string, headers: SendHeaders, options: SendOptions): Promise<AttemptOutcome> {
+function startSend(to: Destination, body: string | Uint8Array, headers: SendHeaders, options: SendOptions): Promise<AttemptOutcome> {
   const started = performance.now()
   if (to.agent && hasIdleConnection(to.agent, connectionArgsOf(to))) return send(to, body, headers, options, started, true)
   const pending = options.pool?.opening.get(to.key)
@@ -127,7 +127,7 @@ function startSend(to: Destination, body: string, headers: SendHeaders, options:
 }
 
 /** One send, on a kept-alive connection (`reuse`) or on a new one. */
-function send(to: Destination, body: string, headers: SendHeaders, options: SendOptions, started: number, reuse: boolean): Promise<AttemptOutcome> {
+function send(to: Destination, body: string | Uint8Array, headers: SendHeaders, options: SendOptions, started: number, reuse: boolean): Promise<AttemptOutcome> {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS
   const { pool } = options
   const { agent } = to

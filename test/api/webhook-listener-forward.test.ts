@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startWebhookListener } from '../../src/webhook-tools/webhook-listener.js'
+import { computeSignature, signWebhook } from '../../src/webhooks/signature.js'
 
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -60,6 +61,31 @@ describe('sandbox webhook listen --forward-to', () => {
     for (let n = 0; n < 20; n++) expect((await fetch(`${url}/webhooks`, delivery(n))).status).toBe(200)
     expect(target.requests()).toBe(20)
     expect(target.connections()).toBe(1)
+  })
+
+  it('checks and passes on the body bytes as received, bytes that are not UTF-8 included', async () => {
+    // A hand-made delivery from a partner's own test sender, in Windows-1252: "é" is the one byte 0xe9.
+    const body = Buffer.concat([Buffer.from('{"id":"evt_1252","type":"sandbox.partner.updated","name":"'), Buffer.from([0xe9]), Buffer.from('"}')])
+    const secret = 'whsec_listener_bytes_secret'
+    const { headers } = signWebhook({ secret, body: 'unused', eventId: 'evt_1252', eventType: 'sandbox.partner.updated' })
+    headers['x-service-webhook-signature'] = `v1=${computeSignature(secret, headers['x-service-webhook-timestamp']!, body)}`
+    let forwarded: Buffer | undefined
+    const target = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        forwarded = Buffer.concat(chunks)
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise((resolve) => target.close(() => resolve())))
+    const seen: string[] = []
+    const listener = await startWebhookListener({ port: 0, secret, forwardTo: `http://127.0.0.1:${(target.address() as AddressInfo).port}/in`, onDelivery: (delivery) => seen.push(delivery.signature) })
+    closers.push(listener.close)
+    expect((await fetch(`${listener.url}/webhooks`, { method: 'POST', headers, body })).status).toBe(200)
+    expect(forwarded).toEqual(body)
+    expect(seen).toEqual(['valid'])
   })
 
   it('still passes on every delivery that arrives at once, with no cap of its own on those in flight', async () => {
