@@ -65,6 +65,14 @@ describe('sandbox webhook verify', () => {
     expect(moved.stderr).toBe('sandbox: the receiver refused all 14 correctly signed deliveries (it answered 308): deliveries follow no redirect; give the URL it redirects to\n')
   })
 
+  it('names the delivery after which the receiver stopped taking connections, rather than calling every later case mishandled', async () => {
+    const receiver = await startScript('test/fixtures/receivers/crashes-without-signature.mjs')
+    const { code, stdout, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/✗ missing signature header +expected non-2xx got no answer \(ECONNRESET: socket hang up\)/)
+    expect(stderr).toBe('sandbox: the receiver stopped taking connections after "missing signature header" (no answer: ECONNRESET: socket hang up): did that delivery crash it? The 9 cases after it found nothing listening, so they were not judged\n')
+  })
+
   it('still exits 1 for a mishandling receiver when its stdout is closed early (| head -1)', async () => {
     const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
     const child = spawn(process.execPath, [BIN, 'webhook', 'verify', receiver.url, '--secret', SECRET], { env: { ...process.env, NO_COLOR: '1' } })

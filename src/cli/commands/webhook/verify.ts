@@ -24,11 +24,24 @@ function readTimeout(text: string | undefined): number {
 }
 
 /**
- * Why the receiver failed, for the last line. One that refuses every correctly signed delivery
+ * Why the receiver failed, for the last line. One that stops taking connections midway was most
+ * likely crashed by the delivery before. One that refuses every correctly signed delivery
  * is more often checked with another secret (serve's forward secret and an endpoint's differ) or
  * at another path than broken: "mishandled" sent its developer looking in the wrong place.
  */
 function describeFailure(report: VerifyReport): string {
+  // A receiver that a delivery crashed refuses every later one: those were never judged.
+  const isRefused = (result: VerifyReport['cases'][number]) => result.status === null && /^ECONNREFUSED\b/.test(result.error ?? '')
+  const gone = report.cases.findIndex((result, index) => index > 0 && isRefused(result))
+  if (gone > 0) {
+    const last = report.cases[gone - 1]!
+    const answer = last.status === null ? `no answer: ${last.error}` : `it answered ${last.status}`
+    const after = report.cases.length - gone
+    // A receiver restarted meanwhile (a watcher such as nodemon) answers again: count only the refused.
+    const refused = report.cases.slice(gone).filter(isRefused).length
+    const which = refused === after ? `The ${after} case${after === 1 ? '' : 's'} after it` : `${refused} of the ${after} cases after it`
+    return `the receiver stopped taking connections after "${last.name}" (${answer}): did that delivery crash it? ${which} found nothing listening, so ${refused === 1 ? 'it was' : 'they were'} not judged`
+  }
   const good = report.cases.filter((result) => result.expected === '2xx')
   const refused = good.every((result) => result.status !== null && (result.status < 200 || result.status >= 300))
   if (!refused) return `the receiver mishandled ${report.failed} of ${report.cases.length} deliveries`
