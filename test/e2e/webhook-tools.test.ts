@@ -70,7 +70,7 @@ describe('sandbox webhook verify', () => {
     const { code, stdout, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
     expect(code).toBe(1)
     expect(stdout).toMatch(/✗ missing signature header +expected non-2xx got no answer \(ECONNRESET: socket hang up\)/)
-    expect(stderr).toBe('sandbox: the receiver stopped taking connections after "missing signature header" (no answer: ECONNRESET: socket hang up): did that delivery crash it? The 9 cases after it found nothing listening, so they were not judged\n')
+    expect(stderr).toBe('sandbox: the receiver stopped taking connections after "missing signature header" (no answer: ECONNRESET: socket hang up): did that delivery crash it? The 9 cases after it got no answer, so they were not judged\n')
   })
 
   it('still exits 1 for a mishandling receiver when its stdout is closed early (| head -1)', async () => {

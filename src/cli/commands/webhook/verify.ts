@@ -30,17 +30,22 @@ function readTimeout(text: string | undefined): number {
  * at another path than broken: "mishandled" sent its developer looking in the wrong place.
  */
 function describeFailure(report: VerifyReport): string {
-  // A receiver that a delivery crashed refuses every later one: those were never judged.
-  const isRefused = (result: VerifyReport['cases'][number]) => result.status === null && /^ECONNREFUSED\b/.test(result.error ?? '')
-  const gone = report.cases.findIndex((result, index) => index > 0 && isRefused(result))
+  // A receiver that a delivery crashed refuses every later one: those were never judged. The
+  // crash shows as the first unanswered case before the first refused connection (a dying
+  // process may reset one more connection before the port refuses them), or, with none, the
+  // answered case just before.
+  const gone = report.cases.findIndex((result, index) => index > 0 && result.status === null && /^ECONNREFUSED\b/.test(result.error ?? ''))
   if (gone > 0) {
-    const last = report.cases[gone - 1]!
+    let first = gone
+    while (first > 0 && report.cases[first - 1]!.status === null) first--
+    const crashed = first === gone ? gone - 1 : first
+    const last = report.cases[crashed]!
     const answer = last.status === null ? `no answer: ${last.error}` : `it answered ${last.status}`
-    const after = report.cases.length - gone
-    // A receiver restarted meanwhile (a watcher such as nodemon) answers again: count only the refused.
-    const refused = report.cases.slice(gone).filter(isRefused).length
-    const which = refused === after ? `The ${after} case${after === 1 ? '' : 's'} after it` : `${refused} of the ${after} cases after it`
-    return `the receiver stopped taking connections after "${last.name}" (${answer}): did that delivery crash it? ${which} found nothing listening, so ${refused === 1 ? 'it was' : 'they were'} not judged`
+    const after = report.cases.length - crashed - 1
+    // A receiver restarted meanwhile (a watcher such as nodemon) answers again: count only the unanswered.
+    const unanswered = report.cases.slice(crashed + 1).filter((result) => result.status === null).length
+    const which = unanswered === after ? `The ${after} case${after === 1 ? '' : 's'} after it` : `${unanswered} of the ${after} cases after it`
+    return `the receiver stopped taking connections after "${last.name}" (${answer}): did that delivery crash it? ${which} got no answer, so ${unanswered === 1 ? 'it was' : 'they were'} not judged`
   }
   const good = report.cases.filter((result) => result.expected === '2xx')
   const refused = good.every((result) => result.status !== null && (result.status < 200 || result.status >= 300))
