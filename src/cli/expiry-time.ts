@@ -1,9 +1,8 @@
-/**
- * An ISO 8601 date (`2027-01-31`, midnight UTC) or date-time with a zone (`2027-01-31T09:00:00Z`,
- * `2027-01-31T10:00+01:00`). A date-time without one is refused rather than read in the machine's
- * zone: the keys file is often made on a laptop and used in CI, where the zone differs.
- */
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/
+import { ISO_TIME } from '../text/iso-time.js'
+
+// An ISO 8601 date (`2027-01-31`, midnight UTC) or date-time with a zone (`2027-01-31T09:00:00Z`,
+// `2027-01-31T10:00+01:00`). A date-time without one is refused rather than read in the machine's
+// zone: the keys file is often made on a laptop and used in CI, where the zone differs.
 
 /**
  * Reads a `--expires-at` value as an instant, as ISO text in UTC. Throws an Error whose message

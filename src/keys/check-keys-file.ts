@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { describeThisVersion } from '../files/describe-this-version.js'
+import { describeInstantProblem } from '../text/iso-time.js'
 import { isWellFormedKey, maskApiKey } from './api-key-text.js'
 import { KeysError } from './keys-error.js'
 import type { KeyRecord, KeysFile } from './keys-file-types.js'
@@ -25,8 +26,14 @@ function findRecordProblem(value: unknown, seen: Set<string>): string | null {
   for (const field of ['expires_at', 'revoked_at']) {
     const time = record[field]
     // A revocation or expiry that cannot be read must not silently leave the key usable.
-    if (time !== null && time !== undefined && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) {
-      return `has a "${field}" that is neither null nor an ISO time`
+    if (time === null || time === undefined) continue
+    const problem = typeof time === 'string' ? describeInstantProblem(time) : 'not_iso'
+    if (problem === 'not_iso') return `has a "${field}" that is neither null nor an ISO time`
+    // Read in each machine's own zone, a hand-written expiry differed between a laptop and CI,
+    // and `keys list` showed it marked Z whatever the zone. (A revocation holds whatever its time.)
+    if (problem === 'no_zone' && field === 'expires_at') {
+      const trimmed = (time as string).trim()
+      return `has an "expires_at" ${JSON.stringify(time)} with no time zone: add Z for UTC (${trimmed}Z) or an offset such as +01:00`
     }
   }
   for (const field of ['label', 'session_id']) {

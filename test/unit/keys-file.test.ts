@@ -153,6 +153,31 @@ describe('readKeysFile and writeKeysFile', () => {
       await expect(readKeysFile(path), text).rejects.toThrow(problem)
     }
   })
+
+  it('refuses a hand-written expires_at without a time zone, or not ISO, rather than reading it in the machine\'s zone', async () => {
+    // A file edited on a laptop in Tokyo and read by CI in UTC gave the key two different
+    // expiries, and `keys list` showed the zoneless time marked Z whatever the zone.
+    const dir = await tempDir()
+    const key = 'sk_sandbox_handwritten_0123456789'
+    const at = NOW.toISOString()
+    const cases: Array<[string, RegExp]> = [
+      ['2027-01-31T20:00:00', /entry 0 .*"expires_at" "2027-01-31T20:00:00" with no time zone: add Z for UTC \(2027-01-31T20:00:00Z\) or an offset such as \+01:00/],
+      ['2027-01-31 20:00', /entry 0 .*"expires_at" .*with no time zone/],
+      ['1', /entry 0 .*"expires_at" that is neither null nor an ISO time/],
+      ['January 31, 2027', /entry 0 .*"expires_at" that is neither null nor an ISO time/],
+    ]
+    for (const [index, [expires, problem]] of cases.entries()) {
+      const path = join(dir, `zone-${index}.json`)
+      await writeFile(path, JSON.stringify({ keys: [{ key, created_at: at, expires_at: expires }] }))
+      await expect(readKeysFile(path), expires).rejects.toThrow(problem)
+    }
+    // With a zone, or a date alone (midnight UTC, as JavaScript and --expires-at read it), it is read as before.
+    for (const expires of ['2027-01-31T20:00:00Z', '2027-01-31T20:00:00+09:00', '2027-01-31T20:00:00.5-0130', '2027-01-31']) {
+      const path = join(dir, 'zoned.json')
+      await writeFile(path, JSON.stringify({ keys: [{ key, created_at: at, expires_at: expires }] }))
+      expect((await readKeysFile(path)).keys[0]!.expires_at, expires).toBe(expires)
+    }
+  })
 })
 
 describe('createKeyRecord, findKeyRecord and describeKeyStatus', () => {
