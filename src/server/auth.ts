@@ -29,7 +29,12 @@ export function deriveKeyId(apiKey: string): string {
 function readBearer(header: string | null): string {
   const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null
   if (!match) {
-    throw new ApiError('SANDBOX_API_KEY_REQUIRED', 'Send your sandbox API key as "Authorization: Bearer sk_sandbox_...".')
+    // Repeated Authorization headers arrive joined with commas: asked to send the header, a
+    // client that sent it twice (its own on top of its library's) was told what it had done.
+    const repeated = header !== null && /^\s*Bearer[ ]+[^\s,]+\s*,/i.test(header)
+    throw new ApiError('SANDBOX_API_KEY_REQUIRED', repeated
+      ? 'The Authorization header came more than once (or held several values); send it once, as "Authorization: Bearer sk_sandbox_...".'
+      : 'Send your sandbox API key as "Authorization: Bearer sk_sandbox_...".')
   }
   return match[1]!
 }

@@ -20,4 +20,20 @@ describe('the API key rule (open mode)', () => {
       expect(answer.status, scheme).toBe(200)
     }
   })
+
+  it('says the Authorization header came twice when a client sent it twice, rather than asking for it', async () => {
+    // Two Authorization headers reach the server joined into one value, as HTTP joins repeated
+    // fields: a client that adds the header on top of its library's default got "Send your
+    // sandbox API key as Authorization: Bearer ...", which it had done, twice.
+    api = await createTestApi()
+    const headers = new Headers()
+    headers.append('authorization', `Bearer ${api.key}`)
+    headers.append('authorization', `Bearer ${api.key}`)
+    const response = await api.sandbox.fetch(new Request('http://sandbox.test/api/sandbox/loans', { headers }))
+    const body = await response.json()
+    expect([response.status, body.error_code]).toEqual([401, 'SANDBOX_API_KEY_REQUIRED'])
+    expect(body.error).toBe('The Authorization header came more than once (or held several values); send it once, as "Authorization: Bearer sk_sandbox_...".')
+    const none = await api.call('GET', '/api/sandbox/loans', { key: null })
+    expect(none.body.error).toBe('Send your sandbox API key as "Authorization: Bearer sk_sandbox_...".')
+  })
 })
