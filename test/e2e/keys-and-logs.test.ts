@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -101,6 +102,20 @@ describe('sandbox keys', () => {
     const table = await runCli(['keys', 'list', '--keys', keysFile], { env })
     const [{ created_at: created }] = JSON.parse((await runCli(['keys', 'list', '--keys', keysFile, '--json'], { env })).stdout)
     expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`\\s${created.slice(0, 19)}Z\\s+2027-01-31T00:00:00Z$`))
+  })
+
+  it('lists a hand-written time with an offset, or a date alone, as the UTC instant it names', async () => {
+    // The offset was cut off and Z put in its place: +09:00's 20:00 showed as 20:00Z, nine hours late.
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    await writeFile(keysFile, JSON.stringify({ version: 1, keys: [
+      { key: 'sk_sandbox_handwritten_offset_0001', created_at: '2026-11-01T09:00:00+09:00', expires_at: '2027-01-31T20:00:00+09:00' },
+      { key: 'sk_sandbox_handwritten_dateonly_01', created_at: '2026-11-01', expires_at: '2027-01-31' },
+    ] }))
+    const table = await runCli(['keys', 'list', '--keys', keysFile])
+    const rows = table.stdout.split('\n')
+    expect(rows[1]).toMatch(/\s2026-11-01T00:00:00Z\s+2027-01-31T11:00:00Z$/)
+    expect(rows[2]).toMatch(/\s2026-11-01T00:00:00Z\s+2027-01-31T00:00:00Z$/)
   })
 
   it('shows a label with control characters as escapes, not to the terminal, in create and list', async () => {

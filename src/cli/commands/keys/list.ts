@@ -25,8 +25,9 @@ async function runList(flags: { keys?: string; json?: boolean }, command: Comman
     process.stdout.write(`no keys in ${path}; create one with "sandbox keys create"\n`)
     return
   }
-  // Times stay UTC, marked Z: without the mark a reader east or west of UTC took them for local.
-  const showTime = (iso: string) => `${iso.slice(0, 19)}Z`
+  // Times shown in UTC, marked Z: without the mark a reader east or west of UTC took them for
+  // local. Converted, not cut: a hand-written +09:00 time lost its offset and showed 9 hours late.
+  const showTime = (iso: string) => `${new Date(Date.parse(iso)).toISOString().slice(0, 19)}Z`
   const table = [['KEY', 'LABEL', 'STATUS', 'CREATED', 'EXPIRES'], ...rows.map((row) => [row.key, row.label == null ? '-' : escapeControls(row.label), row.status, showTime(row.created_at), row.expires_at ? showTime(row.expires_at) : '-'])]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
   for (const [index, row] of table.entries()) {
