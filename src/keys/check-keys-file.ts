@@ -13,6 +13,9 @@ function deriveSessionId(key: string): string {
   return `ses_${createHash('sha256').update(`session:${key}`).digest('hex').slice(0, 16)}`
 }
 
+/** What a session id may be: `sandbox keys` makes `ses_` and 16 hex digits. */
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/
+
 /** The first problem with one entry of "keys", or null when it is a valid record. */
 function findRecordProblem(value: unknown, seen: Set<string>): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object'
@@ -36,9 +39,12 @@ function findRecordProblem(value: unknown, seen: Set<string>): string | null {
       return `has an "expires_at" ${JSON.stringify(time)} with no time zone: add Z for UTC (${trimmed}Z) or an offset such as +01:00`
     }
   }
-  for (const field of ['label', 'session_id']) {
-    const text = record[field]
-    if (text !== null && text !== undefined && typeof text !== 'string') return `has a "${field}" that is neither null nor a string`
+  if (record.label !== null && record.label !== undefined && typeof record.label !== 'string') return 'has a "label" that is neither null nor a string'
+  // The session id names the key's storage: "../x" made every request a 500 (storage refused the
+  // name, and the server blamed the disk), and ":" split the name where the server reads it back.
+  const session = record.session_id
+  if (session !== null && session !== undefined && (typeof session !== 'string' || !SESSION_ID.test(session))) {
+    return 'has a "session_id" that is neither null nor 1 to 64 letters, digits, _ or - (delete it: a session is made for the key)'
   }
   return null
 }

@@ -178,6 +178,22 @@ describe('readKeysFile and writeKeysFile', () => {
       expect((await readKeysFile(path)).keys[0]!.expires_at, expires).toBe(expires)
     }
   })
+
+  it('refuses a hand-written session_id that is not a plain name, which storage cannot hold', async () => {
+    // "../x" made every request of the key a 500 SANDBOX_API_KEY_DATABASE_REQUIRED (storage refused
+    // the name) and a "storage error" on the server about disks; ":" split the session in two.
+    const dir = await tempDir()
+    const key = 'sk_sandbox_handwritten_0123456789'
+    const at = NOW.toISOString()
+    for (const [index, session] of ['../../escape', 'a:b', 'ci/main', 'ci main', '', 'x'.repeat(65)].entries()) {
+      const path = join(dir, `session-${index}.json`)
+      await writeFile(path, JSON.stringify({ keys: [{ key, created_at: at, session_id: session }] }))
+      await expect(readKeysFile(path), session).rejects.toThrow(/entry 0 of "keys" has a "session_id" that is neither null nor 1 to 64 letters, digits, _ or -/)
+    }
+    const path = join(dir, 'plain.json')
+    await writeFile(path, JSON.stringify({ keys: [{ key, created_at: at, session_id: 'ci-main_2' }] }))
+    expect((await readKeysFile(path)).keys[0]!.session_id).toBe('ci-main_2')
+  })
 })
 
 describe('createKeyRecord, findKeyRecord and describeKeyStatus', () => {
