@@ -118,6 +118,17 @@ describe('sandbox keys', () => {
     expect(rows[2]).toMatch(/\s2026-11-01T00:00:00Z\s+2027-01-31T00:00:00Z$/)
   })
 
+  it('says that a revocation applies to a server running with --keys, not to one in open mode', async () => {
+    // "a running server refuses it" read as true of any server: one in open mode (no --keys)
+    // reads no keys file and goes on accepting the revoked key.
+    const dir = await tempDir()
+    const keysFile = join(dir, 'keys.json')
+    const key = (await runCli(['keys', 'create', '--keys', keysFile])).stdout.trim()
+    const revoked = await runCli(['keys', 'revoke', key, '--keys', keysFile])
+    expect(revoked.code).toBe(0)
+    expect(revoked.stdout).toContain('revoked; a server running with --keys on this keys file refuses it with 401 SANDBOX_API_KEY_INVALID within a second; one in open mode, without --keys, does not read it and still accepts the key')
+  })
+
   it('shows a label with control characters as escapes, not to the terminal, in create and list', async () => {
     const dir = await tempDir()
     const keysFile = join(dir, 'keys.json')

@@ -9,7 +9,8 @@ async function runRevoke(key: string | undefined, flags: { keys?: string }): Pro
   const query = await resolveKeyArgument(key, path, 'revoke')
   const { before, after } = await revokeKey(path, query)
   const note = before.revoked_at ? 'was already revoked' : 'revoked'
-  process.stdout.write(`${maskApiKey(after.key)} ${note}; a running server refuses it with 401 SANDBOX_API_KEY_INVALID within a second\n`)
+  // As `keys reset` says: an open-mode server reads no keys file, so it goes on accepting the key.
+  process.stdout.write(`${maskApiKey(after.key)} ${note}; a server running with --keys on this keys file refuses it with 401 SANDBOX_API_KEY_INVALID within a second; one in open mode, without --keys, does not read it and still accepts the key\n`)
 }
 
 /** `sandbox keys revoke KEY`. */
