@@ -29,3 +29,13 @@ export function isWellFormedKey(key: string): boolean {
 export function isMaskedKey(text: string): boolean {
   return MASKED_FORMAT.test(text)
 }
+
+const TYPED_MASK = /^(sk_sandbox_[A-Za-z0-9_]{4})\.\.\.([A-Za-z0-9_]{4})$/
+
+/**
+ * `text` with a masked key's `...` read as the `…` that maskApiKey shows: few keyboards have `…`,
+ * and a key holds no dots, so nothing else is changed.
+ */
+export function readTypedMask(text: string): string {
+  return text.replace(TYPED_MASK, '$1…$2')
+}

@@ -1,4 +1,4 @@
-import { isMaskedKey, isWellFormedKey, maskApiKey } from './api-key-text.js'
+import { isMaskedKey, isWellFormedKey, maskApiKey, readTypedMask } from './api-key-text.js'
 import { createKeyRecord, generateSessionId, readKeysFile } from './keys-file.js'
 import type { KeyRecord, KeysFile } from './keys-file-types.js'
 import { writeKeysFile } from './write-keys-file.js'
@@ -22,7 +22,8 @@ export async function addKey(path: string, options: { label?: string; expiresAt?
  * Finds one registered key by its full value, a unique prefix, or its masked form. Throws an
  * Error saying why none or several matched.
  */
-export function matchKey(file: KeysFile, query: string): KeyRecord {
+export function matchKey(file: KeysFile, typed: string): KeyRecord {
+  const query = readTypedMask(typed)
   const matches = file.keys.filter((record) => record.key === query || maskApiKey(record.key) === query)
   const candidates = matches.length ? matches : file.keys.filter((record) => query.length >= 12 && record.key.startsWith(query))
   if (candidates.length === 1) return candidates[0]!

@@ -296,6 +296,24 @@ describe('sandbox logs', () => {
     expect(JSON.parse(lines.at(-1)!).request_id).toBe(`req_${buckets - 1}`)
   })
 
+  it('takes a masked key typed with three dots for the … that logs and keys list show', async () => {
+    // "…" is one character few keyboards have: typed as "...", a key the list showed was "not a key".
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    const log = createRequestLog(storage)
+    try {
+      for (const [index, key] of ['sk_sandbox_open…0001', 'sk_sandbox_open…0002'].entries()) {
+        log.record(`k${index}`, { request_id: `req_${index}`, at: new Date().toISOString(), key, method: 'GET', path: '/api/sandbox/loans', status: 200, error_code: null, idempotency_key: null, duration_ms: 1 })
+      }
+    } finally {
+      await log.close()
+      await storage.dispose()
+    }
+    const { code, stdout, stderr } = await runCli(['logs', '--data-dir', dir, '--keys', join(dir, 'none.json'), '--json', '--key', 'sk_sandbox_open...0002'])
+    expect([code, stderr]).toEqual([0, ''])
+    expect(stdout.trim().split('\n').map((line) => JSON.parse(line).request_id)).toEqual(['req_1'])
+  })
+
   it('explains that memory storage has no readable log', async () => {
     const { code, stderr } = await runCli(['logs', '--storage', 'memory'])
     expect(code).toBe(2)

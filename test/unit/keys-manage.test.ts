@@ -65,6 +65,8 @@ describe('matchKey', () => {
   it('accepts the full key, its masked form or a unique prefix', () => {
     expect(matchKey(file, a.key)).toBe(a)
     expect(matchKey(file, maskApiKey(b.key))).toBe(b)
+    // As typed on a keyboard without "…".
+    expect(matchKey(file, maskApiKey(b.key).replace('…', '...'))).toBe(b)
     expect(matchKey(file, 'sk_sandbox_AAAAb')).toBe(a)
   })
 

@@ -50,10 +50,10 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
  * and `sandbox keys list` show it; or, through the keys file, a unique prefix of a registered key.
  */
 async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; maskedKey?: string }> {
-  const query = flags.key
-  if (query === undefined) return {}
+  if (flags.key === undefined) return {}
   const { readKeysFile } = await import('../../keys/keys-file.js')
-  const { isMaskedKey, isWellFormedKey } = await import('../../keys/api-key-text.js')
+  const { isMaskedKey, isWellFormedKey, readTypedMask } = await import('../../keys/api-key-text.js')
+  const query = readTypedMask(flags.key)
   const path = resolveKeysFile(flags.keys)
   // The keys file first: a long prefix of a registered key is itself well-formed.
   if (existsSync(path)) {
