@@ -2,9 +2,13 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { open, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandbox as createLibrarySandbox, createSandboxClient, listenSandbox, SandboxApiError } from '../../src/index.js'
+import { createRunProgress } from '../../src/cli/run-progress.js'
+import { parseScenario } from '../../src/scenarios/load-scenarios.js'
+import { runScenarios } from '../../src/scenarios/run-scenarios.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import { listenTestApi } from '../helpers/api.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -89,6 +93,21 @@ describe('the README walkthroughs', () => {
     }
     const state = await createSandboxClient({ baseUrl: url, apiKey }).listLoans()
     expect([state.draft, state.activeLoans, state.wallet.BTC]).toEqual([null, [], 2])
+  })
+
+  it('"Writing a scenario"\'s example loads, passes twice on one key, leaves no loan open, and shows a named step after its method and path', async () => {
+    const scenario = parseScenario('interest.json', readBlock('json', '{\n  "name": "Interest repayment"'))
+    const url = await startServer()
+    const apiKey = `sk_sandbox_readme_${randomUUID().replaceAll('-', '')}`
+    const lines: string[] = []
+    for (const run of [1, 2]) {
+      const report = await runScenarios([scenario], { baseUrl: url, apiKey, ...createRunProgress((line) => lines.push(stripVTControlCharacters(line))) })
+      expect([run, report.passed, report.failed]).toEqual([run, 1, 0])
+    }
+    const state = await createSandboxClient({ baseUrl: url, apiKey }).listLoans()
+    expect([state.draft, state.activeLoans, state.wallet.BTC]).toEqual([null, [], 2])
+    const named = lines.find((line) => line.includes('clean up: repaying the whole debt'))
+    expect(named).toMatch(/ POST +\/api\/sandbox\/loans\/loan_\w+\/action 200 \d+ms {2}clean up: /)
   })
 
   it('a block that starts `sandbox serve` and runs the scenarios against it lets serve take the runner\'s local receiver', () => {
