@@ -6,6 +6,7 @@ import { DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_TIMEOUT_MS } from '../../src/client
 import { ConflictReasons, ErrorCodes } from '../../src/errors/codes.js'
 import { KEYS_LOCK_TIMEOUT_MS } from '../../src/keys/keys-file-lock.js'
 import { DECISIONS } from '../../src/openapi/decisions.js'
+import { loadScenarios } from '../../src/scenarios/load-scenarios.js'
 import { RUN_MAX_RETRY_AFTER_MS, RUN_TIMEOUT_MS } from '../../src/scenarios/run-scenarios.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/scenarios/wait-for-webhook.js'
 import { CLOSE_CAP_MS } from '../../src/server/listen.js'
@@ -89,6 +90,18 @@ describe('the README', () => {
     expect(readNumber(/capped at `maxRetryAfterMs` \((\d+) s by default/)).toBe(DEFAULT_MAX_RETRY_AFTER_MS / 1000)
     expect(readNumber(/`wait_for_webhook`'s `timeout_ms` \((\d+) s by default\)/)).toBe(DEFAULT_WEBHOOK_TIMEOUT_MS / 1000)
     expect(readNumber(/And for (\d+) ms after a connection/)).toBe(SHARED_REFUSAL_MS)
+  })
+
+  it('lists the shipped scenarios, the local-only ones last, and counts the others as they are', async () => {
+    const scenarios = await loadScenarios()
+    const listed = [.../The shipped scenarios: (.*?)\. The last/.exec(README)![1]!.matchAll(/`([\w-]+)`/g)].map((match) => match[1]!)
+    expect([...listed].sort()).toEqual(scenarios.map((scenario) => scenario.id).sort())
+    const localOnly = scenarios.filter((scenario) => scenario.tags.includes('local-only')).map((scenario) => scenario.id)
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen']
+    const lastWord = /The last (\w+) are tagged `local-only`/.exec(README)![1]!
+    expect(listed.slice(-(words.indexOf(lastWord) + 1)).sort()).toEqual(localOnly.sort())
+    const othersWord = /One run of the (\w+) that are not `local-only`/.exec(README)![1]!
+    expect(words.indexOf(othersWord) + 1).toBe(scenarios.length - localOnly.length)
   })
 
   it('gives how long a keys command waits for another one\'s lock on the keys file', () => {
