@@ -51,5 +51,10 @@ describe('sandbox webhook register | disable', () => {
     expect(local).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: POST \/api\/sandbox\/webhooks answered 400 WEBHOOK_URL_INVALID: .*--allow-local-webhooks.* \(not_https\)\n$/) })
     expect(await webhook(strict, key, ['register', 'https://partner.example/hooks', '--events', 'loan.exploded'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: unknown event "loan\.exploded": one of /) })
     expect(await webhook(strict, key, ['disable'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: DELETE \/api\/sandbox\/webhooks answered 409 WEBHOOK_ENDPOINT_REQUIRED: /) })
+    // With --json they are the USAGE document (an argument refused), as the README's table of codes says, not REFUSED's exit 1.
+    for (const args of [['register', receiver.url], ['disable']]) {
+      const refused = await webhook(strict, key, [...args, '--json'])
+      expect([args[0], refused.code, JSON.parse(refused.stdout).error.code]).toEqual([args[0], 2, 'USAGE'])
+    }
   })
 })

@@ -104,6 +104,12 @@ describe('the README', () => {
     expect(words.indexOf(othersWord) + 1).toBe(scenarios.length - localOnly.length)
   })
 
+  it('puts the API\'s refusal of a webhook command\'s argument under USAGE, exit 2, in the --json codes table (test/e2e/webhook-endpoint checks the CLI)', () => {
+    const usage = /\| `USAGE` \|([^|]*)\| (\d) \|/.exec(README)
+    expect(usage).not.toBeNull()
+    expect([usage![1], usage![2]]).toEqual([expect.stringMatching(/`webhook register`'s URL .*`webhook retry`'s unknown or delivered id .*`webhook disable` with no endpoint/), '2'])
+  })
+
   it('gives how long a keys command waits for another one\'s lock on the keys file', () => {
     expect(readNumber(/waits up to (\d+) s for another's lock/)).toBe(KEYS_LOCK_TIMEOUT_MS / 1000)
   })
