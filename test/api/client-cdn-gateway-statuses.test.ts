@@ -1,19 +1,19 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sendRequest } from '../../src/client/index.js'
+import { createSandboxClient, SandboxApiError, sendRequest } from '../../src/client/index.js'
 
 // Cloudflare, in front of a hosted sandbox, answers 520-524 with its own HTML page when it gets
 // no answer from the server behind it: a gateway's error, as a 502 is.
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => { for (const cleanup of cleanups.splice(0)) await cleanup() })
 
-/** A server on 127.0.0.1 that answers the first request STATUS with a CDN's page, then 200 JSON. */
-async function startBehindCdn(status: number): Promise<string> {
+/** A server on 127.0.0.1 that answers the first FAILURES requests STATUS with a CDN's page, then 200 JSON. */
+async function startBehindCdn(status: number, failures = 1): Promise<string> {
   let count = 0
   const server = createServer((req, res) => {
     req.resume()
-    if (count++ > 0) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"request_id":"req_1"}')
+    if (count++ >= failures) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"request_id":"req_1"}')
     res.writeHead(status, { 'content-type': 'text/html' }).end(`<title>${status}: Connection timed out</title>`)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -39,5 +39,12 @@ describe('a CDN\'s gateway errors', () => {
       expect(answer.status, String(status)).toBe(status)
       expect(answer.attempts, String(status)).toBe(1)
     }
+  })
+
+  it('still there at the last attempt, is the SandboxApiError of that answer (status 502, errorCode null), as the README\'s client section says', async () => {
+    const client = createSandboxClient({ baseUrl: await startBehindCdn(502, Infinity), apiKey: 'sk_sandbox_gateway_spent_0001', retries: 1 })
+    const error = await client.getConfig().catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(SandboxApiError)
+    expect(error).toMatchObject({ status: 502, errorCode: null })
   })
 })
