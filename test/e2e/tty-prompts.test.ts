@@ -172,7 +172,7 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       const picked = pty.mark()
       pty.write(KEY.enter)
       expect(await pty.exited()).toBe(0)
-      expect(pty.text(picked)).toMatch(/^sk_sandbox_\w{4}…\w{4} revoked; a running server refuses it/m)
+      expect(pty.text(picked)).toMatch(/^sk_sandbox_\w{4}…\w{4} revoked; a server running with --keys on this keys file refuses it/m)
       expect(leavesCursorHidden(pty.raw())).toBe(false)
       expect(await statuses(keysFile)).toEqual(['alpha active', 'beta revoked'])
     })
