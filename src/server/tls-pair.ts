@@ -1,3 +1,4 @@
+import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import { SetupError } from '../errors/setup-error.js'
 
@@ -35,6 +36,7 @@ export function checkTlsPair(pair: TlsPair): TlsPair {
   } catch (error) {
     throw new SetupError(findKeysCertificate(checked) ?? describePairError(error as Error), { cause: error })
   }
+  if (!holdsCertificatesKey(checked)) throw new SetupError(findKeysCertificate(checked) ?? 'the private key does not belong to the certificate')
   return checked
 }
 
@@ -53,8 +55,22 @@ function findKeysCertificate(pair: TlsPair): string | undefined {
 function canServe(pair: TlsPair): boolean {
   try {
     createSecureContext(pair)
-    return true
   } catch {
     return false
+  }
+  return holdsCertificatesKey(pair)
+}
+
+/**
+ * Whether the key is the first certificate's. OpenSSL compares a key only with a certificate of
+ * its own type: an EC key given with an RSA certificate passed createSecureContext, and then
+ * every handshake failed.
+ */
+function holdsCertificatesKey(pair: TlsPair): boolean {
+  try {
+    return new X509Certificate(pair.cert).checkPrivateKey(createPrivateKey(pair.key))
+  } catch {
+    // Text OpenSSL took but node's parsers do not: createSecureContext is the check then.
+    return true
   }
 }
