@@ -16,8 +16,23 @@ export function maskSecret(value: string): string {
   return `${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`
 }
 
-/** `"field":"value"` for each of SECRET_FIELDS (their names are plain words: no escaping needed). */
-const SECRET_IN_TEXT = new RegExp(`("(?:${[...SECRET_FIELDS].join('|')})"\\s*:\\s*")([^"\\\\]*)(")`, 'g')
+/**
+ * `"field":"value"` for each of SECRET_FIELDS (their names are plain words: no escaping needed).
+ * The value may hold escapes: PHP's json_encode writes a base64 secret's `/` as `\/`.
+ */
+const SECRET_IN_TEXT = new RegExp(`("(?:${[...SECRET_FIELDS].join('|')})"\\s*:\\s*")((?:[^"\\\\]|\\\\.)*)(")`, 'g')
+
+/** A JSON string's escaped text masked by its value, written back as JSON string text. */
+function maskEscapedSecret(escaped: string): string {
+  let value: string
+  try {
+    value = JSON.parse(`"${escaped}"`) as string
+  } catch {
+    // Not valid JSON text: nothing of it can be shown.
+    return '****'
+  }
+  return JSON.stringify(maskSecret(value)).slice(1, -1)
+}
 
 /**
  * TEXT with every webhook signing secret (`"signingSecret":"whsec_..."`, and `secret` in a body
@@ -25,7 +40,7 @@ const SECRET_IN_TEXT = new RegExp(`("(?:${[...SECRET_FIELDS].join('|')})"\\s*:\\
  * that signs deliveries, while the last characters still tell two apart.
  */
 export function maskSecrets(text: string): string {
-  return text.replace(SECRET_IN_TEXT, (_, open: string, value: string, close: string) => `${open}${maskSecret(value)}${close}`)
+  return text.replace(SECRET_IN_TEXT, (_, open: string, value: string, close: string) => `${open}${maskEscapedSecret(value)}${close}`)
 }
 
 /** TEXT as a log shows a body: signing secrets masked first (a cut could split one), then cut. */
