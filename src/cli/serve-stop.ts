@@ -91,6 +91,8 @@ function writeStopping(json: boolean, signal: NodeJS.Signals): void {
 /** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */
 function forceStop(signal: NodeJS.Signals, json: boolean): never {
   const message = 'stopped without waiting: a request in flight may not have been answered, and a webhook delivery in flight may be sent again after a restart'
-  process.stderr.write(json ? `${formatJson({ level: 'warn', event: 'forced_stop', signal, message })}\n` : `sandbox ${message} (${signal})\n`)
+  // With --json-logs on stdout, as every other event: a log collector reads only that stream.
+  if (json) process.stdout.write(`${formatJson({ level: 'warn', event: 'forced_stop', signal, message })}\n`)
+  else process.stderr.write(`sandbox ${message} (${signal})\n`)
   process.exit(signal === 'SIGINT' ? 130 : 143)
 }
