@@ -37,6 +37,17 @@ describe('sandbox serve --tls-cert --tls-key', () => {
     }
   })
 
+  // OpenSSL knows only GET, POST, HEAD and PUT as HTTP; the API's DELETE got a reset connection.
+  it('answers a plain-HTTP DELETE to the https port with the same 400 as a GET, naming the https:// URL', async () => {
+    const server = await startServe(['--storage', 'memory', '--port', '0', '--tls-cert', CERT, '--tls-key', KEY])
+    const plainUrl = server.url.replace('https:', 'http:')
+    for (const method of ['DELETE', 'GET']) {
+      const response = await fetch(`${plainUrl}/api/sandbox/webhooks`, { method, headers: { authorization: 'Bearer sk_sandbox_plain_http_delete_1' } })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({ error_code: 'INVALID_REQUEST', error: `This server answers https only: send the request to ${server.url}.` })
+    }
+  })
+
   it('gives the https URL in the --json-logs ready line', async () => {
     const server = await startServe(['--storage', 'memory', '--port', '0', '--json-logs', '--tls-cert', CERT, '--tls-key', KEY])
     expect(server.url).toMatch(/^https:\/\//)
