@@ -13,7 +13,7 @@ import { serveOpenApiDocument } from './openapi-route.js'
 import { answerWithoutRoute } from './pipeline.js'
 import { FIRST_IDEMPOTENCY_SWEEP_MS, startIdempotencyExpiry } from './idempotency-expiry.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT } from './rate-limiter.js'
-import { registerRoutes } from './register-routes.js'
+import { registerRoutes, ROUTE_PREFIX } from './register-routes.js'
 import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT } from './request-log.js'
 import { createLoanRoutes } from './routes/loan-routes.js'
 import { createPartnerRoutes } from './routes/partner-routes.js'
@@ -26,7 +26,8 @@ import { DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks/retry-schedule.js'
 import { checkNumberOptions } from './check-options.js'
 import { createDispatcher } from '../webhooks/dispatcher.js'
 import { createFaultPlan } from '../faults/fault-plan.js'
-import { parseFaults } from '../faults/faults-schema.js'
+import { parseFaults, type FaultsConfig } from '../faults/faults-schema.js'
+import { findUnreachableRule } from '../faults/fault-routes.js'
 import { wasDropped } from './fault-hook.js'
 
 /**
@@ -40,7 +41,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   if (givenSecret !== undefined && forwardTo === undefined) throw new SetupError('--webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too')
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config, options.configSource)
-  const faults = options.faults === undefined ? undefined : createFaultPlan(parseFaults(options.faults, options.faultsSource))
+  const routes = [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()]
+  const faults = options.faults === undefined ? undefined : createFaultPlan(checkFaultRoutes(parseFaults(options.faults, options.faultsSource), routes, options.faultsSource))
   const logError = options.logError ?? ((error: unknown) => console.error(error))
   // Sessions that `sandbox keys reset` ended are deleted by the server, which owns the storage: a
   // tool's delete could be undone by a write still in the journal, and cannot reach memory storage.
@@ -114,7 +116,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     onError: (error, event) => answerWithoutRoute(event, toEnvelopeError(error, event), services),
   })
   serveOpenApiDocument(app, services)
-  registerRoutes(app, [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()], services)
+  registerRoutes(app, routes, services)
   try {
     await dispatcher.resume()
   } catch (error) {
@@ -169,4 +171,11 @@ function toEnvelopeError(error: { status?: number; message: string }, event: obj
   }
   if (error.status && error.status < 500) return new ApiError('INVALID_REQUEST', error.message)
   return new ApiError('INTERNAL_ERROR', 'Unexpected sandbox error; see the server log.')
+}
+
+/** FAULTS, refused as parseFaults refuses a bad field when a rule can fault none of ROUTES' requests. */
+function checkFaultRoutes(faults: FaultsConfig, routes: ReadonlyArray<readonly [string, string, unknown]>, source = 'faults'): FaultsConfig {
+  const problem = findUnreachableRule(faults.rules, routes.map(([method, path]) => [method, path] as const), [`${ROUTE_PREFIX}/openapi.json`])
+  if (problem) throw new SetupError(`${source} is not a valid fault injection file: ${problem}`)
+  return faults
 }
