@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { SetupError } from '../errors/setup-error.js'
 import { formatSchemaIssues } from '../schemas/field-suggestions.js'
 import { findClosestMatch } from '../text/closest-match.js'
+import { isMaskedKey, isWellFormedKey } from '../keys/api-key-text.js'
 
 /** Statuses a `status` fault may answer: the ones a partner's client must survive. */
 export const FAULT_STATUSES = [500, 502, 503, 504, 429] as const
@@ -13,7 +14,11 @@ const match = {
     .refine((path) => path === '/' || !path.endsWith('/'), 'API paths have no trailing / (one gets a 404, which is never faulted): remove it, or end a prefix with *')
     .refine((path) => !/[?#]/.test(path), 'a path is matched without its query: leave out the ? and what follows')
     .optional(),
-  key: z.string().min(1).optional(),
+  // A key the API refuses, or one copied masked from a log line, would fault no request.
+  key: z.string()
+    .refine((key) => isWellFormedKey(key) || isMaskedKey(key), 'not a sandbox API key (sk_sandbox_ followed by at least 16 letters, digits or _)')
+    .refine((key) => !isMaskedKey(key), 'that is a key as logs show it, masked: give the whole key')
+    .optional(),
 }
 const select = {
   rate: z.number().min(0).max(1).optional(),

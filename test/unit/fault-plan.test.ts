@@ -119,6 +119,10 @@ describe('fault file validation', () => {
     expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/loans/flow/' }] })).toContain('rules.0.path: API paths have no trailing / (one gets a 404, which is never faulted): remove it, or end a prefix with *')
     expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/state?x=1' }] })).toContain('rules.0.path: a path is matched without its query')
     expect(problems({ rules: [{ fault: 'drop_before', path: '/api/sandbox/*' }, { fault: 'drop_before', path: '/' }, { fault: 'drop_before', path: '/*' }] })).toBe('')
+    // A key as the logs show it, or one the API refuses, would fault no request either.
+    expect(problems({ rules: [{ fault: 'drop_before', key: 'sk_sandbox_faul…0001' }] })).toContain('rules.0.key: that is a key as logs show it, masked: give the whole key')
+    expect(problems({ rules: [{ fault: 'drop_before', key: 'sk_live_abcdefghijklmnop' }] })).toContain('rules.0.key: not a sandbox API key (sk_sandbox_ followed by at least 16 letters, digits or _)')
+    expect(problems({ rules: [{ fault: 'drop_before', key: KEY }] })).toBe('')
     expect(problems({ rules: [{}, { fault: 'drop_before', rate: 0.5, every: 2 }] })).toContain('rules.1.every: use one of rate, every and first_attempt per rule')
     // A misspelt field names the one it meant.
     expect(problems({ rules: [{ fault: 'drop_before', first_atempt: true }] })).toContain('rules.0: Unrecognized key: "first_atempt" (did you mean first_attempt?)')
