@@ -10,7 +10,7 @@ import { isUnsafePort } from 'get-port-please'
 import { createPortInUseError, createPortUnsafeError, toListenError } from './listen-errors.js'
 import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
 import { limitIdleToClients } from './idle-cut.js'
-import { checkTlsPair, type TlsPair } from './tls-pair.js'
+import { checkTlsPair, readPemPair, type TlsPairInput } from './tls-pair.js'
 import { answerPlainHttpOnTls } from './plain-http-on-tls.js'
 
 /** A sandbox bound to a port. */
@@ -51,8 +51,8 @@ export interface ListenOptions {
   closeTimeoutMs?: number
   /** Limits on slow or stalled clients; unset ones keep `serve`'s defaults (DEFAULT_SERVER_TIMEOUTS). */
   timeouts?: Partial<ServerTimeouts>
-  /** Serve https with this certificate and key (PEM text); a pair that cannot serve is a SetupError. */
-  tls?: TlsPair
+  /** Serve https with this certificate and key (PEM, as text or Buffers); a pair that cannot serve is a SetupError. */
+  tls?: TlsPairInput
 }
 
 /**
@@ -76,7 +76,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     throw new RangeError(`closeTimeoutMs ${showOptionValue(options.closeTimeoutMs)}: expected milliseconds, a whole number from 0`)
   }
   const timeouts = resolveServerTimeouts(options.timeouts)
-  const tls = options.tls ? checkTlsPair(options.tls) : undefined
+  const tls = options.tls ? checkTlsPair(readPemPair(options.tls)) : undefined
   let listener: Listener
   // listhen skips such a port without a word, and would then report it as busy.
   if (port !== 0 && isUnsafePort(port)) throw createPortUnsafeError(port, host)

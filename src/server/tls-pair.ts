@@ -8,6 +8,23 @@ export interface TlsPair {
   key: string
 }
 
+/** A pair as a library user may give it: text, or the Buffers `readFileSync` gives without an encoding. */
+export interface TlsPairInput {
+  cert: string | Uint8Array
+  key: string | Uint8Array
+}
+
+/** PAIR as PEM text; anything but text or bytes is a TypeError naming the field. */
+export function readPemPair(pair: TlsPairInput): TlsPair {
+  const read = (name: 'cert' | 'key'): string => {
+    const value: unknown = pair[name]
+    if (typeof value === 'string') return value
+    if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')
+    throw new TypeError(`tls.${name}: expected the PEM text (a string, or a Buffer as readFileSync gives), not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value}`)
+  }
+  return { cert: read('cert'), key: read('key') }
+}
+
 /** What OpenSSL's refusal of a pair means, in words a user can act on. */
 function describePairError(error: Error): string {
   const text = error.message

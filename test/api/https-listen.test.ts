@@ -20,7 +20,7 @@ afterEach(async () => {
   }
 })
 
-async function start(tls: { cert: string; key: string }) {
+async function start(tls: { cert: string | Uint8Array; key: string | Uint8Array }) {
   const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
   const entry: { sandbox: Sandbox; listener?: SandboxListener } = { sandbox }
   open.push(entry)
@@ -46,6 +46,19 @@ describe('listenSandbox with tls', () => {
     const { status, body } = await getTrusted(`${listener.url}/api/sandbox/config`)
     expect(status).toBe(200)
     expect(JSON.parse(body)).toHaveProperty('request_id')
+  })
+
+  // readFileSync without an encoding gives Buffers, which node's own https.createServer takes:
+  // listenSandbox failed with listhen's "s.startsWith is not a function".
+  it('takes the pair as Buffers too, as read with readFileSync and no encoding', async () => {
+    const listener = await start({ cert: readFileSync(join(TLS, 'cert.pem')), key: readFileSync(join(TLS, 'key.pem')) })
+    expect((await getTrusted(`${listener.url}/api/sandbox/config`)).status).toBe(200)
+  })
+
+  it('refuses a pair that is neither text nor bytes with a TypeError naming the field', async () => {
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+    open.push({ sandbox })
+    await expect(listenSandbox(sandbox, { tls: { cert: pair.cert, key: { path: 'key.pem' } as never } })).rejects.toThrow(new TypeError('tls.key: expected the PEM text (a string, or a Buffer as readFileSync gives), not an object'))
   })
 
   it('names its https origin as the server in the OpenAPI document it serves', async () => {
