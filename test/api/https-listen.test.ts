@@ -76,6 +76,18 @@ describe('listenSandbox with tls', () => {
     expect(await response.json()).toMatchObject({ error_code: 'INVALID_REQUEST', error: `This server answers https only: send the request to ${listener.url}.` })
   })
 
+  // Listening on every interface (a container's 0.0.0.0), the client came by a name of its own
+  // (http://sandbox:4010): "send the request to https://0.0.0.0:4010" sent it nowhere it could reach.
+  it('does not tell a client to use the unspecified address 0.0.0.0 when listening on every interface', async () => {
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+    const entry: { sandbox: Sandbox; listener?: SandboxListener } = { sandbox }
+    open.push(entry)
+    entry.listener = await listenSandbox(sandbox, { host: '0.0.0.0', tls: pair })
+    const response = await fetch(`http://127.0.0.1:${entry.listener.port}/api/sandbox/config`)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ error_code: 'INVALID_REQUEST', error: `This server answers https only: send the request with https:// to the same host and port (${entry.listener.port}).` })
+  })
+
   it.each([
     ['a key of another certificate', { cert: pair.cert, key: read('proxied-key.pem') }, 'the private key does not belong to the certificate'],
     ['a certificate file that holds none', { cert: read('README.md'), key: pair.key }, 'the certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)'],
