@@ -158,6 +158,18 @@ describe('sandbox serve', () => {
     }
   })
 
+  // Written as in a URL, these were looked up as names ("(ENOTFOUND)"), which told nothing of the fix.
+  it('refuses a --host written with brackets, a port or a scheme, saying how to write it', async () => {
+    for (const [host, message] of [
+      ['[::1]', 'sandbox: invalid --host "[::1]": write an IPv6 address without brackets (::1)\n'],
+      ['127.0.0.1:4010', 'sandbox: invalid --host "127.0.0.1:4010": give the port with --port (--host 127.0.0.1 --port 4010)\n'],
+      ['http://127.0.0.1:4010', 'sandbox: invalid --host "http://127.0.0.1:4010": give a host name or address, not a URL\n'],
+    ]) {
+      const { code, stderr } = await runCli(['serve', '--port', '0', '--host', host!, '--storage', 'memory'])
+      expect([host, code, stderr]).toEqual([host, 2, message])
+    }
+  })
+
   it('exits 2 on bad flags, config and keys files', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const badConfig = join(dir, 'config.json')

@@ -8,6 +8,7 @@ import { stopOnSignals } from '../serve-stop.js'
 import { hintValues } from '../completion/value-hints.js'
 import { addStorageOptions, readPathSetting, readPortSetting, type StorageFlags } from '../options.js'
 import { readSetting } from '../env-values.js'
+import { checkHostShape } from '../host-shape.js'
 import { readStorageSetting } from '../storage-setting.js'
 import type { RedisUrl } from '../../server/sandbox-types.js'
 import type { TlsFlags } from '../read-tls-files.js'
@@ -39,6 +40,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const port = readPortSetting(portSetting.value ?? '4010', portSetting.source)
   const hostSetting = readSetting(flags.host, '--host', 'SANDBOX_HOST')
   const host = hostSetting.value ?? '127.0.0.1'
+  checkHostShape(host, hostSetting.source)
   const { storage, dataDir, kind } = await readStorageSetting(flags)
   const keysFile = readPathSetting(flags.keys, '--keys', 'SANDBOX_KEYS_FILE').value
   const rateSetting = readSetting(flags.rateLimit, '--rate-limit', 'SANDBOX_RATE_LIMIT')
