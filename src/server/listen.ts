@@ -12,6 +12,7 @@ import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from 
 import { limitIdleToClients } from './idle-cut.js'
 import { checkTlsPair, readPemPair, type TlsPairInput } from './tls-pair.js'
 import { answerPlainHttpOnTls } from './plain-http-on-tls.js'
+import { limitTlsHandshake } from './tls-handshake-limit.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -115,7 +116,10 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
   listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, timeouts))
   const displayHost = host.includes(':') ? `[${host}]` : host
   const url = `${tls ? 'https' : 'http'}://${displayHost}:${actual}`
-  if (tls) answerPlainHttpOnTls(listener.server as unknown as TlsServer, url)
+  if (tls) {
+    answerPlainHttpOnTls(listener.server as unknown as TlsServer, url)
+    limitTlsHandshake(listener.server as unknown as TlsServer, timeouts.headersMs)
+  }
   return { url, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
 }
 

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { request } from 'node:https'
+import { connect } from 'node:net'
+import { connect as connectTls } from 'node:tls'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../src/server/create-sandbox.js'
@@ -87,6 +89,50 @@ describe('listenSandbox with tls', () => {
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ error_code: 'INVALID_REQUEST', error: `This server answers https only: send the request with https:// to the same host and port (${entry.listener.port}).` })
   })
+
+  // Node's own TLS handshake limit is 120 s: a client that connected and never spoke held its
+  // socket that long, where plain http cuts it at the headers limit.
+  it('closes a connection that does not finish its TLS handshake within the headers limit', async () => {
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+    const entry: { sandbox: Sandbox; listener?: SandboxListener } = { sandbox }
+    open.push(entry)
+    entry.listener = await listenSandbox(sandbox, { tls: pair, timeouts: { headersMs: 300, requestMs: 300, checkIntervalMs: 100 } })
+    for (const first of ['', '\x16\x03\x01']) {
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(entry.listener!.port, '127.0.0.1', () => { if (first) socket.write(first, 'latin1') })
+        socket.on('error', () => {})
+        socket.on('close', () => resolve(true))
+        // A hang bound, far above the limit: Node's own would keep the socket for 120 s.
+        setTimeout(() => { socket.destroy(); resolve(false) }, 10_000)
+      })
+      expect([first, closed]).toEqual([first, true])
+    }
+  }, 30_000)
+
+  it('keeps a connection whose handshake finished past that limit, for the next request on it', async () => {
+    const sandbox = await createSandbox({ storage: 'memory', rateLimit: false, logError: () => {} })
+    const entry: { sandbox: Sandbox; listener?: SandboxListener } = { sandbox }
+    open.push(entry)
+    entry.listener = await listenSandbox(sandbox, { tls: pair, timeouts: { headersMs: 300, requestMs: 300, checkIntervalMs: 100 } })
+    const socket = connectTls({ port: entry.listener.port, host: '127.0.0.1', ca: pair.cert })
+    let received = ''
+    socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1') })
+    const answers = (count: number) => new Promise<void>((resolve, reject) => {
+      const check = () => (received.split('HTTP/1.1 200').length - 1 >= count ? resolve() : undefined)
+      socket.on('data', check)
+      socket.once('close', () => reject(new Error(`closed after ${received.split('HTTP/1.1 200').length - 1} answers`)))
+      check()
+    })
+    const get = `GET /api/sandbox/config HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${newKey()}\r\n\r\n`
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()))
+    socket.write(get)
+    await answers(1)
+    // Past the handshake limit, within keep-alive (5 s): the connection is still there.
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    socket.write(get)
+    await answers(2)
+    socket.destroy()
+  }, 30_000)
 
   it.each([
     ['a key of another certificate', { cert: pair.cert, key: read('proxied-key.pem') }, 'the private key does not belong to the certificate'],
