@@ -5,6 +5,7 @@ import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
 import { rewriteHelpCommand } from './help-command.js'
+import { hintUsageErrors } from './usage-hints.js'
 import { refuseDashPathOptions } from './path-options.js'
 import { readThisPackage } from '../files/describe-this-version.js'
 import { holdSignalsWhileLoading, releaseHeldSignal } from './held-signals.js'
@@ -59,6 +60,7 @@ export async function createProgram(argv?: string[]): Promise<Command> {
     for (const entry of group.commands) await add(command, entry, !words || (words.has(group.name) && words.has(entry.name)))
   }
   for (const command of program.commands) command.exitOverride()
+  hintUsageErrors(program)
   return program
 }
 

@@ -83,6 +83,25 @@ describe('usage errors', () => {
     expect(stdout).toContain('Usage: sandbox webhook verify [options] <receiver-url>')
   })
 
+  it('an option that names one of the command\'s arguments says to give it as the argument, not a look-alike option', async () => {
+    // Commander suggested --keys (the keys file) for --key, and --help for --shell.
+    for (const [args, message] of [
+      [['keys', 'revoke', '--key', 'sk_sandbox_abcdefghijklmnop'], "unknown option '--key': give the key as an argument, with no option before it (sandbox keys revoke [options] [key])"],
+      [['completion', '--shell', 'bash'], "unknown option '--shell': give the shell as an argument, with no option before it (sandbox completion [options] [shell])"],
+      [['webhook', 'verify', '--url', 'http://127.0.0.1:3000/webhooks'], "unknown option '--url': give the receiver-url as an argument, with no option before it (sandbox webhook verify [options] <receiver-url>)"],
+      [['webhook', 'trigger', '--event', 'loan.issued'], "unknown option '--event': give the event as an argument, with no option before it (sandbox webhook trigger [options] [event])"],
+      [['run', '--scenarios', 'loan-flow'], "unknown option '--scenarios': give the scenario as an argument, with no option before it (sandbox run [options] [scenario...])"],
+    ] as const) {
+      stderr = ''
+      expect(await run(...args), args.join(' ')).toBe(2)
+      expect(stderr, args.join(' ')).toBe(`sandbox: ${message}\n(run with --help for usage)\n`)
+    }
+    // A misspelt option still gets commander's suggestion.
+    stderr = ''
+    expect(await run('keys', 'revoke', '--kyes', 'k.json')).toBe(2)
+    expect(stderr).toContain("unknown option '--kyes' (did you mean --keys?)")
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],
