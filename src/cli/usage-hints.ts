@@ -1,9 +1,11 @@
 import type { Command } from 'commander'
+import { isHttpUrl } from './http-url.js'
 
 /**
  * Words for commander's parse errors that need the command to be said well: commander's own
  * either suggested a look-alike that is something else (`keys revoke --key sk_...` was told "did
- * you mean --keys?", the keys file; `completion --shell bash`, "did you mean --help?").
+ * you mean --keys?", the keys file; `completion --shell bash`, "did you mean --help?"), or named
+ * no argument (`serve 4010`: "too many arguments for 'serve'. Expected 0 arguments but got 1.").
  */
 
 /** `sandbox keys revoke`: the command as typed, for a message. */
@@ -32,9 +34,44 @@ export function describeUnknownOption(command: Command, message: string): string
   return `error: unknown option '${flag}': give the ${argument} as an argument, with no option before it (${describeCommandPath(command)} ${command.usage()})`
 }
 
-/** Makes every command under PROGRAM (itself included) word its parse errors with describeUnknownOption. */
+/** The options an argument of this shape is most often meant for, in the order they are offered. */
+const OPTIONS_BY_SHAPE: Array<{ fits: (text: string) => boolean; flags: string[] }> = [
+  { fits: (text) => /^\d+$/.test(text), flags: ['--port', '--tail'] },
+  { fits: isHttpUrl, flags: ['--base-url', '--forward-to'] },
+  { fits: (text) => /\.json$/i.test(text), flags: ['--output', '--config', '--keys', '--faults'] },
+]
+
+/** What a command that takes no file argument says instead (`webhook sign` reads standard input). */
+const excessHints = new WeakMap<Command, (extra: string) => string>()
+
+/** Makes COMMAND answer an argument too many with HINT (given that argument) rather than an option's name. */
+export function hintExcessArgument(command: Command, hint: (extra: string) => string): Command {
+  excessHints.set(command, hint)
+  return command
+}
+
+/** "too many arguments for 'serve': "4010" (did you mean --port 4010?)": the arguments too many, and what they likely meant. */
+export function describeExcessArguments(command: Command): string {
+  const extra = command.args.slice(command.registeredArguments.length)
+  const head = `error: too many arguments for '${command.name()}': ${extra.map((arg) => JSON.stringify(arg)).join(' ')}`
+  const usage = `${describeCommandPath(command)} ${command.usage()}`
+  const [only] = extra
+  if (extra.length !== 1 || only === undefined) return `${head} (${usage})`
+  const hint = excessHints.get(command)
+  if (hint) return `${head} (${hint(only)})`
+  const own = new Set(command.options.map((option) => option.long))
+  const flags = OPTIONS_BY_SHAPE.find((shape) => shape.fits(only))?.flags.filter((flag) => own.has(flag)) ?? []
+  if (flags.length === 0) return `${head} (${usage})`
+  return `${head} (did you mean ${flags.map((flag) => `${flag} ${only}`).join(' or ')}?)`
+}
+
+/** Makes every command under PROGRAM (itself included) word its parse errors as this module does. */
 export function hintUsageErrors(program: Command): void {
   const original = program.error.bind(program)
-  program.error = (message, options) => original(options?.code === 'commander.unknownOption' ? describeUnknownOption(program, message) : message, options)
+  program.error = (message, options) => {
+    if (options?.code === 'commander.unknownOption') return original(describeUnknownOption(program, message), options)
+    if (options?.code === 'commander.excessArguments') return original(describeExcessArguments(program), options)
+    return original(message, options)
+  }
   for (const command of program.commands) hintUsageErrors(command)
 }

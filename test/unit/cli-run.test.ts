@@ -102,6 +102,24 @@ describe('usage errors', () => {
     expect(stderr).toContain("unknown option '--kyes' (did you mean --keys?)")
   })
 
+  it('an argument a command does not take is named, with the option it likely belongs to', async () => {
+    // Commander said only "too many arguments for 'serve'. Expected 0 arguments but got 1."
+    for (const [args, message] of [
+      [['serve', '4010'], "too many arguments for 'serve': \"4010\" (did you mean --port 4010?)"],
+      [['webhook', 'listen', '4242'], "too many arguments for 'listen': \"4242\" (did you mean --port 4242?)"],
+      [['logs', '--follow', '10'], "too many arguments for 'logs': \"10\" (did you mean --tail 10?)"],
+      [['openapi', 'openapi.json'], "too many arguments for 'openapi': \"openapi.json\" (did you mean --output openapi.json?)"],
+      [['keys', 'list', 'k.json'], "too many arguments for 'list': \"k.json\" (did you mean --keys k.json?)"],
+      [['webhook', 'deliveries', 'http://127.0.0.1:4010'], "too many arguments for 'deliveries': \"http://127.0.0.1:4010\" (did you mean --base-url http://127.0.0.1:4010?)"],
+      [['webhook', 'sign', 'event.json'], "too many arguments for 'sign': \"event.json\" (the body is read from standard input: sandbox webhook sign [options] < event.json)"],
+      [['webhook', 'verify', 'http://127.0.0.1:3000/a', 'http://127.0.0.1:3000/b'], "too many arguments for 'verify': \"http://127.0.0.1:3000/b\" (sandbox webhook verify [options] <receiver-url>)"],
+    ] as const) {
+      stderr = ''
+      expect(await run(...args), args.join(' ')).toBe(2)
+      expect(stderr, args.join(' ')).toBe(`sandbox: ${message}\n(run with --help for usage)\n`)
+    }
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],

@@ -2,6 +2,7 @@ import { fstatSync } from 'node:fs'
 import { Option, type Command } from 'commander'
 import { CliError, printJsonDocument, printErrorsAsJson } from '../../cli-error.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
+import { hintExcessArgument } from '../../usage-hints.js'
 
 interface SignFlags {
   secret?: string
@@ -59,6 +60,8 @@ export function registerWebhookSign(group: Command): void {
     .command('sign')
     .description('print the headers that sign a webhook body read from standard input, for curl -H')
     .addOption(new Option('--timestamp <unix-seconds>', 'timestamp to sign with (default now)'))
+  // `sign event.json` is the likely mistake: the body comes on standard input.
+  hintExcessArgument(command, (file) => `the body is read from standard input: sandbox webhook sign [options] < ${file}`)
   addJsonOption(addSecretOption(printErrorsAsJson(command), 'signing secret'), 'print the headers as one JSON object (an error: {"error": {"code", "message"}})')
     .action((flags: SignFlags) => runSign(flags, command))
 }
