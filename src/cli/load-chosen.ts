@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { CliError } from './cli-error.js'
+import { isHttpUrl } from './http-url.js'
 import { CliErrorCodes } from '../errors/codes.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 
@@ -47,9 +48,12 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
 /**
  * Refuses ARG, neither a known id nor a `.json` path, when it names something that exists: a
  * directory (`run ./sc`) or a file of another name (`run <(cat x.json)`, a pipe) was told
- * "unknown scenario ./sc" with the ids of another directory, as if the path had not been seen.
+ * "unknown scenario ./sc" with the ids of another directory, as if the path had not been seen;
+ * so is a server URL.
  */
 async function refuseNonScenarioPath(arg: string): Promise<void> {
+  // `run http://127.0.0.1:4010`, as a test runner takes a target: listing every scenario id said nothing of the flag.
+  if (isHttpUrl(arg)) throw new CliError(`${arg} is a URL, not a scenario: give the server to test with --base-url (sandbox run --base-url ${arg})`)
   const found = await stat(arg).catch(() => undefined)
   if (found?.isDirectory()) throw new CliError(`${arg} is a directory: to run the scenarios in it, give --dir ${arg}`)
   if (found) throw new CliError(`${arg} is not a scenario file: give a path ending in .json (a pipe or a file of another name is not read), a scenario id, or --dir for a directory of scenarios`)

@@ -120,6 +120,12 @@ describe('usage errors', () => {
     }
   })
 
+  it('a server URL given to run as a scenario says it goes in --base-url', async () => {
+    // It was "unknown scenario http://127.0.0.1:4010; known: ..." with every id.
+    expect(await run('run', 'http://127.0.0.1:4010')).toBe(2)
+    expect(stderr).toBe('sandbox: http://127.0.0.1:4010 is a URL, not a scenario: give the server to test with --base-url (sandbox run --base-url http://127.0.0.1:4010)\n')
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],
