@@ -126,6 +126,14 @@ describe('usage errors', () => {
     expect(stderr).toBe('sandbox: http://127.0.0.1:4010 is a URL, not a scenario: give the server to test with --base-url (sandbox run --base-url http://127.0.0.1:4010)\n')
   })
 
+  it('a comma list given to a repeatable option says to repeat it, as --events would take the list', async () => {
+    expect(await run('webhook', 'deliveries', '--status', 'failed,retrying')).toBe(2)
+    expect(stderr).toBe('sandbox: --status: invalid value "failed,retrying": expected one state per --status: --status failed --status retrying\n(run with --help for usage)\n')
+    stderr = ''
+    expect(await run('run', '--list', '--tag', 'smoke,webhooks')).toBe(2)
+    expect(stderr).toBe('sandbox: no scenario has the tag smoke,webhooks: give one tag per --tag: --tag smoke --tag webhooks\n')
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],

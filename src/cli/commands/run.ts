@@ -97,6 +97,9 @@ function noScenarioMessage(flags: RunFlags, all: Scenario[]): string {
   if (all.length === 0 && flags.dir !== undefined) return `no scenario files (*.json) in --dir ${flags.dir}`
   if (flags.tag.length === 0) return 'no scenarios to run'
   const known = [...new Set(all.flatMap((scenario) => scenario.tags))].sort()
+  // `--tag smoke,webhooks`: --tag is repeated, not a comma list as `webhook register --events` is.
+  const listed = flags.tag.find((tag) => tag.includes(',') && tag.split(',').every((part) => known.includes(part.trim())))
+  if (listed !== undefined) return `no scenario has the tag ${listed}: give one tag per --tag: ${listed.split(',').map((part) => `--tag ${part.trim()}`).join(' ')}`
   if (flags.tag.some((tag) => known.includes(tag))) return `none of the scenarios named has the tag ${flags.tag.join(' or ')}`
   const tags = flags.tag.map((tag) => `${tag}${suggestClosest(tag, known)}`).join(' or ')
   return `no scenario has the tag ${tags}${known.length > 0 ? `; tags: ${known.join(', ')}` : ''}`

@@ -87,7 +87,11 @@ export function registerWebhookDeliveries(group: Command): void {
     .command('deliveries')
     .description('show the key\'s webhook endpoint and its 50 newest deliveries (GET /api/sandbox/webhooks)')
     .addOption(hintValues(new Option('--status <status>', `only deliveries in this state (repeatable): ${STATUSES.join(', ')}`).argParser((value: string, previous: string[]) => {
-      if (!(STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of ${STATUSES.join(', ')}`)
+      const isStatus = (word: string) => (STATUSES as readonly string[]).includes(word)
+      // `register --events` takes a comma list: `--status failed,retrying` is the same habit.
+      const parts = value.split(',').map((part) => part.trim())
+      if (parts.length > 1 && parts.every(isStatus)) throw new InvalidArgumentError(`one state per --status: ${parts.map((part) => `--status ${part}`).join(' ')}`)
+      if (!isStatus(value)) throw new InvalidArgumentError(`one of ${STATUSES.join(', ')}`)
       return [...previous, value]
     }).default([], 'any'), { words: STATUSES, repeatable: true }))
     .addOption(new Option('--follow', 'keep printing each new delivery and each new attempt until Ctrl+C (the log read every 2 s)'))
