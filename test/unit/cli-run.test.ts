@@ -134,6 +134,12 @@ describe('usage errors', () => {
     expect(stderr).toBe('sandbox: no scenario has the tag smoke,webhooks: give one tag per --tag: --tag smoke --tag webhooks\n')
   })
 
+  it('webhook listen --help says --json makes every line JSON, the ready and stopped lines included', async () => {
+    // It said "one JSON object per delivery": a script reading deliveries met the ready line first.
+    expect(await run('webhook', 'listen', '--help')).toBe(0)
+    expect(stdout.replace(/\s+/g, ' ')).toContain('--json every line a JSON object: one per delivery, and the ready and stopped lines ("event": "ready", "stopped")')
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],

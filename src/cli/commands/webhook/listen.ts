@@ -79,6 +79,6 @@ export function registerWebhookListen(group: Command): void {
     .addOption(new Option('--print-body', 'also print each body'))
     .addOption(new Option('--respond <status>', 'answer every delivery with this status, e.g. 500 to exercise retries').argParser(parseStatus))
     .addOption(new Option('--forward-to <url>', 'pass each delivery on unchanged (same body bytes and webhook headers)'))
-    .addOption(new Option('--json', 'one JSON object per delivery'))
+    .addOption(new Option('--json', 'every line a JSON object: one per delivery, and the ready and stopped lines ("event": "ready", "stopped")'))
   addSecretOption(command, 'secret to check signatures with; old,new accepts either while you rotate').action((flags: ListenFlags) => runListen(flags))
 }
