@@ -5,7 +5,7 @@ import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
 import { expandHomeInPathOptions } from './expand-home.js'
 import { rewriteHelpCommand } from './help-command.js'
-import { hintUsageErrors } from './usage-hints.js'
+import { HeldUnknownOption, hintUsageErrors, reportUnknownOption } from './usage-hints.js'
 import { refuseDashPathOptions } from './path-options.js'
 import { readThisPackage } from '../files/describe-this-version.js'
 import { holdSignalsWhileLoading, releaseHeldSignal } from './held-signals.js'
@@ -127,7 +127,9 @@ export async function runCli(argv: string[]): Promise<void> {
   const program = await createProgram(argv)
   try {
     await program.parseAsync(rewriteHelpCommand(program, argv))
-  } catch (error) {
+  } catch (thrown) {
+    // Every command loaded, to name those that take the option (only on this error's path).
+    const error = thrown instanceof HeldUnknownOption ? reportUnknownOption(thrown, await createProgram()) : thrown
     if (error instanceof CommanderError) {
       // Help and version are successes; every other parse error is a usage error.
       process.exit(error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2)

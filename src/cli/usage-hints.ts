@@ -1,4 +1,4 @@
-import type { Command } from 'commander'
+import type { Command, CommanderError, ErrorOptions } from 'commander'
 import { isHttpUrl } from './http-url.js'
 
 /**
@@ -65,11 +65,52 @@ export function describeExcessArguments(command: Command): string {
   return `${head} (did you mean ${flags.map((flag) => `${flag} ${only}`).join(' or ')}?)`
 }
 
+/**
+ * An unknown option that commander had nothing to suggest for, held back until the commands not
+ * loaded (only those the command line names are) tell whether one of them takes it: `run --port`
+ * is `serve`'s. Thrown out of parsing; runCli reports it with reportUnknownOption.
+ */
+export class HeldUnknownOption extends Error {
+  constructor(readonly command: Command, readonly flag: string, readonly report: (message: string) => never, readonly plain: string) {
+    super(plain)
+  }
+}
+
+/** Every command under PROGRAM (itself included) with its path (`sandbox webhook listen`). */
+function listCommands(program: Command): Command[] {
+  return [program, ...program.commands.flatMap((command) => listCommands(command))]
+}
+
+/**
+ * Reports HELD as commander would (stderr, and the --json document), naming the commands of
+ * PROGRAM, every command loaded, that take its option; returns the CommanderError it ends with.
+ */
+export function reportUnknownOption(held: HeldUnknownOption, program: Command): CommanderError {
+  const path = describeCommandPath(held.command)
+  const owners = listCommands(program)
+    .filter((command) => command.options.some((option) => option.long === held.flag))
+    .map((command) => describeCommandPath(command))
+    .filter((owner) => owner !== path)
+  const list = owners.length === 1 ? owners[0] : `${owners.slice(0, -1).join(', ')} and ${owners.at(-1)}`
+  try {
+    // `sandbox --port 0 serve`: the command's options go after its name.
+    const where = held.command.parent ? `not of ${path}` : 'given after the command\'s name'
+    return held.report(owners.length === 0 ? held.plain : `${held.plain}: an option of ${list}, ${where}`)
+  } catch (error) {
+    return error as CommanderError
+  }
+}
+
 /** Makes every command under PROGRAM (itself included) word its parse errors as this module does. */
 export function hintUsageErrors(program: Command): void {
   const original = program.error.bind(program)
-  program.error = (message, options) => {
-    if (options?.code === 'commander.unknownOption') return original(describeUnknownOption(program, message), options)
+  program.error = (message: string, options?: ErrorOptions) => {
+    if (options?.code === 'commander.unknownOption') {
+      const described = describeUnknownOption(program, message)
+      const flag = message.match(/^error: unknown option '(--[^']+)'$/)?.[1]
+      if (described !== message || flag === undefined) return original(described, options)
+      throw new HeldUnknownOption(program, flag, (text) => original(text, options), message)
+    }
     if (options?.code === 'commander.excessArguments') return original(describeExcessArguments(program), options)
     return original(message, options)
   }

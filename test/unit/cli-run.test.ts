@@ -140,6 +140,22 @@ describe('usage errors', () => {
     expect(stdout.replace(/\s+/g, ' ')).toContain('--json every line a JSON object: one per delivery, and the ready and stopped lines ("event": "ready", "stopped")')
   })
 
+  it('an option of another command names the commands that take it', async () => {
+    // It was "unknown option '--port'" alone.
+    expect(await run('run', '--port', '0')).toBe(2)
+    expect(stderr).toBe("sandbox: unknown option '--port': an option of sandbox serve and sandbox webhook listen, not of sandbox run\n(run with --help for usage)\n")
+    stderr = ''
+    expect(await run('webhook', 'listen', '--base-url', 'http://127.0.0.1:4010')).toBe(2)
+    expect(stderr).toContain("sandbox: unknown option '--base-url': an option of sandbox run, sandbox webhook trigger, ")
+    stderr = ''
+    expect(await run('--port', '0', 'serve')).toBe(2)
+    expect(stderr).toBe("sandbox: unknown option '--port': an option of sandbox serve and sandbox webhook listen, given after the command's name\n(run with --help for usage)\n")
+    // An option no command has is told as before.
+    stderr = ''
+    expect(await run('run', '--no-such-flag')).toBe(2)
+    expect(stderr).toBe("sandbox: unknown option '--no-such-flag'\n(run with --help for usage)\n")
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],
