@@ -17,7 +17,7 @@ function describeCommandPath(command: Command): string {
 
 /** The argument of COMMAND that an option named FLAG (`--key`, `--url`, `--scenarios`) stands for, if any. */
 function findArgumentNamed(command: Command, flag: string): string | undefined {
-  const word = flag.replace(/^--/, '').toLowerCase()
+  const word = flag.replace(/^--/, '').replace(/=.*$/s, '').toLowerCase()
   return command.registeredArguments
     .map((argument) => argument.name())
     .find((name) => name === word || name.endsWith(`-${word}`) || word === `${name}s`)
@@ -107,7 +107,8 @@ export function hintUsageErrors(program: Command): void {
   program.error = (message: string, options?: ErrorOptions) => {
     if (options?.code === 'commander.unknownOption') {
       const described = describeUnknownOption(program, message)
-      const flag = message.match(/^error: unknown option '(--[^']+)'$/)?.[1]
+      // `--port=0` as commander quotes it: the option is the part before =.
+      const flag = message.match(/^error: unknown option '(--[^'=]+)(?:=[^']*)?'$/)?.[1]
       if (described !== message || flag === undefined) return original(described, options)
       throw new HeldUnknownOption(program, flag, (text) => original(text, options), message)
     }

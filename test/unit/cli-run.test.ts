@@ -96,6 +96,9 @@ describe('usage errors', () => {
       expect(await run(...args), args.join(' ')).toBe(2)
       expect(stderr, args.join(' ')).toBe(`sandbox: ${message}\n(run with --help for usage)\n`)
     }
+    stderr = ''
+    expect(await run('keys', 'reset', '--key=sk_sandbox_abcdefghijklmnop')).toBe(2)
+    expect(stderr).toContain("unknown option '--key=sk_sandbox_abcdefghijklmnop': give the key as an argument")
     // A misspelt option still gets commander's suggestion.
     stderr = ''
     expect(await run('keys', 'revoke', '--kyes', 'k.json')).toBe(2)
@@ -150,6 +153,10 @@ describe('usage errors', () => {
     stderr = ''
     expect(await run('--port', '0', 'serve')).toBe(2)
     expect(stderr).toBe("sandbox: unknown option '--port': an option of sandbox serve and sandbox webhook listen, given after the command's name\n(run with --help for usage)\n")
+    // Written with = as well.
+    stderr = ''
+    expect(await run('run', '--port=0')).toBe(2)
+    expect(stderr).toBe("sandbox: unknown option '--port=0': an option of sandbox serve and sandbox webhook listen, not of sandbox run\n(run with --help for usage)\n")
     // An option no command has is told as before.
     stderr = ''
     expect(await run('run', '--no-such-flag')).toBe(2)
