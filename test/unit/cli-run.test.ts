@@ -60,6 +60,22 @@ function pretendTerminal(): void {
   }
 }
 
+describe('sandbox logs', () => {
+  it('says on stderr that the log holds no request, naming the data dir read, rather than printing nothing', async () => {
+    const dir = await tempDir()
+    expect(await run('logs', '--data-dir', dir)).toBe(0)
+    expect([stdout, stderr]).toEqual(['', `no request in the request log of ${dir} (sandbox serve --data-dir ${dir} logs each request it answers)\n`])
+    stderr = ''
+    expect(await run('logs', '--data-dir', dir, '--key', 'sk_sandbox_abcdefghijklmnop')).toBe(0)
+    expect([stdout, stderr]).toEqual(['', `no request of that key in the request log of ${dir}\n`])
+    // --json output stays empty, and --tail 0 asks for none.
+    stderr = ''
+    expect(await run('logs', '--data-dir', dir, '--json')).toBe(0)
+    expect(await run('logs', '--data-dir', dir, '--tail', '0')).toBe(0)
+    expect([stdout, stderr]).toEqual(['', ''])
+  })
+})
+
 describe('usage errors', () => {
   it('exit 2 for unknown commands, unknown flags and missing flag values', async () => {
     expect(await run('nope')).toBe(2)

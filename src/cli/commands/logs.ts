@@ -70,6 +70,15 @@ async function resolveKeyFilter(flags: LogsFlags): Promise<{ apiKey?: string; ma
   throw new CliError(`--key "${query}" is not a key: give the whole key, or its masked form as \`sandbox logs\` shows it (sk_sandbox_abcd…wxyz); a prefix works for keys in the keys file (${path})`)
 }
 
+/** What `sandbox logs` says on stderr when it found no request: which log it read, and how requests get there. */
+async function describeEmptyLog(kind: string, storage: string, dataDir: string, filter: { apiKey?: string; maskedKey?: string }): Promise<string> {
+  const { maskUrlPassword } = await import('../../text/url-password.js')
+  const where = kind === 'redis' ? maskUrlPassword(storage) : dataDir
+  if (filter.apiKey !== undefined || filter.maskedKey !== undefined) return escapeControls(`no request of that key in the request log of ${where}`)
+  const serve = kind === 'redis' ? `--storage ${where}` : `--data-dir ${where}`
+  return escapeControls(`no request in the request log of ${where} (sandbox serve ${serve} logs each request it answers)`)
+}
+
 async function runLogs(flags: LogsFlags): Promise<void> {
   const { createSandboxStorage } = await import('../../storage/create-storage.js')
   const { StorageError, toStorageError } = await import('../../storage/storage-error.js')
@@ -83,9 +92,11 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   const store = await createSandboxStorage({ kind, dataDir, url: storage, readOnly: true })
   const out = await import('../output.js')
   const follower = followRequestLog(store, { ...filter, tail: flags.tail })
+  let printed = 0
   const printNew = async () => {
     for await (const entries of follower.readBatches()) {
       if (entries.length === 0) continue
+      printed += entries.length
       process.stdout.write(`${entries.map((entry) => (flags.json ? formatJson(entry) : formatEntry(out, entry))).join('\n')}\n`)
     }
   }
@@ -101,6 +112,8 @@ async function runLogs(flags: LogsFlags): Promise<void> {
       // A redis connection would keep the process alive.
       await store.dispose()
     }
+    // Printing nothing left a first `sandbox logs` wondering whether it read the server's data dir.
+    if (printed === 0 && !flags.json && flags.tail !== 0) process.stderr.write(`${await describeEmptyLog(kind, storage, dataDir, filter)}\n`)
     return
   }
   // Ctrl+C is how --follow ends, as with `webhook listen`: a clean stop and exit 0.
