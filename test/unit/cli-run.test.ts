@@ -179,6 +179,18 @@ describe('usage errors', () => {
     expect(stderr).toBe("sandbox: unknown option '--no-such-flag'\n(run with --help for usage)\n")
   })
 
+  it('run --help gives --timeout\'s limit as the API commands do, and keys revoke|reset --help say KEY is asked for on a terminal', async () => {
+    const helpOf = async (...args: string[]) => {
+      stdout = ''
+      expect(await run(...args, '--help')).toBe(0)
+      return stdout.replace(/\s+/g, ' ')
+    }
+    const timeout = 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s, at most 1h)'
+    expect(await helpOf('webhook', 'trigger')).toContain(timeout)
+    expect(await helpOf('run')).toContain(timeout)
+    for (const command of ['revoke', 'reset']) expect(await helpOf('keys', command)).toContain('key the key, a unique prefix of it, or its masked form (asked for on a terminal)')
+  })
+
   it('exit 2 before serving anything for a bad --port, --rate-limit or --storage', async () => {
     for (const [flag, value, message] of [
       ['--port', '70000', 'invalid --port "70000"'],

@@ -132,7 +132,7 @@ export function registerRun(program: Command): void {
     .addOption(hintValues(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'), { repeatable: true, source: 'scenario-tags' }))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))
-    .addOption(new Option('--timeout <duration>', 'give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s)'))
+    .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s, at most ${formatDuration(MAX_WAIT_MS)})`))
     .addOption(new Option('--no-github-report', 'under GitHub Actions (GITHUB_ACTIONS=true), print no error annotations and write no job summary'))
   addReceiverOptions(command)
   addJsonOption(command, 'print one JSON report on stdout and nothing else (an error that stops the run: {"error": {"code", "message"}})')

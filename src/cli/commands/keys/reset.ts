@@ -73,7 +73,7 @@ async function checkCanDelete(store: Storage): Promise<void> {
 
 /** `sandbox keys reset KEY [--drop]`. */
 export function registerKeysReset(keys: Command): void {
-  const command = keys.command('reset').argument('[key]', 'the key, a unique prefix of it, or its masked form')
+  const command = keys.command('reset').argument('[key]', 'the key, a unique prefix of it, or its masked form (asked for on a terminal)')
     .description("give a key a fresh, empty sandbox state (or with --drop, none)")
     .addOption(new Option('--drop', 'delete the session; requests get 401 SANDBOX_SESSION_REQUIRED until reset again'))
   addStorageOptions(addKeysFileOption(command)).action((key: string | undefined, flags: ResetFlags) => runReset(key, flags))

@@ -15,6 +15,6 @@ async function runRevoke(key: string | undefined, flags: { keys?: string }): Pro
 
 /** `sandbox keys revoke KEY`. */
 export function registerKeysRevoke(keys: Command): void {
-  const command = keys.command('revoke').argument('[key]', 'the key, a unique prefix of it, or its masked form').description('revoke a registered key')
+  const command = keys.command('revoke').argument('[key]', 'the key, a unique prefix of it, or its masked form (asked for on a terminal)').description('revoke a registered key')
   addKeysFileOption(command).action((key: string | undefined, flags: { keys?: string }) => runRevoke(key, flags))
 }
