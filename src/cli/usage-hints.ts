@@ -93,8 +93,8 @@ export function reportUnknownOption(held: HeldUnknownOption, program: Command): 
     .filter((owner) => owner !== path)
   const list = owners.length === 1 ? owners[0] : `${owners.slice(0, -1).join(', ')} and ${owners.at(-1)}`
   try {
-    // `sandbox --port 0 serve`: the command's options go after its name.
-    const where = held.command.parent ? `not of ${path}` : 'given after the command\'s name'
+    // `sandbox --port 0 serve`, `sandbox keys --keys FILE list`: the command's options go after its name.
+    const where = held.command.commands.length === 0 ? `not of ${path}` : 'given after the command\'s name'
     return held.report(owners.length === 0 ? held.plain : `${held.plain}: an option of ${list}, ${where}`)
   } catch (error) {
     return error as CommanderError

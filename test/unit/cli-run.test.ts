@@ -169,6 +169,9 @@ describe('usage errors', () => {
     stderr = ''
     expect(await run('--port', '0', 'serve')).toBe(2)
     expect(stderr).toBe("sandbox: unknown option '--port': an option of sandbox serve and sandbox webhook listen, given after the command's name\n(run with --help for usage)\n")
+    stderr = ''
+    expect(await run('keys', '--keys', 'k.json', 'list')).toBe(2)
+    expect(stderr).toBe("sandbox: unknown option '--keys': an option of sandbox serve, sandbox logs, sandbox keys create, sandbox keys list, sandbox keys revoke and sandbox keys reset, given after the command's name\n(run with --help for usage)\n")
     // Written with = as well.
     stderr = ''
     expect(await run('run', '--port=0')).toBe(2)
