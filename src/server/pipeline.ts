@@ -5,6 +5,7 @@ import type { Principal } from './auth.js'
 import type { RateDecision } from './rate-limiter.js'
 import { createRequestId } from './ids.js'
 import { forgetHandledRequest, noteHandledRequest } from './timed-out-requests.js'
+import { takeConnectionTurn } from './connection-turns.js'
 import { runIdempotent } from './idempotency.js'
 import { logRequest, type KnownKey } from './log-request.js'
 import { renderError } from './render-error.js'
@@ -29,12 +30,22 @@ async function runRoute(event: H3Event, spec: RouteSpec, ctx: RouteContext): Pro
 /**
  * Runs one API request end to end: request id, authentication, rate limit, the route, the error
  * envelope, headers and the request log. Every answer, success or error, carries `request_id`
- * in the body and `x-request-id` as a header.
+ * in the body and `x-request-id` as a header. Requests pipelined on one connection run one
+ * after another, in the order they came.
  */
 export async function handleApiRequest(event: H3Event, spec: RouteSpec, services: SandboxServices): Promise<string> {
+  const socket = event.runtime?.node?.req?.socket
+  const release = await takeConnectionTurn(socket)
+  try {
+    return await answerApiRequest(event, spec, services, socket)
+  } finally {
+    release()
+  }
+}
+
+async function answerApiRequest(event: H3Event, spec: RouteSpec, services: SandboxServices, socket: object | undefined): Promise<string> {
   const started = performance.now()
   const requestId = createRequestId()
-  const socket = event.runtime?.node?.req?.socket
   noteHandledRequest(socket, requestId)
   const headers: Record<string, string> = { 'x-request-id': requestId }
   let principal: Principal | undefined
