@@ -15,15 +15,21 @@ export function wasDropped(request: object): boolean {
 }
 
 /**
- * Runs `route` as a fault decision says: late (`latency`), not at all (`status`, `drop_before`)
- * or as usual (`drop_after`, whose answer is cut by dropConnection once it is made).
+ * Runs `route` as a fault decision says: not at all (`status`, `drop_before`) or as usual
+ * (`drop_after`, whose answer is cut by dropConnection once it is made); `latency` delays the
+ * answer. A route that runs runs at once and its answer waits, as from a server slow to answer:
+ * a client that times out meanwhile and retries with the same Idempotency-Key gets the replay.
+ * Run after the wait, the retry executed and the first attempt became the replay nobody read.
  */
 export async function runFaulted(decision: FaultDecision, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
-  if (decision.latencyMs) await sleep(decision.latencyMs)
   const failure = decision.failure
-  if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers)
-  if (failure?.fault === 'drop_before') return { status: 0, body: {} }
-  return route()
+  try {
+    if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers)
+    if (failure?.fault === 'drop_before') return { status: 0, body: {} }
+    return await route()
+  } finally {
+    if (decision.latencyMs) await sleep(decision.latencyMs)
+  }
 }
 
 /** Whether the decision cuts the connection instead of answering. */

@@ -24,8 +24,9 @@ async function serveWithFaults(faults: FaultsConfig | undefined, options: Sandbo
     await sandbox.close()
   })
   const key = newKey('faults')
-  const send = (method: string, path: string, body?: unknown, idempotencyKey = randomUUID()) => fetch(`${listener.url}${path}`, {
+  const send = (method: string, path: string, body?: unknown, idempotencyKey = randomUUID(), signal?: AbortSignal) => fetch(`${listener.url}${path}`, {
     method,
+    signal,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': idempotencyKey }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
@@ -100,6 +101,20 @@ describe('fault injection (serve --faults)', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(290)
     expect(answer.status).toBe(200)
     expect(await activeLoans()).toHaveLength(1)
+  })
+
+  it('latency delays the answer of a request that has executed: a client that times out and retries at once with the same key gets the replay', async () => {
+    // The first attempt's answer is 3 s late; the client gives up after 100 ms and sends it again.
+    const { send, activeLoans, logged } = await serveWithFaults({ rules: [{ method: 'POST', path: '/api/sandbox/loans', fault: 'latency', ms: 3000, first_attempt: true }] })
+    const idem = randomUUID()
+    await expect(send('POST', '/api/sandbox/loans', LOAN, idem, AbortSignal.timeout(100))).rejects.toThrow()
+    const retry = await send('POST', '/api/sandbox/loans', LOAN, idem)
+    expect(retry.status).toBe(200)
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    expect(await retry.json()).toMatchObject({ idempotency_replayed: true })
+    expect(await activeLoans()).toHaveLength(1)
+    // The retry's line is there now; the first attempt's comes once its late answer is written.
+    expect(logged.filter((entry) => entry.method === 'POST').map((entry) => [entry.status, entry.fault])).toEqual([[200, undefined]])
   })
 
   it('never faults the OpenAPI document, nor a request no rule matches (another key\'s rule)', async () => {
