@@ -12,16 +12,17 @@ const KEY_REFUSED_CODES = new Set(['SANDBOX_API_KEY_INVALID', 'SANDBOX_API_KEY_R
 /**
  * A 409 for a draft or repayment operation the scenario did not open, on a key runs share: most
  * likely left by an earlier run that failed or was stopped, and every later run fails on it alike
- * until it is finished, so say which and how to get rid of it.
+ * until it is finished, so say which and how to get rid of it. Parallel CI jobs on one key meet
+ * each other's drafts the same way, which finishing would break: the note says runs must not overlap.
  */
 export function describeLeftover(answer: ClientAnswer, opened: { draft: boolean; operations: Set<string> }): string | undefined {
   const details = (answer.body?.details ?? {}) as Record<string, unknown>
   const fix = '`sandbox keys reset KEY` (a registered key) or a fresh key starts clean'
   if (details.reason === 'DRAFT_ALREADY_OPEN' && !opened.draft) {
-    return `the key already had a draft open (application ${String(details.application_id)}, ${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or ${fix}`
+    return `the key already had a draft open (application ${String(details.application_id)}, ${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped (or a run on this key going on now: runs sharing a key must not overlap): finish it (the shipped scenarios do, in their "leftover draft" steps), or ${fix}`
   }
   if (details.reason === 'OPERATION_IN_PROGRESS' && !opened.operations.has(String(details.operation_id))) {
-    return `the loan already had repayment operation ${String(details.operation_id)} open (${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or ${fix}`
+    return `the loan already had repayment operation ${String(details.operation_id)} open (${String(details.current_status)}; next: ${String(details.expected_action)}), most likely left by an earlier run on this shared key that failed or was stopped (or a run on this key going on now: runs sharing a key must not overlap): finish it with the repayment flow, or ${fix}`
   }
   return undefined
 }

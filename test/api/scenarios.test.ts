@@ -275,8 +275,8 @@ describe('sandbox run scenarios', () => {
       { request: { method: 'POST', path: `/api/sandbox/loans/${loan}/action`, body: { action: 'repay_interest', amount: 1 } } },
     ])
     const report = await runScenarios([own, repay], { baseUrl: listener.url, apiKey: api.key })
-    expect(report.scenarios[0]!.steps[0]!.note).toBe(`the key already had a draft open (application ${left}, awaiting_collateral; next: confirm_btc), most likely left by an earlier run on this shared key that failed or was stopped: finish it (the shipped scenarios do, in their "leftover draft" steps), or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
-    expect(report.scenarios[1]!.steps[0]!.note).toBe(`the loan already had repayment operation ${op} open (awaiting_payment; next: confirm_usdt), most likely left by an earlier run on this shared key that failed or was stopped: finish it with the repayment flow, or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
+    expect(report.scenarios[0]!.steps[0]!.note).toBe(`the key already had a draft open (application ${left}, awaiting_collateral; next: confirm_btc), most likely left by an earlier run on this shared key that failed or was stopped (or a run on this key going on now: runs sharing a key must not overlap): finish it (the shipped scenarios do, in their "leftover draft" steps), or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
+    expect(report.scenarios[1]!.steps[0]!.note).toBe(`the loan already had repayment operation ${op} open (awaiting_payment; next: confirm_usdt), most likely left by an earlier run on this shared key that failed or was stopped (or a run on this key going on now: runs sharing a key must not overlap): finish it with the repayment flow, or \`sandbox keys reset KEY\` (a registered key) or a fresh key starts clean`)
     // A scenario's own draft answered 409 is its own doing: no leftover to name.
     const twice = scenario('twice', [own.steps[0]!, own.steps[0]!])
     const fresh = await runScenarios([twice], { baseUrl: listener.url, apiKey: newKey('own_draft') })
