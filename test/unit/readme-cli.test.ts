@@ -88,7 +88,7 @@ describe('the README', () => {
         const [, , env = '', fallback = ''] = row.split('|').map((cell) => cell.trim())
         const helpEnv = /\(env (SANDBOX_[A-Z_]+)/.exec(option.description)?.[1]
         if ((helpEnv ?? '') !== env.replace(/`/g, '')) wrong.push(`${name} ${option.long}: env ${helpEnv} in --help, ${env || 'none'} in the README`)
-        const helpDefault = /[(,;] ?default:? ([^)]+)\)/.exec(option.description)?.[1]
+        const helpDefault = /[(,;] ?default:? ([^),;]+)[),;]/.exec(option.description)?.[1]
         if (helpDefault && !fallback.replace(/`/g, '').startsWith(helpDefault)) wrong.push(`${name} ${option.long}: default ${helpDefault} in --help, ${fallback} in the README`)
       }
     }
