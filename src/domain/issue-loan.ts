@@ -41,6 +41,8 @@ export function issueLoan(book: LoanBook, issue: LoanIssue, ctx: DomainContext, 
     ltv: terms.ltv,
     interestDue: terms.interestDue,
     interestRatePercent: terms.interestRatePercent,
+    // A draft quoted before the period was recorded was quoted on the config of then; today's is the best left.
+    interestPaymentMonths: terms.interestPaymentMonths ?? ctx.config.terms.interest_payment_months,
     originationFee: terms.originationFee,
     ...(issue.application_id !== undefined && { application_id: issue.application_id }),
     ...pickPartnerFields(issue),

@@ -26,7 +26,7 @@ export function recordChange(loan: Loan, ctx: DomainContext, entry: Omit<LoanHis
  */
 export function payInterest(loan: Loan, amount: number, ctx: DomainContext, rollOver: boolean, operationId?: string): Loan {
   const left = roundUsd(loan.interestDue - amount)
-  const interestDue = left > 0 ? left : rollOver ? computePeriodInterest(loan.debt, loan.interestRatePercent, ctx.config) : 0
+  const interestDue = left > 0 ? left : rollOver ? computePeriodInterest(loan.debt, loan.interestRatePercent, loan.interestPaymentMonths ?? ctx.config.terms.interest_payment_months) : 0
   return recordChange({ ...loan, interestDue }, ctx, { type: 'interest_paid', amount, asset: 'USDT' }, operationId)
 }
 

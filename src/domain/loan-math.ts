@@ -89,11 +89,12 @@ export function computeOriginationFee(loanAmount: number, config: SandboxConfig)
 }
 
 /**
- * Interest due for one payment period on `debt`, at `ratePercent` a year: the loan's own rate,
- * fixed when it was issued (a restart with another `borrow_rates.fixed` applies to new loans).
+ * Interest due for one payment period on `debt`, at `ratePercent` a year over `months`: the
+ * loan's own rate and period, fixed when it was issued (a restart with another
+ * `borrow_rates.fixed` or `terms.interest_payment_months` applies to new loans).
  */
-export function computePeriodInterest(debt: number, ratePercent: number, config: SandboxConfig): number {
-  return roundUsd(((debt * ratePercent) / 100 / 12) * config.terms.interest_payment_months)
+export function computePeriodInterest(debt: number, ratePercent: number, months: number): number {
+  return roundUsd(((debt * ratePercent) / 100 / 12) * months)
 }
 
 /** Calculates the terms of a new loan (the calculator a partner shows before issuance). */
@@ -104,8 +105,9 @@ export function computeLoanTerms(collateralBtc: number, loanAmount: number, conf
     ltv: computeLtv(loanAmount, collateralBtc, config),
     originationFee,
     payoutAmount: roundUsd(loanAmount - originationFee),
-    interestDue: computePeriodInterest(loanAmount, config.borrow_rates.fixed, config),
+    interestDue: computePeriodInterest(loanAmount, config.borrow_rates.fixed, config.terms.interest_payment_months),
     interestRatePercent: config.borrow_rates.fixed,
+    interestPaymentMonths: config.terms.interest_payment_months,
   }
 }
 

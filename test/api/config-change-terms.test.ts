@@ -47,6 +47,28 @@ describe('a restart with another config', () => {
     }
   })
 
+  it('keeps an issued loan\'s interest period: a restart with other terms.interest_payment_months charges its next period as before', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-terms-'))
+    dirs.push(dataDir)
+    const key = newKey()
+    const first = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
+    const created = await send(first, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
+    const loan = created.body.activeLoans[0]
+    // 10,000 at 12 % a year for a one-month period: 100.
+    expect(loan).toMatchObject({ interestRatePercent: 12, interestPaymentMonths: 1, interestDue: 100 })
+    const second = await restartWith(first, dataDir, { terms: { interest_payment_months: 3, principal_payment_months: 12 } })
+    try {
+      const paid = await send(second, key, 'POST', `/api/sandbox/loans/${loan.id}/action`, { action: 'repay_interest', amount: 100 })
+      expect(paid.status).toBe(200)
+      expect(paid.body.activeLoans[0]).toMatchObject({ id: loan.id, interestPaymentMonths: 1, interestDue: 100 })
+      // A new loan takes the new period: 10,000 × 12 % / 12 × 3.
+      const next = await send(second, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
+      expect(next.body.activeLoans.at(-1)).toMatchObject({ interestPaymentMonths: 3, interestDue: 300 })
+    } finally {
+      await second.close()
+    }
+  })
+
   it('issues a draft on the terms its calculation quoted, at today\'s LTV', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-terms-'))
     dirs.push(dataDir)

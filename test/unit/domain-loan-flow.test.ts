@@ -15,7 +15,7 @@ describe('loan flow: happy path', () => {
     const result = flowStep(book, { action: 'start_collateral_transfer', ...STANDARD_LOAN, external_client_id: 'client-7' }, ctx)
     const app = result.book.applications[0]!
     expect(app).toMatchObject({ id: 'app_1', status: 'awaiting_collateral', collateral_btc: 0.5, loan_amount: 20000, loan_currency: 'USDT', external_client_id: 'client-7' })
-    expect(app.calculation).toEqual({ collateralValueUsd: 47500, ltv: 42.11, originationFee: 200, payoutAmount: 19800, interestDue: 200, interestRatePercent: 12 })
+    expect(app.calculation).toEqual({ collateralValueUsd: 47500, ltv: 42.11, originationFee: 200, payoutAmount: 19800, interestDue: 200, interestRatePercent: 12, interestPaymentMonths: 1 })
     expect(app.wallets.collateralDeposit).toMatchObject({ asset: 'BTC', chainCode: 'sandbox', address: deriveSandboxAddress('key_test', 'BTC', 'app_1', 'collateralDeposit'), requiredConfirmations: 2 })
     expect(app.wallets.loanPayout).toMatchObject({ asset: 'USDT', requiredConfirmations: 6 })
     expect(app.wallets.collateralReturn.address).not.toBe(app.wallets.collateralDeposit.address)
@@ -55,6 +55,7 @@ describe('loan flow: happy path', () => {
       ltv: 42.11,
       interestDue: 200,
       interestRatePercent: 12,
+      interestPaymentMonths: 1,
       originationFee: 200,
       application_id: 'app_1',
       client_reference: 'ref-1',

@@ -13,13 +13,14 @@ describe('loan math', () => {
       payoutAmount: 19800,
       interestDue: 200,
       interestRatePercent: 12,
+      interestPaymentMonths: 1,
     })
   })
 
   it('scales interest with the period length and LTV with the debt', () => {
     const quarterly = { ...config, terms: { ...config.terms, interest_payment_months: 3 } }
-    expect(computePeriodInterest(15000, 12, config)).toBe(150)
-    expect(computePeriodInterest(15000, 12, quarterly)).toBe(450)
+    expect(computePeriodInterest(15000, 12, config.terms.interest_payment_months)).toBe(150)
+    expect(computePeriodInterest(15000, 12, quarterly.terms.interest_payment_months)).toBe(450)
     expect(computeLtv(15000, 0.5, config)).toBe(31.58)
     expect(computeLtv(0, 0, config)).toBe(0)
   })

@@ -27,6 +27,7 @@ export const loanTermsSchema = z
     payoutAmount: z.number().describe('USDT the wallet receives: loan amount minus the origination fee.'),
     interestDue: z.number().describe('Interest of the first payment period.'),
     interestRatePercent: z.number(),
+    interestPaymentMonths: z.number().int().optional().describe('Months per interest period (terms.interest_payment_months when quoted).'),
   })
   .meta({ id: 'LoanTerms', description: 'Loan parameters calculated at start_collateral_transfer.' })
 
@@ -66,6 +67,11 @@ export const loanSchema = z
     ltv: z.number().describe('debt / (collateral × btc_usd) × 100, 2 decimals.'),
     interestDue: z.number(),
     interestRatePercent: z.number(),
+    interestPaymentMonths: z
+      .number()
+      .int()
+      .optional()
+      .describe('Months per interest period, fixed at issue like the rate; absent on loans stored before it was recorded (the config\'s then applies).'),
     originationFee: z.number(),
     application_id: z.string().optional(),
     external_client_id: z.string().optional(),

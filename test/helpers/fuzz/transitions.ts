@@ -52,6 +52,8 @@ export function checkTransition(path: string, body: any, before: any, after: any
     const fee = quote ? cents(quote.originationFee) : feeCents(amount, config)
     const interest = quote ? cents(quote.interestDue) : interestCents(amount, config)
     const rate = quote ? quote.interestRatePercent : config.fixedPercent
+    const months = quote ? quote.interestPaymentMonths : config.interestMonths
+    if (loan.interestPaymentMonths !== months) problems.push(`new loan ${loan.id}: interestPaymentMonths ${loan.interestPaymentMonths}, expected ${months}`)
     if (cents(loan.originationFee) !== fee) problems.push(`new loan ${loan.id}: fee ${loan.originationFee}, expected ${fee / 100}`)
     if (cents(loan.interestDue) !== interest) problems.push(`new loan ${loan.id}: interestDue ${loan.interestDue}, expected ${interest / 100}`)
     if (loan.interestRatePercent !== rate) problems.push(`new loan ${loan.id}: interestRatePercent ${loan.interestRatePercent}, expected ${rate}`)
@@ -94,6 +96,7 @@ function checkQuote(draft: any, config: FullModelConfig, problems: string[]): vo
   for (const [field, value] of Object.entries(want)) {
     if (cents(quote[field]) !== value) problems.push(`draft ${draft.id}: calculation.${field} ${quote[field]}, expected ${value / 100}`)
   }
+  if (quote.interestPaymentMonths !== config.interestMonths) problems.push(`draft ${draft.id}: calculation.interestPaymentMonths ${quote.interestPaymentMonths}, expected ${config.interestMonths}`)
   if (quote.interestRatePercent !== config.fixedPercent) problems.push(`draft ${draft.id}: calculation.interestRatePercent ${quote.interestRatePercent}, expected ${config.fixedPercent}`)
   if (aboveMaxLtv(amount, sats(draft.collateral_btc), config)) problems.push(`draft ${draft.id} accepted above max LTV`)
 }
@@ -108,8 +111,9 @@ function checkDirectAction(body: any, old: any, now: any, dUsdt: number, dBtc: n
   switch (body.action) {
     case 'repay_interest': {
       const left = cents(old.interestDue) - usd
-      // The next period at the loan's own rate, which a restart with another config leaves as it was.
-      expect('interestDue cents', cents(now.interestDue), left > 0 ? left : interestCents(cents(old.debt), { ...config, fixedPercent: old.interestRatePercent }))
+      // The next period at the loan's own rate and period, which a restart with another config leaves as they were.
+      const own = { ...config, fixedPercent: old.interestRatePercent, interestMonths: old.interestPaymentMonths }
+      expect('interestDue cents', cents(now.interestDue), left > 0 ? left : interestCents(cents(old.debt), own))
       expect('USDT moved', dUsdt, -usd)
       break
     }
