@@ -79,12 +79,16 @@ describe('a restart with another config', () => {
     await send(first, key, 'POST', '/api/sandbox/loans/flow', { action: 'confirm_btc', tx_hash: 'tx-1', confirmations: 6 })
     await send(first, key, 'POST', '/api/sandbox/loans/flow', { action: 'run_kyt' })
     const walletBefore = (await send(first, key, 'GET', '/api/sandbox/state')).body.loans.wallet.USDT
-    const second = await restartWith(first, dataDir, { rates: { btc_usd: 50_000 }, fees: { loan_origination_percent: 3 }, borrow_rates: { fixed: 24 } })
+    const second = await restartWith(first, dataDir, { rates: { btc_usd: 50_000 }, fees: { loan_origination_percent: 3 }, borrow_rates: { fixed: 24 }, terms: { interest_payment_months: 3, principal_payment_months: 12 } })
     try {
       const payout = await send(second, key, 'POST', '/api/sandbox/loans/flow', { action: 'complete_payout' })
       expect(payout.status).toBe(200)
-      // The fee, payout and rate quoted stand; the LTV is at the new price (20,000 / 25,000).
-      expect(payout.body.activeLoans.at(-1)).toMatchObject({ debt: 20_000, originationFee: 200, interestDue: 200, interestRatePercent: 12, ltv: 80 })
+      // The fee, payout, rate and period quoted stand; the LTV is at the new price (20,000 / 25,000).
+      const issued = payout.body.activeLoans.at(-1)
+      expect(issued).toMatchObject({ debt: 20_000, originationFee: 200, interestDue: 200, interestRatePercent: 12, interestPaymentMonths: 1, ltv: 80 })
+      // Its next period too: 20,000 at 12 % for one month.
+      const paid = await send(second, key, 'POST', `/api/sandbox/loans/${issued.id}/action`, { action: 'repay_interest', amount: 200 })
+      expect(paid.body.activeLoans.at(-1)).toMatchObject({ interestDue: 200 })
       expect(payout.body.wallet.USDT).toBe(walletBefore + 19_800)
     } finally {
       await second.close()
