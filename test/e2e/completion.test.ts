@@ -93,6 +93,20 @@ describe('sandbox completion bash, in a real bash', () => {
     expect(await complete('webhook', 'trigger', '--wait', '')).toEqual([])
   })
 
+  it('goes on completing a path once a space in it is typed escaped or in quotes', async () => {
+    const cwd = await tempDir()
+    await mkdir(join(cwd, 'my scenarios'))
+    await writeFile(join(cwd, 'my scenarios/loan one.json'), '{}')
+    const at = (...words: string[]) => completeBash(script, ['sandbox', ...words], cwd)
+    // What bash inserted for `sandbox run my<TAB>` is `my\ scenarios/`: the next TAB reads that word as typed.
+    expect(await at('run', 'my\\ sc')).toEqual(['my scenarios'])
+    expect(await at('run', 'my\\ scenarios/')).toEqual(['my scenarios/loan one.json'])
+    expect(await at('run', '--dir', '"my sc')).toEqual(['my scenarios'])
+    expect(await at('serve', '--faults', "'my scenarios/lo")).toEqual(['my scenarios/loan one.json'])
+    // --faults=my\ scenarios/lo, which bash splits at the =.
+    expect(await at('serve', '--faults', '=', 'my\\ scenarios/lo')).toEqual(['my scenarios/loan one.json'])
+  })
+
   it('offers a value with shell metacharacters quoted, and runs none of it', async () => {
     const cwd = await tempDir()
     const candidates = await completeBash(small, ['sandbox', 'group', 'sub', '--kind', 'it'], cwd)

@@ -102,11 +102,36 @@ __sandbox_list() {
   return 0
 }
 
-# Files and directories (-f) or directories (-d) that start with "$2".
+# The word "$1" as the shell will read it (my\\ dir/, "my dir/ or 'my dir/ is my dir/) in
+# __sandbox_u. Read here, not by eval, which would run a $(...) typed in the word.
+__sandbox_unquote() {
+  local in=$1 c quote= i
+  __sandbox_u=
+  for ((i = 0; i < \${#in}; i++)); do
+    c=\${in:i:1}
+    if [[ -z $quote ]]; then
+      case $c in
+        \\\\) ((i++)); __sandbox_u+=\${in:i:1} ;;
+        \\'|\\") quote=$c ;;
+        *) __sandbox_u+=$c ;;
+      esac
+    elif [[ $c == "$quote" ]]; then
+      quote=
+    elif [[ $quote == '"' && $c == \\\\ && \${in:i+1:1} == [\\"\\\\\\$\\\`] ]]; then
+      ((i++)); __sandbox_u+=\${in:i:1}
+    else
+      __sandbox_u+=$c
+    fi
+  done
+}
+
+# Files and directories (-f) or directories (-d) that start with the word "$2" (as typed: quoted
+# or escaped); bash quotes what it inserts (-o filenames).
 __sandbox_paths() {
-  local line
+  local line __sandbox_u
+  __sandbox_unquote "$2"
   compopt -o filenames 2>/dev/null
-  while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen "$1" -- "$2")
+  while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen "$1" -- "$__sandbox_u")
   return 0
 }
 
