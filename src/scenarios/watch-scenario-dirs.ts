@@ -89,7 +89,8 @@ export function watchScenarioDirs(options: ScenarioDirsOptions): { close(): void
         return []
       }
     }
-    const knownNames = () => [...known].filter((file) => dirname(file) === target.dir).map((file) => basename(file))
+    // Compared resolved: `--dir sc/` (as TAB completes it) names its files sc/a.json, whose dirname is sc.
+    const knownNames = () => [...known].filter((file) => resolve(dirname(file)) === path).map((file) => basename(file))
     const touch = (names: string[]) => onFiles(names.filter(counts).map((name) => join(target.dir, asGiven(name))))
     const start = () => {
       const inode = inodeOf(path)

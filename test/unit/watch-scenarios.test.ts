@@ -88,6 +88,30 @@ describe('watchScenarios', () => {
     expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'a.json'), change: 'removed' }])
   })
 
+  it('tells a file that is gone as removed when the directory was given with a trailing slash (--dir sc/, as TAB completes it)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const dir = await tempDir()
+    await writeFile(join(dir, 'a.json'), '{}')
+    const fake = fakeWatcher()
+    const record = recordRounds()
+    let idle = record.idle()
+    open.push(watchScenarios({ dirs: [`${dir}/`], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+    await idle
+    await rm(join(dir, 'a.json'))
+    idle = record.idle()
+    fake.emit(dir, null)
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'a.json'), change: 'removed' }])
+    // Back: added, not changed, as it was known to be gone.
+    await writeFile(join(dir, 'a.json'), '{}')
+    idle = record.idle()
+    fake.emit(dir, 'a.json')
+    await settle()
+    await idle
+    expect(record.rounds.at(-1)!.changes).toEqual([{ file: join(dir, 'a.json'), change: 'added' }])
+  })
+
   it('runs a file that is written without a pause (every 100 ms) within WATCH_MAX_WAIT_MS, not only once it stops', async () => {
     const { dir, fake, record } = await watchDirOfOneFile()
     // Each write comes before the debounce ends, for twice the longest wait.
