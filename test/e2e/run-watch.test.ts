@@ -179,6 +179,20 @@ describe('sandbox run --watch', () => {
     await expect(fetch(`${watch.url}/api/sandbox/openapi.json`)).rejects.toThrow()
   }, 60_000)
 
+  it('refuses an id or a tag the shipped scenarios do not have (no save can fix it) with exit 2, as run does', async () => {
+    const id = await runCli(['run', '--watch', 'repay-ful'])
+    expect(id.code).toBe(2)
+    expect(id.stderr).toContain('unknown scenario repay-ful (did you mean repay-full?)')
+    expect(id.stdout).not.toContain('watching')
+    const tag = await runCli(['run', '--watch', '--tag', 'smok'])
+    expect(tag.code).toBe(2)
+    expect(tag.stderr).toContain('no scenario has the tag smok (did you mean smoke?)')
+    // A scenario file named beside an id may still be written: only the id is checked up front.
+    const withFile = await runCli(['run', '--watch', 'repay-ful', join(await tempDir(), 'new.json')])
+    expect(withFile.code).toBe(2)
+    expect(withFile.stderr).toContain('unknown scenario repay-ful')
+  }, 60_000)
+
   it('refuses flags that end with a document, and GitHub Actions, with exit 2', async () => {
     const json = await runCli(['run', '--watch', '--json'])
     expect(json.code).toBe(2)

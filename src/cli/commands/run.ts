@@ -46,7 +46,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
       return
     }
     scenarios = chosen
-  }
+  } else await checkShippedChoice(args, flags)
   // Before the prompt: a bad flag is told at once, not after the scenarios are picked.
   // The checks `webhook trigger` and its kin make too: an http(s) URL without a password, a sendable sk_sandbox_ key.
   const { readApiKey, readBaseUrl } = await import('../api-target.js')
@@ -81,6 +81,22 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
     },
     run: (chosen, server, say, signal) => runChosen(chosen, { ...setup, server, signal }, say),
   })
+}
+
+/**
+ * `run --watch` on the shipped scenarios (no --dir): its ids and tags are checked once, before
+ * anything starts, as `run` checks them. No save can fix a typo there, and the watch would wait
+ * on the package's own directory for ever. Scenario files named may still be written: not read here.
+ */
+async function checkShippedChoice(args: string[], flags: RunFlags): Promise<void> {
+  if (flags.dir !== undefined) return
+  const { isScenarioFilePath } = await import('../../scenarios/load-scenarios.js')
+  const ids = args.filter((arg) => !isScenarioFilePath(arg))
+  const withFiles = ids.length < args.length
+  if (withFiles && ids.length === 0) return
+  // Beside a file, a tag may choose that file's scenario once it is written: only the ids count.
+  const { all, chosen } = await loadChosenScenarios(ids, undefined, withFiles ? [] : flags.tag)
+  if (chosen.length === 0) throw new CliError(noScenarioMessage(flags, all))
 }
 
 /** Under GitHub Actions, the problems of scenario files that did not load, at their lines in the pull request. */
