@@ -143,7 +143,7 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
         first = false
         report(error)
       },
-      onIdle: () => write(out.chalk.dim(`\nwatching ${targets} for changes; ${keys ? 'Enter runs again, q quits' : 'Ctrl+C quits'}`)),
+      onIdle: () => write(out.chalk.dim(`\nwatching ${targets} for changes; ${keys ? 'Enter runs again, q then Enter quits' : 'Ctrl+C quits'}`)),
     })
     if (keys) stopKeys = listenForWatchKeys(process.stdin, { rerun: () => watch?.rerun(), quit: () => quit('q') })
     const how = await Promise.race([quitting, watch.done.then(() => 'closed')])
