@@ -78,6 +78,8 @@ describe('the renderers, for a small fixed tree', () => {
     expect(script).toContain(`    'group sub|--file') __sandbox_paths -f "$2" ;;`)
     expect(script).toContain(`    'group sub|--free') __sandbox_n=1 ;;`)
     expect(script).not.toContain(`'group sub|--free') __sandbox_words`)
+    // No negative subscript (words[-1]): bash before 4.3, macOS's /bin/bash 3.2 among them, refuses one.
+    expect(script).not.toMatch(/\w\[-\d+\]/)
   })
 
   it('zsh: #compdef, a function per command on _arguments, values in functions, descriptions escaped', () => {

@@ -138,12 +138,13 @@ __sandbox_paths() {
 _sandbox() {
   local -a words=()
   local i word split=0 __sandbox_w __sandbox_n __sandbox_k
-  # bash splits --storage=fs at = (COMP_WORDBREAKS): join the pieces again.
+  # bash splits --storage=fs at = (COMP_WORDBREAKS): join the pieces again. The last word by its
+  # index: bash before 4.3 (macOS's /bin/bash is 3.2) refuses a negative subscript.
   for ((i = 0; i <= COMP_CWORD; i++)); do
     word=\${COMP_WORDS[i]}
-    if ((\${#words[@]} > 1)) && [[ $word == = && \${words[-1]} == --* && \${words[-1]} != *=* ]]; then
-      words[-1]+==
-      if ((i < COMP_CWORD)); then ((i++)); words[-1]+=\${COMP_WORDS[i]}; fi
+    if ((\${#words[@]} > 1)) && [[ $word == = && \${words[\${#words[@]}-1]} == --* && \${words[\${#words[@]}-1]} != *=* ]]; then
+      words[\${#words[@]}-1]+==
+      if ((i < COMP_CWORD)); then ((i++)); words[\${#words[@]}-1]+=\${COMP_WORDS[i]}; fi
       ((i == COMP_CWORD)) && split=1
     else
       words+=("$word")
