@@ -34,6 +34,17 @@ export function describeUnknownOption(command: Command, message: string): string
   return `error: unknown option '${flag}': give the ${argument} as an argument, with no option before it (${describeCommandPath(command)} ${command.usage()})`
 }
 
+/**
+ * `--tag a --tag b` for VALUE given to the repeatable option FLAG as a comma list (`a,b`) whose
+ * every item IS_KNOWN: `webhook register --events` takes such a list, and the habit carries over.
+ * Undefined for anything else.
+ */
+export function suggestRepeatedFlag(flag: string, value: string, isKnown: (item: string) => boolean): string | undefined {
+  const items = value.split(',').map((item) => item.trim())
+  if (items.length < 2 || !items.every(isKnown)) return undefined
+  return items.map((item) => `${flag} ${item}`).join(' ')
+}
+
 /** The options an argument of this shape is most often meant for, in the order they are offered. */
 const OPTIONS_BY_SHAPE: Array<{ fits: (text: string) => boolean; flags: string[] }> = [
   { fits: (text) => /^\d+$/.test(text), flags: ['--port', '--tail'] },

@@ -9,6 +9,7 @@ import { addJsonOption, addReceiverOptions, resolveReceiverFlags } from '../opti
 import { pickScenarios } from '../pick-scenarios.js'
 import { hintValues } from '../completion/value-hints.js'
 import { runChosen } from '../run-chosen.js'
+import { suggestRepeatedFlag } from '../usage-hints.js'
 import type { RunFlags, RunSetup } from '../run-setup.js'
 import type { ScenarioFileError } from '../../scenarios/load-scenarios.js'
 import type { Scenario } from '../../scenarios/scenario-schema.js'
@@ -114,8 +115,10 @@ function noScenarioMessage(flags: RunFlags, all: Scenario[]): string {
   if (flags.tag.length === 0) return 'no scenarios to run'
   const known = [...new Set(all.flatMap((scenario) => scenario.tags))].sort()
   // `--tag smoke,webhooks`: --tag is repeated, not a comma list as `webhook register --events` is.
-  const listed = flags.tag.find((tag) => tag.includes(',') && tag.split(',').every((part) => known.includes(part.trim())))
-  if (listed !== undefined) return `no scenario has the tag ${listed}: give one tag per --tag: ${listed.split(',').map((part) => `--tag ${part.trim()}`).join(' ')}`
+  for (const tag of flags.tag) {
+    const repeated = suggestRepeatedFlag('--tag', tag, (item) => known.includes(item))
+    if (repeated !== undefined) return `no scenario has the tag ${tag}: give one tag per --tag: ${repeated}`
+  }
   if (flags.tag.some((tag) => known.includes(tag))) return `none of the scenarios named has the tag ${flags.tag.join(' or ')}`
   const tags = flags.tag.map((tag) => `${tag}${suggestClosest(tag, known)}`).join(' or ')
   return `no scenario has the tag ${tags}${known.length > 0 ? `; tags: ${known.join(', ')}` : ''}`

@@ -4,6 +4,7 @@ import type { DeliveryEntry } from '../../../webhook-tools/wait-for-deliveries.j
 import { printErrorsAsJson, printJsonDocument, printJsonLinesInstead } from '../../cli-error.js'
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
 import { hintValues } from '../../completion/value-hints.js'
+import { suggestRepeatedFlag } from '../../usage-hints.js'
 
 const STATUSES = ['pending', 'delivered', 'retrying', 'failed'] as const
 
@@ -88,9 +89,8 @@ export function registerWebhookDeliveries(group: Command): void {
     .description('show the key\'s webhook endpoint and its 50 newest deliveries (GET /api/sandbox/webhooks)')
     .addOption(hintValues(new Option('--status <status>', `only deliveries in this state (repeatable): ${STATUSES.join(', ')}`).argParser((value: string, previous: string[]) => {
       const isStatus = (word: string) => (STATUSES as readonly string[]).includes(word)
-      // `register --events` takes a comma list: `--status failed,retrying` is the same habit.
-      const parts = value.split(',').map((part) => part.trim())
-      if (parts.length > 1 && parts.every(isStatus)) throw new InvalidArgumentError(`one state per --status: ${parts.map((part) => `--status ${part}`).join(' ')}`)
+      const repeated = suggestRepeatedFlag('--status', value, isStatus)
+      if (repeated !== undefined) throw new InvalidArgumentError(`one state per --status: ${repeated}`)
       if (!isStatus(value)) throw new InvalidArgumentError(`one of ${STATUSES.join(', ')}`)
       return [...previous, value]
     }).default([], 'any'), { words: STATUSES, repeatable: true }))
