@@ -1,13 +1,12 @@
 import { ISO_TIME } from '../text/iso-time.js'
 
-// An ISO 8601 date (`2027-01-31`, midnight UTC) or date-time with a zone (`2027-01-31T09:00:00Z`,
-// `2027-01-31T10:00+01:00`). A date-time without one is refused rather than read in the machine's
-// zone: the keys file is often made on a laptop and used in CI, where the zone differs.
-
 /**
- * Reads a `--expires-at` value as an instant, as ISO text in UTC. Throws an Error whose message
- * says what to write instead: for a form other than the above, a day the calendar does not have
- * (`2027-02-30`, which `Date.parse` turns into 2 March) or a date-time without its zone.
+ * Reads a `--expires-at` value as an instant, as ISO text in UTC: an ISO 8601 date
+ * (`2027-01-31`, midnight UTC) or date-time with a zone (`2027-01-31T09:00:00Z`,
+ * `2027-01-31T10:00+01:00`). Throws an Error whose message says what to write instead: for
+ * another form, a day the calendar does not have (`2027-02-30`, which `Date.parse` turns into
+ * 2 March) or a date-time without its zone, refused rather than read in the machine's zone: the
+ * keys file is often made on a laptop and used in CI, where the zone differs.
  */
 export function parseExpiryTime(text: string): string {
   const example = 'e.g. 2027-01-31T00:00:00Z, 2027-01-31T10:00:00+01:00 or 2027-01-31 (midnight UTC)'
