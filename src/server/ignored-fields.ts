@@ -19,8 +19,8 @@ export function announceIgnoredFields(fields: string[]): Pick<RouteAnswer, 'head
   const first = fields.slice(0, MAX_NAMED)
   const more = fields.length > MAX_NAMED ? [`+${fields.length - MAX_NAMED} more`] : []
   // An empty name (`{"": 1}`) would leave the header empty, or an empty item between commas.
-  const encoded = first.map((field) => (field === '' ? EMPTY_NAME : encodeURIComponent(shortenName(field))))
   const named = first.map((field) => (field === '' ? EMPTY_NAME : shortenName(field)))
+  const encoded = named.map((name, index) => (first[index] === '' ? EMPTY_NAME : encodeURIComponent(name)))
   return { headers: { [IGNORED_FIELDS_HEADER]: [...encoded, ...more].join(', ') }, ignoredFields: [...named, ...more] }
 }
 
