@@ -27,7 +27,7 @@ function findArgumentNamed(command: Command, flag: string): string | undefined {
  * Commander's unknown-option MESSAGE (`error: unknown option '--key' (did you mean --keys?)`) for
  * COMMAND: when the option names one of its arguments, what to type instead of the suggestion.
  */
-export function describeUnknownOption(command: Command, message: string): string {
+function describeUnknownOption(command: Command, message: string): string {
   const flag = message.match(/unknown option '([^']+)'/)?.[1]
   const argument = flag === undefined ? undefined : findArgumentNamed(command, flag)
   if (argument === undefined) return message
@@ -62,7 +62,7 @@ export function hintExcessArgument(command: Command, hint: (extra: string) => st
 }
 
 /** "too many arguments for 'serve': "4010" (did you mean --port 4010?)": the arguments too many, and what they likely meant. */
-export function describeExcessArguments(command: Command): string {
+function describeExcessArguments(command: Command): string {
   const extra = command.args.slice(command.registeredArguments.length)
   const head = `error: too many arguments for '${command.name()}': ${extra.map((arg) => JSON.stringify(arg)).join(' ')}`
   const usage = `${describeCommandPath(command)} ${command.usage()}`
