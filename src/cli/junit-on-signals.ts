@@ -29,13 +29,12 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const
  */
 export function writeJunitOnSignals(run: PartialRun, inner: ProgressHooks): { hooks: Required<ProgressHooks>; dispose(): void } {
   const started = Date.now()
-  const startedAt = new Date(started).toISOString()
   const ended: ScenarioReport[] = []
   let current: { scenario: Scenario; steps: StepReport[]; started: number } | undefined
   const onSignal = (signal: NodeJS.Signals) => {
     dispose()
     try {
-      writeFileSync(run.file, run.formatJunitReport(buildInterruptedReport(run, ended, current, signal, started, startedAt)))
+      writeFileSync(run.file, run.formatJunitReport(buildInterruptedReport(run, ended, current, signal, started)))
       process.stderr.write(`sandbox: stopped by ${signal}: the JUnit report in ${run.file} holds the ${ended.length} scenario${ended.length === 1 ? '' : 's'} that ended${current ? ` and ${current.scenario.id}, interrupted` : ''}\n`)
     } catch (error) {
       process.stderr.write(`sandbox: stopped by ${signal}; cannot write the JUnit report to ${run.file}: ${(error as Error).message}\n`)
@@ -68,7 +67,7 @@ export function writeJunitOnSignals(run: PartialRun, inner: ProgressHooks): { ho
   }
 }
 
-function buildInterruptedReport(run: PartialRun, ended: ScenarioReport[], current: { scenario: Scenario; steps: StepReport[]; started: number } | undefined, signal: NodeJS.Signals, started: number, startedAt: string): RunReport {
+function buildInterruptedReport(run: PartialRun, ended: ScenarioReport[], current: { scenario: Scenario; steps: StepReport[]; started: number } | undefined, signal: NodeJS.Signals, started: number): RunReport {
   const toReport = (scenario: Scenario, status: ScenarioReport['status'], error: string, steps: StepReport[] = [], durationMs = 0): ScenarioReport =>
     ({ id: scenario.id, name: scenario.name, file: scenario.file, tags: scenario.tags, status, duration_ms: durationMs, requests: steps.length, steps, error })
   const done = new Set(ended.map((report) => report.id))
@@ -81,7 +80,7 @@ function buildInterruptedReport(run: PartialRun, ended: ScenarioReport[], curren
     base_url: run.baseUrl,
     started_server: run.startedServer,
     api_version: null,
-    started_at: startedAt,
+    started_at: new Date(started).toISOString(),
     duration_ms: Date.now() - started,
     passed: count('passed'),
     failed: count('failed'),
