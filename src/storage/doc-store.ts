@@ -60,7 +60,7 @@ function parseDocument(value: unknown): object | undefined {
  * to do: it read "stored document session:<id>:default is not valid JSON", whose file is named
  * otherwise, and the answer advised a retry, which finds the same document.
  */
-function unusable(key: string, problem: string, damaged: boolean, recovery = 'to start again without it'): UnusableDocumentError {
+function createUnusableDocumentError(key: string, problem: string, damaged: boolean, recovery = 'to start again without it'): UnusableDocumentError {
   const advice = damaged ? ` (damaged, or edited by hand): restore it, or delete it (${resolveStoragePath('', key)} in the data dir, sandbox:${key} in redis) ${recovery}` : ''
   return new UnusableDocumentError(`stored document ${key} ${problem}${advice}`)
 }
@@ -167,7 +167,7 @@ export function createDocStore<T extends object>(storage: SandboxStorage, option
     if (value === null || value === undefined) return null
     const doc = parseDocument(value)
     const check = doc === undefined ? { problem: 'is not valid JSON', damaged: true } : options.checkDocument?.(doc)
-    if (check) throw unusable(keyOf(id), check.problem, check.damaged, options.recovery)
+    if (check) throw createUnusableDocumentError(keyOf(id), check.problem, check.damaged, options.recovery)
     return options.prepare ? options.prepare(doc as T) : (doc as T)
   }
 

@@ -31,7 +31,7 @@ export async function createJournalFile(base: string, nextSequence: () => number
       return { handle: await fsp.open(join(base, name), 'ax', PRIVATE_FILE_MODE), name }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' && !(await isDirPresent(base))) throw dataDirGone(base, error)
+      if (code === 'ENOENT' && !(await isDirPresent(base))) throw createDataDirGoneError(base, error)
       if (code !== 'EEXIST') throw error
     }
   }
@@ -42,7 +42,7 @@ export async function createJournalFile(base: string, nextSequence: () => number
  * failed with an ENOENT naming a journal file, which said neither what happened nor what to do.
  * Not recreated here: the server still holds documents of the deleted state, and its lock is gone.
  */
-function dataDirGone(base: string, cause: unknown): StorageError {
+function createDataDirGoneError(base: string, cause: unknown): StorageError {
   return new StorageError(`${describeDataDirGone(base)}: stop serve and start it again, which starts from an empty data dir; until then writes are refused`, { cause })
 }
 
