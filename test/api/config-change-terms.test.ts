@@ -25,45 +25,25 @@ async function restartWith(first: Sandbox, dataDir: string, config: object): Pro
 }
 
 describe('a restart with another config', () => {
-  it('keeps an issued loan\'s rate: its next period is charged at the interestRatePercent it shows', async () => {
+  // 10,000 at the fixture's 12 % a year, one month a period: 100; the restart changes the rate or the period.
+  it.each([
+    ['rate', { borrow_rates: { fixed: 24 } }, { interestRatePercent: 12 }, { interestRatePercent: 24, interestDue: 200 }],
+    ['interest period', { terms: { interest_payment_months: 3, principal_payment_months: 12 } }, { interestPaymentMonths: 1 }, { interestPaymentMonths: 3, interestDue: 300 }],
+  ] as const)('keeps an issued loan\'s %s: its next period is charged as before the restart, and a new loan takes the new terms', async (_what, config, kept, next) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-terms-'))
     dirs.push(dataDir)
     const key = newKey()
     const first = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
     const created = await send(first, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
     const loan = created.body.activeLoans[0]
-    // 10,000 at the fixture's 12 % a year, one month a period.
-    expect(loan).toMatchObject({ interestRatePercent: 12, interestDue: 100 })
-    const second = await restartWith(first, dataDir, { borrow_rates: { fixed: 24 } })
-    try {
-      const paid = await send(second, key, 'POST', `/api/sandbox/loans/${loan.id}/action`, { action: 'repay_interest', amount: 100 })
-      expect(paid.status).toBe(200)
-      expect(paid.body.activeLoans[0]).toMatchObject({ id: loan.id, interestRatePercent: 12, interestDue: 100 })
-      // A new loan takes the new rate.
-      const next = await send(second, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
-      expect(next.body.activeLoans.at(-1)).toMatchObject({ interestRatePercent: 24, interestDue: 200 })
-    } finally {
-      await second.close()
-    }
-  })
-
-  it('keeps an issued loan\'s interest period: a restart with other terms.interest_payment_months charges its next period as before', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-terms-'))
-    dirs.push(dataDir)
-    const key = newKey()
-    const first = await createSandbox({ storage: 'fs', dataDir, rateLimit: false })
-    const created = await send(first, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
-    const loan = created.body.activeLoans[0]
-    // 10,000 at 12 % a year for a one-month period: 100.
     expect(loan).toMatchObject({ interestRatePercent: 12, interestPaymentMonths: 1, interestDue: 100 })
-    const second = await restartWith(first, dataDir, { terms: { interest_payment_months: 3, principal_payment_months: 12 } })
+    const second = await restartWith(first, dataDir, config)
     try {
       const paid = await send(second, key, 'POST', `/api/sandbox/loans/${loan.id}/action`, { action: 'repay_interest', amount: 100 })
       expect(paid.status).toBe(200)
-      expect(paid.body.activeLoans[0]).toMatchObject({ id: loan.id, interestPaymentMonths: 1, interestDue: 100 })
-      // A new loan takes the new period: 10,000 × 12 % / 12 × 3.
-      const next = await send(second, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
-      expect(next.body.activeLoans.at(-1)).toMatchObject({ interestPaymentMonths: 3, interestDue: 300 })
+      expect(paid.body.activeLoans[0]).toMatchObject({ id: loan.id, ...kept, interestDue: 100 })
+      const issued = await send(second, key, 'POST', '/api/sandbox/loans', { ...LOAN, loan_amount: 10_000 })
+      expect(issued.body.activeLoans.at(-1)).toMatchObject(next)
     } finally {
       await second.close()
     }

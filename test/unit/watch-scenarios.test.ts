@@ -48,14 +48,15 @@ async function settle(ms = WATCH_DEBOUNCE_MS): Promise<void> {
 }
 
 /** A watch (fake timers, fake watcher) of a directory holding a.json, after its first round. */
-async function watchDirOfOneFile() {
+/** A watch of a directory holding a.json, past its first run; `given` is the directory as the user typed it. */
+async function watchDirOfOneFile(given: (dir: string) => string = (dir) => dir) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
   const dir = await tempDir()
   await writeFile(join(dir, 'a.json'), '{}')
   const fake = fakeWatcher()
   const record = recordRounds()
   const idle = record.idle()
-  open.push(watchScenarios({ dirs: [dir], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
+  open.push(watchScenarios({ dirs: [given(dir)], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
   await idle
   return { dir, fake, record }
 }
@@ -89,16 +90,9 @@ describe('watchScenarios', () => {
   })
 
   it('tells a file that is gone as removed when the directory was given with a trailing slash (--dir sc/, as TAB completes it)', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-    const dir = await tempDir()
-    await writeFile(join(dir, 'a.json'), '{}')
-    const fake = fakeWatcher()
-    const record = recordRounds()
-    let idle = record.idle()
-    open.push(watchScenarios({ dirs: [`${dir}/`], watchDirectory: fake.watchDirectory, load: async () => 'loaded', run: async (loaded, changes) => { record.rounds.push({ loaded, changes }) }, onLoadError: () => {}, onIdle: record.onIdle }))
-    await idle
+    const { dir, fake, record } = await watchDirOfOneFile((dir) => `${dir}/`)
     await rm(join(dir, 'a.json'))
-    idle = record.idle()
+    let idle = record.idle()
     fake.emit(dir, null)
     await settle()
     await idle
