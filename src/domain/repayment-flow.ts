@@ -5,7 +5,7 @@ import { checkLoanChange, checkOperationChange } from './final-records.js'
 import { createEvent } from './events.js'
 import { readTransfer, requireConfirmations, stepOutOfOrder } from './flow-guards.js'
 import { closeLoan, payInterest, repayPrincipal } from './loan-changes.js'
-import { nextRepaymentAction, requireActiveLoan } from './loan-guards.js'
+import { findOpenOperation, isOperationOpen, nextRepaymentAction, requireActiveLoan } from './loan-guards.js'
 import { resolveRepaymentKind, startPayment } from './repayment-start.js'
 import type { DomainContext, DomainResult, Loan, LoanBook, RepaymentOperation, RepaymentStatus } from './types.js'
 
@@ -25,16 +25,16 @@ export function applyRepaymentStep(book: LoanBook, loanId: string, input: Repaym
   const op = requireOperation(book, loan, input.operation_id!)
   switch (input.action) {
     case 'confirm_usdt': {
-      requireStatus(op, 'confirm_usdt', 'awaiting_payment')
+      requireStatus(book, op, 'confirm_usdt', 'awaiting_payment')
       const txHash = requireConfirmations(transfer!, ctx.requiredConfirmations.USDT)
       const wallet = debitWallet(book.wallet, 'USDT', op.amount)
       return advance({ ...book, wallet }, { ...op, status: 'payment_confirmed', tx_hash: txHash }, ctx)
     }
     case 'run_kyt':
-      requireStatus(op, 'run_kyt', 'payment_confirmed')
+      requireStatus(book, op, 'run_kyt', 'payment_confirmed')
       return advance(book, { ...op, status: 'kyt_completed' }, ctx)
     case 'complete_settlement':
-      requireStatus(op, 'complete_settlement', 'kyt_completed')
+      requireStatus(book, op, 'complete_settlement', 'kyt_completed')
       return settle(book, loan, op, ctx)
     case 'complete_collateral_return':
       return returnCollateral(book, loan, op, ctx)
@@ -48,9 +48,22 @@ function requireOperation(book: LoanBook, loan: Loan, operationId: string): Repa
   return op
 }
 
-/** 409 STEP_OUT_OF_ORDER unless `op` is in `status`. */
-function requireStatus(op: RepaymentOperation, action: RepaymentFlowAction, status: RepaymentStatus): void {
-  if (op.status !== status) throw stepOutOfOrder(action, op.status, nextRepaymentAction(op), { operation_id: op.operation_id })
+/**
+ * 409 STEP_OUT_OF_ORDER unless `op` is in `status`. When `op` is finished and another operation
+ * is open on the loan, the answer points to that one: a new start_payment would be refused.
+ */
+function requireStatus(book: LoanBook, op: RepaymentOperation, action: RepaymentFlowAction, status: RepaymentStatus): void {
+  if (op.status === status) return
+  const open = isOperationOpen(op) ? undefined : findOpenOperation(book, op.loan_id)
+  if (!open) throw stepOutOfOrder(action, op.status, nextRepaymentAction(op), { operation_id: op.operation_id })
+  const next = nextRepaymentAction(open)
+  throw stepOutOfOrder(
+    action,
+    op.status,
+    next,
+    { operation_id: op.operation_id, open_operation_id: open.operation_id },
+    `Operation ${op.operation_id} is ${op.status}, not the open operation; the open operation is ${open.operation_id}, whose next action is ${next}.`,
+  )
 }
 
 /** Stores the advanced operation and emits sandbox.repayment.updated. */
@@ -87,7 +100,7 @@ function returnCollateral(book: LoanBook, loan: Loan, op: RepaymentOperation, ct
       repayment_kind: op.repayment_kind,
     })
   }
-  requireStatus(op, 'complete_collateral_return', 'settled')
+  requireStatus(book, op, 'complete_collateral_return', 'settled')
   const closed = closeLoan(loan, ctx, op.operation_id)
   const returned: RepaymentOperation = { ...op, status: 'collateral_returned', updatedAt: ctx.now }
   return {

@@ -124,6 +124,31 @@ describe('repayment flow: every out-of-order step is 409 and changes nothing', (
   }
 })
 
+describe('repayment flow: a step on a finished operation while another is open', () => {
+  it('names the open operation and its next step, not a start_payment that would be refused', () => {
+    const ctx = createTestContext()
+    const issued = issueLoanThroughFlow(ctx)
+    const first = start(issued.book, issued.loan.id, { repayment_kind: 'interest' }, ctx)
+    const settled = confirmAndSettle(first.book, issued.loan.id, first.opId, ctx)
+    const second = start(settled, issued.loan.id, { repayment_kind: 'interest' }, ctx)
+    for (const action of ['confirm_usdt', 'run_kyt', 'complete_settlement'] as const) {
+      const error = expectRejectedUnchanged(second.book, (b) => repaymentStep(b, issued.loan.id, { action, operation_id: first.opId, ...CONFIRMED }, ctx), 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER')
+      expect(error.details).toMatchObject({ operation_id: first.opId, current_status: 'settled', expected_action: 'confirm_usdt', open_operation_id: second.opId })
+      expect(error.message).toBe(`Operation ${first.opId} is settled, not the open operation; the open operation is ${second.opId}, whose next action is confirm_usdt.`)
+    }
+  })
+
+  it('with no other operation open, still points to a new start_payment', () => {
+    const ctx = createTestContext()
+    const issued = issueLoanThroughFlow(ctx)
+    const first = start(issued.book, issued.loan.id, { repayment_kind: 'interest' }, ctx)
+    const settled = confirmAndSettle(first.book, issued.loan.id, first.opId, ctx)
+    const error = expectRejectedUnchanged(settled, (b) => repaymentStep(b, issued.loan.id, { action: 'run_kyt', operation_id: first.opId }, ctx), 'FLOW_CONFLICT', 'STEP_OUT_OF_ORDER')
+    expect(error.details).toMatchObject({ current_status: 'settled', expected_action: 'start_payment' })
+    expect(error.details).not.toHaveProperty('open_operation_id')
+  })
+})
+
 describe('repayment flow: step checks', () => {
   const ctx = createTestContext()
   const issued = issueLoanThroughFlow(ctx)
