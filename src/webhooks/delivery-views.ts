@@ -2,13 +2,23 @@ import type { z } from 'zod'
 import type { deliveryViewSchema } from '../schemas/responses/webhook-views.js'
 import { maskUrlPassword } from '../text/url-password.js'
 import type { Delivery, WebhookState } from './types.js'
+import { isWaiting } from './waiting-deliveries.js'
 
 /** A delivery log entry as the API shows it (inferred from its response schema). */
 export type DeliveryView = z.infer<typeof deliveryViewSchema>
 
 /** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
 export function viewDeliveries(state: WebhookState): DeliveryView[] {
-  return state.deliveries.slice(-50).reverse().map(showDelivery)
+  return state.deliveries.slice(-50).reverse().map((delivery) => showDelivery(withNextUrl(delivery, state)))
+}
+
+/**
+ * A waiting endpoint delivery goes to the URL registered when it is sent, not the one it was
+ * queued for: after POST /webhooks moved the endpoint, the log shows where it will go.
+ */
+function withNextUrl(delivery: Delivery, state: WebhookState): Delivery {
+  const url = state.endpoint?.url
+  return delivery.target === 'endpoint' && url !== undefined && isWaiting(delivery) ? { ...delivery, url } : delivery
 }
 
 /** A delivery as the API shows it: without its body, queue position and schedule start. */
