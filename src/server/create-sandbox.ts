@@ -105,7 +105,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     onRequest: options.onRequest,
     logBodies: options.logBodies ?? false,
     dispatcher,
-    webhooks: { allowLocal: options.allowLocalWebhooks ?? false, resolve: options.resolveHost },
+    webhooks: { allowLocal: options.allowLocalWebhooks ?? false, resolve: options.resolveHost, forwardUrl: forwardTo },
     logError,
     maskKey: maskApiKey,
     faults,

@@ -28,7 +28,8 @@ export interface SandboxServices {
   /** Turns committed events into webhook deliveries and sends them. */
   dispatcher: Dispatcher
   /** Webhook settings of this server. */
-  webhooks: { allowLocal: boolean; resolve?: (host: string) => Promise<string[]> }
+  /** `forwardUrl`: `serve --webhook-forward-to`, where waiting forward deliveries go next. */
+  webhooks: { allowLocal: boolean; resolve?: (host: string) => Promise<string[]>; forwardUrl?: string | undefined }
   /** `serve --log-bodies`: give onRequest the request's and the answer's body. */
   logBodies?: boolean
   /** `serve --faults`: which requests to fail on purpose; undefined when off. */

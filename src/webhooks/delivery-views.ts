@@ -7,18 +7,22 @@ import { isWaiting } from './waiting-deliveries.js'
 /** A delivery log entry as the API shows it (inferred from its response schema). */
 export type DeliveryView = z.infer<typeof deliveryViewSchema>
 
-/** The delivery log as the API shows it: most recent 50, newest first, without bodies. */
-export function viewDeliveries(state: WebhookState): DeliveryView[] {
-  return state.deliveries.slice(-50).reverse().map((delivery) => showDelivery(withNextUrl(delivery, state)))
+/**
+ * The delivery log as the API shows it: most recent 50, newest first, without bodies. `forwardUrl`
+ * is serve's --webhook-forward-to now, if any.
+ */
+export function viewDeliveries(state: WebhookState, forwardUrl?: string): DeliveryView[] {
+  return state.deliveries.slice(-50).reverse().map((delivery) => showDelivery(withNextUrl(delivery, state, forwardUrl)))
 }
 
 /**
- * A waiting endpoint delivery goes to the URL registered when it is sent, not the one it was
- * queued for: after POST /webhooks moved the endpoint, the log shows where it will go.
+ * A waiting delivery goes to the URL its target has when it is sent, not the one it was queued
+ * for: after POST /webhooks moved the endpoint, or serve started with another --webhook-forward-to,
+ * the log shows where it will go. Without a forward target, forward ones keep theirs: they wait.
  */
-function withNextUrl(delivery: Delivery, state: WebhookState): Delivery {
-  const url = state.endpoint?.url
-  return delivery.target === 'endpoint' && url !== undefined && isWaiting(delivery) ? { ...delivery, url } : delivery
+function withNextUrl(delivery: Delivery, state: WebhookState, forwardUrl: string | undefined): Delivery {
+  const url = delivery.target === 'endpoint' ? state.endpoint?.url : forwardUrl
+  return url !== undefined && isWaiting(delivery) ? { ...delivery, url } : delivery
 }
 
 /** A delivery as the API shows it: without its body, queue position and schedule start. */

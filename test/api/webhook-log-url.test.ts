@@ -1,6 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createTestApi, type TestApi } from '../helpers/api.js'
-import { startReceiver, type TestReceiver } from '../helpers/receiver.js'
+import { createTestApi, LOAN, type TestApi } from '../helpers/api.js'
+import { findClosedPort, startReceiver, type TestReceiver } from '../helpers/receiver.js'
 
 let api: TestApi | undefined
 let receiver: TestReceiver | undefined
@@ -30,5 +33,29 @@ describe('the delivery log after POST /webhooks moved the endpoint to a new URL'
     const shown = (body: { deliveries: LoggedDelivery[] }) => body.deliveries.map((d) => [d.status, d.attempts, d.url])
     expect(shown(moved.body)).toEqual([['retrying', 1, newUrl], ['delivered', 1, oldUrl]])
     expect(shown((await api.get('/api/sandbox/webhooks')).body)).toEqual([['retrying', 1, newUrl], ['delivered', 1, oldUrl]])
+  })
+})
+
+describe('the delivery log after serve started again with another --webhook-forward-to', () => {
+  it('shows a waiting forward delivery with the URL it will be sent to', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-forward-url-'))
+    const [before, after] = [await findClosedPort(), await findClosedPort()]
+    const forwardUrl = (port: number) => `http://127.0.0.1:${port}/hook`
+    try {
+      api = await createTestApi({ storage: 'fs', dataDir, webhookForwardTo: forwardUrl(before) })
+      const key = api.key
+      expect((await api.post('/api/sandbox/loans', LOAN)).status).toBe(200)
+      await api.sandbox.deliveriesIdle()
+      await api.sandbox.close()
+      api = await createTestApi({ storage: 'fs', dataDir, webhookForwardTo: forwardUrl(after) })
+      // The default schedule's 5 s keeps the refused head waiting for the rest of this test.
+      const log = (await api.get('/api/sandbox/webhooks', key)).body.deliveries as LoggedDelivery[]
+      expect(log.length).toBeGreaterThan(0)
+      expect(new Set(log.map((d) => d.url))).toEqual(new Set([forwardUrl(after)]))
+    } finally {
+      await api?.sandbox.close()
+      api = undefined
+      await rm(dataDir, { recursive: true, force: true })
+    }
   })
 })

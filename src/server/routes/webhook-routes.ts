@@ -39,7 +39,7 @@ function viewEndpoint(endpoint: StoredEndpoint | null, revealSecret: boolean): W
 /** The endpoint and delivery log, with the attempts parked heads hold (dispatcher.ts) counted in. */
 function answer(state: WebhookState, ctx: RouteContext, revealSecret = false): WebhookStateView {
   const shown = ctx.services.dispatcher.overlay(sessionSlotOf(ctx.principal), state)
-  return { endpoint: viewEndpoint(state.endpoint, revealSecret), deliveries: viewDeliveries(shown) }
+  return { endpoint: viewEndpoint(state.endpoint, revealSecret), deliveries: viewDeliveries(shown, ctx.services.webhooks.forwardUrl) }
 }
 
 function parseEvents(events: unknown): EventType[] {
