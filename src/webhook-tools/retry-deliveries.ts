@@ -1,6 +1,6 @@
 import { createSandboxClient } from '../client/sandbox-client.js'
 import type { TransportOptions } from '../client/request-types.js'
-import { explainUndelivered, joinWaitSignal, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
+import { createWaitClient, explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
 /** Which deliveries to put back, and whether to wait for them. */
 export interface RetryDeliveriesOptions extends TransportOptions {
@@ -51,7 +51,7 @@ export async function retryDeliveries(options: RetryDeliveriesOptions): Promise<
   const unseen = findUnseenRetries(answer.retried, deliveries)
   const hidden = unseen.length === 0 ? null : `${unseen.length} of ${answer.retried.length} retried ${unseen.length === 1 ? 'is' : 'are'} older than the 50 newest deliveries the log shows, so their outcome cannot be seen: ${unseen.join(', ')}`
   const readLog = async (signal: AbortSignal) => {
-    const { deliveries: log } = await createSandboxClient({ ...options, signal: joinWaitSignal(options.signal, signal) }).getWebhook()
+    const { deliveries: log } = await createWaitClient(options, signal).getWebhook()
     return { deliveries: pick(log), log }
   }
   const { log, ...waited } = deliveries.length > 0 ? await waitForDeliveries(readLog, { deliveries, log: answer.deliveries }, options.waitMs) : { deliveries, waited_ms: 0, log: undefined }

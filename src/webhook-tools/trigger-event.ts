@@ -4,7 +4,7 @@ import type { EventType } from '../domain/types.js'
 import { findEventTypeMeant } from '../webhooks/event-names.js'
 import { EVENT_TYPES } from '../webhooks/types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
-import { explainUndelivered, joinWaitSignal, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
+import { createWaitClient, explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
 /** What `triggerEvent` needs: where, which key, which event. */
 export interface TriggerEventOptions extends TransportOptions {
@@ -111,6 +111,6 @@ export async function triggerEvent(options: TriggerEventOptions): Promise<Trigge
     return { event, requests, endpoint, deliveries, waited_ms: null, problem: explainNothingQueued(event, endpoint) }
   }
   if (waitMs === undefined) return { event, requests, endpoint, deliveries, waited_ms: null, problem: null }
-  const { log, ...waited } = await waitForDeliveries((signal) => readLog(createSandboxClient({ ...options, signal: joinWaitSignal(options.signal, signal) }), trace), read, waitMs)
+  const { log, ...waited } = await waitForDeliveries((signal) => readLog(createWaitClient(options, signal), trace), read, waitMs)
   return { event, requests, endpoint, ...waited, problem: explainUndelivered(waited.deliveries, waited.waited_ms, log) }
 }

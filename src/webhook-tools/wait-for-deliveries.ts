@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { WebhookAnswer } from '../client/sandbox-client.js'
+import { createSandboxClient, type SandboxClient, type WebhookAnswer } from '../client/sandbox-client.js'
+import type { TransportOptions } from '../client/request-types.js'
 
 /** One entry of the delivery log (GET /api/sandbox/webhooks). */
 export type DeliveryEntry = WebhookAnswer['deliveries'][number]
@@ -50,9 +51,12 @@ export async function waitForDeliveries(read: (signal: AbortSignal) => Promise<D
   return { ...seen, waited_ms: Date.now() - started }
 }
 
-/** The caller's signal, if any, and the wait's, as one: what a read during the wait is sent with. */
-export function joinWaitSignal(callers: AbortSignal | undefined, wait: AbortSignal): AbortSignal {
-  return callers ? AbortSignal.any([callers, wait]) : wait
+/**
+ * A client for one read of the log during a wait: its requests end with the caller's signal, if
+ * any, or the wait's (the client takes a signal per client, not per call).
+ */
+export function createWaitClient(options: TransportOptions, wait: AbortSignal): SandboxClient {
+  return createSandboxClient({ ...options, signal: options.signal ? AbortSignal.any([options.signal, wait]) : wait })
 }
 
 function splitRead(read: DeliveriesRead): { deliveries: DeliveryEntry[]; log?: DeliveryEntry[] } {
