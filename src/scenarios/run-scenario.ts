@@ -113,7 +113,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         } else {
           // A value in a path is one segment, escaped as the client library escapes a loan id:
           // the spec does not fix the ids' format, and a "/", "?" or "#" in one changed the URL.
-          const spec = { ...interpolate(step.request, variables), path: interpolate(step.request.path, variables, encodePathSegment) }
+          const { path, ...rest } = step.request
+          const spec = { path: interpolate(path, variables, encodePathSegment), ...interpolate(rest, variables) }
           keyName = spec.key ?? 'main'
           drop = spec.drop_answer === true
           untilMs = spec.until_ms ?? 0
