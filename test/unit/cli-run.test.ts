@@ -76,6 +76,13 @@ describe('sandbox logs', () => {
   })
 })
 
+/** Runs `sandbox ARGS` and expects exit 2 with commander's parse error MESSAGE and its usage hint, alone on stderr. */
+async function expectParseError(args: readonly string[], message: string): Promise<void> {
+  stderr = ''
+  expect(await run(...args), args.join(' ')).toBe(2)
+  expect(stderr, args.join(' ')).toBe(`sandbox: ${message}\n(run with --help for usage)\n`)
+}
+
 describe('usage errors', () => {
   it('exit 2 for unknown commands, unknown flags and missing flag values', async () => {
     expect(await run('nope')).toBe(2)
@@ -107,11 +114,7 @@ describe('usage errors', () => {
       [['webhook', 'verify', '--url', 'http://127.0.0.1:3000/webhooks'], "unknown option '--url': give the receiver-url as an argument, with no option before it (sandbox webhook verify [options] <receiver-url>)"],
       [['webhook', 'trigger', '--event', 'loan.issued'], "unknown option '--event': give the event as an argument, with no option before it (sandbox webhook trigger [options] [event])"],
       [['run', '--scenarios', 'loan-flow'], "unknown option '--scenarios': give the scenario as an argument, with no option before it (sandbox run [options] [scenario...])"],
-    ] as const) {
-      stderr = ''
-      expect(await run(...args), args.join(' ')).toBe(2)
-      expect(stderr, args.join(' ')).toBe(`sandbox: ${message}\n(run with --help for usage)\n`)
-    }
+    ] as const) await expectParseError(args, message)
     stderr = ''
     expect(await run('keys', 'reset', '--key=sk_sandbox_abcdefghijklmnop')).toBe(2)
     expect(stderr).toContain("unknown option '--key=sk_sandbox_abcdefghijklmnop': give the key as an argument")
@@ -132,11 +135,7 @@ describe('usage errors', () => {
       [['webhook', 'deliveries', 'http://127.0.0.1:4010'], "too many arguments for 'deliveries': \"http://127.0.0.1:4010\" (did you mean --base-url http://127.0.0.1:4010?)"],
       [['webhook', 'sign', 'event.json'], "too many arguments for 'sign': \"event.json\" (the body is read from standard input: sandbox webhook sign [options] < event.json)"],
       [['webhook', 'verify', 'http://127.0.0.1:3000/a', 'http://127.0.0.1:3000/b'], "too many arguments for 'verify': \"http://127.0.0.1:3000/b\" (sandbox webhook verify [options] <receiver-url>)"],
-    ] as const) {
-      stderr = ''
-      expect(await run(...args), args.join(' ')).toBe(2)
-      expect(stderr, args.join(' ')).toBe(`sandbox: ${message}\n(run with --help for usage)\n`)
-    }
+    ] as const) await expectParseError(args, message)
   })
 
   it('a server URL given to run as a scenario says it goes in --base-url', async () => {
