@@ -95,6 +95,15 @@ function isDelivered(outcome: AttemptOutcome): boolean {
 }
 
 /**
+ * Why an attempt did not deliver: its error, or the status the receiver answered with (the text the
+ * log's `last_error` and serve's --json-logs line both show); null for a delivered one.
+ */
+export function describeAttemptError(outcome: AttemptOutcome): string | null {
+  if (isDelivered(outcome)) return null
+  return outcome.error ?? `receiver answered ${outcome.statusCode}`
+}
+
+/**
  * Records an attempt: 2xx delivers; anything else retries on the schedule, then fails. `url` is
  * where the attempt went, when that differs from where the delivery was queued for.
  */
@@ -112,7 +121,7 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
       status,
       next_attempt_at: status === 'retrying' ? new Date(now + delay!).toISOString() : null,
       last_status_code: outcome.statusCode,
-      last_error: ok ? null : outcome.error ?? `receiver answered ${outcome.statusCode}`,
+      last_error: ok ? null : describeAttemptError(outcome),
       updated_at: new Date(now).toISOString(),
     }
     if (ok) {

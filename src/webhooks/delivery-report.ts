@@ -1,3 +1,4 @@
+import { describeAttemptError } from './deliveries.js'
 import type { TriedDelivery } from './record-attempts.js'
 import type { Delivery, DeliveryTarget, WebhookState } from './types.js'
 
@@ -56,6 +57,7 @@ export function reportRun(outcomes: TriedDelivery[], webhook: WebhookState, fini
   return outcomes.map(({ delivery, outcome }) => {
     const after = webhook.deliveries.find((item) => item.id === delivery.id)
     const attempt = after?.attempts ?? delivery.attempts + 1
-    return reportAttempt(delivery, { ...outcome, status: after?.status ?? 'failed', attempt }, new Date(finished).toISOString())
+    // A non-2xx answer has no error of its own: the line says why, as the log's last_error does.
+    return reportAttempt(delivery, { ...outcome, error: describeAttemptError(outcome), status: after?.status ?? 'failed', attempt }, new Date(finished).toISOString())
   })
 }

@@ -45,6 +45,27 @@ describe('serve\'s line per webhook delivery attempt', () => {
   })
 })
 
+describe('serve --json-logs\' line for an attempt the receiver refused', () => {
+  it('says why in error, as the delivery log\'s last_error does, rather than null', async () => {
+    const receiver = await startReceiver('/hooks')
+    receiver.respond = () => 503
+    try {
+      const serve = await startServe(['--port', '0', '--storage', 'memory', '--webhook-forward-to', receiver.url, '--json-logs'])
+      await createLoan(serve.url)
+      await receiver.waitFor(1)
+      await waitUntil(() => serve.output().includes('"event":"webhook"'))
+      const lines = serve.output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines.find((line) => line.event === 'webhook')).toMatchObject({ status: 'retrying', status_code: 503, error: 'receiver answered 503', attempt: 1 })
+      const log = await fetch(buildRequest(serve.url, 'GET', '/api/sandbox/webhooks', {}, KEY))
+      const { deliveries } = (await log.json()) as { deliveries: Array<{ attempts: number; last_error: string | null }> }
+      expect(deliveries.filter((delivery) => delivery.attempts > 0).map((delivery) => delivery.last_error)).toEqual(['receiver answered 503'])
+      expect(await serve.stop()).toBe(0)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
+
 describe('serve\'s start with deliveries already due', () => {
   it('prints the readiness line before any delivery line, so a script reading the first URL gets the server\'s', async () => {
     const dir = await tempDir()
