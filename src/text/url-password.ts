@@ -1,14 +1,16 @@
 /**
- * A URL (redis, or a forward target) with its password replaced by `***`, fit for logs and
- * errors: the one before the host, and a `password` query parameter (the redis client reads one).
+ * A URL (redis, a forward target, a receiver) with its password replaced by `***`, fit for logs and
+ * errors: the one before the host, a user part without one (`http://TOKEN@host`), and a
+ * `password` query parameter (the redis client reads one).
  */
 export function maskUrlPassword(url: string): string {
   let shown: string
   try {
     const parsed = new URL(url)
     if (parsed.password) parsed.password = '***'
-    // redis-cli reads redis://SECRET@HOST as a password alone, and its URLs get copied here.
-    else if (parsed.username && /^rediss?:$/.test(parsed.protocol)) parsed.username = '***'
+    // A user part alone is a secret: redis-cli reads redis://SECRET@HOST as a password, and an
+    // http receiver's URL carries a token there (basic auth with an empty password).
+    else if (parsed.username) parsed.username = '***'
     // WHATWG adds a slash after an http host; what was given is shown as it was written.
     shown = url.endsWith('/') ? parsed.href : parsed.href.replace(/\/$/, '')
   } catch {

@@ -1,3 +1,4 @@
+import { maskUrlPassword } from '../text/url-password.js'
 import { sendWebhook } from '../webhooks/sender.js'
 import { buildSampleEvents } from './sample-events.js'
 import { buildVerifyBattery, type VerifyCase } from './verify-battery.js'
@@ -50,6 +51,8 @@ export async function verifyReceiver(options: VerifyReceiverOptions): Promise<Ve
   if (!URL.canParse(options.url)) throw new TypeError(`receiver URL must be an http(s) URL, got ${JSON.stringify(options.url)}`)
   const url = new URL(options.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`receiver URL must be http or https, got ${url.protocol}`)
+  // The report and its errors end up in CI logs: a token or password in the URL does not.
+  const shownUrl = maskUrlPassword(url.href)
   const battery = buildVerifyBattery(options.secret, buildSampleEvents())
   const cases: VerifyCaseResult[] = []
   const now = options.now ?? Date.now
@@ -58,7 +61,7 @@ export async function verifyReceiver(options: VerifyReceiverOptions): Promise<Ve
     // timestamp taken at the start would be stale and a correct receiver would refuse it.
     const delivery = item.sign(Math.floor(now() / 1000))
     const outcome = await sendWebhook(url.href, delivery.body, delivery.headers, { timeoutMs: options.timeoutMs ?? 10_000 })
-    const unreachable = cases.length === 0 && outcome.statusCode === null && outcome.error ? describeUnreachableReceiver(url.href, outcome.error) : undefined
+    const unreachable = cases.length === 0 && outcome.statusCode === null && outcome.error ? describeUnreachableReceiver(shownUrl, outcome.error) : undefined
     if (unreachable) throw new ReceiverUnreachableError(unreachable)
     const is2xx = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
     const ok = outcome.statusCode !== null && (item.expect === '2xx' ? is2xx : !is2xx)
@@ -67,5 +70,5 @@ export async function verifyReceiver(options: VerifyReceiverOptions): Promise<Ve
     options.onCase?.(result)
   }
   const passed = cases.filter((result) => result.ok).length
-  return { url: url.href, passed, failed: cases.length - passed, cases }
+  return { url: shownUrl, passed, failed: cases.length - passed, cases }
 }

@@ -1,4 +1,5 @@
 import { SetupError } from '../errors/setup-error.js'
+import { maskCredentials, maskUrlPassword } from '../text/url-password.js'
 
 /**
  * Checks a `--webhook-forward-to` URL (http or https; local targets are the point of it) and
@@ -9,11 +10,11 @@ export function parseForwardUrl(text: string): string {
   try {
     url = new URL(text)
   } catch {
-    throw new SetupError(`--webhook-forward-to "${text}" is not a URL (e.g. http://localhost:3000/webhooks)`)
+    throw new SetupError(`--webhook-forward-to "${maskCredentials(text)}" is not a URL (e.g. http://localhost:3000/webhooks)`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SetupError(`--webhook-forward-to must be an http(s) URL, not ${url.protocol}`)
   // Port 0 is "any free port" to a listener, but nothing can be reached at it: every delivery would fail.
-  if (url.port === '0') throw new SetupError(`--webhook-forward-to needs the port your receiver listens on; port 0 cannot be connected to (got "${text}")`)
+  if (url.port === '0') throw new SetupError(`--webhook-forward-to needs the port your receiver listens on; port 0 cannot be connected to (got "${maskUrlPassword(text)}")`)
   return url.href
 }
 

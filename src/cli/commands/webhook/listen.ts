@@ -30,12 +30,15 @@ async function runListen(flags: ListenFlags): Promise<void> {
   // Comma-separated, as the reference receivers take them: the old and the new secret while a
   // rotation reaches you (no whsec_ secret has a comma: base64url).
   const secret = resolveSecret(flags.secret)?.split(',').map((part) => part.trim()).filter(Boolean)
-  if (flags.forwardTo && !isHttpUrl(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${flags.forwardTo}"`)
+  const { maskCredentials, maskUrlPassword } = await import('../../../text/url-password.js')
+  if (flags.forwardTo && !isHttpUrl(flags.forwardTo)) throw new CliError(`--forward-to must be an http(s) URL, got "${maskCredentials(flags.forwardTo)}"`)
+  // Its lines end up in logs: a token or password in the URL does not.
+  const shownForward = flags.forwardTo === undefined ? undefined : maskUrlPassword(flags.forwardTo)
   const write = (line: string) => process.stdout.write(`${line}\n`)
   const print = (delivery: ReceivedWebhook) => {
     if (flags.json) return write(formatJson({ ...delivery, headers: undefined, body: flags.printBody ? delivery.body : undefined }))
     const signature = delivery.signature === 'valid' ? chalk.green('signature valid') : delivery.signature === 'unchecked' ? chalk.dim('signature unchecked (no --secret)') : chalk.red(`signature ${delivery.signature}`)
-    const forward = delivery.forwarded ? `  → ${flags.forwardTo} ${delivery.forwarded.status ?? delivery.forwarded.error}` : ''
+    const forward = delivery.forwarded ? `  → ${shownForward} ${delivery.forwarded.status ?? delivery.forwarded.error}` : ''
     // Anyone who can reach the port sends these: HTTP lets header bytes 0x80-0xff through (C1
     // controls such as CSI, 0x9b), and a body that is not JSON is printed as it came, escapes
     // included, which would recolour the terminal, retitle it or forge a "signature valid" line.
@@ -55,14 +58,14 @@ async function runListen(flags: ListenFlags): Promise<void> {
     }
   }
   const listener = await startWebhookListener({ port: flags.port, host: flags.host, secret, respondStatus: flags.respond, forwardTo: flags.forwardTo, onDelivery: print })
-  const extras = [secret?.length ? `checking signatures${secret.length > 1 ? ` (${secret.length} secrets)` : ''}` : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', flags.forwardTo ? `forwarding to ${flags.forwardTo}` : ''].filter(Boolean)
+  const extras = [secret?.length ? `checking signatures${secret.length > 1 ? ` (${secret.length} secrets)` : ''}` : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', shownForward ? `forwarding to ${shownForward}` : ''].filter(Boolean)
   // Handlers before the readiness line: a supervisor may signal as soon as it reads it.
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'))
     process.once('SIGTERM', () => resolve('SIGTERM'))
   })
   // With --json every stdout line is JSON, the ready line included (as with serve --json-logs).
-  if (flags.json) write(formatJson({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret?.length), respond: flags.respond ?? null, forward_to: flags.forwardTo ?? null }))
+  if (flags.json) write(formatJson({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret?.length), respond: flags.respond ?? null, forward_to: shownForward ?? null }))
   else write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
   const signal = await stopped
   await listener.close()

@@ -62,11 +62,12 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
   const timeoutMs = readTimeout(flags.timeout)
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret: the signing secret your receiver verifies with (or set SANDBOX_WEBHOOK_SECRET)')
-  if (!isHttpUrl(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${receiverUrl}"`)
+  const { maskCredentials, maskUrlPassword } = await import('../../../text/url-password.js')
+  if (!isHttpUrl(receiverUrl)) throw new CliError(`<receiver-url> must be an http(s) URL, got "${maskCredentials(receiverUrl)}"`)
   const { verifyReceiver, ReceiverUnreachableError } = await import('../../../webhook-tools/index.js')
   const { chalk } = await import('../../output.js')
   const write = (line: string) => process.stdout.write(`${line}\n`)
-  if (!flags.json) write(`sending ${chalk.bold('the verify battery')} to ${receiverUrl}`)
+  if (!flags.json) write(`sending ${chalk.bold('the verify battery')} to ${maskUrlPassword(receiverUrl)}`)
   let report
   try {
     report = await verifyReceiver({
