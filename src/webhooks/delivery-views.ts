@@ -12,7 +12,28 @@ export type DeliveryView = z.infer<typeof deliveryViewSchema>
  * is serve's --webhook-forward-to now, if any.
  */
 export function viewDeliveries(state: WebhookState, forwardUrl?: string): DeliveryView[] {
-  return state.deliveries.slice(-50).reverse().map((delivery) => showDelivery(withNextUrl(delivery, state, forwardUrl)))
+  return withQueuedTimes(state.deliveries).slice(-50).reverse().map((delivery) => showDelivery(withNextUrl(delivery, state, forwardUrl)))
+}
+
+/**
+ * A waiting delivery queued behind earlier ones of its target goes out only after them (event
+ * order), so the time it holds (when it was queued or put back by the retry endpoint, or a retry
+ * time from before an earlier one was put back ahead of it) goes by while nothing happens. The log
+ * shows instead the earliest moment it can really be tried: the latest next attempt of the ones
+ * ahead of it, or its own if later. DELIVERIES are oldest first, as the state keeps them.
+ */
+function withQueuedTimes(deliveries: readonly Delivery[]): Delivery[] {
+  const ahead = new Map<Delivery['target'], { at: number; text: string }>()
+  return deliveries.map((delivery) => {
+    if (!isWaiting(delivery) || delivery.next_attempt_at === null) return delivery
+    const own = { at: Date.parse(delivery.next_attempt_at), text: delivery.next_attempt_at }
+    const before = ahead.get(delivery.target)
+    if (before === undefined || own.at >= before.at) {
+      ahead.set(delivery.target, own)
+      return delivery
+    }
+    return { ...delivery, next_attempt_at: before.text }
+  })
 }
 
 /**

@@ -149,4 +149,22 @@ describe('the delivery log as the API shows it', () => {
     const ids = state.deliveries.map((delivery) => delivery.id)
     expect(viewDeliveries(state).map((delivery) => delivery.id)).toEqual(ids.slice(10).reverse())
   })
+
+  it('gives a delivery queued behind an earlier one put back by the retry endpoint that one\'s next attempt, not its own time gone by', () => {
+    const schedule = [1_000]
+    const at = Date.parse(NOW)
+    let state = enqueue(createWebhookState(), 3)
+    const [first, second, third] = state.deliveries.map((delivery) => delivery.id)
+    const fail = (id: string, when: number) => { state = recordAttempt(state, id, { statusCode: 500, error: null, durationMs: 1 }, schedule, when) }
+    fail(first!, at)
+    fail(first!, at + 1_000)
+    fail(second!, at + 1_000)
+    expect(state.deliveries.map((delivery) => delivery.status)).toEqual(['failed', 'retrying', 'pending'])
+    // Put back ahead of the second, whose retry was due at +2 s: that time goes by while it waits.
+    state = requeueDeliveries(state, [first!], new Date(at + 1_500).toISOString())
+    fail(first!, at + 1_500)
+    const shown = Object.fromEntries(viewDeliveries(state).map((delivery) => [delivery.id, [delivery.status, delivery.next_attempt_at]]))
+    const firstNext = new Date(at + 2_500).toISOString()
+    expect(shown).toEqual({ [first!]: ['retrying', firstNext], [second!]: ['retrying', firstNext], [third!]: ['pending', firstNext] })
+  })
 })

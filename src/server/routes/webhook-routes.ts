@@ -122,8 +122,10 @@ function sendTestEvent(doc: SessionDoc, ctx: RouteContext) {
   const event = createEvent(domain, 'sandbox.webhook.test', createTestEventObject(endpoint.id))
   // Queued here rather than at commit so the answer can show the delivery it created.
   const next = ctx.services.dispatcher.prepareCommit({ ...doc, outbox: [...doc.outbox, event] }, domain.now, ctx.requestId)
-  const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)
-  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: showDelivery(delivery!), ...answer(next.webhook, ctx) } }
+  const delivery = next.webhook.deliveries.find((item) => item.event_id === event.id)!
+  const shown = answer(next.webhook, ctx)
+  // As the log shows it: one queued behind a retrying delivery has that one's next attempt time.
+  return { doc: next, body: { event: { id: event.id, type: event.type }, delivery: shown.deliveries.find((item) => item.id === delivery.id) ?? showDelivery(delivery), ...shown } }
 }
 
 async function retry(doc: SessionDoc, input: WebhookRetryInput, ctx: RouteContext) {
