@@ -83,9 +83,9 @@ function giveUpStop(json: boolean, capMs: number): void {
 const STOP_NOW: Partial<Record<NodeJS.Signals, string>> = { SIGINT: 'press Ctrl+C again', SIGTERM: 'send SIGTERM again' }
 
 function writeStopping(json: boolean, signal: NodeJS.Signals): void {
-  process.stdout.write(json
-    ? `${formatJson({ level: 'info', event: 'stopping', message: 'waiting for requests and webhook deliveries in flight (up to 10 s)' })}\n`
-    : `stopping: waiting for requests and webhook deliveries in flight (up to 10 s); ${STOP_NOW[signal] ?? 'send SIGINT or SIGTERM'} to stop now\n`)
+  const message = `waiting for requests and webhook deliveries in flight (up to 10 s); ${STOP_NOW[signal] ?? 'send SIGINT or SIGTERM'} to stop now`
+  // The signal, as the stopped and forced_stop lines name it: a log reader sees what began the stop.
+  process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopping', signal, message })}\n` : `stopping: ${message}\n`)
 }
 
 /** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */

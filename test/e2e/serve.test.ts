@@ -63,11 +63,12 @@ describe('sandbox serve', () => {
   })
 
   it.each([
-    ['SIGINT', 'press Ctrl+C again to stop now', 130],
+    ['SIGINT', 'press Ctrl+C again to stop now', 130, ''],
     // `docker stop` or a supervisor: no Ctrl+C to press.
-    ['SIGTERM', 'send SIGTERM again to stop now', 143],
-  ] as const)('says why a stop on %s waits and how to stop now, and stops at once on a second one', async (signal, hint, code) => {
-    const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet'])
+    ['SIGTERM', 'send SIGTERM again to stop now', 143, ''],
+    ['SIGTERM', 'send SIGTERM again to stop now', 143, '--json-logs'],
+  ] as const)('says why a stop on %s waits and how to stop now (%s), and stops at once on a second one (exit %i) %s', async (signal, hint, code, json) => {
+    const serve = await startServe(['--port', '0', '--storage', 'memory', '--quiet', ...(json ? [json] : [])])
     // A body that never finishes keeps the stop waiting.
     let push!: (text: string) => void
     const body = new ReadableStream({ start(controller) { push = (text) => controller.enqueue(new TextEncoder().encode(text)) } })
@@ -77,6 +78,14 @@ describe('sandbox serve', () => {
     push('{"collateral_btc":0.1,')
     await new Promise((resolve) => setTimeout(resolve, 150))
     serve.child.kill(signal)
+    if (json) {
+      await waitUntil(() => serve.output().includes('"event":"stopping"'), 5000, 'the stopping line')
+      expect(serve.output()).toContain(`{"level":"info","event":"stopping","signal":"${signal}","message":"waiting for requests and webhook deliveries in flight (up to 10 s); ${hint}"}\n`)
+      expect(await serve.stop(signal)).toBe(code)
+      expect(serve.output()).toContain(`"event":"forced_stop","signal":"${signal}"`)
+      await pending
+      return
+    }
     await waitUntil(() => serve.output().includes('stopping: waiting for requests'), 5000, 'the stopping line')
     expect(serve.output()).toContain(`stopping: waiting for requests and webhook deliveries in flight (up to 10 s); ${hint}\n`)
     expect(await serve.stop(signal)).toBe(code)
