@@ -46,7 +46,8 @@ export function printServeReady(out: typeof Output, start: ServeStart): void {
       : `${out.chalk.yellow('faults')}: on, ${rules} ${rules === 1 ? 'rule' : 'rules'} from ${faultsFile} (seed ${sandbox.faultSeed}): requests may fail, stall or be cut on purpose\n`)
   }
   if (json) {
-    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit || null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: shownSecret, webhook_forward_secret_preview: secret === undefined ? null : previewSecret(secret), allow_local_webhooks: Boolean(allowLocalWebhooks) })}\n`)
+    // rate_limit's windowSeconds is the name earlier versions printed, kept for parsers of it.
+    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit ? { limit: rateLimit.limit, window_seconds: rateLimit.windowSeconds, windowSeconds: rateLimit.windowSeconds } : null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: shownSecret, webhook_forward_secret_preview: secret === undefined ? null : previewSecret(secret), allow_local_webhooks: Boolean(allowLocalWebhooks) })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
     if (webhookForwardTo) {

@@ -261,6 +261,15 @@ describe('sandbox serve', () => {
     await serve.stop()
   })
 
+  it('names --json-logs\' ready fields in snake_case, as its other lines, keeping rate_limit\'s windowSeconds of earlier versions', async () => {
+    for (const [flag, limit] of [['30/10', { limit: 30, window_seconds: 10, windowSeconds: 10 }], ['off', null]] as const) {
+      const serve = await startServe(['--port', '0', '--storage', 'memory', '--json-logs', '--rate-limit', flag])
+      const ready = JSON.parse(serve.output().trim().split('\n')[0]!) as Record<string, unknown>
+      expect(ready).toMatchObject({ event: 'ready', rate_limit: limit })
+      expect(await serve.stop()).toBe(0)
+    }
+  })
+
   it('prints no request or delivery lines with --quiet, JSON or not, and masks a forward URL\'s password otherwise', async () => {
     const dead = createServer()
     await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve))
