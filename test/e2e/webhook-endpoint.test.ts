@@ -50,6 +50,9 @@ describe('sandbox webhook register | disable', () => {
     const local = await webhook(strict, key, ['register', receiver.url])
     expect(local).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: POST \/api\/sandbox\/webhooks answered 400 WEBHOOK_URL_INVALID: .*--allow-local-webhooks.* \(not_https\)\n$/) })
     expect(await webhook(strict, key, ['register', 'https://partner.example/hooks', '--events', 'loan.exploded'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: unknown event "loan\.exploded": one of /) })
+    // Next to all, an unknown name is still one, and a known one is a contradiction, not every type.
+    expect(await webhook(strict, key, ['register', 'https://partner.example/hooks', '--events', 'all,loan.exploded'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: unknown event "loan\.exploded": one of /) })
+    expect(await webhook(strict, key, ['register', 'https://partner.example/hooks', '--events', 'all,loan.issued'])).toMatchObject({ code: 2, stderr: 'sandbox: --events all stands for every event type: give it alone, or list the types you want (not all with sandbox.loan.issued)\n' })
     expect(await webhook(strict, key, ['disable'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: DELETE \/api\/sandbox\/webhooks answered 409 WEBHOOK_ENDPOINT_REQUIRED: /) })
     // With --json they are the USAGE document (an argument refused), as the README's table of codes says, not REFUSED's exit 1.
     for (const args of [['register', receiver.url], ['disable']]) {
