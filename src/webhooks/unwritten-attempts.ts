@@ -6,15 +6,16 @@ import type { TriedDelivery } from './record-attempts.js'
 import type { WebhookState } from './types.js'
 
 /**
- * `webhook` with the attempts of `outcomes` recorded, each only if its delivery still has the
+ * `webhook` with the attempts of `outcomes` recorded, each only if its delivery has at most the
  * attempt count it was sent with: one already recorded (by a write that failed, yet was carried
- * out) is not counted twice.
+ * out) is not counted twice. Fewer is the record of earlier failed attempts lost with the failed
+ * write (staged, never written): this one is recorded all the same, or a success would be sent again.
  */
 function applyUnrecorded(webhook: WebhookState, outcomes: TriedDelivery[], scheduleMs: readonly number[], finished: number): WebhookState {
   let state = webhook
   for (const { delivery, outcome } of outcomes) {
     const current = state.deliveries.find((item) => item.id === delivery.id)
-    if (current?.attempts === delivery.attempts) state = recordAttempt(state, delivery.id, outcome, scheduleMs, finished)
+    if (current && (current.status === 'pending' || current.status === 'retrying') && current.attempts <= delivery.attempts) state = recordAttempt(state, delivery.id, outcome, scheduleMs, finished)
   }
   return state
 }

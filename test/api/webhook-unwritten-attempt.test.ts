@@ -65,4 +65,33 @@ describe('an attempt the receiver accepted whose record cannot be written', () =
     expect((await stored()).map((delivery) => [delivery.status, delivery.attempts])).toEqual([['delivered', 1], ['delivered', 1]])
     expect(receiver.received).toHaveLength(2)
   }, 20_000)
+
+  it('is not sent again when the record of a failed attempt before it was still waiting to be written', async () => {
+    const { storage, state } = createFullDiskStorage()
+    receiver = await startReceiver('/ok')
+    // The first attempt fails (its record waits up to 1 s to be written), then storage stops taking
+    // writes at once, as when redis goes away: the retry that succeeds cannot be recorded either.
+    receiver.respond = () => {
+      if (receiver!.received.length > 1) return 200
+      state.full = true
+      return 500
+    }
+    api = await createTestApi({ storage, allowLocalWebhooks: true, webhookRetrySchedule: [200, 200] })
+    expect((await api.post('/api/sandbox/webhooks', { url: receiver.url })).status).toBe(200)
+    expect((await api.post('/api/sandbox/loans', LOAN)).status).toBe(200)
+    await receiver.waitFor(2)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+
+    state.full = false
+    const deadline = Date.now() + 5000
+    const stored = async () => {
+      const [docKey] = await storage.getKeys('session')
+      return JSON.parse(await storage.getItemRaw<string>(docKey!) as string).webhook.deliveries as Array<{ status: string }>
+    }
+    while ((await stored()).some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await api.sandbox.deliveriesIdle()
+    expect((await stored()).map((delivery) => delivery.status)).toEqual(['delivered'])
+    // Twice: the failed attempt and the one the receiver accepted, not a third time once storage took writes.
+    expect(receiver.received).toHaveLength(2)
+  }, 20_000)
 })
