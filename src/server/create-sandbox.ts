@@ -29,6 +29,7 @@ import { createFaultPlan } from '../faults/fault-plan.js'
 import { parseFaults, type FaultsConfig } from '../faults/faults-schema.js'
 import { findUnreachableRule } from '../faults/fault-routes.js'
 import { wasDropped } from './fault-hook.js'
+import { joinUnwritten, UnwrittenError } from '../storage/unwritten-error.js'
 
 /**
  * Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. Rejects with
@@ -150,10 +151,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       closing ??= (async () => {
         if (sweep) clearInterval(sweep)
         await expiry.stop()
-        await dispatcher.close()
+        // What storage refused to the end (redis gone) is lost: the close still ends, then says what.
+        const unwritten: UnwrittenError[] = []
+        const keepUnwritten = (error: unknown) => {
+          if (!(error instanceof UnwrittenError)) throw error
+          unwritten.push(error)
+        }
+        await dispatcher.close().catch(keepUnwritten)
         await services.mutex.idle()
-        await services.requestLog.close()
+        await services.requestLog.close().catch(keepUnwritten)
         await storage.dispose()
+        const lost = joinUnwritten(unwritten)
+        if (lost) throw lost
       })()
       return closing
     },

@@ -1,4 +1,5 @@
 import type { SandboxStorage } from '../storage/sandbox-storage.js'
+import { UnwrittenError } from '../storage/unwritten-error.js'
 import { deriveKeyId } from './auth.js'
 
 /** One line of the request log (the spec's "partner dashboard" log). */
@@ -123,6 +124,8 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
    * showed each of those requests twice in `sandbox logs`.
    */
   let pending: { key: string; entries: StoredEntry[] } | undefined
+  /** Why storage last refused a bucket: what a stop that could not write the last ones reports. */
+  let refusal: Error | undefined
 
   async function writeBucket(): Promise<void> {
     // Only the newest `limit` are held: retention would roll older ones off once written, and
@@ -150,7 +153,8 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
     const bucket = pending!
     try {
       await storage.setItem(bucket.key, bucket.entries)
-    } catch {
+    } catch (error) {
+      refusal = error as Error
       return false
     }
     pending = undefined
@@ -188,11 +192,16 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
     return followUp
   }
 
-  /** Stops the timer and writes what is pending. */
+  /**
+   * Stops the timer and writes what is pending; rejects with an UnwrittenError when storage still
+   * refuses some of it (redis gone), which is then lost.
+   */
   async function close(): Promise<void> {
     clearInterval(timer)
     await flushing
     await flush()
+    const lost = (pending?.entries.length ?? 0) + buffer.length
+    if (lost > 0) throw new UnwrittenError(`${lost} request log ${lost === 1 ? 'entry' : 'entries'}, which sandbox logs will not show`, refusal)
   }
 
   return { record, flush, close }

@@ -143,9 +143,11 @@ export function createDispatcher(options: DispatcherOptions) {
     attempts.stopQueued()
     await workers.stop()
     if (options.persistent) await checkpointParked()
-    await staged.close()
+    // What storage refused is reported once the rest is closed too.
+    const unwrittenRecords = await staged.close().then(() => undefined, (error: Error) => error)
     await markers.settle()
     attempts.close()
+    if (unwrittenRecords) throw unwrittenRecords
   }
 
   /** Starts (or re-runs) the delivery worker of a session. */

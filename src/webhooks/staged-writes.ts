@@ -2,6 +2,7 @@ import type { Principal } from '../server/auth.js'
 import type { KeyedMutexLike } from '../server/services.js'
 import type { SessionStore } from '../server/session-store.js'
 import { sessionSlotOf, type SessionDoc } from '../server/session-doc.js'
+import { UnwrittenError } from '../storage/unwritten-error.js'
 
 /**
  * Session documents changed in memory and written a moment later, all at once: for records whose
@@ -24,6 +25,10 @@ export function createStagedWrites(options: {
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
   let stopped = false
+  /** Why the last flush failed: what a close that could not write everything reports. */
+  let refusal: Error | undefined
+  /** How many sessions the last flush failed to write. */
+  let unwrittenSessions = 0
 
   /**
    * Writes every staged session (and with `all`, every patched one too); sessions staged while it
@@ -32,11 +37,18 @@ export function createStagedWrites(options: {
   function flush(all = false): Promise<void> {
     clearTimeout(timer)
     timer = undefined
-    const written = flushing.then(() => {
+    const written = flushing.then(async () => {
       const principals = new Map((all ? [...sessions.listStaged(), ...sessions.listPatched()] : sessions.listStaged()).map((principal) => [sessionSlotOf(principal), principal]))
-      return Promise.all([...principals].map(([slot, principal]) => mutex.run(slot, () => sessions.flushStaged(principal))))
+      const outcomes = await Promise.all([...principals].map(([slot, principal]) => mutex.run(slot, () => sessions.flushStaged(principal)).then(() => undefined, (error: Error) => error)))
+      const failed = outcomes.filter((error) => error !== undefined)
+      // Counted here: a write that failed may also have dropped what it was writing (doc-store.ts).
+      unwrittenSessions = failed.length
+      if (failed.length > 0) throw failed[0]
     })
-    flushing = written.then(() => undefined, options.logError)
+    flushing = written.then(() => undefined, (error: Error) => {
+      refusal = error
+      options.logError(error)
+    })
     return flushing
   }
 
@@ -48,12 +60,21 @@ export function createStagedWrites(options: {
     timer.unref()
   }
 
-  /** Writes what is staged or patched (if `flushOnClose`) and stops the timer for good. */
-  function close(): Promise<void> {
+  /**
+   * Writes what is staged or patched (if `flushOnClose`) and stops the timer for good; rejects
+   * with an UnwrittenError when storage still refuses some of it (redis gone).
+   */
+  async function close(): Promise<void> {
     stopped = true
-    if (options.flushOnClose) return flush(true)
-    clearTimeout(timer)
-    return flushing
+    if (!options.flushOnClose) {
+      clearTimeout(timer)
+      return flushing
+    }
+    await flush(true)
+    if (unwrittenSessions > 0) {
+      const keys = unwrittenSessions === 1 ? '1 key' : `${unwrittenSessions} keys`
+      throw new UnwrittenError(`the record of webhook attempts of ${keys}, which run again after a restart (a delivery the receiver accepted may be sent twice)`, refusal)
+    }
   }
 
   return { stage, flush: () => flush(true), close }

@@ -94,4 +94,20 @@ describe('an attempt the receiver accepted whose record cannot be written', () =
     // Twice: the failed attempt and the one the receiver accepted, not a third time once storage took writes.
     expect(receiver.received).toHaveLength(2)
   }, 20_000)
+
+  it('makes close reject, naming the attempt records it could not write, when storage still refuses them', async () => {
+    const { storage, state } = createFullDiskStorage()
+    receiver = await startReceiver('/ok')
+    // Storage stops taking writes as the first attempt fails: its record, staged for up to 1 s, is never written.
+    receiver.respond = () => {
+      state.full = true
+      return 500
+    }
+    const closing = await createTestApi({ storage, allowLocalWebhooks: true, webhookRetrySchedule: [60_000] })
+    expect((await closing.post('/api/sandbox/webhooks', { url: receiver.url })).status).toBe(200)
+    expect((await closing.post('/api/sandbox/loans', LOAN)).status).toBe(200)
+    await receiver.waitFor(1)
+    await closing.sandbox.deliveriesIdle()
+    await expect(closing.sandbox.close()).rejects.toThrow(/^stopped without storage's last writes \(.*ENOSPC.*\): the record of webhook attempts of 1 key, which run again after a restart/)
+  }, 20_000)
 })
