@@ -19,12 +19,17 @@ export function pickStartReason(previous: string | undefined, next: string): str
   return next
 }
 
+/** The reason of a start whose connection was closed, without an error, before redis answered. */
+const CLOSED_SILENTLY = 'connection closed without an answer'
+
 /**
  * A failure's message as a start error shows it: without the client's request for a bug report
  * (its words for a port where something else answers) or the arguments redis echoes after an
  * unknown command (the lease's whole Lua script).
  */
 export function shortenReason(message: string): string {
+  // The client's words for a connection closed before any answer (no error of its own) name its option, not what happened.
+  if (/^Reached the max retries per request limit/.test(message)) return CLOSED_SILENTLY
   return message.replace(/ Please report this\.$/, '').replace(/, with args beginning with: .*$/s, '')
 }
 
@@ -57,6 +62,8 @@ export function adviseOn(reason: string, tls: boolean, owner: boolean): string {
   if (/^Command timed out/.test(reason)) return 'it took the connection but did not answer: check that the port is a redis server\'s and that the server is not stopped (SIGSTOP) or overloaded'
   // A plain port never answers a TLS hello, and a TLS port drops a plain client at once.
   if (tls && reason === 'ETIMEDOUT') return 'no TLS answer: if that port serves plain redis, use redis:// instead of rediss://; otherwise check the host and port'
+  // A published container port (docker-proxy, kubectl port-forward) takes the connection and closes it while nothing runs behind it.
+  if (reason === CLOSED_SILENTLY) return 'something took the connection and closed it at once: check the port in the URL, or, for a port a container (docker, kubectl port-forward) publishes, that the redis behind it is running'
   if (!tls && reason === 'ECONNRESET') return 'it closed the connection at once: if that port speaks TLS, use rediss:// instead of redis://'
   if (!owner) return 'start it, or check that the URL is the --storage your sandbox serve uses'
   return 'start it, or use another storage (--storage fs or memory)'

@@ -52,3 +52,25 @@ describe('a redis in protected mode, which refuses a client from another machine
     }
   })
 })
+
+describe('a port that takes the connection and closes it without a word', () => {
+  it('says so and what does that (a container port whose redis is not up), not the client\'s retry option nor to start redis', async () => {
+    // What a published container port (docker-proxy, kubectl port-forward) does while nothing runs behind it.
+    const sockets = new Set<Socket>()
+    const tcp = createNetServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      socket.end()
+    })
+    const port = await new Promise<number>((resolve) => tcp.listen(0, '127.0.0.1', () => resolve((tcp.address() as { port: number }).port)))
+    try {
+      for (const owner of [true, false]) {
+        const error = await createSandboxStorage({ kind: 'redis', url: `redis://127.0.0.1:${port}/0`, owner }).catch((caught: unknown) => caught as Error)
+        expect((error as Error).message).toBe(`cannot use redis at redis://127.0.0.1:${port}/0 (connection closed without an answer); something took the connection and closed it at once: check the port in the URL, or, for a port a container (docker, kubectl port-forward) publishes, that the redis behind it is running`)
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => tcp.close(resolve))
+    }
+  })
+})
