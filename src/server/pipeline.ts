@@ -67,7 +67,7 @@ async function answerApiRequest(event: H3Event, spec: RouteSpec, services: Sandb
     if (fault?.latencyMs && spec.kind === 'write') readBodyEarly(event)
     answer = fault ? await runFaulted(fault, services, headers, () => runRoute(event, spec, ctx)) : await runRoute(event, spec, ctx)
   } catch (error) {
-    answer = renderError(error, services)
+    answer = renderError(error, services, spec.kind !== 'read')
   }
   const known = principal ?? identifyUncounted(event, services, headers)
   Object.assign(headers, answer.headers)

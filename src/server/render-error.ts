@@ -3,8 +3,11 @@ import { ApiError, toApiError } from './api-error.js'
 import type { RouteAnswer } from './route-types.js'
 import type { SandboxServices } from './services.js'
 
-/** Renders an ApiError (or an unexpected failure) into the spec's error envelope. */
-export function renderError(error: unknown, services: SandboxServices): RouteAnswer {
+/**
+ * Renders an ApiError (or an unexpected failure) into the spec's error envelope. `write`: the
+ * request asks for a change (a POST or DELETE route), so a storage failure leaves it unconfirmed.
+ */
+export function renderError(error: unknown, services: SandboxServices, write = true): RouteAnswer {
   const api = toApiError(error)
   if (api) return { status: api.status, body: api.toBody(), headers: api.extraHeaders, errorCode: api.code }
   if (error instanceof UnusableDocumentError) {
@@ -14,8 +17,11 @@ export function renderError(error: unknown, services: SandboxServices): RouteAns
   }
   if (error instanceof StorageError) {
     services.logError(error)
-    // A write that timed out may still land (a paused redis catches up): say what is known.
-    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', 'The sandbox storage could not be read or written. A change this request asked for is not confirmed (it was applied whole or not at all): retry with the same Idempotency-Key, which applies it at most once.')
+    // A write that timed out may still land (a paused redis catches up): say what is known. A read
+    // has no Idempotency-Key to retry with, and nothing to confirm.
+    const database = new ApiError('SANDBOX_API_KEY_DATABASE_REQUIRED', write
+      ? 'The sandbox storage could not be read or written. A change this request asked for is not confirmed (it was applied whole or not at all): retry with the same Idempotency-Key, which applies it at most once.'
+      : 'The sandbox storage could not be read. This request changes nothing: retry it (the server log says why storage failed).')
     return { status: database.status, body: database.toBody(), errorCode: database.code }
   }
   services.logError(error)

@@ -48,6 +48,35 @@ describe('storage failure', () => {
     expect(retried.body.activeLoans).toHaveLength(2)
   })
 
+  it('tells a read that failed to retry it, and only a write to retry with the same Idempotency-Key', async () => {
+    // Storage that answers nothing, as a redis gone: the key's document is not held in memory.
+    const memory = memoryDriver()
+    const state = { down: true }
+    const refuse = <T>(call: () => T): T => {
+      if (state.down) throw new Error('ECONNREFUSED')
+      return call()
+    }
+    const down = defineDriver(() => ({
+      ...memory,
+      name: 'down-memory',
+      getItem: (key: string) => refuse(() => memory.getItem(key, {})),
+      getItemRaw: (key: string) => refuse(() => memory.getItemRaw!(key, {})),
+      hasItem: (key: string) => refuse(() => memory.hasItem(key, {})),
+      setItem: (key: string, value: string) => refuse(() => memory.setItem!(key, value, {})),
+    }))
+    api = await createTestApi({ storage: createStorage({ driver: down(undefined) }) })
+    for (const path of ['/api/sandbox/loans', '/api/sandbox/state', '/api/sandbox/webhooks']) {
+      const read = await api.get(path)
+      expect([read.status, read.body.error_code]).toEqual([500, 'SANDBOX_API_KEY_DATABASE_REQUIRED'])
+      expect(read.body.error).toBe('The sandbox storage could not be read. This request changes nothing: retry it (the server log says why storage failed).')
+    }
+    const write = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'while-down' })
+    expect([write.status, write.body.error_code]).toEqual([500, 'SANDBOX_API_KEY_DATABASE_REQUIRED'])
+    expect(write.body.error).toContain('retry with the same Idempotency-Key')
+    // Back, so that the close writes the request log.
+    state.down = false
+  })
+
   it('answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED when only the batch file of older stored answers cannot be written', async () => {
     const { storage, state } = createFlakyStorage()
     api = await createTestApi({ storage })
