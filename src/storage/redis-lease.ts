@@ -14,9 +14,9 @@ const REPLACE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 // either). One script rather than a renewal, a retake and a read: renewals of one server sent
 // together (its timer's and a write's check, all waiting on a paused redis) each saw the lease
 // lapsed, and the one that lost the retake read its own lease back as another server's. Answers 1
-// while the lease is this server's, else the value another holds, or nil if nobody holds it but
-// another server did meanwhile.
-const KEEP = "local held = redis.call('get', KEYS[1]) if held == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end if held then return held end local last = redis.call('get', KEYS[2]) if last and last ~= ARGV[1] then return false end redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) redis.call('set', KEYS[2], ARGV[1]) return 1"
+// while the lease is this server's (2 when taken back with KEYS[2] gone: redis lost its data),
+// else the value another holds, or nil if nobody holds it but another server did meanwhile.
+const KEEP = "local held = redis.call('get', KEYS[1]) if held == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end if held then return held end local last = redis.call('get', KEYS[2]) if last and last ~= ARGV[1] then return false end redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) redis.call('set', KEYS[2], ARGV[1]) if last then return 1 end return 2"
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 /** A held lease: renewed in the background until released. */
@@ -81,6 +81,11 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
     try {
       const held: unknown = await client.eval(KEEP, 2, key, `${key}:last`, value, LEASE_MS)
       if (held === 1) return renewed()
+      if (held === 2) {
+        renewed()
+        // Said rather than only "connection restored": the state of keys not held in memory is gone with it.
+        return onLost(`redis ${where}: the sandbox's keys are gone from this database (redis restarted without persistence, or flushed or evicted them): keys whose state this server does not hold in memory start again from an empty state, and sandbox logs lacks the requests before`)
+      }
       const current = parseOwner(typeof held === 'string' ? held : null)
       if (current) {
         lostTo = describeOwner(current)
