@@ -30,6 +30,7 @@ import { parseFaults, type FaultsConfig } from '../faults/faults-schema.js'
 import { findUnreachableRule } from '../faults/fault-routes.js'
 import { wasDropped } from './fault-hook.js'
 import { joinUnwritten, UnwrittenError } from '../storage/unwritten-error.js'
+import { DataDirGoneError } from '../storage/storage-error.js'
 
 /**
  * Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. Rejects with
@@ -155,7 +156,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         const unwritten: UnwrittenError[] = []
         const keepUnwritten = (error: unknown) => {
           if (!(error instanceof UnwrittenError)) throw error
-          unwritten.push(error)
+          // A data dir deleted to start afresh (`rm -rf .sandbox`) took its log and records with it.
+          if (!(error.cause instanceof DataDirGoneError)) unwritten.push(error)
         }
         await dispatcher.close().catch(keepUnwritten)
         await services.mutex.idle()

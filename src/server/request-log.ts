@@ -199,7 +199,10 @@ export function createRequestLog(storage: SandboxStorage, options: { limit?: num
   async function close(): Promise<void> {
     clearInterval(timer)
     await flushing
-    await flush()
+    // One bucket per flush: entries recorded while the last one was written (the final requests
+    // of a stop) need another, as long as storage takes them.
+    do await flush()
+    while (pending === undefined && buffer.length > 0)
     const lost = (pending?.entries.length ?? 0) + buffer.length
     if (lost > 0) throw new UnwrittenError(`${lost} request log ${lost === 1 ? 'entry' : 'entries'}, which sandbox logs will not show`, refusal)
   }

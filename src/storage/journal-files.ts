@@ -6,7 +6,7 @@ import { PRIVATE_FILE_MODE } from './file-modes.js'
 import { createCheckpointWriter } from './checkpoint-writer.js'
 import { decodeRecords } from './journal-format.js'
 import { describeThisVersion } from '../files/describe-this-version.js'
-import { StorageError } from './storage-error.js'
+import { DataDirGoneError, StorageError } from './storage-error.js'
 
 const JOURNAL_PREFIX = 'journal-'
 const JOURNAL_SUFFIX = '.log'
@@ -43,7 +43,7 @@ export async function createJournalFile(base: string, nextSequence: () => number
  * Not recreated here: the server still holds documents of the deleted state, and its lock is gone.
  */
 function createDataDirGoneError(base: string, cause: unknown): StorageError {
-  return new StorageError(`${describeDataDirGone(base)}: stop serve and start it again, which starts from an empty data dir; until then writes are refused`, { cause })
+  return new DataDirGoneError(`${describeDataDirGone(base)}: stop serve and start it again, which starts from an empty data dir; until then writes are refused`, { cause })
 }
 
 /** "data dir DIR no longer exists (...)": the start of the messages about a data dir deleted under its server. */

@@ -17,6 +17,9 @@ export class StorageError extends Error {
  */
 export class UnusableDocumentError extends StorageError {}
 
+/** A write refused because the data dir was deleted under its server: the state it held is gone on purpose. */
+export class DataDirGoneError extends StorageError {}
+
 /** Wraps any backend failure in StorageError, keeping StorageErrors as they are. */
 export function toStorageError(error: unknown, action: string): StorageError {
   if (error instanceof StorageError) return error
