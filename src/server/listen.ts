@@ -13,12 +13,16 @@ import { limitIdleToClients } from './idle-cut.js'
 import { checkTlsPair, readPemPair, type TlsPairInput } from './tls-pair.js'
 import { answerPlainHttpOnTls } from './plain-http-on-tls.js'
 import { limitTlsHandshake } from './tls-handshake-limit.js'
+import { isSandboxClosed, trackListener, trackOpening } from './sandbox-listeners.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
   url: string
   port: number
-  /** Stops accepting connections and resolves once in-flight requests have finished. */
+  /**
+   * Stops accepting connections and resolves once in-flight requests have finished. The
+   * sandbox's own close() calls it too; a second call waits for the first.
+   */
   close(): Promise<void>
 }
 
@@ -60,7 +64,8 @@ export interface ListenOptions {
  * Serves a sandbox over HTTP (or https, with `tls`) through listhen, as `sandbox serve` does. listhen would quietly move
  * to another port when the asked one is busy; here that is an error (code EADDRINUSE), unless
  * port 0 asked for any port. A host this machine cannot listen on is code EADDRNOTAVAIL, and a port
- * browsers and fetch() block is code UNSAFE_PORT.
+ * browsers and fetch() block is code UNSAFE_PORT. A sandbox that close() was called on is an Error:
+ * its storage is closed, and its close() closes the listeners it has.
  */
 export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: ListenOptions = {}): Promise<SandboxListener> {
   // From JavaScript, a createSandbox() without its await failed as "reading 'fetch'" of undefined.
@@ -68,6 +73,17 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     const promised = typeof (sandbox as { then?: unknown } | undefined)?.then === 'function'
     throw new TypeError(`listenSandbox takes the sandbox createSandbox resolves with, not ${promised ? 'its promise: await createSandbox() first' : String(sandbox)}`)
   }
+  const app = sandbox.app as H3
+  if (isSandboxClosed(app)) throw createSandboxClosedError()
+  return trackOpening(app, openListener(app, options))
+}
+
+/** The error of a listenSandbox call for a sandbox that close() was called on. */
+function createSandboxClosedError(): Error {
+  return new Error('listenSandbox: this sandbox is closed (its close() was called); create another with createSandbox()')
+}
+
+async function openListener(app: H3, options: ListenOptions): Promise<SandboxListener> {
   const { port = 0, host = '127.0.0.1' } = options
   // A string (process.env.PORT) was reported as a busy port, a negative closeTimeoutMs cut every request.
   if (!isWholeNumber(port, 0, 65535)) {
@@ -87,7 +103,7 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     // fifth of the package's import time, which a test suite that never listens pays per file.
     const { listen } = await import('listhen')
     // toNodeHandler calls only the app's fetch, which is all a SandboxApp promises.
-    listener = await listen(answerMissingHost(toNodeHandler(sandbox.app as H3)), {
+    listener = await listen(answerMissingHost(toNodeHandler(app)), {
       port: port === 0 ? { port: 0, random: true } : { port, random: false, ports: [], portRange: [], alternativePortRange: [] } as never,
       hostname: host,
       // PEM text: listhen takes a value starting with "--" as the certificate itself, not a path.
@@ -120,7 +136,15 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     answerPlainHttpOnTls(listener.server as unknown as TlsServer, url)
     limitTlsHandshake(listener.server as unknown as TlsServer, timeouts.headersMs)
   }
-  return { url, port: actual, close: () => closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS) }
+  let closing: Promise<void> | undefined
+  const close = () => closing ??= closeGracefully(listener, options.closeTimeoutMs ?? CLOSE_CAP_MS).finally(() => untrack())
+  const untrack = trackListener(app, close)
+  // close() was called while this listener was starting: it waits for this call, so close now.
+  if (isSandboxClosed(app)) {
+    await close()
+    throw createSandboxClosedError()
+  }
+  return { url, port: actual, close }
 }
 
 // listhen's close() drops idle keep-alive sockets and waits for active ones, with no limit: a

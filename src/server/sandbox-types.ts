@@ -85,6 +85,10 @@ export interface Sandbox {
    * failed webhook attempts (within 1 s).
    */
   flush(): Promise<void>
-  /** Waits for in-flight writes, flushes the request log and closes storage. */
+  /**
+   * Closes the listeners listenSandbox opened for it (waiting for their requests in flight), waits
+   * for in-flight writes and webhook deliveries, flushes the request log and closes storage. A
+   * second call waits for the first. Afterwards `fetch` and `listenSandbox` refuse it with an Error.
+   */
   close(): Promise<void>
 }
