@@ -96,6 +96,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     onDelivery: options.onDelivery,
     logError,
   })
+  const closingController = new AbortController()
   const services: SandboxServices = {
     config,
     fixtures,
@@ -112,6 +113,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     logError,
     maskKey: maskApiKey,
     faults,
+    closing: closingController.signal,
   }
 
   const app = new H3({
@@ -153,7 +155,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     flush: () => Promise.all([services.requestLog.flush(), dispatcher.flush()]).then(() => undefined),
     close() {
       closing ??= (async () => {
-        // First, so that no request comes in once storage starts closing.
+        // Requests waiting out a latency fault answer now, so the listeners' close need not cut them.
+        closingController.abort()
+        // Before storage starts closing, so that no request comes in then.
         await closeListenersOf(app)
         if (sweep) clearInterval(sweep)
         await expiry.stop()

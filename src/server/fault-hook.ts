@@ -20,6 +20,7 @@ export function wasDropped(request: object): boolean {
  * answer. A route that runs runs at once and its answer waits, as from a server slow to answer:
  * a client that times out meanwhile and retries with the same Idempotency-Key gets the replay.
  * Run after the wait, the retry executed and the first attempt became the replay nobody read.
+ * The sandbox's close() ends the wait: the answer goes out then.
  */
 export async function runFaulted(decision: FaultDecision, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
   const failure = decision.failure
@@ -28,7 +29,8 @@ export async function runFaulted(decision: FaultDecision, services: SandboxServi
     if (failure?.fault === 'drop_before') return { status: 0, body: {} }
     return await route()
   } finally {
-    if (decision.latencyMs) await sleep(decision.latencyMs)
+    // Cut short by close(): a wait of up to a minute kept the closed sandbox's process alive.
+    if (decision.latencyMs) await sleep(decision.latencyMs, undefined, { signal: services.closing }).catch(() => {})
   }
 }
 

@@ -34,6 +34,8 @@ export interface SandboxServices {
   logBodies?: boolean
   /** `serve --faults`: which requests to fail on purpose; undefined when off. */
   faults?: FaultPlan | undefined
+  /** Aborted once the sandbox's close() is called: waits a request makes (a `latency` fault) end then. */
+  closing?: AbortSignal
   logError(error: unknown): void
   maskKey(apiKey: string): string
 }
