@@ -23,7 +23,7 @@ export interface SandboxOptions {
   keysFile?: string
   /** Requests per window per key; `false` turns the limit off. Default 120/60. */
   rateLimit?: RateLimit | false
-  /** Called once per answered request (the CLI prints these). */
+  /** Called once per answered request (the CLI prints these); an error it throws goes to `logError`, the answer unchanged. */
   onRequest?: (entry: RequestLogEntry) => void
   /** Gives `onRequest` each request's body and its answer's (`request_body`, `response_body`): `serve --log-bodies`. */
   logBodies?: boolean
