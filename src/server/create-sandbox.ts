@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { H3 } from 'h3'
 import { maskApiKey } from '../keys/api-key-text.js'
 import { createKeyedMutex } from '../storage/keyed-mutex.js'
@@ -97,6 +98,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     logError,
   })
   const closingController = new AbortController()
+  // One listener per request waiting out a latency fault: more than 10 at once is no leak.
+  setMaxListeners(0, closingController.signal)
   const services: SandboxServices = {
     config,
     fixtures,

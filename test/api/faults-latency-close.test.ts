@@ -31,4 +31,20 @@ describe('close() of a sandbox with requests waiting out a latency fault', () =>
     expect((await answer).draft?.status).toBe('awaiting_collateral')
     await listener.close()
   })
+
+  it('holds many requests at once without a MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    const sandbox = await createSandbox({ faults: { seed: 1, rules: [{ fault: 'latency', ms: 200 }] }, rateLimit: false })
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => sandbox.fetch(new Request('http://127.0.0.1/api/sandbox/state', { headers: { authorization: `Bearer ${KEY}${i}` } }))))
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+      await sandbox.close()
+    }
+  })
 })
