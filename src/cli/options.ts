@@ -99,11 +99,16 @@ export function addSecretOption(command: Command, what = 'webhook signing secret
 /**
  * The secret from the flag or the environment, if any. One with a line break is refused, as a
  * path variable is (readPathVariable): the "\r" of a CRLF .env file is no part of a secret, and
- * kept, every signature was made (or checked) with another one.
+ * kept, every signature was made (or checked) with another one. So is a space at either end:
+ * cmd.exe's `set NAME=value && command` keeps the space before `&&` in the value.
  */
 export function resolveSecret(flag: string | undefined): string | undefined {
   const { value: secret, source } = readSetting(flag, '--secret', 'SANDBOX_WEBHOOK_SECRET')
   refuseLineBreak(source, secret, ', which no signing secret has')
+  if (secret !== undefined && secret.trim() !== secret) {
+    const cmd = source === '--secret' ? '' : `: in cmd.exe, set "${source}=value" && ... keeps no space, set ${source}=value && ... keeps the one before &&`
+    throw new CliError(`${source} starts or ends with a space, which no signing secret has${cmd}`)
+  }
   return secret
 }
 

@@ -47,6 +47,14 @@ describe('shared option resolution', () => {
     expect(resolveSecret('whsec_0123456789abcdef')).toBe('whsec_0123456789abcdef')
   })
 
+  it('refuses a webhook signing secret with a space at either end (cmd.exe\'s set NAME=value && ...), which would sign with another secret', () => {
+    vi.stubEnv('SANDBOX_WEBHOOK_SECRET', 'whsec_0123456789abcdef ')
+    expect(() => resolveSecret(undefined)).toThrow(new CliError('SANDBOX_WEBHOOK_SECRET starts or ends with a space, which no signing secret has: in cmd.exe, set "SANDBOX_WEBHOOK_SECRET=value" && ... keeps no space, set SANDBOX_WEBHOOK_SECRET=value && ... keeps the one before &&'))
+    expect(() => resolveSecret(' whsec_0123456789abcdef')).toThrow(new CliError('--secret starts or ends with a space, which no signing secret has'))
+    // webhook listen's old,new list: a space after the comma is inside the value, and allowed.
+    expect(resolveSecret('whsec_0123456789abcdef, whsec_fedcba9876543210')).toBe('whsec_0123456789abcdef, whsec_fedcba9876543210')
+  })
+
   it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {
     expect(expandHome('~', { home: '/home/ana' })).toBe('/home/ana')
     expect(expandHome('~/proj é/keys.json', { home: '/home/ana' })).toBe('/home/ana/proj é/keys.json')
