@@ -5,13 +5,14 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { describeNpmCommand } from './npm-command.mjs'
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const npm = describeNpmCommand(['ci', '--no-audit', '--no-fund', '--loglevel=error'])
 for (const folder of ['client-gen', 'jest-consumer']) {
   const dir = join(import.meta.dirname, '..', folder)
   const marker = join(dir, 'node_modules', '.package-lock.json')
   const lock = join(dir, 'package-lock.json')
   if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
-    execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' })
+    execFileSync(npm.file, npm.args, { cwd: dir, stdio: 'inherit', shell: npm.shell })
   }
 }
