@@ -147,7 +147,8 @@ export function parseScenario(file: string, text: string): Scenario {
  * word. Other YAML (a compose or CI file) is no scenario: only one with top-level `steps:` counts.
  */
 const YAML_FILE = /\.ya?ml$/i
-const YAML_SCENARIO = /^steps\s*:/m
+// A byte order mark (a Windows editor's) may come before a first-line `steps:`.
+const YAML_SCENARIO = /^\uFEFF?steps\s*:/m
 const YAML_REFUSED = 'scenario files are JSON (.json); YAML is not read'
 
 /** Whether a `sandbox run` argument names a scenario file (rather than a scenario id). */

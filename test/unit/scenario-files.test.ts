@@ -116,6 +116,14 @@ describe('scenario files', () => {
     await expect(loadScenarios(dir)).resolves.toMatchObject([{ id: 'windows', name: 'n' }])
   })
 
+  it('refuses a YAML scenario saved by a Windows editor (a byte order mark before steps:, CRLF), rather than skip it', async () => {
+    const dir = await scenarioDir()
+    await writeFile(join(dir, 'fine.json'), JSON.stringify(valid))
+    await writeFile(join(dir, 'loan.yaml'), '\uFEFFsteps:\r\n  - request: { method: GET, path: /api/sandbox/config }\r\nname: loan\r\n')
+    const problems = await loadScenarios(dir).catch((error: ScenarioFileError) => error.problems.map(formatProblem))
+    expect(problems).toEqual([`${join(dir, 'loan.yaml')}: scenario files are JSON (.json); YAML is not read`])
+  })
+
   it('says what a capture or key name may hold, and refuses the key names the runner reserves', () => {
     const get = { method: 'GET', path: '/api/sandbox/config' }
     expect(problemsOf(JSON.stringify({ ...valid, steps: [{ request: get, capture: { 'loan-id': 'x', '2nd': 'y' } }] }))).toEqual([
