@@ -77,7 +77,9 @@ export function describeListenError(error: ListenError, portFlag = '--port', hos
     return `port ${error.port} on ${error.host} is already in use; pick another with ${portFlag} (0 = any free port)`
   }
   if (error.code === 'EACCES' && typeof error.port === 'number') {
-    return `port ${error.port} on ${error.host} needs privileges this process does not have (ports below 1024 are for root); pick one from 1024 up with ${portFlag} (0 = any free port)`
+    // Worded for the system that refused it (createPortDeniedError): Windows has no privileged ports.
+    const { why, instead } = error.denied ?? { why: 'needs privileges this process does not have (ports below 1024 are for root)', instead: 'pick one from 1024 up' }
+    return `port ${error.port} on ${error.host} ${why}; ${instead} with ${portFlag} (0 = any free port)`
   }
   if (error.code === 'UNSAFE_PORT' && typeof error.port === 'number') {
     return `port ${error.port} is one that browsers and fetch() refuse to connect to (a blocked port of the fetch standard); pick another with ${portFlag} (0 = any free port)`

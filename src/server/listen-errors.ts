@@ -8,6 +8,8 @@ export interface ListenError extends Error {
   port?: number
   /** Why `host` cannot be listened on (the system's error code). */
   reason?: string
+  /** For EACCES: why the port was refused and which one to pick instead, worded for this system (explainPortDenied). */
+  denied?: { why: string; instead: string }
 }
 
 /** The port is taken by another process. */
@@ -26,10 +28,25 @@ export function createPortUnsafeError(port: number, host: string): ListenError {
   return Object.assign(new Error(message), { code: 'UNSAFE_PORT' as const, port, host })
 }
 
-/** The port needs privileges this process lacks (below 1024 without root). */
-export function createPortDeniedError(port: number, host: string, cause?: unknown): ListenError {
-  const message = `port ${port} on ${host} needs privileges this process does not have (EACCES; ports below 1024 are for root): pick one from 1024 up, or 0 for any free port`
-  return Object.assign(new Error(message, { cause }), { code: 'EACCES' as const, port, host })
+/**
+ * Why listening on a port was refused (EACCES), and which port to pick instead. Windows has no
+ * privileged ports: there it is a port in a range Hyper-V, WSL or Docker reserved, or one another
+ * program bound for itself alone, whatever its number.
+ */
+export function explainPortDenied(platform: NodeJS.Platform = process.platform): { why: string; instead: string } {
+  if (platform === 'win32') {
+    return { why: 'is refused by Windows (EACCES): a port of a range Hyper-V, WSL or Docker reserved (netsh interface ipv4 show excludedportrange protocol=tcp), or one another program holds for itself', instead: 'pick another' }
+  }
+  return { why: 'needs privileges this process does not have (ports below 1024 are for root)', instead: 'pick one from 1024 up' }
+}
+
+/** The port needs privileges this process lacks (below 1024 without root), or Windows keeps it. */
+export function createPortDeniedError(port: number, host: string, cause?: unknown, platform: NodeJS.Platform = process.platform): ListenError {
+  const denied = explainPortDenied(platform)
+  const message = platform === 'win32'
+    ? `port ${port} on ${host} ${denied.why}: ${denied.instead}, or 0 for any free port`
+    : `port ${port} on ${host} needs privileges this process does not have (EACCES; ports below 1024 are for root): pick one from 1024 up, or 0 for any free port`
+  return Object.assign(new Error(message, { cause }), { code: 'EACCES' as const, port, host, denied })
 }
 
 /** Nothing can listen on `host`: an address this machine does not have, or a name that does not resolve. */
