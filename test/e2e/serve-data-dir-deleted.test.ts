@@ -25,7 +25,8 @@ describe('a data dir deleted while serve runs', () => {
     const journals = async () => (await readdir(dataDir)).filter((name) => name.startsWith('journal-'))
     for (let tries = 0; (await journals()).length > 0 && tries < 250; tries++) await new Promise((resolve) => setTimeout(resolve, 40))
     expect(await journals()).toEqual([])
-    await rm(dataDir, { recursive: true, force: true })
+    // Retried: a checkpoint may add a file while the tree is removed (ENOTEMPTY), as `rm -rf` can fail then too.
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10 })
 
     const answer = await post(serve.url)
     expect([answer.status, ((await answer.json()) as { error_code: string }).error_code]).toEqual([500, 'SANDBOX_API_KEY_DATABASE_REQUIRED'])
@@ -40,7 +41,7 @@ describe('a data dir deleted while serve runs', () => {
     const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--quiet', '--rate-limit', 'off'])
     expect((await post(serve.url)).status).toBe(200)
     // At once: the write is in the journal, its file not yet written by a checkpoint.
-    await rm(dataDir, { recursive: true, force: true })
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10 })
     let status = 200
     for (let tries = 0; status === 200 && tries < 100; tries++) {
       status = (await post(serve.url)).status
