@@ -24,7 +24,7 @@ export function serveOpenApiDocument(app: H3, services: SandboxServices): void {
       if (texts.size >= ORIGINS_KEPT) texts.delete(texts.keys().next().value!)
       texts.set(origin, text)
     }
-    return new Response(text, { headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' } })
+    return new Response(text, { statusText: 'OK', headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' } })
   })
   refuseOtherMethods(app, path, ['GET'], services)
 }

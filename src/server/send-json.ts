@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import type { H3Event } from 'h3'
 import type { RouteAnswer } from './route-types.js'
 
@@ -7,6 +8,9 @@ import type { RouteAnswer } from './route-types.js'
  */
 export function sendJson(event: H3Event, requestId: string, answer: RouteAnswer, headers: Record<string, string>): string {
   event.res.status = answer.status
+  // h3 leaves the reason phrase empty ("HTTP/1.1 200 "): clients that show or log it (curl -i,
+  // fetch's statusText, Python's raise_for_status) would see none where an API server sends one.
+  event.res.statusText = STATUS_CODES[answer.status] ?? ''
   const target = event.res.headers
   if (answer.text !== undefined) {
     for (const name in answer.headers) target.set(name, answer.headers[name]!)
