@@ -39,7 +39,7 @@ describe('the published package', () => {
     for (const needed of ['bin/sandbox.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cjs/package.json', 'dist/cjs/client/index.d.ts', 'dist/openapi.json', 'dist/scenario.schema.json', 'fixtures/config.json', 'fixtures/receivers/receiver.mjs', 'scenarios/loan-flow.json', 'README.md']) {
       expect(files, needed).toContain(needed)
     }
-    expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.map'))).toEqual([])
+    expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.map') || file.endsWith('.gitattributes'))).toEqual([])
     // Each module and its types, the two JSON documents (openapi.json, scenario.schema.json) and
     // the package.json that makes dist/cjs/ CommonJS.
     expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 3)

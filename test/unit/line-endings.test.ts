@@ -11,7 +11,7 @@ const inCheckout = existsSync(join(ROOT, '.git')) && spawnSync('git', ['--versio
 
 describe.skipIf(!inCheckout)('a checkout on Windows', () => {
   it('keeps LF line ends in every text file, whatever core.autocrlf says', () => {
-    const files = ['.ci/run', 'test/helpers/zsh-complete.zsh', 'bin/sandbox.js', 'scenarios/loan-flow.json', 'fixtures/receivers/receiver.py', 'README.md']
+    const files = ['.ci/run', 'test/helpers/zsh-complete.zsh', 'bin/sandbox.js', 'scenarios/loan-flow.json', 'fixtures/receivers/receiver.py', 'fixtures/webhook-signature-vectors.json', 'src/index.ts']
     const attributes = execFileSync('git', ['check-attr', 'eol', '--', ...files], { cwd: ROOT, encoding: 'utf8' })
     expect(attributes.trim().split('\n')).toEqual(files.map((file) => `${file}: eol: lf`))
   })
