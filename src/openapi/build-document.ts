@@ -32,11 +32,16 @@ const IGNORED_FIELDS = { [IGNORED_FIELDS_HEADER]: { $ref: '#/components/headers/
 /** Statuses a POST stores under its Idempotency-Key, and so can replay (decisions.md "Idempotency"). */
 const REPLAYABLE_STATUSES = new Set([200, 404, 409])
 
+/** `serve --faults` can answer any API route with SANDBOX_FAULT_INJECTED under either status, not only its usual 503. */
+const FAULT_STATUSES = [500, 503]
+
 /** The error codes of an operation, grouped by their HTTP status. */
 export function errorCodesByStatus(op: Operation): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(op.method === 'get' ? [] : BODY_ERRORS), ...(op.method === 'post' ? POST_ERRORS : []), ...op.errors])
   const byStatus = new Map<number, ErrorCode[]>()
-  for (const code of codes) byStatus.set(ErrorCodes[code], [...(byStatus.get(ErrorCodes[code]) ?? []), code])
+  const add = (status: number, code: ErrorCode) => byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  for (const code of codes) add(ErrorCodes[code], code)
+  for (const status of FAULT_STATUSES) add(status, 'SANDBOX_FAULT_INJECTED')
   return new Map([...byStatus].sort(([a], [b]) => a - b))
 }
 
@@ -53,6 +58,7 @@ function errorResponse(status: number, codes: ErrorCode[], replayable = false): 
   // A stored outcome (a 404, a 409) ran the request, so it names the fields it ignored, as a 200 does.
   const headers: Json = { ...RESPONSE_HEADERS, ...(replayable ? { ...REPLAYED_HEADER, ...IGNORED_FIELDS } : {}) }
   if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
+  if (FAULT_STATUSES.includes(status)) headers['Retry-After'] = header('Only on SANDBOX_FAULT_INJECTED, when the serve --faults rule gives retry_after: seconds to wait.', { type: 'integer' })
   return {
     description: `error_code: ${codes.join(', ')}`,
     headers,
