@@ -7,6 +7,7 @@ import { OPERATIONS, type Operation } from './operations.js'
 import { DECISIONS } from './decisions.js'
 import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
 import { eventObjectSchemas } from '../schemas/responses/event-objects.js'
+import { REQUEST_ID_EXAMPLE } from '../schemas/responses/answers.js'
 import { buildEventExamples } from './event-examples.js'
 
 type Json = Record<string, unknown>
@@ -65,7 +66,7 @@ function errorResponse(status: number, codes: ErrorCode[], replayable = false): 
     content: {
       'application/json': {
         schema: { allOf: [ref('Error'), { type: 'object', properties: { error_code: { enum: codes } } }] },
-        example: { request_id: 'req_5f2c9a1e7b3d4c8a9e10', error_code: codes[0], error: ERROR_EXAMPLES[codes[0]!] ?? 'See error_code.' },
+        example: { request_id: REQUEST_ID_EXAMPLE, error_code: codes[0], error: ERROR_EXAMPLES[codes[0]!] ?? 'See error_code.' },
       },
     },
   }
@@ -173,7 +174,7 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
         IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }, description: 'Required on every POST. Same key + same method, path and body within 24 h: the stored answer again (idempotency_replayed: true). Same key, other request: 409 IDEMPOTENCY_KEY_CONFLICT; still running: 409 IDEMPOTENCY_KEY_IN_PROGRESS.' },
       },
       headers: {
-        RequestId: header('The answer\'s request id, the same as the body request_id.'),
+        RequestId: { ...header('The answer\'s request id, the same as the body request_id.'), example: REQUEST_ID_EXAMPLE },
         RateLimitLimit: header('Requests allowed per window for this key. On every answer to a request with a key the sandbox knows; a 401, 404 NOT_FOUND or 405 shows the window without counting the request. Absent without a known key, and with --rate-limit off.', { type: 'integer' }),
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),

@@ -66,6 +66,25 @@ describe('the OpenAPI document as partner tools read it', () => {
     expect(parts.filter(([, part]) => !part.schema.type).map(([name]) => name)).toEqual([])
   })
 
+  it('gives every string with a pattern an example in it, and x-request-id the same one, as a mock server (prism mock) answers "string" for a string without one', () => {
+    const missing: string[] = []
+    const visit = (schema: unknown, where: string): void => {
+      if (!schema || typeof schema !== 'object') return
+      const node = schema as Json
+      if (node.type === 'string' && node.pattern) {
+        const pattern = new RegExp(node.pattern as string, 'u')
+        if (!(node.examples as unknown[] | undefined)?.some((example) => typeof example === 'string' && pattern.test(example))) missing.push(where)
+      }
+      for (const [key, value] of Object.entries(node)) visit(value, `${where}/${key}`)
+    }
+    // Request schemas are for validating what a client sends; a mock only makes up answers.
+    const answers = Object.entries(doc.components.schemas as Json).filter(([id]) => !id.endsWith('Request'))
+    for (const [id, schema] of answers) visit(schema, id)
+    expect(missing).toEqual([])
+    expect(doc.components.headers.RequestId.example).toMatch(/^req_/)
+    expect(doc.components.headers.RequestId.example).toBe(doc.components.schemas.ConfigAnswer.properties.request_id.examples[0])
+  })
+
   it('gives examples that match their schemas', () => {
     const mismatches: string[] = []
     for (const { where, operation } of listOperations()) {

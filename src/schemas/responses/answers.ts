@@ -5,7 +5,9 @@ import { loanStateSchema } from './loan-objects.js'
 import { partnerViewSchema } from './partner-view.js'
 import { deliveryViewSchema, eventTypeSchema, webhookStateViewSchema } from './webhook-views.js'
 
-const requestId = z.string().regex(/^req_/).describe('`req_` + random id; also the x-request-id header.')
+/** An example in the format: mock servers (`prism mock`) otherwise answer "string", which fails the pattern. */
+export const REQUEST_ID_EXAMPLE = 'req_5f2c9a1e7b3d4c8a9e10'
+const requestId = z.string().regex(/^req_/).meta({ description: '`req_` + random id; also the x-request-id header.', examples: [REQUEST_ID_EXAMPLE] })
 const replayed = z.boolean().describe('true when this is the stored answer of an earlier request with the same Idempotency-Key.')
 
 /** The error envelope of every non-2xx answer. */
