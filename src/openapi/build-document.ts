@@ -58,7 +58,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
 function errorResponse(status: number, codes: ErrorCode[], replayable = false): Json {
   // A stored outcome (a 404, a 409) ran the request, so it names the fields it ignored, as a 200 does.
   const headers: Json = { ...RESPONSE_HEADERS, ...(replayable ? { ...REPLAYED_HEADER, ...IGNORED_FIELDS } : {}) }
-  if (status === 429) headers['Retry-After'] = header('Seconds until the window lets the key in again.', { type: 'integer' })
+  if (status === 429) headers['Retry-After'] = { ...header('Seconds until the window lets the key in again.', { type: 'integer' }), required: true }
   if (FAULT_STATUSES.includes(status)) headers['Retry-After'] = header('Only on SANDBOX_FAULT_INJECTED, when the serve --faults rule gives retry_after: seconds to wait.', { type: 'integer' })
   return {
     description: `error_code: ${codes.join(', ')}`,
@@ -85,7 +85,7 @@ function buildOperation(op: Operation): Json {
   responses[408] = { ...errorResponse(408, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (the request, body included, did not arrive in time)' }
   responses[431] = { ...errorResponse(431, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (request line and headers over 16 KB)' }
   const notAllowed = errorResponse(405, ['METHOD_NOT_ALLOWED'])
-  responses[405] = { ...notAllowed, headers: { ...(notAllowed.headers as Json), Allow: header('The methods this path accepts.') } }
+  responses[405] = { ...notAllowed, headers: { ...(notAllowed.headers as Json), Allow: { ...header('The methods this path accepts.'), required: true } } }
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -174,7 +174,8 @@ export function buildOpenApiDocument(options: { version?: string; serverUrl?: st
         IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }, description: 'Required on every POST. Same key + same method, path and body within 24 h: the stored answer again (idempotency_replayed: true). Same key, other request: 409 IDEMPOTENCY_KEY_CONFLICT; still running: 409 IDEMPOTENCY_KEY_IN_PROGRESS.' },
       },
       headers: {
-        RequestId: { ...header('The answer\'s request id, the same as the body request_id.'), example: REQUEST_ID_EXAMPLE },
+        // Required: on every answer (decisions.md "Envelope"), so validating proxies check it is there.
+        RequestId: { ...header('The answer\'s request id, the same as the body request_id.'), required: true, example: REQUEST_ID_EXAMPLE },
         RateLimitLimit: header('Requests allowed per window for this key. On every answer to a request with a key the sandbox knows; a 401, 404 NOT_FOUND or 405 shows the window without counting the request. Absent without a known key, and with --rate-limit off.', { type: 'integer' }),
         RateLimitRemaining: header('Requests left in the current window.', { type: 'integer' }),
         RateLimitReset: header('Seconds until the window frees a request.', { type: 'integer' }),

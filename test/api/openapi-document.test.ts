@@ -85,6 +85,19 @@ describe('the OpenAPI document as partner tools read it', () => {
     expect(doc.components.headers.RequestId.example).toBe(doc.components.schemas.ConfigAnswer.properties.request_id.examples[0])
   })
 
+  it('marks as required the headers every such answer carries: x-request-id on each answer of the API, Retry-After on a 429, Allow on a 405', () => {
+    const missing: string[] = []
+    for (const { where, operation } of listOperations().filter(({ where }) => where.includes('/api/sandbox/') && !where.endsWith('openapi.json'))) {
+      for (const [status, answer] of Object.entries(operation.responses as Json)) {
+        const headers = (answer as Json).headers as Json
+        const required = (name: string) => headers[name]?.required ?? (headers[name]?.$ref === '#/components/headers/RequestId' && doc.components.headers.RequestId.required)
+        const expected = ['x-request-id', ...(status === '429' ? ['Retry-After'] : []), ...(status === '405' ? ['Allow'] : [])]
+        for (const name of expected) if (required(name) !== true) missing.push(`${where} ${status} ${name}`)
+      }
+    }
+    expect(missing).toEqual([])
+  })
+
   it('gives examples that match their schemas', () => {
     const mismatches: string[] = []
     for (const { where, operation } of listOperations()) {
