@@ -81,6 +81,8 @@ function buildOperation(op: Operation): Json {
   }
   for (const [status, codes] of errorCodesByStatus(op)) responses[status] = errorResponse(status, codes, op.idempotent && REPLAYABLE_STATUSES.has(status))
   responses[404] ??= errorResponse(404, ['NOT_FOUND'])
+  // A GET has no body to refuse, yet these two come before any route runs (listen.ts, create-sandbox.ts).
+  responses[400] ??= { ...errorResponse(400, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (an HTTP/1.1 request without a Host header, or a path whose percent-encoding does not decode)' }
   // Answered by Node's HTTP layer before the route runs, in the same envelope (client-errors.ts).
   responses[408] = { ...errorResponse(408, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (the request, body included, did not arrive in time)' }
   responses[431] = { ...errorResponse(431, ['INVALID_REQUEST']), description: 'error_code: INVALID_REQUEST (request line and headers over 16 KB)' }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../src/server/create-sandbox.js'
 import type { Sandbox } from '../../src/server/sandbox-types.js'
 import { listenSandbox, type SandboxListener } from '../../src/server/listen.js'
+import { checkAnswerAgainstContract } from '../helpers/contract.js'
 
 let sandbox: Sandbox
 let listener: SandboxListener
@@ -34,6 +35,9 @@ describe('an HTTP/1.1 request without a Host header', () => {
     expect(head).toMatch(/\r\nconnection: close/i)
     const requestId = /\r\nx-request-id: (req_\w+)/i.exec(head)?.[1]
     expect(JSON.parse(body)).toEqual({ request_id: requestId, error_code: 'INVALID_REQUEST', error: 'An HTTP/1.1 request needs a Host header.' })
+    // An answer of the GET operation called, so the OpenAPI document declares it.
+    const headers = new Headers(head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]))
+    expect(checkAnswerAgainstContract('GET', '/api/sandbox/config', 400, headers, body)).toEqual([])
   })
 
   it('leaves HTTP/1.0 without Host, and HTTP/1.1 with one, to the API', async () => {
