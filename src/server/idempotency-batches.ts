@@ -77,15 +77,27 @@ function toBatchedRecord(record: IdempotencyRecord): IdempotencyRecord {
 }
 
 /**
+ * When the document's first idempotency record (inline or in a batch) passes retention, in ms
+ * since the epoch: Infinity when it holds none (or only times it cannot read, which never expire).
+ */
+export function findFirstExpiry(doc: SessionDoc): number {
+  // Both lists are oldest first: their heads expire first.
+  const record = doc.idempotency[0]
+  const batch = doc.response_batches[0]
+  let first = Infinity
+  for (const made of [record?.created_at, batch?.newest_at]) {
+    const at = made === undefined ? NaN : Date.parse(made) + IDEMPOTENCY_RETENTION_MS
+    if (at < first) first = at
+  }
+  return first
+}
+
+/**
  * Whether the document holds an idempotency record (inline or in a batch) past retention, which
  * its next save would prune.
  */
 export function holdsExpiredRecords(doc: SessionDoc, now: number): boolean {
-  const cutoff = now - IDEMPOTENCY_RETENTION_MS
-  // Both lists are oldest first: their heads expire first.
-  const record = doc.idempotency[0]
-  const batch = doc.response_batches[0]
-  return (record !== undefined && Date.parse(record.created_at) <= cutoff) || (batch !== undefined && Date.parse(batch.newest_at) <= cutoff)
+  return findFirstExpiry(doc) <= now
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Principal } from './auth.js'
 import { ApiError } from './api-error.js'
 import { checkSessionDoc } from './check-session-doc.js'
 import { deleteStoredSession } from './delete-session.js'
+import { createExpiryTimes } from './expiry-times.js'
 import { createIdempotencyBatches, holdsExpiredRecords } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
 import { sessionSlotOf, principalOfSlot, SESSION_DOC_VERSION, type SessionDoc, type SessionPatch } from './session-doc.js'
@@ -37,6 +38,8 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
   const files = guardStorage(storage)
   const batches = createIdempotencyBatches(files)
   const { readSpilled, listSpilled, removeSpilled } = createSpilledDeliveries(files)
+  /** What the expiry check knows of each session's records, kept by every change made here. */
+  const expiryTimes = createExpiryTimes()
 
   function createSessionDoc(now: string): SessionDoc {
     return {
@@ -108,7 +111,10 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
       next.webhook = spill.state
     }
     const id = sessionSlotOf(principal)
+    // Unknown until written: a failed write may or may not have landed.
+    expiryTimes.forget(id)
     await docs.write(id, next)
+    expiryTimes.learn(id, next)
     patches.delete(id)
   }
 
@@ -120,6 +126,7 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
   function stage(principal: Principal, doc: SessionDoc): void {
     const id = sessionSlotOf(principal)
     docs.stage(id, doc)
+    expiryTimes.forget(id)
     patches.delete(id)
   }
 
@@ -132,6 +139,7 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
    */
   function patch(principal: Principal, change: SessionPatch): void {
     const id = sessionSlotOf(principal)
+    expiryTimes.forget(id)
     const pending = patches.get(id)
     if (pending) pending.push(change)
     else patches.set(id, [change])
@@ -163,6 +171,7 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
   async function remove(principal: Principal): Promise<void> {
     const id = sessionSlotOf(principal)
     ended.add(id)
+    expiryTimes.forget(id)
     docs.forget(id)
     patches.delete(id)
     await deleteStoredSession(storage, principal)
@@ -189,8 +198,10 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
    */
   async function expireIdempotency(principal: Principal, now = Date.now()): Promise<boolean> {
     const id = sessionSlotOf(principal)
+    const settle = expiryTimes.beginRead(id)
     // Read past the cache, which holds the sessions in use, unless changes wait for the next load.
     const doc = patches.has(id) ? await load(principal) : await docs.readUncached(id)
+    settle(doc)
     // A session deleted meanwhile has nothing to expire.
     if (!doc || !holdsExpiredRecords(doc, now)) return false
     await save(principal, doc, now)
@@ -202,6 +213,13 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
 
   return {
     load, save, stage, patch, hold, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
+    /**
+     * Whether `expireIdempotency` of the slot could find a record past retention at `now`: false
+     * only when this server read or wrote the document last and its first record expires later.
+     */
+    mayHoldExpired: expiryTimes.mayHoldExpired,
+    /** Forgets what is known of slots not among `stored` (every stored slot, as just listed). */
+    keepExpiryTimesOf: expiryTimes.keepOnly,
     /** The live record of an Idempotency-Key, from the document or a batch file (idempotency-batches.ts). */
     findIdempotencyRecord: batches.find,
     /** The stored answer body (JSON text) of a record; `book` is the session's book now, which loan-state parts are read against. */

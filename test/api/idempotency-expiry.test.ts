@@ -3,7 +3,7 @@ import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { deriveKeyId } from '../../src/server/auth.js'
 import { createSandbox } from '../../src/server/create-sandbox.js'
-import { FIRST_IDEMPOTENCY_SWEEP_MS } from '../../src/server/idempotency-expiry.js'
+import { FIRST_IDEMPOTENCY_SWEEP_MS, IDEMPOTENCY_SWEEP_MS } from '../../src/server/idempotency-expiry.js'
 import type { SessionDoc } from '../../src/server/session-doc.js'
 import type { Sandbox } from '../../src/server/sandbox-types.js'
 import { buildRequest, LOAN, newKey } from '../helpers/api.js'
@@ -97,6 +97,49 @@ describe('the idempotency expiry check', () => {
     await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
     await vi.waitFor(async () => expect((await storage.getItem<SessionDoc>(docKey(old)))!.idempotency).toEqual([]))
     expect(writes.filter((key) => key.startsWith('session:'))).toEqual([docKey(old)])
+  })
+
+  it('reads at its later checks only the sessions with records due, and still expires each record once its 24 hours are over', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const reads: string[] = []
+    const storage = createKeptStorage((memory) => ({
+      getItemRaw(key: string, options: object) {
+        if (key.startsWith('session:')) reads.push(key)
+        return memory.getItemRaw!(key, options)
+      },
+    }))
+    const start = Date.now()
+    const old = [newKey('old'), newKey('old'), newKey('old')]
+    await storeSessions(storage, old)
+    vi.setSystemTime(start + 12 * 3600_000)
+    const young = Array.from({ length: 30 }, () => newKey('young'))
+    await storeSessions(storage, young)
+    vi.setSystemTime(start + 23 * 3600_000)
+    const sandbox = await open(storage)
+    reads.length = 0
+    // The first check knows nothing of the stored sessions: it reads each once.
+    await vi.advanceTimersByTimeAsync(FIRST_IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(() => expect(new Set(reads).size).toBe(33))
+    // Within the hour, a new key and a young one make loans (their saves tell the check their records).
+    const [fresh, busy] = [newKey('fresh'), young[0]!]
+    for (const key of [fresh, busy]) expect((await call(sandbox, key, 'POST', '/api/sandbox/loans', LOAN, 'loan-1')).status).toBe(200)
+    // Listed last (memory storage lists in the order written), an old session's expiry shows the check is over.
+    const lastDoc = await storage.getItem(docKey(old[2]!))
+    await storage.removeItem(docKey(old[2]!))
+    await storage.setItem(docKey(old[2]!), lastDoc)
+    reads.length = 0
+    await vi.advanceTimersByTimeAsync(IDEMPOTENCY_SWEEP_MS)
+    const records = async (key: string) => (await storage.getItem<SessionDoc>(docKey(key)))!.idempotency.map((record) => record.key)
+    await vi.waitFor(async () => expect(await records(old[2]!)).toEqual([]))
+    for (const key of old) expect(await records(key)).toEqual([])
+    expect(reads.filter((key) => key.startsWith('session:')).sort()).toEqual(old.map(docKey).sort())
+    expect(await records(busy)).toEqual(['loan-0', 'loan-1'])
+    // A day after the young keys' loans, a later check drops their records, and the busy key's first.
+    await vi.advanceTimersByTimeAsync(12 * IDEMPOTENCY_SWEEP_MS)
+    await vi.waitFor(async () => expect(await records(young[29]!)).toEqual([]))
+    for (const key of young.slice(1)) expect(await records(key)).toEqual([])
+    expect(await records(busy)).toEqual(['loan-1'])
+    expect(await records(fresh)).toEqual(['loan-1'])
   })
 
   it('writes nothing to the storage once the server is closed', async () => {

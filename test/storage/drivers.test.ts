@@ -9,6 +9,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { decodeRecords, encodeRecords } from '../../src/storage/journal-format.js'
 import { createDocStore, createSandboxStorage, journaledFsDriver, parseStorageKind, StorageError } from '../../src/storage/index.js'
 import { createSessionStore } from '../../src/server/session-store.js'
+import { checkStoredSessions } from '../../src/server/idempotency-expiry.js'
+import { createKeyedMutex } from '../../src/storage/keyed-mutex.js'
 import { fixtureConfig } from '../unit/domain-helpers.js'
 import type { SessionDoc } from '../../src/server/session-doc.js'
 import { useTempDirs } from '../helpers/temp-dirs.js'
@@ -190,6 +192,54 @@ describe.each(drivers)('storage on %s', (_name, open) => {
     await sessions.load(b!)
     const older = await sessions.load(a!)
     expect(await sessions.readStoredResponse(a!, older.idempotency[0]!, older.book)).toBe(text)
+    await storage.dispose()
+  })
+
+  it('reads again at a later expiry check only the sessions whose records are due, or that changed since', async () => {
+    const storage = await open()
+    const options = { initialBalances: { BTC: 2, USDT: 10_000 }, config: fixtureConfig, cacheSize: 1 }
+    const hour = 3600_000
+    const now = Date.now()
+    const principal = (keyId: string) => ({ apiKey: '', keyId, sessionId: 'default' })
+    const withRecord = (sessions: ReturnType<typeof createSessionStore>, madeAt: number) => {
+      const created_at = new Date(madeAt).toISOString()
+      return { ...sessions.createSessionDoc(created_at), idempotency: [{ key: 'idem-1', fingerprint: 'f', status: 200, created_at, answer: '{}' }] }
+    }
+    // Stored by an earlier server: two due within the hour, twenty a day later, one with no records.
+    const earlier = createSessionStore(storage, options)
+    const young = Array.from({ length: 20 }, (_, i) => `kyoung${i}`)
+    for (const keyId of ['kdue1', 'kdue2']) await earlier.save(principal(keyId), withRecord(earlier, now - 23.5 * hour), now)
+    for (const keyId of young) await earlier.save(principal(keyId), withRecord(earlier, now - hour), now)
+    await earlier.save(principal('knone'), earlier.createSessionDoc(new Date(now).toISOString()), now)
+    const reads: string[] = []
+    const getItemRaw = storage.getItemRaw
+    storage.getItemRaw = ((key: string, ...rest: []) => {
+      if (key.startsWith('session:')) reads.push(key)
+      return getItemRaw(key, ...rest)
+    }) as typeof getItemRaw
+    const sessions = createSessionStore(storage, options)
+    const check = { sessions, mutex: createKeyedMutex() }
+    const storedRecords = async (keyId: string) => JSON.parse(String(await getItemRaw(`session:${keyId}:default`))).idempotency.length
+    // The first check after a start knows nothing, reads every document, and expires nothing yet.
+    await checkStoredSessions(check, now)
+    expect(reads.sort()).toEqual(['kdue1', 'kdue2', 'knone', ...young].map((keyId) => `session:${keyId}:default`).sort())
+    expect(await storedRecords('kdue1')).toBe(1)
+    // Meanwhile a session is written with a record due within the hour, and one is patched.
+    await sessions.save(principal('kwritten'), withRecord(sessions, now - 23.5 * hour), now)
+    sessions.patch(principal('kyoung0'), (doc) => ({ ...doc, event_seq: doc.event_seq + 1 }))
+    // Another session's read evicts the written one from the cache (of one): a check reads storage.
+    await sessions.load(principal('kyoung1'))
+    reads.length = 0
+    await checkStoredSessions(check, now + hour)
+    expect(reads.sort()).toEqual(['kdue1', 'kdue2', 'kwritten', 'kyoung0'].map((keyId) => `session:${keyId}:default`).sort())
+    for (const keyId of ['kdue1', 'kdue2', 'kwritten']) expect(await storedRecords(keyId)).toBe(0)
+    for (const keyId of young) expect(await storedRecords(keyId)).toBe(1)
+    // Those rewritten are known with no records; the rest come due a day after they were made.
+    await sessions.load(principal('knone'))
+    reads.length = 0
+    await checkStoredSessions(check, now + 23 * hour + 1)
+    expect(reads.sort()).toEqual(young.map((keyId) => `session:${keyId}:default`).sort())
+    for (const keyId of young) expect(await storedRecords(keyId)).toBe(0)
     await storage.dispose()
   })
 
