@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { CliError } from './cli-error.js'
 import { isHttpUrl } from './http-url.js'
 import { CliErrorCodes } from '../errors/codes.js'
@@ -33,6 +33,7 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     return { all, chosen: lib.selectScenarios([...byIdOnce.values()], [], tags) }
   } catch (error) {
     // The file error rides along as the cause: GitHub annotations point at its problems' lines.
+    if (error instanceof lib.UnknownScenarioError && dir === undefined) throw new CliError(`${error.message} ${await hintOwnScenario(error.ids[0]!)}`, { code: CliErrorCodes.SCENARIO, cause: error })
     if (error instanceof lib.ScenarioFileError || error instanceof lib.UnknownScenarioError) throw new CliError(error.message, { code: CliErrorCodes.SCENARIO, cause: error })
     const { code, path } = error as NodeJS.ErrnoException
     if (code === 'ENOTDIR' && path === dir) throw new CliError(`--dir ${path} is not a directory (give scenario files as arguments, or the directory that holds them)`)
@@ -57,4 +58,14 @@ async function refuseNonScenarioPath(arg: string): Promise<void> {
   const found = await stat(arg).catch(() => undefined)
   if (found?.isDirectory()) throw new CliError(`${arg} is a directory: to run the scenarios in it, give --dir ${arg}`)
   if (found) throw new CliError(`${arg} is not a scenario file: give a path ending in .json (a pipe or a file of another name is not read), a scenario id, or --dir for a directory of scenarios`)
+}
+
+/**
+ * Without --dir the ids known are the shipped ones, not the project's own `scenarios/`, which the
+ * README's "a scenario is scenarios/<id>.json" leads a partner to write and then run by id.
+ */
+async function hintOwnScenario(id: string): Promise<string> {
+  const own = join('scenarios', `${id}.json`)
+  if (await stat(own).then((found) => found.isFile(), () => false)) return `(the shipped scenarios; yours: ${own} is here, run it as sandbox run ${own} or give --dir scenarios)`
+  return "(the shipped scenarios; yours: give a scenario file's path, or --dir for the directory that holds it)"
 }

@@ -40,3 +40,20 @@ describe('sandbox run with a path that is no scenario file', () => {
     expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringMatching(/^sandbox: unknown scenario loan-flwo \(did you mean loan-flow\?\); known: /)])
   }, MANY_RUNS_TIMEOUT_MS)
 })
+
+describe('sandbox run ID of a scenario of your own, without --dir', () => {
+  it('says the ids known are the shipped ones, and how to give yours: its path, or --dir', async () => {
+    // "A scenario is scenarios/<id>.json": a project that made one there and ran it by id was told
+    // only the shipped ids, as if its file had not been written.
+    const cwd = await tempDir()
+    await mkdir(join(cwd, 'scenarios'))
+    await writeFile(join(cwd, 'scenarios', 'mine.json'), JSON.stringify({ name: 'Mine', description: 'mine', steps: [{ request: { method: 'GET', path: '/api/sandbox/config' } }] }))
+    const found = await runCli(['run', 'mine'], { cwd })
+    expect([found.code, found.stderr]).toEqual([2, expect.stringMatching(/^sandbox: unknown scenario mine; known: direct-actions, .*, webhook-test-event \(the shipped scenarios; yours: scenarios\/mine\.json is here, run it as sandbox run scenarios\/mine\.json or give --dir scenarios\)\n$/)])
+    const notFound = await runCli(['run', 'other'], { cwd })
+    expect([notFound.code, notFound.stderr]).toEqual([2, expect.stringMatching(/^sandbox: unknown scenario other; known: .* \(the shipped scenarios; yours: give a scenario file's path, or --dir for the directory that holds it\)\n$/)])
+    // With --dir, the ids known are that directory's: nothing to add.
+    const inDir = await runCli(['run', 'other', '--dir', 'scenarios'], { cwd })
+    expect([inDir.code, inDir.stderr]).toEqual([2, 'sandbox: unknown scenario other; known: mine\n'])
+  }, MANY_RUNS_TIMEOUT_MS)
+})
