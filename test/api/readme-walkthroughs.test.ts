@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { open, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandbox as createLibrarySandbox, createSandboxClient, listenSandbox, SandboxApiError } from '../../src/index.js'
+import { constructWebhookEvent, createSandbox as createLibrarySandbox, createSandboxClient, listenSandbox, SandboxApiError } from '../../src/index.js'
 import { createRunProgress } from '../../src/cli/run-progress.js'
 import { parseScenario } from '../../src/scenarios/load-scenarios.js'
 import { runScenarios } from '../../src/scenarios/run-scenarios.js'
@@ -115,6 +117,26 @@ describe('the README walkthroughs', () => {
     expect(serves.filter((line) => !line.includes('--allow-local-webhooks'))).toEqual([])
   })
 
+  it('no shell line pipes into an option, which a shell runs as a command named after it', () => {
+    // `npx sandbox run --list | --tag webhooks | --bail` listed alternatives: pasted, it printed
+    // "bash: --tag: command not found".
+    const blocks = [...README.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
+    const lines = blocks.flatMap((block) => block.split('\n')).map((line) => line.replace(/\s+#.*$/, ''))
+    expect(lines.filter((line) => /\|\s*-/.test(line))).toEqual([])
+  })
+
+  it('a block that forwards webhooks to a local port and waits for them to be delivered starts a receiver on that port', () => {
+    // "Webhooks without a tunnel" forwarded to :3000 before the README had said what listens
+    // there: trigger --wait, pasted, reported ECONNREFUSED and exit 1.
+    const blocks = [...README.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
+    const waiting = blocks.filter((block) => /sandbox webhook trigger .*--wait/.test(block) && /--webhook-forward-to http:\/\/(localhost|127\.0\.0\.1):\d+/.test(block))
+    expect(waiting.length).toBeGreaterThan(1)
+    for (const block of waiting) {
+      const port = /--webhook-forward-to http:\/\/(?:localhost|127\.0\.0\.1):(\d+)/.exec(block)![1]
+      expect(block, block).toMatch(new RegExp(`receiver\\.mjs ${port}\\b|webhook listen --port ${port}\\b`))
+    }
+  })
+
   it('every shell block calls the CLI as npx sandbox, which a project that installed the package has (no sandbox on the PATH)', () => {
     const blocks = [...README.matchAll(/```(?:sh|yaml)\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
     expect(blocks.length).toBeGreaterThan(5)
@@ -122,23 +144,52 @@ describe('the README walkthroughs', () => {
     expect(bare).toEqual([])
   })
 
-  it('"The server in your own tests" runs as written: a port on 127.0.0.1, a client on it, the forward secret, and both closed', async () => {
-    const block = readBlock('ts', "import { createSandbox, listenSandbox, createSandboxClient } from 'partner-sandbox'")
-    // The `// ... walk loans` line is where the reader's test goes: here, a probe of what it names.
-    const code = block.split('\n').filter((line) => !line.startsWith('import '))
-      .map((line) => line.startsWith('// ...') ? 'await probe(sandbox, client, listener)' : line).join('\n')
+  it('"The server in your own tests" is a test file as written: its test passes, the delivery it forwards verifies with sandbox.forwardSecret, and its afterAll closes both', async () => {
+    // It was a fragment ("// ... walk loans"): pasted into a test file, vitest said "No test suite found".
+    const block = readBlock('ts', '// loan.test.ts, run by vitest')
+    // The reader's receiver is at 127.0.0.1:3000, which may be anyone's here: one on a free port
+    // stands in, checking each delivery with the secret the block says it verifies with.
+    let secret = ''
+    const received: string[] = []
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
+        try {
+          received.push(constructWebhookEvent({ secret, body: Buffer.concat(chunks), headers: request.headers }).type)
+        } catch (error) {
+          received.push(String(error))
+        }
+        response.end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise((resolve) => receiver.close(() => resolve())))
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`
+    const code = block.split('\n').filter((line) => !line.startsWith('import ')).join('\n')
+      .replace("'http://127.0.0.1:3000/webhooks'", JSON.stringify(receiverUrl))
     const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>
-    const example = new AsyncFunction('createSandbox', 'listenSandbox', 'createSandboxClient', 'probe', code)
-    const seen: unknown[] = []
+    const example = new AsyncFunction('afterAll', 'expect', 'test', 'createSandbox', 'listenSandbox', 'createSandboxClient', code)
+    const tests: Array<() => Promise<void>> = []
+    const afterAlls: Array<() => Promise<void>> = []
     let url = ''
-    const probe = async (sandbox: { forwardSecret?: string; deliveriesIdle(): Promise<void> }, client: ReturnType<typeof createSandboxClient>, listener: { url: string }) => {
-      url = listener.url
-      // No loan here: an event would be forwarded to the README's 127.0.0.1:3000, which may be anyone's.
-      seen.push(url.replace(/\d+$/, 'PORT'), (await client.getConfig()).api_version, /^whsec_/.test(sandbox.forwardSecret ?? ''))
-      await sandbox.deliveriesIdle()
-    }
-    await example((options: Parameters<typeof createLibrarySandbox>[0]) => createLibrarySandbox({ ...options, logError: () => {} }), listenSandbox, createSandboxClient, probe)
-    expect(seen).toEqual(['http://127.0.0.1:PORT', '0.3.0', true])
+    await example(
+      (hook: () => Promise<void>) => afterAlls.push(hook), expect, (_name: string, body: () => Promise<void>) => tests.push(body),
+      async (options: Parameters<typeof createLibrarySandbox>[0]) => {
+        const sandbox = await createLibrarySandbox({ ...options, logError: () => {} })
+        secret = sandbox.forwardSecret!
+        return sandbox
+      },
+      async (...args: Parameters<typeof listenSandbox>) => {
+        const listener = await listenSandbox(...args)
+        url = listener.url
+        return listener
+      },
+      createSandboxClient,
+    )
+    expect([tests.length, afterAlls.length, url.replace(/\d+$/, 'PORT')]).toEqual([1, 1, 'http://127.0.0.1:PORT'])
+    for (const body of tests) await body()
+    expect(received).toEqual(['sandbox.loan.issued'])
+    for (const hook of afterAlls) await hook()
     await expect(fetch(`${url}/api/sandbox/openapi.json`)).rejects.toThrow('fetch failed')
   })
 })

@@ -158,6 +158,8 @@ describe('the published package', () => {
     // The declarations are read whole: one that imported h3's or unstorage's put their own
     // errors (lib ESNext, optional drivers' packages) into every importer's build.
     const dir = await createTypeScriptProject('ts-consumer', 'module')
+    // The README's test file imports vitest, which a project that runs it has installed.
+    await symlink(join(ROOT, 'node_modules/vitest'), join(dir, 'node_modules/vitest'), 'dir')
     await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, noEmit: true } }))
     await writeFile(join(dir, 'use.ts'), [
       "import { createSandbox, listenSandbox, createSandboxClient, constructWebhookEvent, readRequestLog, type Sandbox } from 'partner-sandbox'",

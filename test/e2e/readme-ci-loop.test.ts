@@ -32,7 +32,11 @@ describe('the README CI loop', () => {
 
     receiver = await startReceiver('/webhooks')
     const port = await findFreePort()
+    // The block's receiver, the package's reference one on :3000: the test's receiver stands in for it.
+    const receiverLine = /^WEBHOOK_SECRET=\$SANDBOX_WEBHOOK_FORWARD_SECRET node node_modules\/partner-sandbox\/fixtures\/receivers\/receiver\.mjs 3000 &/m
+    expect(block).toMatch(receiverLine)
     const lines = block.split('\n').flatMap((line) => {
+      if (receiverLine.test(line)) return []
       const adapted = line.replaceAll('npx sandbox', `"${process.execPath}" "${BIN}"`)
         .replaceAll('http://127.0.0.1:3000/webhooks', receiver!.url).replaceAll('127.0.0.1:4010', `127.0.0.1:${port}`)
       // Harness only: the job's end stops the server in CI; here the script does.
