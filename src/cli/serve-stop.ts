@@ -5,7 +5,7 @@ import type { Sandbox } from '../server/sandbox-types.js'
 /** How long a stop may wait for what is in flight before serve says so. */
 const STOPPING_NOTICE_MS = 1000
 
-/** What a stop of serve ends: the timers first, then the listener, then the sandbox. */
+/** What a stop of serve ends: the timers first, then the sandbox, which closes the listener before its storage. */
 export interface ServeStopTargets {
   json: boolean
   idleGc: { stop(): void }
@@ -53,10 +53,13 @@ export function createServeStop({ json, idleGc, youngCap, listener, sandbox }: S
       giveUpStop(json, capMs)
     }, capMs)
     cap.unref()
-    await listener.close()
+    // The sandbox's close() closes the listener itself, after ending the waits of latency faults:
+    // closed first, the listener waited out its 10 s cap for such a request, then cut it.
     // A stop whose last storage writes failed (a full disk) lost nothing the journal holds, but
     // did not flush: said, and exit 1, so that a supervisor or CI job sees it.
     const failed = await sandbox.close().then(() => undefined, (error: Error) => error)
+    // Closed by now (the sandbox's close closes it), or its failure is what `failed` says.
+    await listener.close().catch(() => {})
     clearTimeout(slow)
     clearTimeout(cap)
     if (failed) {

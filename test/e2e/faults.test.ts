@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killAll, MANY_RUNS_TIMEOUT_MS, runCli, startServe, waitUntil } from '../helpers/cli.js'
@@ -55,6 +55,23 @@ describe('sandbox serve --faults', () => {
     const requests = serve.output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.event === 'request')
     expect(requests.map((line) => [line.path, line.fault])).toEqual([['/api/sandbox/config', 'status 503'], ['/api/sandbox/state', undefined]])
     expect(await serve.stop()).toBe(0)
+  })
+
+  // README: stopping the server ends a latency fault's wait and the answer goes out; serve's stop
+  // closed its listener first, which waited 10 s for that request, then cut it.
+  it('answers a request waiting out a latency fault when stopped, rather than cutting it', async () => {
+    const { dir, file } = await writeFaults(JSON.stringify({ seed: 1, rules: [{ fault: 'latency', ms: 60_000 }] }))
+    const serve = await startServe(['--port', '0', '--data-dir', dir, '--faults', file])
+    const answer = fetch(`${serve.url}/api/sandbox/loans/flow`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': 'latency-stop-1' },
+      body: JSON.stringify({ action: 'start_collateral_transfer', collateral_btc: 0.5, loan_amount: 10_000, loan_currency: 'USDT' }),
+    }).then((response) => response.status, (error: Error) => error.message)
+    // The route runs at once (its session document is written), then its answer waits.
+    const sessions = () => readdir(join(dir, 'session')).catch(() => [])
+    for (const deadline = Date.now() + 10_000; (await sessions()).length === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await serve.stop()).toBe(0)
+    expect(await answer).toBe(200)
   })
 
   it('exits 2 on a bad faults file, naming the file and the field (or the line and column)', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
