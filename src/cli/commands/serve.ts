@@ -122,7 +122,8 @@ async function runServe(flags: ServeFlags): Promise<void> {
     listener = await listenSandbox(sandbox, { port, host, tls })
   } catch (error) {
     idleGc.stop()
-    await sandbox.close()
+    // Nothing was served yet: the listen error is what to report, not a storage write that failed at close.
+    await sandbox.close().catch(() => {})
     // Worded here, not by main's toCliError, to name SANDBOX_HOST or SANDBOX_PORT when the value came from there.
     if (isListenError(error)) throw new CliError(describeListenError(error, portSetting.source, hostSetting.source), { code: error.code, cause: error })
     throw error
