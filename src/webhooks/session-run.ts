@@ -13,7 +13,7 @@ import type { ParkedHeads } from './parked-heads.js'
 import type { RecentRefusals } from './recent-refusals.js'
 import type { createAttemptRecorder, TriedDelivery } from './record-attempts.js'
 import type { createSpillUpkeep } from './spill-upkeep.js'
-import type { Delivery, WebhookState } from './types.js'
+import type { Delivery, StoredEndpoint, WebhookState } from './types.js'
 import type { createUnwrittenAttempts } from './unwritten-attempts.js'
 import { isDue } from './waiting-deliveries.js'
 
@@ -91,25 +91,39 @@ export function createSessionRun(parts: SessionRunParts) {
         return
       }
       const endpointNow = () => live.current(slot, doc.webhook.endpoint)
-      const tried = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await attempts.attempt(doc, delivery, endpointNow) })))
-      // A send still waiting for its place when the server began to stop was not made: no attempt
-      // to record, the delivery keeps its turn for the next start. Nor was one its endpoint's
-      // change withdrew: that commit kicked this worker, which runs again on the new document.
-      const outcomes = tried.filter(({ outcome }) => !outcome.notSent)
-      if (outcomes.length === 0) return
-      const finished = Date.now()
-      for (const { outcome } of outcomes) recent.note(outcome.url, outcome, finished)
-      let updated: WebhookState
-      try {
-        updated = await parts.record(slot, principal, outcomes, finished)
-      } catch (error) {
-        // The receiver got these attempts whether or not their record is written: reported, and
-        // held until it is, then the run fails and retries (writing them first) when storage answers.
-        reportOutcomes(outcomes, await parts.unwritten.hold(slot, principal, outcomes, finished, doc.webhook), finished)
-        throw error
-      }
-      reportOutcomes(outcomes, updated, finished)
+      // Each target's attempt is recorded as soon as it ends, not once the other target's has:
+      // a slow receiver (up to 10 s) held back the record of the other's accepted delivery, and
+      // a kill -9 meanwhile sent that delivery again after the restart.
+      const settled = await Promise.allSettled(due.map((delivery) => attemptAndRecord(slot, principal, doc, delivery, endpointNow)))
+      const failure = settled.find((result) => result.status === 'rejected')
+      if (failure) throw failure.reason
+      if (settled.every((result) => result.status === 'fulfilled' && !result.value)) return
     }
+  }
+
+  /**
+   * Sends `delivery` once and records the attempt; resolves with whether it was sent. A send still
+   * waiting for its place when the server began to stop was not made: no attempt to record, the
+   * delivery keeps its turn for the next start. Nor was one its endpoint's change withdrew: that
+   * commit kicked this worker, which runs again on the new document.
+   */
+  async function attemptAndRecord(slot: string, principal: Principal, doc: SessionDoc, delivery: Delivery, endpointNow: () => StoredEndpoint | null): Promise<boolean> {
+    const outcome = await attempts.attempt(doc, delivery, endpointNow)
+    if (outcome.notSent) return false
+    const finished = Date.now()
+    recent.note(outcome.url, outcome, finished)
+    const outcomes = [{ delivery, outcome }]
+    let updated: WebhookState
+    try {
+      updated = await parts.record(slot, principal, outcomes, finished)
+    } catch (error) {
+      // The receiver got this attempt whether or not its record is written: reported, and held
+      // until it is, then the run fails and retries (writing it first) when storage answers.
+      reportOutcomes(outcomes, await parts.unwritten.hold(slot, principal, outcomes, finished, doc.webhook), finished)
+      throw error
+    }
+    reportOutcomes(outcomes, updated, finished)
+    return true
   }
 
   /** Runs the worker of SLOT once, holding its session in memory meanwhile. */
