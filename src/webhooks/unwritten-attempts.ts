@@ -4,6 +4,7 @@ import type { SessionStore } from '../server/session-store.js'
 import { recordAttempt } from './deliveries.js'
 import type { TriedDelivery } from './record-attempts.js'
 import type { WebhookState } from './types.js'
+import { isWaiting } from './waiting-deliveries.js'
 
 /**
  * `webhook` with the attempts of `outcomes` recorded, each only if its delivery has at most the
@@ -15,7 +16,7 @@ function applyUnrecorded(webhook: WebhookState, outcomes: TriedDelivery[], sched
   let state = webhook
   for (const { delivery, outcome } of outcomes) {
     const current = state.deliveries.find((item) => item.id === delivery.id)
-    if (current && (current.status === 'pending' || current.status === 'retrying') && current.attempts <= delivery.attempts) state = recordAttempt(state, delivery.id, outcome, scheduleMs, finished)
+    if (current && isWaiting(current) && current.attempts <= delivery.attempts) state = recordAttempt(state, delivery.id, outcome, scheduleMs, finished)
   }
   return state
 }
