@@ -121,7 +121,7 @@ export function recordAttempt(state: WebhookState, deliveryId: string, outcome: 
       status,
       next_attempt_at: status === 'retrying' ? new Date(now + delay!).toISOString() : null,
       last_status_code: outcome.statusCode,
-      last_error: ok ? null : describeAttemptError(outcome),
+      last_error: describeAttemptError(outcome),
       updated_at: new Date(now).toISOString(),
     }
     if (ok) {
