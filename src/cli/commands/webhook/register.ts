@@ -19,11 +19,12 @@ async function runRegister(url: string, flags: RegisterFlags, command: Command):
   const names = flags.events?.split(',').map((name) => name.trim()).filter(Boolean)
   if (names !== undefined && names.length === 0) throw new CliError(`--events names no event: give one or more of ${EVENT_TYPES.join(', ')}, comma-separated, or all`)
   // Each name is checked, `all` aside: a typo next to `all` was dropped without a word.
-  const named = names && [...new Set(names.filter((name) => name !== 'all').map((name) => readEventName(name)))]
-  if (names?.includes('all') && named!.length > 0) {
-    throw new CliError(`--events all stands for every event type: give it alone, or list the types you want (not all with ${named!.join(', ')})`)
+  const named = [...new Set((names ?? []).filter((name) => name !== 'all').map((name) => readEventName(name)))]
+  const all = names?.includes('all') ?? false
+  if (all && named.length > 0) {
+    throw new CliError(`--events all stands for every event type: give it alone, or list the types you want (not all with ${named.join(', ')})`)
   }
-  const given = names?.includes('all') ? [...EVENT_TYPES] : named
+  const given = names === undefined ? undefined : all ? [...EVENT_TYPES] : named
   const { resolveApiTarget, toApiCliError } = await import('../../api-target.js')
   const target = await resolveApiTarget(flags, { json: flags.json })
   const { createSandboxClient } = await import('../../../client/sandbox-client.js')
