@@ -32,7 +32,7 @@ import { findUnreachableRule } from '../faults/fault-routes.js'
 import { wasDropped } from './fault-hook.js'
 import { joinUnwritten, UnwrittenError } from '../storage/unwritten-error.js'
 import { DataDirGoneError } from '../storage/storage-error.js'
-import { closeListenersOf } from './sandbox-listeners.js'
+import { closeListenersOf, createSandboxClosedError } from './sandbox-listeners.js'
 
 /**
  * Creates the sandbox server: the whole `/api/sandbox/*` partner API as an h3 app. Rejects with
@@ -144,7 +144,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     app,
     fetch: async (request) => {
       // Its storage is closed, or closing: a write now would land in a data dir it no longer owns.
-      if (closing) throw new Error('sandbox.fetch: this sandbox is closed (its close() was called); create another with createSandbox()')
+      if (closing) throw createSandboxClosedError('sandbox.fetch')
       const response = await app.fetch(request)
       // No socket to cut here: a dropped connection is fetch's own error for one.
       if (wasDropped(request)) throw new TypeError('fetch failed', { cause: new Error('the sandbox\'s fault injection dropped the connection') })

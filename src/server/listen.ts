@@ -13,7 +13,7 @@ import { limitIdleToClients } from './idle-cut.js'
 import { checkTlsPair, readPemPair, type TlsPairInput } from './tls-pair.js'
 import { answerPlainHttpOnTls } from './plain-http-on-tls.js'
 import { limitTlsHandshake } from './tls-handshake-limit.js'
-import { isSandboxClosed, trackListener, trackOpening } from './sandbox-listeners.js'
+import { createSandboxClosedError, isSandboxClosed, trackListener, trackOpening } from './sandbox-listeners.js'
 
 /** A sandbox bound to a port. */
 export interface SandboxListener {
@@ -74,13 +74,8 @@ export async function listenSandbox(sandbox: Pick<Sandbox, 'app'>, options: List
     throw new TypeError(`listenSandbox takes the sandbox createSandbox resolves with, not ${promised ? 'its promise: await createSandbox() first' : String(sandbox)}`)
   }
   const app = sandbox.app as H3
-  if (isSandboxClosed(app)) throw createSandboxClosedError()
+  if (isSandboxClosed(app)) throw createSandboxClosedError('listenSandbox')
   return trackOpening(app, openListener(app, options))
-}
-
-/** The error of a listenSandbox call for a sandbox that close() was called on. */
-function createSandboxClosedError(): Error {
-  return new Error('listenSandbox: this sandbox is closed (its close() was called); create another with createSandbox()')
 }
 
 async function openListener(app: H3, options: ListenOptions): Promise<SandboxListener> {
@@ -142,7 +137,7 @@ async function openListener(app: H3, options: ListenOptions): Promise<SandboxLis
   // close() was called while this listener was starting: it waits for this call, so close now.
   if (isSandboxClosed(app)) {
     await close()
-    throw createSandboxClosedError()
+    throw createSandboxClosedError('listenSandbox')
   }
   return { url, port: actual, close }
 }

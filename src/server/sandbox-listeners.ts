@@ -26,6 +26,11 @@ export function isSandboxClosed(app: object): boolean {
   return listenersByApp.get(app)?.closed ?? false
 }
 
+/** The error of a call (listenSandbox, sandbox.fetch) made on a sandbox that close() was called on. */
+export function createSandboxClosedError(caller: 'listenSandbox' | 'sandbox.fetch'): Error {
+  return new Error(`${caller}: this sandbox is closed (its close() was called); create another with createSandbox()`)
+}
+
 /** Counts OPENING (a listenSandbox call) as in progress for APP until it settles. */
 export function trackOpening<T>(app: object, opening: Promise<T>): Promise<T> {
   const { opening: pending } = listenersOf(app)
