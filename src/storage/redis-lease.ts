@@ -38,9 +38,10 @@ export interface RedisLease {
  * Makes this process the one server of a redis database (key `key`), or fails with a
  * StorageError naming the server that has it: two servers on one database would each cache
  * documents the other overwrites. A lease of a process of this host that no longer runs is taken
- * over at once; any other lapses LEASE_MS after its server stopped renewing it.
+ * over at once; any other lapses LEASE_MS after its server stopped renewing it. `warn` is told
+ * when the lease is lost to another server, and when redis lost the sandbox's keys (lease kept).
  */
-export async function takeRedisLease(client: Redis, key: string, where: string, onLost: (message: string) => void): Promise<RedisLease> {
+export async function takeRedisLease(client: Redis, key: string, where: string, warn: (message: string) => void): Promise<RedisLease> {
   const owner = describeThisProcess()
   const value = JSON.stringify(owner)
   let taken = false
@@ -84,15 +85,15 @@ export async function takeRedisLease(client: Redis, key: string, where: string, 
       if (held === 2) {
         renewed()
         // Said rather than only "connection restored": the state of keys not held in memory is gone with it.
-        return onLost(`redis ${where}: the sandbox's keys are gone from this database (redis restarted without persistence, or flushed or evicted them): keys whose state this server does not hold in memory start again from an empty state, and sandbox logs lacks the requests before`)
+        return warn(`redis ${where}: the sandbox's keys are gone from this database (redis restarted without persistence, or flushed or evicted them): keys whose state this server does not hold in memory start again from an empty state, and sandbox logs lacks the requests before`)
       }
       const current = parseOwner(typeof held === 'string' ? held : null)
       if (current) {
         lostTo = describeOwner(current)
-        onLost(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
+        warn(`redis ${where}: another sandbox server (${lostTo}) took this database over; this server answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Stop one of them`)
       } else {
         lostTo = 'one that ran while this one was paused'
-        onLost(`redis ${where}: another sandbox server used this database while this one was paused, so the documents this one holds in memory may be out of date; it answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Restart it`)
+        warn(`redis ${where}: another sandbox server used this database while this one was paused, so the documents this one holds in memory may be out of date; it answers 500 SANDBOX_API_KEY_DATABASE_REQUIRED from now on. Restart it`)
       }
     } catch {
       // Connection trouble: told by the connection's own status; renewed once it is back.
