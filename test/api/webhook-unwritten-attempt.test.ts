@@ -1,4 +1,4 @@
-import { createStorage, defineDriver } from 'unstorage'
+import { createStorage, defineDriver, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DeliveryReport } from '../../src/webhooks/delivery-report.js'
@@ -18,6 +18,18 @@ function createFullDiskStorage() {
     },
   }))
   return { storage: createStorage({ driver: driver(undefined) }), state }
+}
+
+/** The deliveries of the one session document as storage holds it, not as the server has it in memory. */
+async function readStoredDeliveries(storage: Storage): Promise<Array<{ status: string; attempts: number }>> {
+  const [docKey] = await storage.getKeys('session')
+  return JSON.parse(await storage.getItemRaw<string>(docKey!) as string).webhook.deliveries
+}
+
+/** Waits (a 5 s hang bound) until every stored delivery is delivered; the caller's expect says whether it came. */
+async function waitUntilStoredDelivered(storage: Storage): Promise<void> {
+  const deadline = Date.now() + 5000
+  while ((await readStoredDeliveries(storage)).some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
 }
 
 let api: TestApi | undefined
@@ -56,13 +68,8 @@ describe('an attempt the receiver accepted whose record cannot be written', () =
     expect(shown.map((delivery: { status: string; attempts: number }) => [delivery.status, delivery.attempts])).toEqual([['delivered', 1], ['delivered', 1]])
 
     state.full = false
-    const deadline = Date.now() + 5000
-    const stored = async () => {
-      const [docKey] = await storage.getKeys('session')
-      return JSON.parse(await storage.getItemRaw<string>(docKey!) as string).webhook.deliveries as Array<{ status: string; attempts: number }>
-    }
-    while ((await stored()).some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-    expect((await stored()).map((delivery) => [delivery.status, delivery.attempts])).toEqual([['delivered', 1], ['delivered', 1]])
+    await waitUntilStoredDelivered(storage)
+    expect((await readStoredDeliveries(storage)).map((delivery) => [delivery.status, delivery.attempts])).toEqual([['delivered', 1], ['delivered', 1]])
     expect(receiver.received).toHaveLength(2)
   }, 20_000)
 
@@ -83,14 +90,9 @@ describe('an attempt the receiver accepted whose record cannot be written', () =
     await new Promise((resolve) => setTimeout(resolve, 1500))
 
     state.full = false
-    const deadline = Date.now() + 5000
-    const stored = async () => {
-      const [docKey] = await storage.getKeys('session')
-      return JSON.parse(await storage.getItemRaw<string>(docKey!) as string).webhook.deliveries as Array<{ status: string }>
-    }
-    while ((await stored()).some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await waitUntilStoredDelivered(storage)
     await api.sandbox.deliveriesIdle()
-    expect((await stored()).map((delivery) => delivery.status)).toEqual(['delivered'])
+    expect((await readStoredDeliveries(storage)).map((delivery) => delivery.status)).toEqual(['delivered'])
     // Twice: the failed attempt and the one the receiver accepted, not a third time once storage took writes.
     expect(receiver.received).toHaveLength(2)
   }, 20_000)
