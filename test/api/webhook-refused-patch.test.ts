@@ -189,4 +189,19 @@ describe('a refused attempt kept as a patch', () => {
     await test.sandbox.deliveriesIdle()
     expect(rows(await log(test))).toEqual([['pending', reports.length]])
   }, 60_000)
+  it('a put-back whose write landed but was reported failed is sent again without another request', async () => {
+    const { api: test, faults, reports, port } = await start([60_000])
+    const [delivery] = (await log(test)) as unknown as Array<{ id: string }>
+    faults.landThenFail = 1
+    expect((await test.post('/api/sandbox/webhooks/retry', { delivery_ids: [delivery!.id] })).status).toBe(500)
+    // Nothing else is asked of the key: the dispatcher looks at the document again by itself.
+    const receiver = await startReceiver('/hook', port)
+    try {
+      await waitFor(() => reports.some((report) => report.status === 'delivered'))
+      expect(reports.map((report) => report.status)).toEqual(['retrying', 'delivered'])
+      expect(rows(await log(test))).toEqual([['delivered', 2]])
+    } finally {
+      await receiver.close()
+    }
+  }, 60_000)
 })
