@@ -77,7 +77,13 @@ function stepIssueProblems(file: string, step: number, issues: SchemaIssue[]): S
  * says which kind it meant to be, so that kind's own issues say what is wrong and where.
  */
 function unionStepProblems(file: string, index: number, step: unknown, fallback: SchemaIssue): ScenarioProblem[] {
-  const kind = STEP_KEYS.find((key) => typeof step === 'object' && step !== null && key in step)
+  const kinds = STEP_KEYS.filter((key) => typeof step === 'object' && step !== null && key in step)
+  // Checked as the first kind, the second would be called an unknown key, though it is a valid one.
+  if (kinds.length > 1) {
+    const named = `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}`
+    return [{ file, step: index, message: `a step is one of ${STEP_KEYS.join(', ')}, and this one has ${named}: split it into one step each` }]
+  }
+  const kind = kinds[0]
   if (!kind) {
     const keys = typeof step === 'object' && step !== null ? Object.keys(step) : []
     const meant = keys.map((key) => suggestClosest(key, STEP_KEYS)).find(Boolean) ?? ''
