@@ -1,5 +1,7 @@
 import type { z } from 'zod'
 import { findClosestMatch, suggestClosest } from '../text/closest-match.js'
+import { findEventType, findEventTypeMeant } from '../webhooks/event-names.js'
+import { EVENT_TYPES } from '../webhooks/types.js'
 import { findReferences, isWholeReference } from './interpolate.js'
 import { parsePath } from './json-path.js'
 import { findMatcherProblems, isMatcher } from './match-value.js'
@@ -40,6 +42,16 @@ function checkBodyPath(text: string, path: Path, report: Report): void {
   } catch (error) {
     report(path, sample === text ? (error as Error).message : `cannot read the path "${text}"`)
   }
+}
+
+/**
+ * A type no event has would only show at the run, as a wait that times out (or a delivery of
+ * another type); one from a variable is known only then.
+ */
+function checkEventType(type: string, path: Path, report: Report): void {
+  if (type.includes('{{') || findEventType(type)) return
+  const meant = findEventTypeMeant(type)
+  report(path, `unknown event type "${type}"${meant === undefined ? `: one of ${EVENT_TYPES.join(', ')}` : ` (did you mean ${meant}?)`}`)
 }
 
 /** The variables so far: each capture with its body path (none for the built-ins). */
@@ -106,6 +118,7 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
       report(at('request', 'key'), `key "${step.request.key}" is not declared in "keys"${suggestClosest(step.request.key, [...keys])}`)
     }
     if ('replay' in step && index === 0) report(at('replay'), 'the first step has no request to replay')
+    if ('wait_for_webhook' in step) checkEventType(step.wait_for_webhook.type, at('wait_for_webhook', 'type'), report)
     for (const [variable, path] of Object.entries(capture ?? {})) known.set(variable, path)
   })
 }

@@ -1,3 +1,4 @@
+import { findEventType } from '../webhooks/event-names.js'
 import { verifyWebhook } from '../webhooks/signature.js'
 import { checkBody, readHeaderValue } from './check-expectation.js'
 import { matchValue } from './match-value.js'
@@ -33,7 +34,9 @@ export async function waitForWebhook(
     failures.push({ field: 'webhook body', expected: 'JSON', actual: delivery.rawBody.slice(0, 200), message: 'the delivery body is not JSON' })
   }
   const type = (event as { type?: unknown } | undefined)?.type
-  if (type !== wait.type) failures.push({ field: 'webhook type', expected: wait.type, actual: type, message: `the next delivery is ${String(type)}, expected ${wait.type}` })
+  // `loan.issued` stands for `sandbox.loan.issued`, as in the commands that take event types.
+  const expected = findEventType(wait.type) ?? wait.type
+  if (type !== expected) failures.push({ field: 'webhook type', expected, actual: type, message: `the next delivery is ${String(type)}, expected ${expected}` })
   let note = wait.secret ? undefined : 'signature not checked (no secret)'
   if (wait.secret) {
     try {
