@@ -138,7 +138,7 @@ export function registerRun(program: Command): void {
   const command = program
     .command('run')
     .description('run scenarios that walk the loan and repayment flows and check every answer')
-    .addArgument(hintValues(new Argument('[scenario...]', 'scenario ids (see --list) or paths to scenario .json files; default all'), { paths: 'file', source: 'scenario-ids' }))
+    .addArgument(hintValues(new Argument('[scenario...]', 'scenario ids (see --list) or paths to scenario .json files; default all'), { paths: 'file', source: 'scenario-ids', dirOption: '--dir' }))
     .addOption(new Option('--base-url <url>', 'server to test (env SANDBOX_BASE_URL); without one, an in-process server on a free port'))
     .addOption(new Option('--api-key <key>', 'API key for the scenarios (env SANDBOX_API_KEY); without one, a fresh key per scenario'))
     .addOption(new Option('--start-server', 'start an in-process server (memory storage) even when a base URL is set'))
@@ -148,7 +148,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--bail', 'stop after the first failed scenario'))
     .addOption(new Option('--watch', 'run again when a scenario file changes, cancelling a run in progress (Ctrl+C quits); the in-process server stays up between runs (with --api-key, a new one per run)'))
     .addOption(new Option('--verbose', 'print every request and answer: headers and bodies, the API key masked (on stderr with --json)'))
-    .addOption(hintValues(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'), { repeatable: true, source: 'scenario-tags' }))
+    .addOption(hintValues(new Option('--tag <tag>', 'only scenarios with this tag (repeatable)').argParser((value: string, previous: string[]) => [...previous, value]).default([], 'any'), { repeatable: true, source: 'scenario-tags', dirOption: '--dir' }))
     .addOption(new Option('--dir <dir>', 'directory of scenario files (default the shipped scenarios)'))
     .addOption(new Option('--wait <duration>', `wait up to DURATION (e.g. 30s, 1.5s or 500ms; at most ${formatDuration(MAX_WAIT_MS)}) for --base-url to answer, for a server started in the background`))
     .addOption(new Option('--timeout <duration>', `give up on an attempt of a request after DURATION, then retry (4 attempts in all; default 10s, at most ${formatDuration(MAX_WAIT_MS)})`))

@@ -11,6 +11,12 @@ export interface ValueSpec {
   paths?: 'file' | 'dir'
   /** A list of values joined by this (`a,b`): each item completes. */
   separator?: string
+  /**
+   * With this option on the line, `words` give way to its directory's: the names of the
+   * `*.json` files in it less `.json`, those starting with `_` or `.` left out, as `run --dir`
+   * leaves them out (`ids`), or none.
+   */
+  dirWords?: { option: string; ids: boolean }
 }
 
 /** An option: its flags (`-v`, `--version`), and its value when it takes one. */

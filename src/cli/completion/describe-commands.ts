@@ -11,7 +11,7 @@ async function loadSource(source: NonNullable<ValueHint['source']>): Promise<str
     return [...types, ...types.map((type) => type.replace(/^sandbox\./, ''))]
   }
   if (source === 'scenario-ids' || source === 'scenario-tags') {
-    // The shipped ones: a script is written once, and `run --dir` names its own files (completed as paths).
+    // The shipped ones: a script is written once; `run --dir`'s ids are read by the shell (dirWords).
     const scenarios = await (await import('../../scenarios/load-scenarios.js')).loadScenarios()
     return source === 'scenario-ids' ? scenarios.map((scenario) => scenario.id) : [...new Set(scenarios.flatMap((scenario) => scenario.tags))].sort()
   }
@@ -26,6 +26,7 @@ async function toValueSpec(hint: ValueHint | undefined, paths: 'file' | 'dir' | 
   const kind = paths ?? hint?.paths
   if (kind) spec.paths = kind
   if (hint?.separator) spec.separator = hint.separator
+  if (hint?.dirOption) spec.dirWords = { option: hint.dirOption, ids: hint.source === 'scenario-ids' }
   return spec
 }
 

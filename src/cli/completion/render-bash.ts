@@ -6,8 +6,14 @@ const words = (list: string[]) => list.map(quoteShellWord).join(' ')
 /** The bash commands that fill COMPREPLY from SPEC for the word typed, "$2". */
 function renderValues(spec: ValueSpec): string {
   const steps: string[] = []
-  if (spec.separator !== undefined) steps.push(`__sandbox_list ${quoteShellWord(spec.separator)} "$2" ${words(spec.words)}`)
-  else if (spec.words.length > 0) steps.push(`__sandbox_words "$2" ${words(spec.words)}`)
+  let known: string | undefined
+  if (spec.separator !== undefined) known = `__sandbox_list ${quoteShellWord(spec.separator)} "$2" ${words(spec.words)}`
+  else if (spec.words.length > 0) known = `__sandbox_words "$2" ${words(spec.words)}`
+  if (known && spec.dirWords) {
+    const instead = spec.dirWords.ids ? '__sandbox_ids "$__sandbox_g" "$2"' : ':'
+    known = `if __sandbox_option ${quoteShellWord(spec.dirWords.option)}; then ${instead}; else ${known}; fi`
+  }
+  if (known) steps.push(known)
   if (spec.prefixes.length > 0) steps.push(`__sandbox_prefixes "$2" ${words(spec.prefixes)}`)
   if (spec.paths) steps.push(`__sandbox_paths ${spec.paths === 'dir' ? '-d' : '-f'} "$2"`)
   return steps.join('; ')
@@ -125,6 +131,32 @@ __sandbox_unquote() {
   done
 }
 
+# The value the line gives option "$1" (the last one, as typed) in __sandbox_g; false without one.
+__sandbox_option() {
+  local entry found=1
+  for entry in "\${__sandbox_given[@]}"; do
+    [[ $entry == "$1="* ]] && { __sandbox_g=\${entry#*=}; found=0; }
+  done
+  return $found
+}
+
+# The scenario ids in directory "$1" (as typed) that start with "$2": its *.json files less
+# .json, without those starting with _ or ., which \`run --dir\` leaves out.
+__sandbox_ids() {
+  local __sandbox_u file name quoted
+  __sandbox_unquote "$1"
+  [[ $__sandbox_u == '~/'* ]] && __sandbox_u=$HOME/\${__sandbox_u#'~/'}
+  while IFS= read -r file; do
+    [[ -d $file ]] && continue
+    name=\${file##*/}
+    name=\${name%.json}
+    [[ $name == [._]* ]] && continue
+    printf -v quoted '%q' "$name"
+    [[ $quoted == "$2"* ]] && COMPREPLY+=("$quoted")
+  done < <(compgen -f -X '!*.json' -- "\${__sandbox_u%/}/")
+  return 0
+}
+
 # Files and directories (-f) or directories (-d) that start with the word "$2" (as typed: quoted
 # or escaped); bash quotes what it inserts (-o filenames).
 __sandbox_paths() {
@@ -137,7 +169,9 @@ __sandbox_paths() {
 
 _sandbox() {
   local -a words=()
-  local i word split=0 __sandbox_w __sandbox_n __sandbox_k
+  local i word split=0 __sandbox_w __sandbox_n __sandbox_k __sandbox_g
+  # Each option given a value before the cursor, as OPTION=VALUE (for __sandbox_option).
+  local -a __sandbox_given=()
   # bash splits --storage=fs at = (COMP_WORDBREAKS): join the pieces again. The last word by its
   # index: bash before 4.3 (macOS's /bin/bash is 3.2) refuses a negative subscript.
   for ((i = 0; i <= COMP_CWORD; i++)); do
@@ -155,12 +189,12 @@ _sandbox() {
   COMPREPLY=()
   for ((i = 1; i < cword; i++)); do
     word=\${words[i]}
-    if ((pending == 1)) || { ((pending == 2)) && [[ $word != -* ]]; }; then pending=0; continue; fi
+    if ((pending == 1)) || { ((pending == 2)) && [[ $word != -* ]]; }; then pending=0; __sandbox_given+=("\${words[i-1]}=$word"); continue; fi
     pending=0
     if ((!ended)) && [[ $word == -- ]]; then
       ended=1
     elif ((!ended)) && [[ $word == -?* ]]; then
-      [[ $word == *=* ]] || { __sandbox_arity "$path" "$word"; pending=$__sandbox_n; }
+      if [[ $word == *=* ]]; then __sandbox_given+=("$word"); else __sandbox_arity "$path" "$word"; pending=$__sandbox_n; fi
     else
       __sandbox_commands "$path"
       local known=0 name

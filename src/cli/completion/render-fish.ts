@@ -18,6 +18,16 @@ function renderSwitch(arms: [value: string, body: string][], subject = '$argv[1]
 }
 
 /**
+ * A values case body for DIR_WORDS: KNOWN (the shipped scenarios' words), unless the line names a
+ * directory of its own, whose ids are printed instead (or nothing).
+ */
+function renderDirWords(name: string, dirWords: NonNullable<ValueSpec['dirWords']>, known: string): string {
+  const lines = [`if not set -l dir (__${name}_option ${quoteFish(dirWords.option)})`, `    ${known}`]
+  if (dirWords.ids) lines.push('else', `    __${name}_ids $dir`)
+  return [...lines, 'end'].join('\n            ')
+}
+
+/**
  * The fish completion script for TREE. fish declares options with `complete -l`; which command
  * the line is at is worked out by __sandbox_state from the words before the cursor, with tables of
  * subcommands and value-taking options. Values are printed by functions, one a line, so that fish
@@ -33,7 +43,8 @@ export function renderFish(tree: CommandSpec): string {
     const parts: string[] = []
     if (printed.length > 0) {
       const key = String(values.length + 1)
-      values.push([key, `printf '%s\\n' ${printed.map(quoteFish).join(' ')}`])
+      const known = `printf '%s\\n' ${printed.map(quoteFish).join(' ')}`
+      values.push([key, spec.dirWords ? renderDirWords(name, spec.dirWords, known) : known])
       parts.push(spec.separator === undefined ? `(__${name}_values ${key})` : `(__fish_complete_list ${quoteFish(spec.separator)} ${quoteFish(`__${name}_values ${key}`)})`)
     }
     if (spec.paths === 'dir') parts.push('(__fish_complete_directories (commandline -ct))')
@@ -103,6 +114,35 @@ function __${name}_state
         end
     end
     printf '%s\\n' $path $args $pending
+end
+
+# The value the line gives option $argv[1] (the last one, as typed); status 1 without one.
+function __${name}_option
+    set -l found
+    set -l next 0
+    for word in (commandline -opc)[2..-1]
+        if test $next = 1
+            set found $word
+            set next 0
+        else if test "$word" = $argv[1]
+            set next 1
+        else if string match -q -- "$argv[1]=*" $word
+            set found (string sub -s (math (string length -- $argv[1]) + 2) -- $word)
+        end
+    end
+    set -q found[1]; or return 1
+    printf '%s\\n' $found
+end
+
+# The scenario ids in directory $argv[1]: its *.json files less .json, without those starting
+# with _ or ., which \`run --dir\` leaves out.
+function __${name}_ids
+    set -l dir (string replace -r '^~/' "$HOME/" -- $argv[1] | string replace -r '/$' '')
+    for file in $dir/*.json
+        test -f $file; or continue
+        set -l id (string replace -r '.*/' '' -- $file | string replace -r '\\.json$' '')
+        string match -qr '^[._]' -- $id; or printf '%s\\n' $id
+    end
 end
 
 # Whether the line is at command $argv[1] (its options, subcommands or arguments come next).

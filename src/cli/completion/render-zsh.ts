@@ -6,11 +6,16 @@ function escapeSpec(text: string): string {
   return text.replace(/\s+/g, ' ').replace(/[\\[\]:]/g, '\\$&')
 }
 
-/** The body of a function that completes values as SPEC says. */
-function renderValues(spec: ValueSpec): string {
+/** The body of a function that completes values as SPEC says; NAME is the program's. */
+function renderValues(spec: ValueSpec, name: string): string {
   const lines: string[] = []
   const words = spec.words.map(quoteShellWord).join(' ')
-  if (spec.words.length > 0) lines.push(spec.separator === undefined ? `compadd -- ${words}` : `_sequence -s ${quoteShellWord(spec.separator)} compadd - ${words}`)
+  const known = spec.separator === undefined ? `compadd -- ${words}` : `_sequence -s ${quoteShellWord(spec.separator)} compadd - ${words}`
+  if (spec.words.length > 0 && spec.dirWords) {
+    // opt_args: the options _arguments has read on the line, with their values as typed.
+    const given = `opt_args[${spec.dirWords.option}]`
+    lines.push(`if (( \${+${given}} )); then`, spec.dirWords.ids ? `  _${name}__ids "\${${given}}"` : '  :', 'else', `  ${known}`, 'fi')
+  } else if (spec.words.length > 0) lines.push(known)
   if (spec.prefixes.length > 0) lines.push(`compadd -S '' -- ${spec.prefixes.map(quoteShellWord).join(' ')}`)
   if (spec.paths) lines.push(spec.paths === 'dir' ? '_files -/' : '_files')
   return lines.map((line) => `  ${line}`).join('\n')
@@ -26,7 +31,7 @@ export function renderZsh(tree: CommandSpec): string {
   /** The _arguments action for SPEC: a value function, or ' ' (nothing to complete). */
   const action = (spec: ValueSpec): string => {
     if (!hasValues(spec)) return ' '
-    const body = renderValues(spec)
+    const body = renderValues(spec, tree.name)
     let name = valueFunctions.get(body)
     if (name === undefined) {
       name = `_${tree.name}__values${valueFunctions.size + 1}`
@@ -64,6 +69,18 @@ export function renderZsh(tree: CommandSpec): string {
 # or add  source <(${tree.name} completion zsh)  to ~/.zshrc after compinit.
 
 ${functions.join('\n\n')}
+
+# The scenario ids in directory $1 (from opt_args, which escapes \\ and : once more than the
+# line did): its *.json files less .json, without those starting with _ or ., which
+# \`run --dir\` leaves out.
+_${tree.name}__ids() {
+  local dir=\${(Q)\${(Q)1}}
+  [[ $dir == '~/'* ]] && dir=$HOME/\${dir#'~/'}
+  local -a ids
+  ids=( "\${dir%/}"/*.json(N-.:t:r) )
+  ids=( \${ids:#[._]*} )
+  compadd -a ids
+}
 
 _${tree.name}() {
   ${names.get(tree)} "$@"

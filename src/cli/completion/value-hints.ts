@@ -17,6 +17,11 @@ export interface ValueHint {
   source?: 'event-types' | 'scenario-ids' | 'scenario-tags'
   /** Files and directories (an argument that names files, e.g. scenario files). */
   paths?: 'file' | 'dir'
+  /**
+   * An option (`--dir`) that, on the line, makes the shipped scenarios' ids or tags wrong: its
+   * directory's ids are offered instead, and no tag (they are inside the files).
+   */
+  dirOption?: string
   /** The value is a list of these joined with this separator (`--events a,b`). */
   separator?: string
   /** The option may be given more than once (`--tag a --tag b`). */
