@@ -29,6 +29,8 @@ export function createRunProgress(write: Write) {
       if (report.status === 'skipped') write(`${chalk.yellow('-')} ${show(report.id)} ${chalk.dim(`skipped: ${show(report.error ?? '')}`)}`)
       // A failed step's lines say it already (a connection error's and a refused key's included).
       else if (report.error && report.steps.every((step) => step.ok)) write(chalk.red(`  ✗ ${show(report.error)}`))
+      // Else a file's later steps would vanish from the report without a word.
+      if (report.steps_not_run) write(chalk.dim(`  - ${formatCount(report.steps_not_run, 'later step')} not run: a scenario stops at its first failed step`))
     },
   }
 }

@@ -37,6 +37,11 @@ export interface ScenarioReport {
   requests: number
   steps: StepReport[]
   /**
+   * How many steps come after the one it failed at: a scenario stops at its first failed step,
+   * so they were not run (clean-up steps included). Absent when none.
+   */
+  steps_not_run?: number
+  /**
    * Why it failed outside an expectation, or why it was skipped. On a scenario that stopped the
    * run (`connection_error`, `key_refused`), why it stopped: `step N (name): ...`, the step left
    * out only for a server that had answered nothing of the run yet (the server is the problem).

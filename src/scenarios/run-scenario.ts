@@ -169,6 +169,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
       context.onStep?.(scenario, result)
       if (!result.ok) {
         report.status = 'failed'
+        noteStepsNotRun(report, scenario, index)
         // Said as a connection error is: the run stops here, and the JSON report says why in `error`.
         if (report.key_refused) report.error = `step ${index + 1} (${result.name}): ${result.note}`
         break
@@ -190,6 +191,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
     const answered = context.serverAnswered === true || hasAnsweredStep([report])
     if (current >= 0 && (!unreachable || answered)) report.error = `step ${current + 1} (${describeStep(scenario.steps[current]!, current)}): ${report.error}`
     if (unreachable) report.connection_error = true
+    if (current >= 0) noteStepsNotRun(report, scenario, current)
     // The step it stopped at, as every other failed step is reported: in the JSON report's steps,
     // the JUnit step log and a GitHub annotation at its line (a connection error with its retries).
     if (underWay && (unreachable || current >= 0)) {
@@ -201,6 +203,12 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
   }
   report.duration_ms = Math.round(performance.now() - started)
   return report
+}
+
+/** Counts the steps after the one at INDEX, which a failure there leaves unrun. */
+function noteStepsNotRun(report: ScenarioReport, scenario: Scenario, index: number): void {
+  const left = scenario.steps.length - index - 1
+  if (left > 0) report.steps_not_run = left
 }
 
 /** Keeps track of the draft and repayment operations a scenario opened with its main key. */
