@@ -10,6 +10,8 @@ import type { ScenarioFile } from './scenario-schema.js'
 /** Variables the runner provides to every scenario. */
 export const BUILT_IN_VARIABLES = ['$uuid', '$run', '$receiver_url'] as const
 
+const NO_RECEIVER_SENT = 'no earlier step sends {{$receiver_url}}, the runner\'s receiver (a URL of its own for each run of the scenario), so no delivery can reach this wait: register it first, e.g. POST /api/sandbox/webhooks with {"url": "{{$receiver_url}}"}'
+
 type Path = (string | number)[]
 type Report = (path: Path, message: string) => void
 
@@ -97,6 +99,7 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
   const known: Known = new Map(BUILT_IN_VARIABLES.map((name) => [name, undefined]))
   const keys = new Set(['main', 'none', ...(scenario.keys ?? [])])
   const captures = findCaptures(scenario)
+  let receiverSent = false
   scenario.steps.forEach((step, index) => {
     const at = (...rest: Path): Path => ['steps', index, ...rest]
     const { name: _name, ...rest } = step as Record<string, unknown>
@@ -119,6 +122,9 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
     }
     if ('replay' in step && index === 0) report(at('replay'), 'the first step has no request to replay')
     if ('wait_for_webhook' in step) checkEventType(step.wait_for_webhook.type, at('wait_for_webhook', 'type'), report)
+    // Each run of a scenario has a receiver URL of its own: a wait before a step sent it would time out.
+    if ('wait_for_webhook' in step && !receiverSent) report(at('wait_for_webhook'), NO_RECEIVER_SENT)
+    if ('request' in step && JSON.stringify(step.request).includes('{{$receiver_url}}')) receiverSent = true
     for (const [variable, path] of Object.entries(capture ?? {})) known.set(variable, path)
   })
 }

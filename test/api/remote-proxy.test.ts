@@ -138,10 +138,12 @@ describe('notes for a sandbox on another machine', () => {
       const refused = await runScenario(pick('webhook-test-event')[0]!, context)
       expect(refused.steps.at(-1)!.error_code).toBe('WEBHOOK_URL_INVALID')
       expect(refused.steps.at(-1)!.note).toMatch(/^the runner's receiver listens on 127\.0\.0\.1 of this machine, which a sandbox on another machine cannot reach/)
-      const waiting = parseScenario('wait.json', JSON.stringify({ name: 'w', description: 'd', steps: [{ wait_for_webhook: { type: 'sandbox.webhook.test', timeout_ms: 50 } }] }))
+      // The remote server refuses the receiver's URL (400, expected here), and the wait then gets nothing.
+      const register = { request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } }, expect: { status: 400 } }
+      const waiting = parseScenario('wait.json', JSON.stringify({ name: 'w', description: 'd', steps: [register, { wait_for_webhook: { type: 'sandbox.webhook.test', timeout_ms: 50 } }] }))
       const report = await runScenario(waiting, context)
-      expect(report.steps[0]!.failures[0]!.message).toBe('no delivery of sandbox.webhook.test within 50 ms')
-      expect(report.steps[0]!.note).toMatch(/^the runner's receiver listens on 127\.0\.0\.1 of this machine/)
+      expect(report.steps[1]!.failures[0]!.message).toBe('no delivery of sandbox.webhook.test within 50 ms')
+      expect(report.steps[1]!.note).toMatch(/^the runner's receiver listens on 127\.0\.0\.1 of this machine/)
     } finally {
       await (await inbox).close()
     }

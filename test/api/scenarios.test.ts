@@ -495,9 +495,12 @@ describe('sandbox run scenarios', () => {
   })
 
   it('fails a webhook wait that gets no delivery, naming the event', async () => {
-    const waiting = scenario('no-delivery', [{ wait_for_webhook: { type: 'sandbox.loan.issued', timeout_ms: 100 } }])
+    const waiting = scenario('no-delivery', [
+      { request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } } },
+      { wait_for_webhook: { type: 'sandbox.loan.issued', timeout_ms: 100 } },
+    ])
     const report = await runScenarios([waiting])
-    expect(report.scenarios[0]!.steps[0]!.failures[0]!.message).toBe('no delivery of sandbox.loan.issued within 100 ms')
+    expect(report.scenarios[0]!.steps[1]!.failures[0]!.message).toBe('no delivery of sandbox.loan.issued within 100 ms')
   })
 
   it('names the step of a mistake only the run can find, and sends nothing for it', async () => {

@@ -23,7 +23,8 @@ const WAIT_MS = 20_000
 const CANCEL_CUTOFF_MS = 10_000
 
 const readsConfig = { name: 'config', request: { method: 'GET', path: '/api/sandbox/config' }, expect: { status: 200 } }
-/** A minute's wait for a webhook nothing sends: a run that would sit there without a cancel. */
+/** The runner's receiver registered, then a minute's wait for a webhook nothing sends: a run that would sit there without a cancel. */
+const registers = { name: 'register', request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } }, expect: { status: 200 } }
 const waitsForever = { name: 'never comes', wait_for_webhook: { type: 'sandbox.webhook.test', timeout_ms: 60_000 } }
 const scenarioFile = (steps: unknown[]) => JSON.stringify({ name: 'Draft', description: 'a scenario being written', steps }, null, 2)
 
@@ -31,10 +32,10 @@ describe('sandbox run --watch cancels the run in progress on a save', () => {
   it('a save while a scenario waits for a webhook: one line says the run was cancelled, and the new run starts and reports in full', async () => {
     const dir = await tempDir()
     const file = join(dir, 'draft.json')
-    await writeFile(file, scenarioFile([readsConfig, waitsForever]))
+    await writeFile(file, scenarioFile([readsConfig, registers, waitsForever]))
     const watch = await startNodeProcess([BIN, 'run', '--watch', '--dir', dir], /in-process server on (http:\/\/127\.0\.0\.1:\d+)/)
     // The step before the wait is told as the wait begins.
-    await waitUntil(() => /✓ GET +\/api\/sandbox\/config/.test(watch.output()), WAIT_MS, 'the step before the wait')
+    await waitUntil(() => /✓ POST +\/api\/sandbox\/webhooks/.test(watch.output()), WAIT_MS, 'the step before the wait')
     const mark = watch.output().length
     // The partner's fix: the wait taken out.
     await writeFile(file, scenarioFile([readsConfig]))
@@ -77,9 +78,9 @@ describe('sandbox run --watch cancels the run in progress on a save', () => {
 describe.skipIf(PTY_UNAVAILABLE !== '')(`sandbox run --watch on a terminal, during a run${PTY_UNAVAILABLE ? ` (skipped: ${PTY_UNAVAILABLE})` : ''}`, () => {
   it('Enter cancels the run and runs again; q stops the watch with nothing printed after it', async () => {
     const dir = await tempDir()
-    await writeFile(join(dir, 'draft.json'), scenarioFile([readsConfig, waitsForever]))
+    await writeFile(join(dir, 'draft.json'), scenarioFile([readsConfig, registers, waitsForever]))
     const pty = runInPty(['run', '--watch', '--dir', dir])
-    await pty.waitFor(/✓ GET +\/api\/sandbox\/config/, { timeoutMs: WAIT_MS })
+    await pty.waitFor(/✓ POST +\/api\/sandbox\/webhooks/, { timeoutMs: WAIT_MS })
     let mark = pty.mark()
     await pty.press(KEY.enter, /rerun: running 1 scenario: draft\n.*\n.*✓ GET +\/api\/sandbox\/config/)
     expect(pty.text(mark)).toMatch(/^\s*rerun: run cancelled\n\nrerun: running 1 scenario: draft\n/)

@@ -240,7 +240,7 @@ describe('scenario files', () => {
       ...valid,
       keys: ['other', 'other'],
       steps: [
-        { request: { method: 'POST', path: '/api/sandbox/loans', drop_answer: true }, expect: { status: 418 }, capture: { id: 'activeLoans.0.id' } },
+        { request: { method: 'POST', path: '/api/sandbox/loans', body: { url: '{{$receiver_url}}' }, drop_answer: true }, expect: { status: 418 }, capture: { id: 'activeLoans.0.id' } },
         { wait_for_webhook: { type: 'sandbox.loan.issued' }, expect: { status: 418 } },
         { request: { ...get, body: { a: 1 } } },
         { request: get, expect: { body: { a: { $gt: null }, b: { $gte: true }, c: { $lt: '100' }, d: { $type: 'strin' }, e: { $exists: 'yes' }, f: { $length: -1 }, g: { $oneOf: 5 }, h: { $match: '(' } } } },

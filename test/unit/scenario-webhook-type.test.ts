@@ -40,3 +40,15 @@ describe('wait_for_webhook type', () => {
     expect(other.failures.map((failure) => failure.message)).toEqual(['the next delivery is sandbox.loan.updated, expected sandbox.loan.issued'])
   })
 })
+
+describe('wait_for_webhook without the receiver registered', () => {
+  it('is refused when the file is loaded: no delivery can reach a receiver no earlier step sent', () => {
+    const waits = { wait_for_webhook: { type: 'sandbox.webhook.test' } }
+    const test = { request: { method: 'POST', path: '/api/sandbox/webhooks/test', body: {} } }
+    const message = '2 wait_for_webhook: no earlier step sends {{$receiver_url}}, the runner\'s receiver (a URL of its own for each run of the scenario), so no delivery can reach this wait: register it first, e.g. POST /api/sandbox/webhooks with {"url": "{{$receiver_url}}"}'
+    expect(problemsOf(JSON.stringify({ name: 'n', description: 'd', steps: [test, waits] }))).toEqual([message])
+    // Registered after the wait is too late.
+    const register = { request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } } }
+    expect(problemsOf(JSON.stringify({ name: 'n', description: 'd', steps: [test, waits, register] }))).toEqual([message])
+  })
+})
