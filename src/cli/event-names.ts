@@ -1,6 +1,5 @@
 import type { EventType } from '../domain/types.js'
-import { findEventType, findEventTypeMeant } from '../webhooks/event-names.js'
-import { EVENT_TYPES } from '../webhooks/types.js'
+import { EVENT_TYPES, findEventType, findEventTypeMeant } from '../domain/event-types.js'
 import { CliError } from './cli-error.js'
 
 /** An event type as typed on the command line: `loan.issued` stands for `sandbox.loan.issued`. */

@@ -1,7 +1,6 @@
 import type { z } from 'zod'
 import { findClosestMatch, suggestClosest } from '../text/closest-match.js'
-import { findEventType, findEventTypeMeant } from '../webhooks/event-names.js'
-import { EVENT_TYPES } from '../webhooks/types.js'
+import { EVENT_TYPES, findEventType, findEventTypeMeant } from '../domain/event-types.js'
 import { findReferences, isWholeReference } from './interpolate.js'
 import { parsePath } from './json-path.js'
 import { findMatcherProblems, isMatcher } from './match-value.js'

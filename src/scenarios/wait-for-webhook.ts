@@ -1,4 +1,4 @@
-import { findEventType } from '../webhooks/event-names.js'
+import { findEventType } from '../domain/event-types.js'
 import { verifyWebhook } from '../webhooks/signature.js'
 import { checkBody, readHeaderValue } from './check-expectation.js'
 import { matchValue } from './match-value.js'

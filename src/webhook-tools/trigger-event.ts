@@ -1,8 +1,7 @@
 import { createSandboxClient, type SandboxClient } from '../client/sandbox-client.js'
 import type { TransportOptions } from '../client/request-types.js'
 import type { EventType } from '../domain/types.js'
-import { findEventTypeMeant } from '../webhooks/event-names.js'
-import { EVENT_TYPES } from '../webhooks/types.js'
+import { EVENT_TYPES, findEventTypeMeant } from '../domain/event-types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
 import { createWaitClient, explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 

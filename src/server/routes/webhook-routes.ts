@@ -12,7 +12,7 @@ import { generateWebhookSecret, previewSecret } from '../../webhooks/signature.j
 import { EVENT_TYPES, type StoredEndpoint, type WebhookState } from '../../webhooks/types.js'
 import { checkWebhookUrl, findHostToResolve, resolveHostWithSystem } from '../../webhooks/url-policy.js'
 import { createId } from '../ids.js'
-import { findEventTypeMeant } from '../../webhooks/event-names.js'
+import { findEventTypeMeant } from '../../domain/event-types.js'
 import type { RouteContext, RouteSpec } from '../route-types.js'
 import { createDomainContext } from '../services.js'
 import { sessionSlotOf, type SessionDoc } from '../session-doc.js'

@@ -1,6 +1,9 @@
-import type { EventType } from '../domain/types.js'
+import { eventTypeSchema } from '../schemas/responses/webhook-views.js'
+import type { EventType } from './types.js'
 import { findClosestMatch } from '../text/closest-match.js'
-import { EVENT_TYPES } from './types.js'
+
+/** Every event type of spec part 6.2, in the spec's order (from the schema the document uses). */
+export const EVENT_TYPES: readonly EventType[] = eventTypeSchema.options
 
 /** The event type NAME stands for: itself, or with `sandbox.` put before a short name (`loan.issued`). */
 export function findEventType(name: string): EventType | undefined {
