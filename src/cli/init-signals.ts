@@ -1,5 +1,4 @@
-/** The exit status a shell reports for a process these signals killed: 128 + the signal's number. */
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const
+import { SIGNAL_EXIT_CODES } from './stop-signals.js'
 
 let installed = false
 
@@ -8,8 +7,9 @@ let installed = false
  * kernel drops every signal the process does not handle itself. `docker stop` then waited its
  * 10 s for nothing and killed; Ctrl+C in `docker run -it` did nothing; `run` went on to the end;
  * and `run --json`, which prints its INTERRUPTED document and then raises the signal again to
- * end by it, printed its report as a second document after it. So as PID 1 a SIGINT or SIGTERM
- * that no command handles ends the process as the signal would end any other: exit 130 or 143.
+ * end by it, printed its report as a second document after it. So as PID 1 a SIGINT, SIGTERM or
+ * SIGHUP that no command handles ends the process as the signal would end any other: exit 130,
+ * 143 or 129.
  */
 export function endOnSignalsAsInit(pid: number = process.pid): void {
   if (pid !== 1 || installed) return

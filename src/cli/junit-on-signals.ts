@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import type { RunReport, ScenarioReport, StepReport } from '../scenarios/report-types.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
+import { onStopSignals } from './stop-signals.js'
 
 /** The run's progress hooks, each also told to the hooks a caller already has. */
 interface ProgressHooks {
@@ -17,11 +18,9 @@ interface PartialRun {
   formatJunitReport(report: RunReport): string
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const
-
 /**
- * While `sandbox run --junit FILE` runs, SIGINT or SIGTERM (a cancelled or timed-out CI job)
- * writes FILE with what the run got to before the process ends by the signal: the scenarios that
+ * While `sandbox run --junit FILE` runs, SIGINT, SIGTERM or SIGHUP (a cancelled or timed-out CI
+ * job, a closed terminal) writes FILE with what the run got to before the process ends by the signal: the scenarios that
  * ended, the one running as an error of type Interrupted with its steps so far, the rest skipped.
  * Without it a cancelled job left no report, and the step it hung on could not be seen.
  * Returns the hooks to run with (wrapping `inner`) and `dispose`, called once the run's own
@@ -43,10 +42,7 @@ export function writeJunitOnSignals(run: PartialRun, inner: ProgressHooks): { ho
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
   }
   // First, so the file is written before a handler that ends the process runs.
-  for (const signal of SIGNALS) process.prependListener(signal, onSignal)
-  function dispose(): void {
-    for (const signal of SIGNALS) process.off(signal, onSignal)
-  }
+  const dispose = onStopSignals(onSignal, { prepend: true })
   return {
     dispose,
     hooks: {

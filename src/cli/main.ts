@@ -12,6 +12,7 @@ import { holdSignalsWhileLoading, releaseHeldSignal } from './held-signals.js'
 import { endOnSignalsAsInit } from './init-signals.js'
 import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
+import { toSignalExitCode } from './stop-signals.js'
 
 /** The command whose action ran (or was about to): its errors are reported the way it reports. */
 let activeCommand: Command | undefined
@@ -90,7 +91,7 @@ async function fail(error: unknown, command: Command | undefined): Promise<never
   failing = true
   const name = (error as Error | undefined)?.name
   // A prompt closed by Ctrl+C, or aborted by a signal (prompt-signals.ts): the signal's exit code.
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit((error as Error).cause === 'SIGTERM' ? 143 : 130)
+  if (name === 'ExitPromptError' || name === 'AbortPromptError') process.exit(toSignalExitCode((error as Error).cause))
   const known = toCliError(error)
   if (known) {
     process.stderr.write(`sandbox: ${escapeControls(known.message, { keepNewlines: true })}\n`)

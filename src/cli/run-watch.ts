@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { CliError, toCliError } from './cli-error.js'
 import { drainOutput } from './drain-output.js'
 import { escapeControls } from '../text/escape-controls.js'
+import { onStopSignals, toSignalExitCode } from './stop-signals.js'
 import type { RunServer } from '../scenarios/run-server.js'
 import type { Scenario } from '../scenarios/scenario-schema.js'
 import type { RoundCancelledError } from '../scenarios/round-cancelled.js'
@@ -30,9 +31,6 @@ export interface WatchRunOptions {
    */
   run(scenarios: Scenario[], server: RunServer | undefined, write: Write, signal: AbortSignal): Promise<void>
 }
-
-/** What a signal exits with when it comes again while watch mode is stopping, as a shell counts it. */
-const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 }
 
 /** Flags that end with one document or a file, or leave nothing to watch: none go with --watch. */
 const NOT_WITH_WATCH = ['json', 'junit', 'list', 'schema'] as const
@@ -77,7 +75,7 @@ function describeScenarios(scenarios: Scenario[]): string {
 
 /**
  * `sandbox run --watch`: runs, then runs again on each change to the scenario files, until
- * SIGINT, SIGTERM, `q` or its stdout closed. Like `serve` and `webhook listen`, whose normal end is also a signal,
+ * SIGINT, SIGTERM, SIGHUP (its terminal closed), `q` or its stdout closed. Like `serve` and `webhook listen`, whose normal end is also a signal,
  * it then says it stopped and exits 0 (the in-process server stopped first); a second signal
  * while it stops exits at once with the signal's code, as serve's does.
  */
@@ -100,10 +98,10 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
   let quit!: (how: string) => void
   const quitting = new Promise<string>((resolve) => { quit = resolve })
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
+    if (stopping) process.exit(toSignalExitCode(signal))
     quit(signal)
   }
-  process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+  const offSignals = onStopSignals(onSignal)
   // `run --watch | head`: with the reader gone no run can be seen, and nothing else would end the
   // watch (run goes on after EPIPE for its exit code, which a watch has not). Found at a write.
   const onStdoutError = (error: NodeJS.ErrnoException) => { if (error.code === 'EPIPE') quit('stdout closed') }
@@ -154,7 +152,7 @@ export async function watchRun(options: WatchRunOptions): Promise<never> {
   } finally {
     // Reached only on an error: a server that could not start, or a bug in a run.
     await stop()
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+    offSignals()
     process.stdout.off('error', onStdoutError)
   }
 }

@@ -1,4 +1,5 @@
 import { formatJson } from './json-text.js'
+import { onStopSignals, toSignalExitCode } from './stop-signals.js'
 import type { SandboxListener } from '../server/listen.js'
 import type { Sandbox } from '../server/sandbox-types.js'
 
@@ -15,13 +16,12 @@ export interface ServeStopTargets {
 }
 
 /**
- * Stops serve on SIGINT, SIGTERM or a log reader gone, waiting for what is in flight; a second
+ * Stops serve on SIGINT, SIGTERM, SIGHUP (its terminal closed) or a log reader gone, waiting for what is in flight; a second
  * signal while stopping exits at once.
  */
 export function stopOnSignals(targets: ServeStopTargets): void {
   const stop = createServeStop(targets)
-  process.on('SIGINT', () => void stop('SIGINT'))
-  process.on('SIGTERM', () => void stop('SIGTERM'))
+  onStopSignals((signal) => void stop(signal))
   // A log reader gone (`serve | head`, a dead `tee`) ends the server as a signal would, not
   // mid-request with the lock left behind (main.ts leaves this EPIPE to us).
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -83,7 +83,7 @@ function giveUpStop(json: boolean, capMs: number): void {
  * How to stop at once, for the signal that began the stop: a supervisor or `docker stop` sent
  * SIGTERM, and "press Ctrl+C" is no advice to whoever reads its log.
  */
-const STOP_NOW: Partial<Record<NodeJS.Signals, string>> = { SIGINT: 'press Ctrl+C again', SIGTERM: 'send SIGTERM again' }
+const STOP_NOW: Partial<Record<NodeJS.Signals, string>> = { SIGINT: 'press Ctrl+C again', SIGTERM: 'send SIGTERM again', SIGHUP: 'send SIGHUP again' }
 
 function writeStopping(json: boolean, signal: NodeJS.Signals): void {
   const message = `waiting for requests and webhook deliveries in flight (up to 10 s); ${STOP_NOW[signal] ?? 'send SIGINT or SIGTERM'} to stop now`
@@ -91,11 +91,11 @@ function writeStopping(json: boolean, signal: NodeJS.Signals): void {
   process.stdout.write(json ? `${formatJson({ level: 'info', event: 'stopping', signal, message })}\n` : `stopping: ${message}\n`)
 }
 
-/** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT). */
+/** A second signal while stopping: exit at once, as a signal's exit code (130 for SIGINT, 129 for SIGHUP). */
 function forceStop(signal: NodeJS.Signals, json: boolean): never {
   const message = 'stopped without waiting: a request in flight may not have been answered, and a webhook delivery in flight may be sent again after a restart'
   // With --json-logs on stdout, as every other event: a log collector reads only that stream.
   if (json) process.stdout.write(`${formatJson({ level: 'warn', event: 'forced_stop', signal, message })}\n`)
   else process.stderr.write(`sandbox ${message} (${signal})\n`)
-  process.exit(signal === 'SIGINT' ? 130 : 143)
+  process.exit(toSignalExitCode(signal))
 }

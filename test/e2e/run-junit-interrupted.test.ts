@@ -17,7 +17,7 @@ async function startSlowServer(dir: string) {
 }
 
 describe('sandbox run --junit stopped by a signal', () => {
-  it.each([['SIGTERM', []], ['SIGINT', ['--json']]] as const)('%s (a cancelled CI job) still writes the report: the scenarios that ended, the one running as Interrupted, the rest skipped', async (signal, extra) => {
+  it.each([['SIGTERM', []], ['SIGINT', ['--json']], ['SIGHUP', []], ['SIGHUP', ['--json']]] as const)('%s (a cancelled CI job) still writes the report: the scenarios that ended, the one running as Interrupted, the rest skipped', async (signal, extra) => {
     const dir = await tempDir()
     const server = await startSlowServer(dir)
     const junit = join(dir, 'reports', 'junit.xml')

@@ -90,9 +90,9 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`on a terminal${PTY_UNAVAILABLE ? ` (ski
       expect(pty.text()).not.toMatch(/passed|failed/)
     })
 
-    it('SIGINT or SIGTERM sent to it at the prompt (kill, timeout) exits 130 or 143 with the cursor shown again', async () => {
+    it('SIGINT, SIGTERM or SIGHUP sent to it at the prompt (kill, timeout) exits 130, 143 or 129 with the cursor shown again', async () => {
       // Started together (as in the tests below): each is a node start-up, and they do not interact.
-      const runs = (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, signal === 'SIGINT' ? 130 : 143, runInPty(['run', '--dir', tinyDir])] as const)
+      const runs = ([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const).map(([signal, code]) => [signal, code, runInPty(['run', '--dir', tinyDir])] as const)
       for (const [signal, code, pty] of runs) {
         await pty.waitFor('Which scenarios to run?')
         pty.signal(signal)

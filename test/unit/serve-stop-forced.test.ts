@@ -28,3 +28,21 @@ describe('serve\'s second signal with --json-logs', () => {
     expect(JSON.parse(stdout.join('').trim())).toMatchObject({ level: 'warn', event: 'forced_stop', signal: 'SIGINT' })
   })
 })
+
+// A closed terminal or dropped ssh session sends SIGHUP: it stops serve as SIGTERM does.
+describe('serve stopped by SIGHUP', () => {
+  it('says to send SIGHUP again to stop now, and a second one exits 129', async () => {
+    const stdout: string[] = []
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => { stdout.push(String(chunk)); return true })
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    vi.useFakeTimers()
+    const codes: number[] = []
+    vi.spyOn(process, 'exit').mockImplementation(((code?: number) => { codes.push(Number(code ?? 0)) }) as typeof process.exit)
+    const stop = createServeStop({ json: false, idleGc: timers, youngCap: timers, listener: { close: () => new Promise<void>(() => {}) }, sandbox: { close: () => new Promise<void>(() => {}) } }, 60_000)
+    void stop('SIGHUP')
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(stdout.join('')).toContain('stopping: waiting for requests and webhook deliveries in flight (up to 10 s); send SIGHUP again to stop now')
+    await stop('SIGHUP')
+    expect(codes).toEqual([129])
+  })
+})

@@ -6,6 +6,7 @@ import { escapeControls } from '../../text/escape-controls.js'
 import { formatJson } from '../json-text.js'
 import { addJsonOption, addKeysFileOption, addStorageOptions, resolveKeysFile, type StorageFlags } from '../options.js'
 import { readStorageSetting } from '../storage-setting.js'
+import { onFirstStopSignal } from '../stop-signals.js'
 import type * as Output from '../output.js'
 import type { RequestLogEntry } from '../../server/request-log.js'
 
@@ -118,8 +119,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   }
   // Ctrl+C is how --follow ends, as with `webhook listen`: a clean stop and exit 0.
   const stop = new AbortController()
-  process.once('SIGINT', () => stop.abort())
-  process.once('SIGTERM', () => stop.abort())
+  onFirstStopSignal(() => stop.abort())
   // Told once per stall: a paused or overloaded redis keeps the connection, so the storage's
   // connection-lost line never comes, and each read fails only after the command timeout.
   let stalled = false

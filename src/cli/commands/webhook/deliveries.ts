@@ -5,6 +5,7 @@ import { printErrorsAsJson, printJsonDocument, printJsonLinesInstead } from '../
 import { addApiTargetOptions, addJsonOption } from '../../options.js'
 import { hintValues } from '../../completion/value-hints.js'
 import { suggestRepeatedFlag } from '../../usage-hints.js'
+import { onFirstStopSignal } from '../../stop-signals.js'
 
 const STATUSES = ['pending', 'delivered', 'retrying', 'failed'] as const
 
@@ -38,7 +39,7 @@ async function runDeliveries(flags: DeliveriesFlags, command: Command): Promise<
   // Ctrl+C is how --follow ends, as with `logs --follow` and `webhook listen`: a clean stop and
   // exit 0. Handlers before the first line: a supervisor or a quick Ctrl+C may signal as soon as it shows.
   const stop = new AbortController()
-  if (flags.follow) process.once('SIGINT', () => stop.abort()).once('SIGTERM', () => stop.abort())
+  if (flags.follow) onFirstStopSignal(() => stop.abort())
   if (!flags.json) {
     write(formatEndpoint(endpoint))
     if (shown.length === 0 && !flags.follow) write(chalk.dim(flags.status.length > 0 ? `no ${flags.status.join(' or ')} delivery among the 50 newest` : 'no delivery yet'))

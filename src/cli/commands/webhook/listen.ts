@@ -5,6 +5,7 @@ import { addSecretOption, readPortSetting, resolveSecret } from '../../options.j
 import { escapeControls } from '../../../text/escape-controls.js'
 import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
 import { isHttpUrl } from '../../http-url.js'
+import { onFirstStopSignal } from '../../stop-signals.js'
 
 interface ListenFlags {
   port: number
@@ -60,10 +61,7 @@ async function runListen(flags: ListenFlags): Promise<void> {
   const listener = await startWebhookListener({ port: flags.port, host: flags.host, secret, respondStatus: flags.respond, forwardTo: flags.forwardTo, onDelivery: print })
   const extras = [secret?.length ? `checking signatures${secret.length > 1 ? ` (${secret.length} secrets)` : ''}` : 'no --secret: signatures unchecked', flags.respond ? `answering ${flags.respond}` : '', shownForward ? `forwarding to ${shownForward}` : ''].filter(Boolean)
   // Handlers before the readiness line: a supervisor may signal as soon as it reads it.
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'))
-    process.once('SIGTERM', () => resolve('SIGTERM'))
-  })
+  const stopped = new Promise<NodeJS.Signals>((resolve) => onFirstStopSignal(resolve))
   // With --json every stdout line is JSON, the ready line included (as with serve --json-logs).
   if (flags.json) write(formatJson({ event: 'ready', url: listener.url, checking_signatures: Boolean(secret?.length), respond: flags.respond ?? null, forward_to: shownForward ?? null }))
   else write(`webhook listener ready: ${listener.url} (${extras.join(', ')})`)
