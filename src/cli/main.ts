@@ -13,6 +13,7 @@ import { endOnSignalsAsInit } from './init-signals.js'
 import { printDocumentOnSignals } from './json-signals.js'
 import { COMMANDS, GROUPS, type CommandEntry } from './registry.js'
 import { toSignalExitCode } from './stop-signals.js'
+import { endByHangupOnceTerminalGone } from './terminal-gone.js'
 
 /** The command whose action ran (or was about to): its errors are reported the way it reports. */
 let activeCommand: Command | undefined
@@ -110,16 +111,26 @@ async function fail(error: unknown, command: Command | undefined): Promise<never
  * write fails with EPIPE again, and is ignored here) and ends with its own code.
  */
 function onStdoutError(error: NodeJS.ErrnoException): void {
+  // A terminal gone (closed window, dropped ssh session): its SIGHUP stops the command, whose
+  // last lines have nowhere to go. Thrown, the stop would end as an unexpected error, unflushed.
+  if (error.code === 'EIO') return
   if (error.code !== 'EPIPE') throw error
   if (activeCommand && keepsExitCodeWhenStdoutCloses(activeCommand)) return
   process.exit(0)
+}
+
+/** Stderr on a terminal that is gone, as stdout (onStdoutError). */
+function onStderrError(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EIO') throw error
 }
 
 /** Runs the CLI with process.argv-style arguments. */
 export async function runCli(argv: string[]): Promise<void> {
   endOnSignalsAsInit()
   holdSignalsWhileLoading(argv)
+  endByHangupOnceTerminalGone()
   if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onStdoutError)
+  if (process.stderr.listenerCount('error') === 0) process.stderr.on('error', onStderrError)
   // A throw outside the action's promise chain (an event handler, a timer) is a bug like any other.
   if (process.listenerCount('uncaughtException') === 0) process.on('uncaughtException', (error) => void fail(error, activeCommand))
   if (process.listenerCount('unhandledRejection') === 0) process.on('unhandledRejection', (error) => void fail(error, activeCommand))

@@ -63,6 +63,8 @@ export interface PtySession {
   exited(timeoutMs?: number): Promise<number | null>
   /** Sends a signal to the CLI itself (not to script), as `kill` or `timeout` would. */
   signal(signal: NodeJS.Signals): void
+  /** Closes the terminal, as closing its window does: script dies, and the kernel hangs the pty up. */
+  closeTerminal(): void
 }
 
 export interface PtyOptions {
@@ -70,6 +72,11 @@ export interface PtyOptions {
   cwd?: string
   /** Shell redirections after the command, e.g. `< /dev/null` or `| cat`, to take one side off the pty. */
   redirect?: string
+  /**
+   * The shell command line that runs the CLI, given its quoted command line (`exec CLI` by
+   * default), e.g. one that waits for it and writes down its exit status.
+   */
+  wrap?: (cli: string) => string
 }
 
 /**
@@ -80,7 +87,8 @@ export interface PtyOptions {
 export function runInPty(args: string[], options: PtyOptions = {}): PtySession {
   const cli = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
   // script leaves the pty at 0x0; a real terminal has a size, and inquirer wraps at the width.
-  const command = `stty cols 100 rows 30; exec ${cli}${options.redirect ? ` ${options.redirect}` : ''}`
+  const line = `${cli}${options.redirect ? ` ${options.redirect}` : ''}`
+  const command = `stty cols 100 rows 30; ${options.wrap ? options.wrap(line) : `exec ${line}`}`
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', TERM: 'xterm-256color', SHELL: '/bin/sh', ...options.env }
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env, cwd: options.cwd, detached: true })
   running.add(child)
@@ -121,6 +129,7 @@ export function runInPty(args: string[], options: PtyOptions = {}): PtySession {
       await waitFor(until, { since })
     },
     signal: (signal) => { process.kill(childOf(child.pid!), signal) },
+    closeTerminal: () => { child.kill('SIGKILL') },
     exited: (timeoutMs = 15_000) => Promise.race([
       exit,
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms; the terminal shows:\n${text()}`)), timeoutMs).unref()),

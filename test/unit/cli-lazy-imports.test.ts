@@ -36,7 +36,7 @@ function walkStaticGraph(entry: string): { files: Set<string>; packages: Set<str
 describe('sandbox --help', () => {
   it('loads no command module, and no server, storage, prompt or colour code', () => {
     const { files, packages } = walkStaticGraph(join(SRC, 'cli/main.ts'))
-    expect([...files].map((file) => file.slice(SRC.length + 1)).sort()).toEqual(['cli/cli-error.ts', 'cli/commander-messages.ts', 'cli/drain-output.ts', 'cli/expand-home.ts', 'cli/held-signals.ts', 'cli/help-command.ts', 'cli/http-url.ts', 'cli/init-signals.ts', 'cli/json-signals.ts', 'cli/json-text.ts', 'cli/main.ts', 'cli/path-options.ts', 'cli/registry.ts', 'cli/stop-signals.ts', 'cli/usage-hints.ts', 'errors/codes.ts', 'files/describe-this-version.ts', 'text/escape-controls.ts'])
+    expect([...files].map((file) => file.slice(SRC.length + 1)).sort()).toEqual(['cli/cli-error.ts', 'cli/commander-messages.ts', 'cli/drain-output.ts', 'cli/expand-home.ts', 'cli/held-signals.ts', 'cli/help-command.ts', 'cli/http-url.ts', 'cli/init-signals.ts', 'cli/json-signals.ts', 'cli/json-text.ts', 'cli/main.ts', 'cli/path-options.ts', 'cli/registry.ts', 'cli/stop-signals.ts', 'cli/terminal-gone.ts', 'cli/usage-hints.ts', 'errors/codes.ts', 'files/describe-this-version.ts', 'text/escape-controls.ts'])
     expect([...packages].filter((name) => !name.startsWith('node:'))).toEqual(['commander'])
   })
 
