@@ -303,4 +303,12 @@ describe('sandbox webhook sign', () => {
     const noSecret = await runCli(['webhook', 'sign'], { input: '{}', env: { SANDBOX_WEBHOOK_SECRET: '' } })
     expect(noSecret).toMatchObject({ code: 2, stderr: expect.stringContaining('missing --secret') })
   })
+
+  it('refuses a --timestamp in milliseconds (Date.now()), saying the seconds to pass', async () => {
+    const body = JSON.stringify({ id: 'evt_sign_ms', type: 'sandbox.webhook.test' })
+    const millis = await runCli(['webhook', 'sign', '--secret', SECRET, '--timestamp', '1764270000123'], { input: body })
+    expect(millis).toEqual({ code: 2, stdout: '', stderr: 'sandbox: --timestamp must be unix seconds, got "1764270000123", which is milliseconds (Date.now()): pass 1764270000\n' })
+    const word = await runCli(['webhook', 'sign', '--secret', SECRET, '--timestamp', 'now'], { input: body })
+    expect(word).toEqual({ code: 2, stdout: '', stderr: 'sandbox: --timestamp must be unix seconds, got "now"\n' })
+  })
 })

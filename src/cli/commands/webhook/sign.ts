@@ -39,10 +39,20 @@ async function readBody(bytes: Buffer): Promise<{ body: string; event: { id?: un
   }
 }
 
+/**
+ * Unix seconds, as the spec signs them. Thirteen digits are milliseconds (Date.now(), JavaScript's
+ * habit): said so, with the seconds to pass, rather than a bare "must be seconds".
+ */
+function checkTimestamp(value: string): void {
+  if (/^\d{1,12}$/.test(value)) return
+  const millis = /^\d{13}$/.test(value) ? `, which is milliseconds (Date.now()): pass ${value.slice(0, 10)}` : ''
+  throw new CliError(`--timestamp must be unix seconds, got "${value}"${millis}`)
+}
+
 async function runSign(flags: SignFlags, command: Command): Promise<void> {
   const secret = resolveSecret(flags.secret)
   if (!secret) throw new CliError('missing --secret (or set SANDBOX_WEBHOOK_SECRET)')
-  if (flags.timestamp !== undefined && !/^\d{1,12}$/.test(flags.timestamp)) throw new CliError(`--timestamp must be unix seconds, got "${flags.timestamp}"`)
+  if (flags.timestamp !== undefined) checkTimestamp(flags.timestamp)
   // Signed byte for byte as read: a trailing newline from an editor is part of the body.
   const { body, event } = await readBody(await readStdin())
   if (typeof event.id !== 'string' || typeof event.type !== 'string') throw new CliError('the event body needs string "id" and "type" fields (they go into the x-service-webhook-id and -event headers)')
