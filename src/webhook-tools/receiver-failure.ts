@@ -15,7 +15,8 @@ export function describeUnreachableReceiver(url: string, reason: string): string
   const certificate = CERTIFICATE.exec(reason)?.[1]
   if (certificate) return `cannot reach the receiver at ${url} (${reason}); ${describeCertificateProblem(url, certificate)}`
   // llhttp's codes: what answered is no HTTP server (an SSH or database port), or one whose answer is no HTTP.
-  if (/^HPE_/.test(reason)) return `the server at ${url} does not answer in HTTP (${reason}): is this your receiver's port?`
+  // Headers over the sender's bound are an answer, from a receiver that speaks HTTP: judged, each case says so.
+  if (/^HPE_(?!HEADER_OVERFLOW)/.test(reason)) return `the server at ${url} does not answer in HTTP (${reason}): is this your receiver's port?`
   // A reset is a receiver that is running: asked "is it running?", its developer looks in the wrong place.
   if (/^ECONNRESET\b/.test(reason)) return `the receiver at ${url} took the connection and closed it without answering (${reason}): did it fail on the first delivery? (an https receiver given an http:// URL does this too)`
   if (UNREACHABLE.test(reason)) return `cannot reach the receiver at ${url} (${reason}); is it running?`

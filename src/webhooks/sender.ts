@@ -13,6 +13,13 @@ export const DELIVERY_TIMEOUT_MS = 10_000
  */
 export const MAX_ANSWER_BYTES = 64 * 1024
 
+/**
+ * The most of a receiver's answer headers read (Node's client default is 16 KB): a framework's
+ * session cookies or a long Content-Security-Policy take a 2xx past that, and it was recorded as
+ * a failure and sent again. Past this bound the attempt fails, saying so.
+ */
+export const MAX_ANSWER_HEADER_BYTES = 1024 * 1024
+
 export type { SendOptions } from './send-destination.js'
 
 /**
@@ -42,6 +49,7 @@ function describeError(error: NodeJS.ErrnoException): string {
   if (error.code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (error.code === 'EPROTO' && /wrong version number/.test(error.message))) {
     return 'ERR_SSL_WRONG_VERSION_NUMBER: the receiver answers plain HTTP, not TLS'
   }
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'HPE_HEADER_OVERFLOW: the receiver\'s answer headers are over 1 MiB, the most the sandbox reads'
   const message = error.message.split('\n')[0]!.trim()
   return error.code ? `${error.code}: ${message}` : message
 }
@@ -182,6 +190,7 @@ function send(to: Destination, body: string | Uint8Array, headers: SendHeaders, 
         method: 'POST',
         path: `${to.target.pathname}${to.target.search}`,
         headers: { ...fixed, host: to.target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'partner-sandbox-webhooks/0.3.0' },
+        maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
         // No agent at all without a pool: given `agent: false`, Node makes a fresh Agent, which
         // ignores createConnection and opens a second connection, leaving ours unused.
         ...(agent ? { agent, preopened: socket } : { createConnection: () => socket }),
