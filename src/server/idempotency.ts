@@ -10,11 +10,18 @@ import { findIgnoredFields } from '../schemas/parse-body.js'
 import { hintMisspeltField } from '../schemas/misspelt-field.js'
 import { SandboxError } from '../errors/sandbox-error.js'
 import { announceIgnoredFields } from './ignored-fields.js'
+import { countHeaderLines } from './header-lines.js'
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/
 
 /** Reads and checks the Idempotency-Key header (decisions.md: 1 to 255 printable ASCII). */
 function readIdempotencyKey(event: H3Event): string {
+  // Sent twice, the two arrive joined ("a, b"), a valid key that neither a retry sending one of
+  // them nor one sending both in the other order would find again.
+  const lines = countHeaderLines(event, 'idempotency-key')
+  if (lines > 1) {
+    throw new ApiError('INVALID_REQUEST', `The Idempotency-Key header came ${lines} times; send it once, with one key per operation.`, { field: 'Idempotency-Key', issue: 'repeated' })
+  }
   const key = event.req.headers.get('idempotency-key')
   if (key === null || key === '') {
     throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Every POST needs an Idempotency-Key header (a new UUID per operation; the same one when retrying it).')
