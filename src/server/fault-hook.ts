@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
 import type { RouteAnswer } from './route-types.js'
-import { DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import type { SandboxServices } from './services.js'
 import type { FaultDecision, FaultFailure } from '../faults/fault-plan.js'
 
@@ -73,14 +72,23 @@ function answerStatusFault(status: number, retryAfter: number | undefined, servi
     const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Timeout'
     return { status, text: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>sandbox fault injection</center>\r\n</body>\r\n</html>\r\n`, headers: { 'content-type': 'text/html', ...wait }, errorCode: null }
   }
-  if (status === 429) {
-    const seconds = retryAfter ?? 1
-    const limit = headers['ratelimit-limit'] ?? String(DEFAULT_RATE_LIMIT.limit)
-    const windowSeconds = services.rateLimitWindowSeconds || DEFAULT_RATE_LIMIT.windowSeconds
-    const error = new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', `Rate limited by the sandbox's fault injection (serve --faults); retry after ${seconds} s with the same Idempotency-Key.`,
-      { limit: Number(limit), window_seconds: windowSeconds, retry_after_seconds: seconds })
-    return { status, body: error.toBody(), errorCode: error.code, headers: { 'retry-after': String(seconds), 'ratelimit-limit': limit, 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds) } }
-  }
+  if (status === 429) return answerRateLimitFault(retryAfter ?? 1, services, headers)
   const error = new ApiError('SANDBOX_FAULT_INJECTED', `A ${status} injected by the sandbox's fault injection (serve --faults); nothing was executed: retry with the same Idempotency-Key.`, { fault: 'status' })
   return { status, body: error.toBody(), errorCode: error.code, headers: wait }
+}
+
+/**
+ * An injected 429: the rate limit's own answer, with the key's window. With the limit off there is
+ * no window, and no other answer shows one: Retry-After as the rule gives it, and no RateLimit-*
+ * or limit in details (the default 120/60 they showed was no limit this server applies).
+ */
+function answerRateLimitFault(seconds: number, services: SandboxServices, headers: Record<string, string>): RouteAnswer {
+  const message = `Rate limited by the sandbox's fault injection (serve --faults); retry after ${seconds} s with the same Idempotency-Key.`
+  const limit = headers['ratelimit-limit']
+  if (limit === undefined || services.rateLimitWindowSeconds === 0) {
+    const error = new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', message, { retry_after_seconds: seconds })
+    return { status: 429, body: error.toBody(), errorCode: error.code, headers: { 'retry-after': String(seconds) } }
+  }
+  const error = new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', message, { limit: Number(limit), window_seconds: services.rateLimitWindowSeconds, retry_after_seconds: seconds })
+  return { status: 429, body: error.toBody(), errorCode: error.code, headers: { 'retry-after': String(seconds), 'ratelimit-limit': limit, 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds) } }
 }

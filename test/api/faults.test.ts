@@ -86,6 +86,18 @@ describe('fault injection (serve --faults)', () => {
     expect(await limited.json()).toMatchObject({ error_code: 'SANDBOX_RATE_LIMIT_EXCEEDED', details: { limit: 50, window_seconds: 60, retry_after_seconds: 3 } })
   })
 
+  it('a 429 with --rate-limit off shows no window: Retry-After as the rule gives it, no RateLimit headers and no limit in details', async () => {
+    // It showed the default 120/60 window, which no answer of this server has when the limit is off.
+    const { send } = await serveWithFaults({ rules: [{ method: 'GET', fault: 'status', status: 429, retry_after: 7 }] })
+    const limited = await send('GET', '/api/sandbox/config')
+    expect(limited.status).toBe(429)
+    expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => [name, limited.headers.get(name)])))
+      .toEqual({ 'retry-after': '7', 'ratelimit-limit': null, 'ratelimit-remaining': null, 'ratelimit-reset': null })
+    const body = await limited.json() as Record<string, unknown>
+    expect(body).toMatchObject({ error_code: 'SANDBOX_RATE_LIMIT_EXCEEDED', details: { retry_after_seconds: 7 } })
+    expect(body.details).toEqual({ retry_after_seconds: 7 })
+  })
+
   it('a 502 or 504 is a proxy\'s HTML page, without the API\'s error_code', async () => {
     const { send } = await serveWithFaults({ rules: [{ fault: 'status', status: 504 }] })
     const answer = await send('GET', '/api/sandbox/config')
