@@ -85,7 +85,7 @@ export function createDispatcher(options: DispatcherOptions) {
   let closed = false
   const runSession = createSessionRun({
     sessions, mutex, forwardUrl: options.forward?.url, live, parked, unwritten, spill, markers, commitMarkers,
-    attempts, recent, record, wakeLater: workers.wakeLater, onDelivery: options.onDelivery, isClosed: () => closed,
+    attempts, recent, record, wakeLater: workers.wakeLater, nextKick: workers.nextKick, onDelivery: options.onDelivery, isClosed: () => closed,
   })
 
   /**

@@ -13,7 +13,7 @@ import type { ParkedHeads } from './parked-heads.js'
 import type { RecentRefusals } from './recent-refusals.js'
 import type { createAttemptRecorder, TriedDelivery } from './record-attempts.js'
 import type { createSpillUpkeep } from './spill-upkeep.js'
-import type { Delivery, StoredEndpoint, WebhookState } from './types.js'
+import type { Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
 import type { createUnwrittenAttempts } from './unwritten-attempts.js'
 import { isDue } from './waiting-deliveries.js'
 
@@ -33,14 +33,17 @@ export interface SessionRunParts {
   recent: RecentRefusals
   record: ReturnType<typeof createAttemptRecorder>
   wakeLater: (slot: string, delayMs: number) => void
+  /** Resolves at the next kick of the session's worker while it runs (slot-workers.ts). */
+  nextKick: (slot: string) => Promise<void>
   onDelivery?: (report: DeliveryReport) => void
   /** Whether the server has begun to stop: a run sends nothing more once it has. */
   isClosed: () => boolean
 }
 
 /**
- * One run of a session's delivery worker: sends what is due, in event order per target, records
- * the attempts, and goes back to sleep (parked or on a timer) until the next head is due.
+ * One run of a session's delivery worker: sends what is due, in event order per target and each
+ * target on its own, records the attempts, and goes back to sleep (parked or on a timer) until the
+ * next head is due.
  */
 export function createSessionRun(parts: SessionRunParts) {
   const { sessions, mutex, parked, live, attempts, recent } = parts
@@ -72,32 +75,64 @@ export function createSessionRun(parts: SessionRunParts) {
     }
     // Attempts made whose record could not be written are written before anything more is sent.
     await parts.unwritten.write(slot, principal)
-    while (!parts.isClosed()) {
-      const doc = await sessions.load(principal)
-      const now = Date.now()
-      const { dueRun, heads } = findWork(doc, forwarding)
-      if (dueRun) {
-        await parts.spill.restore(principal, dueRun.batch)
-        continue
+    // Each target's attempts run, and are recorded, on their own: the other target's next delivery
+    // does not wait for them (a receiver that hangs held each delivery to the other one back by up
+    // to 10 s), nor does the record of its accepted one (a kill -9 meanwhile sent it again).
+    const sending = new Map<DeliveryTarget, Promise<void>>()
+    /** Targets a send of which was not made (withdrawn, or the server stopping): the kick that came with that reruns them. */
+    const stopped = new Set<DeliveryTarget>()
+    let failure: { error: unknown } | undefined
+    try {
+      while (!parts.isClosed() && !failure) {
+        // Taken before the document is read: a kick while it is read or marked is not missed.
+        const kicked = parts.nextKick(slot)
+        const doc = await sessions.load(principal)
+        const now = Date.now()
+        const { dueRun, heads } = findWork(doc, forwarding)
+        if (dueRun) {
+          await parts.spill.restore(principal, dueRun.batch)
+          continue
+        }
+        const idle = heads.filter((delivery) => !sending.has(delivery.target) && !stopped.has(delivery.target))
+        const due = idle.filter((delivery) => isDue(delivery, now))
+        if (heads.length > 0) await parts.markers.mark(slot, true)
+        // An attempt whose record failed meanwhile: it is written before anything more is sent.
+        if (failure || parts.isClosed()) break
+        const endpointNow = () => live.current(slot, doc.webhook.endpoint)
+        for (const delivery of due) {
+          const { target } = delivery
+          sending.set(target, attemptAndRecord(slot, principal, doc, delivery, endpointNow).then(
+            (sent) => void (sent || stopped.add(target)),
+            (error: unknown) => void (failure ??= { error }),
+          ).finally(() => sending.delete(target)))
+        }
+        if (sending.size === 0) {
+          if (heads.length === 0) await parts.commitMarkers.refreshMarker(slot, principal)
+          // A send withdrawn: its endpoint's change kicked this worker, which runs again on the new document.
+          else if (!heads.some((delivery) => stopped.has(delivery.target))) sleepUntilDue(slot, doc, heads, now)
+          return
+        }
+        await waitForChange([...sending.values(), kicked], idle.filter((delivery) => !isDue(delivery, now)), now)
       }
-      if (heads.length === 0) {
-        await parts.commitMarkers.refreshMarker(slot, principal)
-        return
-      }
-      await parts.markers.mark(slot, true)
-      const due = heads.filter((delivery) => isDue(delivery, now))
-      if (due.length === 0) {
-        sleepUntilDue(slot, doc, heads, now)
-        return
-      }
-      const endpointNow = () => live.current(slot, doc.webhook.endpoint)
-      // Each target's attempt is recorded as soon as it ends, not once the other target's has:
-      // a slow receiver (up to 10 s) held back the record of the other's accepted delivery, and
-      // a kill -9 meanwhile sent that delivery again after the restart.
-      const settled = await Promise.allSettled(due.map((delivery) => attemptAndRecord(slot, principal, doc, delivery, endpointNow)))
-      const failure = settled.find((result) => result.status === 'rejected')
-      if (failure) throw failure.reason
-      if (settled.every((result) => result.status === 'fulfilled' && !result.value)) return
+    } finally {
+      // The run ends only once every attempt it made is recorded: a run started after it would send them again.
+      await Promise.all(sending.values())
+    }
+    if (failure) throw failure.error
+  }
+
+  /**
+   * Waits for the first of `changes` (a send ending, a kick: a commit queued an event or changed
+   * the endpoint) or for the first of `waiting` (heads not sending) to fall due.
+   */
+  async function waitForChange(changes: Promise<void>[], waiting: Delivery[], now: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const dueAt = Math.min(...waiting.map((delivery) => Date.parse(delivery.next_attempt_at ?? '')))
+    const due = Number.isFinite(dueAt) ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, dueAt - now))))] : []
+    try {
+      await Promise.race([...changes, ...due])
+    } finally {
+      clearTimeout(timer)
     }
   }
 

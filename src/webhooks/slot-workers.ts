@@ -11,6 +11,8 @@ export function createSlotWorkers(options: {
   const running = new Map<string, Promise<void>>()
   const again = new Set<string>()
   const timers = new Map<string, NodeJS.Timeout>()
+  /** Runs waiting for their slot's next kick (see `nextKick`). */
+  const kickWaiters = new Map<string, { kicked: Promise<void>; resolve: () => void }>()
   /** Callers waiting for a slot's runs to end (see `settled`). */
   const settledWaiters = new Map<string, Array<() => void>>()
   let stopped = false
@@ -32,6 +34,7 @@ export function createSlotWorkers(options: {
     }
     if (running.has(slot)) {
       again.add(slot)
+      notifyKicked(slot)
       return
     }
     const run = options.work(slot).catch((error) => {
@@ -40,10 +43,30 @@ export function createSlotWorkers(options: {
       if (!stopped) wakeLater(slot, options.retryMs)
     }).finally(() => {
       running.delete(slot)
+      notifyKicked(slot)
       if (again.delete(slot)) kick(slot)
       if (!running.has(slot)) notifySettled(slot)
     })
     running.set(slot, run)
+  }
+
+  function notifyKicked(slot: string): void {
+    kickWaiters.get(slot)?.resolve()
+    kickWaiters.delete(slot)
+  }
+
+  /**
+   * Resolves at the next kick of `slot` while its run goes on (the kick still reruns it after):
+   * a run that waits for one target's receiver looks at once at what the kick brought the other.
+   */
+  function nextKick(slot: string): Promise<void> {
+    let waiter = kickWaiters.get(slot)
+    if (!waiter) {
+      let resolve = () => {}
+      const kicked = new Promise<void>((done) => (resolve = done))
+      kickWaiters.set(slot, (waiter = { kicked, resolve }))
+    }
+    return waiter.kicked
   }
 
   /** Kicks `slot` after `delayMs`, replacing a wake-up already set. */
@@ -78,5 +101,5 @@ export function createSlotWorkers(options: {
     await Promise.all(running.values())
   }
 
-  return { kick, wakeLater, idle, settled, stop, isRunning: (slot: string) => running.has(slot) }
+  return { kick, wakeLater, nextKick, idle, settled, stop, isRunning: (slot: string) => running.has(slot) }
 }
