@@ -1,6 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import { SetupError } from '../errors/setup-error.js'
+import { isBytes } from '../text/is-bytes.js'
 
 /** A certificate (with its chain, if any) and its private key, as PEM text, to serve https with. */
 export interface TlsPair {
@@ -19,7 +20,7 @@ export function readPemPair(pair: TlsPairInput): TlsPair {
   const read = (name: 'cert' | 'key'): string => {
     const value: unknown = pair[name]
     if (typeof value === 'string') return value
-    if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')
+    if (isBytes(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')
     throw new TypeError(`tls.${name}: expected the PEM text (a string, or a Buffer as readFileSync gives), not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value}`)
   }
   return { cert: read('cert'), key: read('key') }

@@ -1,5 +1,6 @@
 import type { SandboxStorage } from './sandbox-storage.js'
 import { resolveStoragePath } from './atomic-fs-driver.js'
+import { isBytes } from '../text/is-bytes.js'
 import { guardStorage, UnusableDocumentError } from './storage-error.js'
 
 /** JSON documents by id under one prefix, with a write-through LRU cache. */
@@ -45,8 +46,8 @@ export interface DocStore<T> {
 
 /** A stored document as an object, from the text (or bytes) a driver holds; undefined if it is not one. */
 function parseDocument(value: unknown): object | undefined {
-  if (typeof value === 'object' && !(value instanceof Uint8Array)) return value as object
-  const text = value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value)
+  if (typeof value === 'object' && !isBytes(value)) return value as object
+  const text = isBytes(value) ? Buffer.from(value).toString('utf8') : String(value)
   try {
     const parsed: unknown = JSON.parse(text)
     return typeof parsed === 'object' && parsed !== null ? parsed : undefined

@@ -1,4 +1,5 @@
 import { describeThisVersion } from '../files/describe-this-version.js'
+import { isBytes } from '../text/is-bytes.js'
 import { StorageError } from './storage-error.js'
 
 /**
@@ -36,7 +37,7 @@ export function checkFormatMarker(stored: unknown, where: string, elsewhere: str
   if (stored === null || stored === undefined) return
   let marker: Partial<FormatMarker> | undefined
   try {
-    const parsed: unknown = typeof stored === 'string' || stored instanceof Uint8Array ? JSON.parse(Buffer.from(stored as string | Uint8Array).toString('utf8')) : stored
+    const parsed: unknown = typeof stored === 'string' || isBytes(stored) ? JSON.parse(Buffer.from(stored as string | Uint8Array).toString('utf8')) : stored
     if (typeof parsed === 'object' && parsed !== null) marker = parsed as Partial<FormatMarker>
   } catch {}
   const format = marker?.format
@@ -52,6 +53,6 @@ export function checkFormatMarker(stored: unknown, where: string, elsewhere: str
 
 /** A stored value, short enough for a message. */
 function showStored(stored: unknown): string {
-  const text = typeof stored === 'string' ? stored : stored instanceof Uint8Array ? Buffer.from(stored).toString('utf8') : JSON.stringify(stored)
+  const text = typeof stored === 'string' ? stored : isBytes(stored) ? Buffer.from(stored).toString('utf8') : JSON.stringify(stored)
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text)
 }

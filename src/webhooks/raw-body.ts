@@ -1,3 +1,6 @@
+import { isArrayBuffer } from 'node:util/types'
+import { isBytes } from '../text/is-bytes.js'
+
 /**
  * A webhook request's body as received, before any parsing: its text, or its bytes (a Buffer from
  * `express.raw()`, `await request.arrayBuffer()`). The signature covers these exact bytes.
@@ -17,8 +20,8 @@ function isEmptyPlainObject(value: unknown): boolean {
  * `[object Object]` made every delivery a signature mismatch that pointed at the secret.
  */
 export function readWebhookBody(body: unknown): string | Uint8Array {
-  if (typeof body === 'string' || body instanceof Uint8Array) return body
-  if (body instanceof ArrayBuffer) return new Uint8Array(body)
+  if (typeof body === 'string' || isBytes(body)) return body
+  if (isArrayBuffer(body)) return new Uint8Array(body)
   const found = body === null || body === undefined
     ? `${body} (does the framework keep the raw body? With express, express.raw({ type: 'application/json' }) on this route)`
     : isEmptyPlainObject(body) ? EMPTY_OBJECT
