@@ -7,7 +7,7 @@ export type { Sandbox, SandboxApp, SandboxOptions, RedisUrl } from './server/san
 export type { SandboxStorage } from './storage/sandbox-storage.js'
 export { listenSandbox, type ListenOptions, type SandboxListener } from './server/listen.js'
 export type { TlsPair, TlsPairInput } from './server/tls-pair.js'
-export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/server-timeouts.js'
+export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts, type ServerTimeoutOverrides } from './server/server-timeouts.js'
 export type { DeepPartial } from './server/config.js'
 export type { DeliveryReport } from './webhooks/delivery-report.js'
 export type { Delivery, DeliveryStatus, DeliveryTarget } from './webhooks/types.js'

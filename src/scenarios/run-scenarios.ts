@@ -30,51 +30,51 @@ export const RUN_MAX_RETRY_AFTER_MS = 300_000
 /** Options of a scenario run. */
 export interface RunScenariosOptions {
   /** The server to walk; without one an in-process server is started on a free port. */
-  baseUrl?: string
+  baseUrl?: string | undefined
   /**
    * An in-process server from startRunServer, walked in place of `baseUrl` and left running:
    * runs that follow one another (`sandbox run --watch`) share one instead of each starting one.
    */
-  server?: RunServer
-  apiKey?: string
+  server?: RunServer | undefined
+  apiKey?: string | undefined
   /** Stop after the first failed scenario; the rest are reported as skipped. */
-  bail?: boolean
+  bail?: boolean | undefined
   /** Run `local-only` scenarios even against a remote base URL. */
-  includeLocalOnly?: boolean
+  includeLocalOnly?: boolean | undefined
   /**
    * Whether `baseUrl` is a server on another machine (local-only scenarios skipped, notes worded
    * for it); default: unless its host is this machine. For a remote server reached through a
    * local port forward (`ssh -L`), whose URL looks local.
    */
-  remote?: boolean
+  remote?: boolean | undefined
   /**
    * The port the webhook receiver listens on, on 127.0.0.1 (0: any free one). Given, or with
    * `receiverUrl`, the receiver starts before the first scenario that uses it rather than with it.
    */
-  receiverPort?: number
+  receiverPort?: number | undefined
   /**
    * The public URL that reaches the receiver (a tunnel): `{{$receiver_url}}` is this plus
    * `/hooks/<run>`, and local-only scenarios that register the receiver run against a remote
    * server too. Absolute http(s), no trailing slash; checking it is the caller's part.
    */
-  receiverUrl?: string
+  receiverUrl?: string | undefined
   /** Called once the receiver listens, when it is started up front (see `receiverPort`). */
   onReceiverStart?(receiver: { localUrl: string; publicUrl?: string }): void
   /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
-  waitForServerMs?: number
+  waitForServerMs?: number | undefined
   /** Called after the scenarios when a remote `baseUrl` answers an API version other than SCENARIOS_API_VERSION. */
   onApiVersion?(version: string): void
   /**
    * Client settings; here `timeoutMs` defaults to RUN_TIMEOUT_MS, `maxRetryAfterMs` to
    * RUN_MAX_RETRY_AFTER_MS and `overMaxRetryAfter` to `return`.
    */
-  transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'>
+  transport?: Omit<TransportOptions, 'baseUrl' | 'apiKey'> | undefined
   /**
    * Where the run notes every signing secret it sends or gets, before `transport.onAttempt` hears
    * of the attempt, and masks them by value in its step reports; default a new one. Give one to
    * mask them in what `onAttempt` prints too (`sandbox run --verbose` does).
    */
-  secrets?: SeenSecrets
+  secrets?: SeenSecrets | undefined
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
   onScenarioEnd?(report: ScenarioReport): void
@@ -83,7 +83,7 @@ export interface RunScenariosOptions {
    * run started are stopped, and runScenarios rejects with the signal's reason (no report, and no
    * onScenarioEnd for the scenario cut off). Used by `sandbox run --watch` when a file changes.
    */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
 }
 
 function skipped(scenario: Scenario, reason: string): ScenarioReport {

@@ -8,7 +8,7 @@ import { answerClientError, answerMissingHost } from './client-errors.js'
 import { isWholeNumber, showOptionValue } from '../text/whole-numbers.js'
 import { isUnsafePort } from 'get-port-please'
 import { createPortInUseError, createPortUnsafeError, toListenError } from './listen-errors.js'
-import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from './server-timeouts.js'
+import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeoutOverrides } from './server-timeouts.js'
 import { limitIdleToClients } from './idle-cut.js'
 import { checkTlsPair, readPemPair, type TlsPairInput } from './tls-pair.js'
 import { answerPlainHttpOnTls } from './plain-http-on-tls.js'
@@ -49,15 +49,15 @@ async function checkHostUsable(host: string, port: number): Promise<void> {
 /** Where listenSandbox listens. */
 export interface ListenOptions {
   /** Default 0: any free port (the listener's `url` and `port` tell which). */
-  port?: number
+  port?: number | undefined
   /** Default 127.0.0.1. */
-  host?: string
+  host?: string | undefined
   /** How long close() waits for in-flight requests before cutting their connections (10 s). */
-  closeTimeoutMs?: number
+  closeTimeoutMs?: number | undefined
   /** Limits on slow or stalled clients; unset ones keep `serve`'s defaults (DEFAULT_SERVER_TIMEOUTS). */
-  timeouts?: Partial<ServerTimeouts>
+  timeouts?: ServerTimeoutOverrides | undefined
   /** Serve https with this certificate and key (PEM, as text or Buffers); a pair that cannot serve is a SetupError. */
-  tls?: TlsPairInput
+  tls?: TlsPairInput | undefined
 }
 
 /**

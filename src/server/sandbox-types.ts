@@ -12,49 +12,49 @@ export interface SandboxOptions {
    * `fs` (under dataDir), `memory` (default for library use), a redis server's URL
    * (`redis://host:port/db`), or a ready unstorage instance.
    */
-  storage?: 'fs' | 'memory' | RedisUrl | SandboxStorage
+  storage?: 'fs' | 'memory' | RedisUrl | SandboxStorage | undefined
   /** Where fs storage lives; default `.sandbox`. */
-  dataDir?: string
+  dataDir?: string | undefined
   /** Deep-merged over fixtures/config.json. */
-  config?: DeepPartial<SandboxConfig>
+  config?: DeepPartial<SandboxConfig> | undefined
   /** How `config` is named in its errors (default "config overrides"; serve: `--config FILE`). */
-  configSource?: string
+  configSource?: string | undefined
   /** Registered-keys mode: only keys in this file are accepted. Open mode without it. */
-  keysFile?: string
+  keysFile?: string | undefined
   /** Requests per window per key; `false` turns the limit off. Default 120/60. */
-  rateLimit?: RateLimit | false
+  rateLimit?: RateLimit | false | undefined
   /** Called once per answered request (the CLI prints these); an error it throws goes to `logError`, the answer unchanged. */
-  onRequest?: (entry: RequestLogEntry) => void
+  onRequest?: ((entry: RequestLogEntry) => void) | undefined
   /** Gives `onRequest` each request's body and its answer's (`request_body`, `response_body`): `serve --log-bodies`. */
-  logBodies?: boolean
+  logBodies?: boolean | undefined
   /** Told when a redis connection is lost (`up` false) and when it is back; default a line on stderr. */
-  onStorageStatus?: (message: string, up: boolean) => void
+  onStorageStatus?: ((message: string, up: boolean) => void) | undefined
   /** Where unexpected errors go; default console.error. */
-  logError?: (error: unknown) => void
+  logError?: ((error: unknown) => void) | undefined
   /** `--allow-local-webhooks`: accept http and local/private webhook URLs (development only). */
-  allowLocalWebhooks?: boolean
+  allowLocalWebhooks?: boolean | undefined
   /** `--webhook-forward-to`: also deliver every key's events, signed, to this URL. */
-  webhookForwardTo?: string
+  webhookForwardTo?: string | undefined
   /**
    * `--webhook-forward-secret`: sign the forward deliveries with this `whsec_` secret rather than
    * the one kept in storage (which is left as it is); needs `webhookForwardTo`.
    */
-  webhookForwardSecret?: string
+  webhookForwardSecret?: string | undefined
   /** Delays after the first attempt, in ms; default 5 s, 30 s, 2 min, 10 min. */
-  webhookRetrySchedule?: number[]
+  webhookRetrySchedule?: number[] | undefined
   /** Delivery timeout in ms; default 10 s. */
-  webhookTimeoutMs?: number
+  webhookTimeoutMs?: number | undefined
   /** Called after each delivery attempt (the CLI prints these). */
-  onDelivery?: (report: DeliveryReport) => void
+  onDelivery?: ((report: DeliveryReport) => void) | undefined
   /** Host name resolver for webhook URL checks (tests inject one; default: the system's DNS). */
-  resolveHost?: (host: string) => Promise<string[]>
+  resolveHost?: ((host: string) => Promise<string[]>) | undefined
   /**
    * Fault injection (`serve --faults FILE`, a sandbox extension): requests to fail, slow down or
    * cut on purpose. Validated like the file; off when absent.
    */
-  faults?: FaultsConfig
+  faults?: FaultsConfig | undefined
   /** How `faults` is named in its errors (default "faults"; serve: `--faults FILE`). */
-  faultsSource?: string
+  faultsSource?: string | undefined
 }
 
 /** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */

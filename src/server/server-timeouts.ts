@@ -19,6 +19,9 @@ export interface ServerTimeouts {
   checkIntervalMs: number
 }
 
+/** Limits to override; one left out or undefined keeps its default. */
+export type ServerTimeoutOverrides = { [K in keyof ServerTimeouts]?: ServerTimeouts[K] | undefined }
+
 /**
  * What `serve` uses. A local client sends its headers and a body of at most 1 MiB in well under
  * a second, so these only ever cut a client that stalls; Node's own 60 s / 300 s let a few
@@ -34,8 +37,10 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
 }
 
 /** Fills in defaults and refuses values Node would misread (negative, fractional, or headers past the request limit). */
-export function resolveServerTimeouts(overrides: Partial<ServerTimeouts> = {}): ServerTimeouts {
-  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...overrides }
+export function resolveServerTimeouts(overrides: ServerTimeoutOverrides = {}): ServerTimeouts {
+  // A limit given as undefined (a variable not set) keeps its default, as every other option does.
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined))
+  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...given }
   for (const [name, value] of Object.entries(timeouts)) {
     if (!Number.isInteger(value) || value < 0) throw new RangeError(`timeouts.${name} must be a whole number of milliseconds >= 0, got ${value}`)
   }

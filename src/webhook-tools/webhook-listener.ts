@@ -4,7 +4,7 @@ import { verifyWebhook } from '../webhooks/signature.js'
 import { createConnectionPool } from '../webhooks/connection-pool.js'
 import { sendWebhook } from '../webhooks/sender.js'
 import { toListenError } from '../server/listen-errors.js'
-import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeouts } from '../server/server-timeouts.js'
+import { applyServerTimeouts, resolveServerTimeouts, type ServerTimeoutOverrides } from '../server/server-timeouts.js'
 import { limitIdleToClients } from '../server/idle-cut.js'
 
 /**
@@ -42,7 +42,7 @@ export interface WebhookListenerOptions {
   forwardTo?: string
   onDelivery?: (delivery: ReceivedWebhook) => void
   /** Limits on slow or stalled clients, as `listenSandbox` takes them; unset ones keep serve's defaults. */
-  timeouts?: Partial<ServerTimeouts>
+  timeouts?: ServerTimeoutOverrides
 }
 
 const FORWARDED_HEADERS = ['x-service-webhook-id', 'x-service-webhook-event', 'x-service-webhook-timestamp', 'x-service-webhook-signature']

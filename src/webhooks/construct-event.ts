@@ -17,7 +17,7 @@ export type SandboxWebhookEvent = {
  * body under a fresh id would pass deduplication by header. The object's fields are not checked:
  * the signature says the sandbox sent them. `secret` may list several, as for verifyWebhook.
  */
-export function constructWebhookEvent(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number; now?: number }): SandboxWebhookEvent {
+export function constructWebhookEvent(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number | undefined; now?: number | undefined }): SandboxWebhookEvent {
   const { eventId, eventType } = verifyWebhook(input)
   let event: unknown
   try {

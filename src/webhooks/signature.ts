@@ -46,7 +46,7 @@ export function computeSignature(secret: string, timestamp: number | string, bod
 }
 
 /** Signs a delivery: the four `x-service-webhook-*` headers for exactly these body bytes. */
-export function signWebhook(input: { secret: string; body: string; eventId: string; eventType: string; timestamp?: number }): { headers: Record<string, string>; signature: string } {
+export function signWebhook(input: { secret: string; body: string; eventId: string; eventType: string; timestamp?: number | undefined }): { headers: Record<string, string>; signature: string } {
   const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000)
   const signature = computeSignature(input.secret, timestamp, input.body)
   return {
@@ -78,7 +78,7 @@ function readHeader(headers: HeaderSource, name: string): string | undefined {
  * once) reaches the receiver's configuration, it accepts the old and the new one. Returns what was
  * verified; throws WebhookVerificationError otherwise.
  */
-export function verifyWebhook(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number; now?: number }): { eventId: string; eventType: string; timestamp: number } {
+export function verifyWebhook(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number | undefined; now?: number | undefined }): { eventId: string; eventType: string; timestamp: number } {
   // Configuration mistakes, not forged deliveries: no code of WebhookVerificationError fits.
   const secrets = readSecrets(input.secret)
   checkVerifyOptions(input)

@@ -19,6 +19,8 @@ import {
   startWebhookListener,
   verifyWebhook,
   constructWebhookEvent,
+  runScenarios,
+  signWebhook,
   type SandboxWebhookEvent,
   type DeepPartial,
   type DeliveryReport,
@@ -138,6 +140,20 @@ describe('the library, as a partner\'s test suite uses it', () => {
     for (const [options, message] of refusals) await expect(createSandbox(options), message).rejects.toThrow(message)
     const sandbox = await createSandbox({ webhookRetrySchedule: [0, 86_400_000], rateLimit: { limit: 1, windowSeconds: 1 }, webhookTimeoutMs: 600_000 })
     await sandbox.close()
+  })
+
+  it('takes an option given as undefined (an environment variable not set) as one not given, as its types say', async () => {
+    const unset: string | undefined = undefined
+    const sandbox = await createSandbox({ storage: undefined, dataDir: unset, keysFile: unset, rateLimit: undefined, webhookForwardTo: unset, webhookRetrySchedule: undefined, webhookTimeoutMs: undefined, logError: undefined })
+    cleanups.push(() => sandbox.close())
+    const listener = await listenSandbox(sandbox, { port: undefined, host: unset, closeTimeoutMs: undefined, timeouts: { headersMs: undefined, keepAliveMs: undefined }, tls: undefined })
+    expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    const scenarios = selectScenarios(await loadScenarios(SHIPPED_SCENARIOS_DIR), ['direct-loan'])
+    const report = await runScenarios(scenarios, { baseUrl: listener.url, apiKey: 'sk_sandbox_undefined_options_0001', receiverPort: undefined, receiverUrl: unset, remote: undefined, transport: undefined, signal: undefined })
+    expect([report.passed, report.failed]).toEqual([1, 0])
+    const body = '{}'
+    const { headers } = signWebhook({ secret: 'whsec_undefined_options_0001', body, eventId: 'evt_1', eventType: 'sandbox.webhook.test', timestamp: undefined })
+    expect(verifyWebhook({ secret: 'whsec_undefined_options_0001', body, headers, toleranceSeconds: undefined, now: undefined }).eventId).toBe('evt_1')
   })
 
   it('types each flow step with the fields it needs, so a forgotten one fails the type check', async () => {

@@ -154,6 +154,29 @@ describe('the published package', () => {
     }
   }, 120_000)
 
+  it('type-checks options read from environment variables, possibly undefined, under exactOptionalPropertyTypes (@tsconfig/strictest)', async () => {
+    // There `dataDir?: string` refuses a `string | undefined`: each option the library reads as
+    // "not given" when undefined says so, as the client's options do.
+    const dir = await createTypeScriptProject('strictest-consumer', 'module')
+    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, noEmit: true } }))
+    await writeFile(join(dir, 'use.ts'), [
+      "import { createSandbox, listenSandbox, createSandboxClient, runScenarios, loadScenarios, signWebhook, verifyWebhook, constructWebhookEvent } from 'partner-sandbox'",
+      "const env = (name: string): string | undefined => process.env[name]",
+      "const number = (name: string): number | undefined => env(name) === undefined ? undefined : Number(env(name))",
+      "const sandbox = await createSandbox({ storage: env('STORAGE') === 'fs' ? 'fs' : undefined, dataDir: env('DATA_DIR'), keysFile: env('KEYS_FILE'), webhookForwardTo: env('RECEIVER_URL'), webhookForwardSecret: env('RECEIVER_SECRET'), webhookTimeoutMs: number('WEBHOOK_TIMEOUT_MS') })",
+      "const listener = await listenSandbox(sandbox, { port: number('PORT'), host: env('HOST'), closeTimeoutMs: number('CLOSE_TIMEOUT_MS'), timeouts: { headersMs: number('HEADERS_TIMEOUT_MS') } })",
+      "createSandboxClient({ baseUrl: listener.url, apiKey: env('SANDBOX_API_KEY'), retries: number('RETRIES') })",
+      "await runScenarios(await loadScenarios(), { baseUrl: env('BASE_URL'), apiKey: env('SANDBOX_API_KEY'), receiverPort: number('RECEIVER_PORT'), receiverUrl: env('RECEIVER_PUBLIC_URL') })",
+      "const body = '{}'",
+      "const { headers } = signWebhook({ secret: 'whsec_strictest_0001', body, eventId: 'evt_1', eventType: 'sandbox.webhook.test', timestamp: number('NOW') })",
+      "verifyWebhook({ secret: 'whsec_strictest_0001', body, headers, toleranceSeconds: number('TOLERANCE'), now: number('NOW') })",
+      "constructWebhookEvent({ secret: 'whsec_strictest_0001', body, headers, toleranceSeconds: number('TOLERANCE'), now: number('NOW') })",
+      'await sandbox.close()',
+    ].join('\n'))
+    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+    expect(stdout).toBe('')
+  }, 120_000)
+
   it('type-checks in a TypeScript project with the compiler\'s defaults (no skipLibCheck), the README\'s examples included', async () => {
     // The declarations are read whole: one that imported h3's or unstorage's put their own
     // errors (lib ESNext, optional drivers' packages) into every importer's build.
