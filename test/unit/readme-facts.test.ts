@@ -29,6 +29,12 @@ describe('the README', () => {
     expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(README))).toEqual([])
   })
 
+  it('says what ErrorCodes and ConflictReasons hold: a code\'s HTTP status, a reason\'s own name', () => {
+    // Compared with errorCode, ErrorCodes.FLOW_CONFLICT (409) is silently never equal.
+    expect(readNumber(/`ErrorCodes\.FLOW_CONFLICT` is `(\d+)`/)).toBe(ErrorCodes.FLOW_CONFLICT)
+    expect(/`ConflictReasons\.STEP_OUT_OF_ORDER` is `'(\w+)'`/.exec(README)?.[1]).toBe(ConflictReasons.STEP_OUT_OF_ORDER)
+  })
+
   it('counts the deliveries webhook verify sends as the battery has them', () => {
     const stated = /That is (\d+) deliveries, one line each/.exec(README)
     expect(stated, 'the README sentence after the list of verify cases').not.toBeNull()
