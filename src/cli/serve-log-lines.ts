@@ -1,6 +1,7 @@
 import { escapeControls } from '../text/escape-controls.js'
 import { adviseOnStorageError, createStorageErrorGate } from './storage-error-gate.js'
 import { formatJson } from './json-text.js'
+import { formatDuration } from './duration-text.js'
 import { showBody } from '../text/shown-body.js'
 import type * as Output from './output.js'
 import type { RequestLogEntry } from '../server/request-log.js'
@@ -39,6 +40,16 @@ export function printDelivery(out: typeof Output, report: DeliveryReport, json: 
   // The request_id ends the line as on the request's own line: the request whose change queued it.
   const request = report.request_id ? ` ${chalk.dim(report.request_id)}` : ''
   process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms${request}\n`)
+}
+
+/** One sweep of `--forget-idle-keys` that forgot keys: how many, and after how long unused. */
+export function printKeysForgotten(out: typeof Output, count: number, idleMs: number, json: boolean): void {
+  const idle = formatDuration(idleMs)
+  if (json) {
+    process.stdout.write(`${formatJson({ level: 'info', event: 'keys_forgotten', count, forget_idle_keys: idle, forget_idle_keys_ms: idleMs })}\n`)
+    return
+  }
+  process.stdout.write(`${out.chalk.dim(out.formatClock(new Date().toISOString()))} keys: forgot ${count} ${count === 1 ? 'key' : 'keys'} unused for more than ${idle} (--forget-idle-keys); ${count === 1 ? 'its' : 'their'} next request starts empty\n`)
 }
 
 /**

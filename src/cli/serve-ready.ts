@@ -1,4 +1,5 @@
 import { formatJson } from './json-text.js'
+import { formatDuration } from './duration-text.js'
 import { DEFAULT_BASE_URL } from './options.js'
 import type * as Output from './output.js'
 import { maskUrlPassword } from '../text/url-password.js'
@@ -19,6 +20,8 @@ export interface ServeStart {
   dataDir: string
   keysFile: string | undefined
   rateLimit: RateLimit | false
+  /** `--forget-idle-keys` in ms, undefined when off. */
+  forgetIdleKeysMs?: number | undefined
   faultsFile: string | undefined
   faults: FaultsConfig | undefined
   webhookForwardTo: string | undefined
@@ -29,7 +32,7 @@ export interface ServeStart {
 
 /** Prints serve's start: the faults notice when they are on, the webhook notes, then the readiness line. */
 export function printServeReady(out: typeof Output, start: ServeStart): void {
-  const { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, forwardSecretSource, allowLocalWebhooks } = start
+  const { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, forgetIdleKeysMs, faultsFile, faults, webhookForwardTo, forwardSecretSource, allowLocalWebhooks } = start
   // A secret the user gave is one they hold already: a CI log that printed it whole would leak it.
   const secret = sandbox.forwardSecret
   const shownSecret = forwardSecretSource === undefined ? secret ?? null : null
@@ -38,6 +41,7 @@ export function printServeReady(out: typeof Output, start: ServeStart): void {
   const storageText = kind === 'fs' ? `fs ${dataDir}` : kind === 'redis' ? `redis ${redisUrl}` : 'memory'
   const keysText = keysFile ? `keys ${keysFile}` : 'keys open'
   const limitText = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds}s` : 'rate limit off'
+  const forgetText = forgetIdleKeysMs === undefined ? '' : `, keys unused for ${formatDuration(forgetIdleKeysMs)} forgotten`
   // Said at every start, so a server failing on purpose is never taken for a broken one.
   if (faultsFile !== undefined) {
     const rules = faults!.rules.length
@@ -47,7 +51,7 @@ export function printServeReady(out: typeof Output, start: ServeStart): void {
   }
   if (json) {
     // rate_limit's windowSeconds is the name earlier versions printed, kept for parsers of it.
-    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit ? { limit: rateLimit.limit, window_seconds: rateLimit.windowSeconds, windowSeconds: rateLimit.windowSeconds } : null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: shownSecret, webhook_forward_secret_preview: secret === undefined ? null : previewSecret(secret), allow_local_webhooks: Boolean(allowLocalWebhooks) })}\n`)
+    process.stdout.write(`${formatJson({ level: 'info', event: 'ready', url: listener.url, storage: kind, data_dir: kind === 'fs' ? dataDir : null, redis_url: redisUrl, keys: keysFile ?? null, rate_limit: rateLimit ? { limit: rateLimit.limit, window_seconds: rateLimit.windowSeconds, windowSeconds: rateLimit.windowSeconds } : null, webhook_forward_to: webhookForwardTo ? maskUrlPassword(webhookForwardTo) : null, webhook_forward_secret: shownSecret, webhook_forward_secret_preview: secret === undefined ? null : previewSecret(secret), allow_local_webhooks: Boolean(allowLocalWebhooks), forget_idle_keys: forgetIdleKeysMs === undefined ? null : formatDuration(forgetIdleKeysMs), forget_idle_keys_ms: forgetIdleKeysMs ?? null })}\n`)
   } else {
     // The readiness line comes last, so a script waiting for it has seen everything before.
     if (webhookForwardTo) {
@@ -56,6 +60,6 @@ export function printServeReady(out: typeof Output, start: ServeStart): void {
       process.stdout.write(out.chalk.dim(`webhooks: to send one now, in another terminal: sandbox webhook trigger loan.issued${baseUrl}\n`))
     }
     if (allowLocalWebhooks) process.stdout.write('webhooks: local and http endpoints allowed (--allow-local-webhooks)\n')
-    process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText})\n`)
+    process.stdout.write(`sandbox ready: ${listener.url} (storage ${storageText}, ${keysText}, ${limitText}${forgetText})\n`)
   }
 }

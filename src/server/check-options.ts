@@ -11,7 +11,7 @@ const MAX_TIMEOUT_MS = 600_000
  * taken as they were, a NaN or negative delay retried at once, a rate limit of 0 refused every
  * request, and a NaN timeout failed every delivery.
  */
-export function checkNumberOptions(options: Pick<SandboxOptions, 'webhookRetrySchedule' | 'rateLimit' | 'webhookTimeoutMs'>): void {
+export function checkNumberOptions(options: Pick<SandboxOptions, 'webhookRetrySchedule' | 'rateLimit' | 'webhookTimeoutMs' | 'forgetIdleKeysMs'>): void {
   const schedule = options.webhookRetrySchedule
   if (schedule !== undefined && (!Array.isArray(schedule) || schedule.length < 1 || !schedule.every((delay) => isWholeNumber(delay, 0, MAX_RETRY_DELAY_MS)))) {
     throw new SetupError(`webhookRetrySchedule ${showOptionValue(schedule)}: expected delays in milliseconds, at least one, whole numbers from 0 to ${MAX_RETRY_DELAY_MS} (24 hours), such as [5000, 30000]`)
@@ -23,5 +23,9 @@ export function checkNumberOptions(options: Pick<SandboxOptions, 'webhookRetrySc
   const timeout = options.webhookTimeoutMs
   if (timeout !== undefined && !isWholeNumber(timeout, 1, MAX_TIMEOUT_MS)) {
     throw new SetupError(`webhookTimeoutMs ${showOptionValue(timeout)}: expected milliseconds, a whole number from 1 to ${MAX_TIMEOUT_MS}`)
+  }
+  const idle = options.forgetIdleKeysMs
+  if (idle !== undefined && !isWholeNumber(idle, 1)) {
+    throw new SetupError(`forgetIdleKeysMs ${showOptionValue(idle)}: expected milliseconds, a whole number from 1`)
   }
 }

@@ -13,6 +13,8 @@ import { loadForwardSecret } from './forward-secret.js'
 import { serveOpenApiDocument } from './openapi-route.js'
 import { answerWithoutRoute } from './pipeline.js'
 import { FIRST_IDEMPOTENCY_SWEEP_MS, startIdempotencyExpiry } from './idempotency-expiry.js'
+import { chooseForgetStepMs, startForgettingIdleKeys } from './forget-idle-keys.js'
+import { createKeyUse } from './key-use.js'
 import { createRateLimiter, DEFAULT_RATE_LIMIT } from './rate-limiter.js'
 import { registerRoutes, ROUTE_PREFIX } from './register-routes.js'
 import { createRequestLog, MEMORY_REQUEST_LOG_LIMIT, REQUEST_LOG_LIMIT } from './request-log.js'
@@ -43,6 +45,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const forwardTo = options.webhookForwardTo === undefined ? undefined : parseForwardUrl(options.webhookForwardTo)
   const givenSecret = options.webhookForwardSecret === undefined ? undefined : parseForwardSecret(options.webhookForwardSecret)
   if (givenSecret !== undefined && forwardTo === undefined) throw new SetupError('--webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too')
+  if (options.forgetIdleKeysMs !== undefined && options.keysFile !== undefined) {
+    throw new SetupError('--forget-idle-keys forgets the keys of open mode; keys of --keys keep their state until "sandbox keys reset" or "keys revoke": drop one of the two')
+  }
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config, options.configSource)
   const routes = [...createLoanRoutes(), ...createWebhookRoutes(), ...createPartnerRoutes()]
@@ -77,6 +82,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const sessions = createSessionStore(storage, { initialBalances: fixtures.wallet.balances, config })
   const mutex = createKeyedMutex()
+  const idleMs = options.forgetIdleKeysMs
+  const keyUse = idleMs === undefined ? undefined : createKeyUse(storage, { stepMs: chooseForgetStepMs(idleMs) })
   const persistent = (options.storage ?? 'memory') !== 'memory'
   endSessions = (ended) => {
     for (const { apiKey, sessionId } of ended) {
@@ -116,6 +123,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     logError,
     maskKey: maskApiKey,
     faults,
+    keyUse,
     closing: closingController.signal,
   }
 
@@ -139,6 +147,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   // Memory storage starts empty, so nothing in it expires before the server has run 24 hours.
   const expiry = startIdempotencyExpiry({ sessions, mutex, firstMs: persistent ? FIRST_IDEMPOTENCY_SWEEP_MS : IDEMPOTENCY_RETENTION_MS })
+  // Stored keys are swept at once (fs, redis): their idle time counts from the use storage holds.
+  const forgetting = keyUse && startForgettingIdleKeys({
+    idleMs: idleMs!, sessions, keyUse, mutex, logError,
+    firstMs: persistent ? 0 : chooseForgetStepMs(idleMs!),
+    onForgotten: options.onKeysForgotten,
+  })
   let closing: Promise<void> | undefined
   return {
     app,
@@ -164,6 +178,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         await closeListenersOf(app)
         if (sweep) clearInterval(sweep)
         await expiry.stop()
+        await forgetting?.stop()
         // What storage refused to the end (redis gone) is lost: the close still ends, then says what.
         const unwritten: UnwrittenError[] = []
         const keepUnwritten = (error: unknown) => {

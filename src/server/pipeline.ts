@@ -11,6 +11,7 @@ import { logRequest, type KnownKey } from './log-request.js'
 import { renderError } from './render-error.js'
 import type { RouteAnswer, RouteContext, RouteSpec } from './route-types.js'
 import { sendJson } from './send-json.js'
+import { sessionSlotOf } from './session-doc.js'
 import type { SandboxServices } from './services.js'
 import { stringifyOnce } from '../storage/json-memo.js'
 import type { FaultDecision } from '../faults/fault-plan.js'
@@ -53,6 +54,8 @@ async function answerApiRequest(event: H3Event, spec: RouteSpec, services: Sandb
   let fault: FaultDecision | undefined
   try {
     principal = await services.auth.authenticate(event.req.headers.get('authorization'))
+    // Any authenticated request counts, a refused or rate-limited one too: the key is in use.
+    if (services.keyUse) await services.keyUse.note(sessionSlotOf(principal))
     const decision = services.rateLimiter?.check(principal.keyId)
     if (decision) {
       Object.assign(headers, rateLimitHeaders(decision))

@@ -55,6 +55,13 @@ export interface SandboxOptions {
   faults?: FaultsConfig | undefined
   /** How `faults` is named in its errors (default "faults"; serve: `--faults FILE`). */
   faultsSource?: string | undefined
+  /**
+   * `serve --forget-idle-keys`: in open mode, delete the state of a key no request used for longer
+   * than this many ms (its next request starts empty). Not with `keysFile`. Off when absent.
+   */
+  forgetIdleKeysMs?: number | undefined
+  /** Told how many keys a sweep of `forgetIdleKeysMs` forgot, when it forgot any (the CLI prints it). */
+  onKeysForgotten?: ((count: number) => void) | undefined
 }
 
 /** A redis server's URL, with its database number as the path: `redis://127.0.0.1:6379/0`. */

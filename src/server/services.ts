@@ -7,6 +7,7 @@ import type { SessionStore } from './session-store.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
 import { createId } from './ids.js'
 import type { FaultPlan } from '../faults/fault-plan.js'
+import type { KeyUse } from './key-use.js'
 
 /** Serializes work per key (see src/storage/keyed-mutex.ts). */
 export interface KeyedMutexLike {
@@ -34,6 +35,8 @@ export interface SandboxServices {
   logBodies?: boolean
   /** `serve --faults`: which requests to fail on purpose; undefined when off. */
   faults?: FaultPlan | undefined
+  /** `serve --forget-idle-keys`: records each key's use; undefined when off. */
+  keyUse?: KeyUse | undefined
   /** Aborted once the sandbox's close() is called: waits a request makes (a `latency` fault) end then. */
   closing?: AbortSignal
   logError(error: unknown): void

@@ -177,6 +177,30 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
     await deleteStoredSession(storage, principal)
   }
 
+  /**
+   * The stored document of a session nobody uses (`serve --forget-idle-keys`), read past the
+   * cache; 'busy' while changes to it wait in memory to be written. Call it under the mutex.
+   */
+  async function readIdle(principal: Principal): Promise<SessionDoc | null | 'busy'> {
+    const id = sessionSlotOf(principal)
+    if (patches.has(id) || docs.isStaged(id)) return 'busy'
+    return docs.readUncached(id)
+  }
+
+  /**
+   * Deletes an idle session (`serve --forget-idle-keys`): unlike `remove`, the key may come back,
+   * and then starts from an empty state. The document goes first, so a crash (`kill -9`) midway
+   * leaves only batch files no document points at, which the next forget of the key deletes.
+   * Call it under the session's mutex.
+   */
+  async function forget(principal: Principal): Promise<void> {
+    const id = sessionSlotOf(principal)
+    expiryTimes.forget(id)
+    patches.delete(id)
+    await docs.remove(id)
+    await deleteStoredSession(storage, principal)
+  }
+
   /** Writes the session's staged document or patches, if it has any (under the session's mutex). */
   async function flushStaged(principal: Principal): Promise<void> {
     const id = sessionSlotOf(principal)
@@ -212,7 +236,7 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
   const listSlots = (): Promise<string[]> => docs.listIds()
 
   return {
-    load, save, stage, patch, hold, remove, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
+    load, save, stage, patch, hold, remove, readIdle, forget, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
     /**
      * Whether `expireIdempotency` of the slot could find a record past retention at `now`: false
      * only when this server read or wrote the document last and its first record expires later.

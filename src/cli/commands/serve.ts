@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander'
 import { CliError, describeListenError, isListenError, keepExitCodeWhenStdoutCloses } from '../cli-error.js'
 import { formatJson } from '../json-text.js'
 import { readJsonFile } from '../read-json-file.js'
-import { printDelivery, printError, printRequest } from '../serve-log-lines.js'
+import { printDelivery, printError, printKeysForgotten, printRequest } from '../serve-log-lines.js'
 import { createStorageErrorGate } from '../storage-error-gate.js'
 import { stopOnSignals } from '../serve-stop.js'
 import { hintValues } from '../completion/value-hints.js'
@@ -29,6 +29,7 @@ interface ServeFlags extends StorageFlags, TlsFlags {
   webhookForwardSecret?: string
   webhookRetrySchedule?: string
   faults?: string
+  forgetIdleKeys?: string
 }
 
 /** Idle time after which serve collects garbage once, giving a load burst's memory back. */
@@ -42,7 +43,10 @@ async function runServe(flags: ServeFlags): Promise<void> {
   const host = hostSetting.value ?? '127.0.0.1'
   checkHostShape(host, hostSetting.source)
   const { storage, dataDir, kind } = await readStorageSetting(flags)
-  const keysFile = readPathSetting(flags.keys, '--keys', 'SANDBOX_KEYS_FILE').value
+  const keysSetting = readPathSetting(flags.keys, '--keys', 'SANDBOX_KEYS_FILE')
+  const keysFile = keysSetting.value
+  const { readForgetIdleSetting } = await import('../forget-idle-setting.js')
+  const forgetIdleKeysMs = readForgetIdleSetting(readSetting(flags.forgetIdleKeys, '--forget-idle-keys', 'SANDBOX_FORGET_IDLE_KEYS'), keysSetting)
   const rateSetting = readSetting(flags.rateLimit, '--rate-limit', 'SANDBOX_RATE_LIMIT')
   let rateLimit: ReturnType<typeof parseRateLimit>
   try {
@@ -90,6 +94,7 @@ async function runServe(flags: ServeFlags): Promise<void> {
   // Deliveries left due by the last run start before the server listens: their lines wait for the
   // readiness line, which stays the last start-up line (a script takes the first URL it prints).
   let heldDeliveries: DeliveryReport[] | undefined = flags.quiet ? undefined : []
+  let heldForgotten: number | undefined = 0
   const printDeliveryLine = (report: DeliveryReport) => printDelivery(out, { ...report, url: maskUrlPassword(report.url) }, json)
   const sandbox = await createSandbox({
     storage: kind === 'redis' ? storage as RedisUrl : kind,
@@ -115,6 +120,9 @@ async function runServe(flags: ServeFlags): Promise<void> {
     faults,
     faultsSource: faultsFile === undefined ? undefined : `${faultsFlag} ${faultsFile}`,
     // A forward URL may carry a password: the terminal and the logs get it masked.
+    forgetIdleKeysMs,
+    // The sweep at start may finish before the readiness line, which is held for as deliveries are.
+    onKeysForgotten: flags.quiet ? undefined : (count) => (heldForgotten === undefined ? printKeysForgotten(out, count, forgetIdleKeysMs!, json) : (heldForgotten += count)),
     onDelivery: flags.quiet ? undefined : (report) => (heldDeliveries ? heldDeliveries.push(report) : printDeliveryLine(report)),
   })
   let listener: Awaited<ReturnType<typeof listenSandbox>>
@@ -135,10 +143,12 @@ async function runServe(flags: ServeFlags): Promise<void> {
   // Handlers first: a supervisor may signal as soon as it reads the readiness line.
   stopOnSignals({ json, idleGc, youngCap, listener, sandbox })
 
-  printServeReady(out, { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, faultsFile, faults, webhookForwardTo, forwardSecretSource: webhookForwardSecret === undefined ? undefined : forwardSecretSource, allowLocalWebhooks: flags.allowLocalWebhooks })
+  printServeReady(out, { json, listener, sandbox, kind, storage, dataDir, keysFile, rateLimit, forgetIdleKeysMs, faultsFile, faults, webhookForwardTo, forwardSecretSource: webhookForwardSecret === undefined ? undefined : forwardSecretSource, allowLocalWebhooks: flags.allowLocalWebhooks })
   const held = heldDeliveries ?? []
   heldDeliveries = undefined
   for (const report of held) printDeliveryLine(report)
+  if (heldForgotten) printKeysForgotten(out, heldForgotten, forgetIdleKeysMs!, json)
+  heldForgotten = undefined
 }
 
 /** `sandbox serve`: the whole partner API on a local port. */
@@ -161,6 +171,7 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--webhook-forward-to <url>', 'also deliver every key\'s events, signed, to this URL (no tunnel needed)'))
     .addOption(new Option('--webhook-forward-secret <secret>', 'sign the forward deliveries with this whsec_ secret instead of the one kept in the data dir, e.g. one your CI receiver already holds (env SANDBOX_WEBHOOK_FORWARD_SECRET)'))
     .addOption(new Option('--webhook-retry-schedule <delays>', 'delays after the first attempt (default 5s,30s,2m,10m)'))
+    .addOption(new Option('--forget-idle-keys <duration>', 'open mode: delete the state of keys no request used for longer than DURATION, at least 1h, e.g. 7d (env SANDBOX_FORGET_IDLE_KEYS)'))
     .addOption(new Option('--faults <file>', 'fail, delay or cut matching requests on purpose, as this JSON file says (env SANDBOX_FAULTS)'))
     .action((flags: ServeFlags) => runServe(flags))
   keepExitCodeWhenStdoutCloses(command)

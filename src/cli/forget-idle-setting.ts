@@ -1,0 +1,20 @@
+import { CliError } from './cli-error.js'
+import { formatDuration, MAX_DURATION_MS, readDurationFlag } from './duration-text.js'
+import type { Setting } from './env-values.js'
+import { MIN_FORGET_IDLE_MS } from '../server/forget-idle-keys.js'
+
+/**
+ * `serve --forget-idle-keys DURATION` (env SANDBOX_FORGET_IDLE_KEYS) in ms, or undefined when off.
+ * Refused under an hour, and with a keys file (named by `keys`), whose keys are never forgotten.
+ */
+export function readForgetIdleSetting(setting: Setting, keys: Setting): number | undefined {
+  const ms = readDurationFlag(setting.source, setting.value, MAX_DURATION_MS)
+  if (ms === undefined) return undefined
+  if (ms < MIN_FORGET_IDLE_MS) {
+    throw new CliError(`${setting.source}: ${setting.value} is shorter than the ${formatDuration(MIN_FORGET_IDLE_MS)} it takes at least (a key waiting on a webhook retry or between CI steps must keep its state); give e.g. 12h or 7d`)
+  }
+  if (keys.value !== undefined) {
+    throw new CliError(`${setting.source} forgets the keys of open mode; keys of ${keys.source} keep their state until "sandbox keys reset" or "sandbox keys revoke": drop one of the two`)
+  }
+  return ms
+}
