@@ -16,6 +16,9 @@ export function chooseForgetStepMs(idleMs: number): number {
   return Math.max(1, Math.min(MAX_FORGET_STEP_MS, Math.floor(idleMs / 4)))
 }
 
+/** Keys looked at between two yields to the event loop. */
+const KEYS_PER_TURN = 100
+
 /** What a sweep of idle keys uses. */
 export interface ForgetIdleOptions {
   idleMs: number
@@ -36,8 +39,11 @@ export async function forgetIdleKeys(options: ForgetIdleOptions, now = Date.now(
   const isOpen = (slot: string) => slot.endsWith(`:${OPEN_SESSION_ID}`)
   const slots = new Set([...await options.sessions.listSlots(), ...await keyUse.listSlots()].filter(isOpen))
   let forgotten = 0
+  let passed = 0
   for (const slot of slots) {
     if (stopped()) break
+    // Memory storage answers without I/O: thousands of keys in one go would hold up every request.
+    if (++passed % KEYS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve))
     let last = keyUse.lastUse(slot)
     if (last === undefined) {
       const stored = await keyUse.readStored(slot).catch(() => null)

@@ -9,7 +9,12 @@ interface KnownUse {
   seen?: number
   /** The time storage holds, as this server last wrote or read it. */
   stored?: number
+  /** When a request's write of the time last failed. */
+  failedAt?: number
 }
+
+/** After a failed write, the key's requests write nothing for this long: a stalled redis would cost each of them its timeout. */
+const FAILED_WRITE_PAUSE_MS = 30_000
 
 /**
  * When each key was last used, in memory and in storage. A request writes the time only when the
@@ -29,7 +34,7 @@ export function createKeyUse(storage: SandboxStorage, options: { stepMs: number 
     try {
       await files.setItem(keyOf(slot), { at: new Date(at).toISOString() })
     } catch (error) {
-      if (entry.stored === at) entry.stored = before === undefined ? undefined : Math.min(before, at)
+      if (entry.stored === at) entry.stored = before
       throw error
     }
   }
@@ -42,14 +47,15 @@ export function createKeyUse(storage: SandboxStorage, options: { stepMs: number 
 
   return {
     /**
-     * Records a request of the key. Storage that fails costs the request nothing: the time is
-     * kept in memory, and the next request tries the write again.
+     * Records a request of the key, the stored time once it is `stepMs` old. Storage that fails
+     * fails no request: the time is kept in memory, and a request 30 s later writes it again.
      */
     async note(slot: string, now = Date.now()): Promise<void> {
       const entry = entryOf(slot)
       entry.seen = Math.max(entry.seen ?? now, now)
       if (entry.stored !== undefined && now - entry.stored < options.stepMs) return
-      await write(slot, entry, now).catch(() => {})
+      if (entry.failedAt !== undefined && now - entry.failedAt < FAILED_WRITE_PAUSE_MS && now >= entry.failedAt) return
+      await write(slot, entry, now).then(() => { entry.failedAt = undefined }, () => { entry.failedAt = now })
     },
     /** The latest the key may have been used, as far as this server knows; undefined when it knows nothing yet. */
     lastUse(slot: string): number | undefined {

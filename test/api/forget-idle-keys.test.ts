@@ -167,6 +167,27 @@ describe('serve --forget-idle-keys', () => {
     expect(await loanCount(sandbox, key)).toBe(0)
   })
 
+  it('answers the requests of a key while storage refuses the write of its use, trying that write again only 30 s later', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
+    const attempts: string[] = []
+    const storage = createKeptStorage((memory) => ({
+      setItem(key: string, value: string, options: object) {
+        if (key.startsWith('keyuse:')) {
+          attempts.push(key)
+          throw new Error('READONLY You can\'t write against a read only replica.')
+        }
+        return memory.setItem!(key, value, options)
+      },
+    }))
+    const sandbox = await open({ storage, forgetIdleKeysMs: WEEK })
+    const key = newKey('refused')
+    for (let i = 0; i < 3; i++) expect((await call(sandbox, key, 'GET', '/api/sandbox/loans')).status).toBe(200)
+    expect(attempts).toHaveLength(1)
+    vi.setSystemTime(Date.now() + 31_000)
+    expect((await call(sandbox, key, 'GET', '/api/sandbox/loans')).status).toBe(200)
+    expect(attempts).toHaveLength(2)
+  })
+
   it('leaves sessions of registered keys (another session id) alone', async () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
     const storage = createKeptStorage()
