@@ -46,7 +46,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const givenSecret = options.webhookForwardSecret === undefined ? undefined : parseForwardSecret(options.webhookForwardSecret)
   if (givenSecret !== undefined && forwardTo === undefined) throw new SetupError('--webhook-forward-secret signs the deliveries of --webhook-forward-to: give that URL too')
   if (options.forgetIdleKeysMs !== undefined && options.keysFile !== undefined) {
-    throw new SetupError('--forget-idle-keys forgets the keys of open mode; keys of --keys keep their state until "sandbox keys reset" or "keys revoke": drop one of the two')
+    throw new SetupError('forgetIdleKeysMs forgets the keys of open mode; keys of keysFile keep their state until "sandbox keys reset" or "sandbox keys revoke": drop one of the two')
   }
   const fixtures = loadFixtures()
   const config = resolveConfig(fixtures.config, options.config, options.configSource)

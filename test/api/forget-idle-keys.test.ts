@@ -203,7 +203,7 @@ describe('serve --forget-idle-keys', () => {
   })
 
   it('is refused with a keys file, whose keys keep their state until keys reset', async () => {
-    await expect(createSandbox({ keysFile: 'keys.json', forgetIdleKeysMs: WEEK })).rejects.toThrow(/--forget-idle-keys forgets the keys of open mode.*drop one of the two/)
+    await expect(createSandbox({ keysFile: 'keys.json', forgetIdleKeysMs: WEEK })).rejects.toThrow(/forgetIdleKeysMs forgets the keys of open mode; keys of keysFile .*drop one of the two/)
     await expect(createSandbox({ forgetIdleKeysMs: 0 })).rejects.toThrow(/forgetIdleKeysMs 0: expected milliseconds/)
   })
 })
