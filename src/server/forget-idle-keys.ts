@@ -2,6 +2,7 @@ import { hasUndelivered } from '../webhooks/waiting-deliveries.js'
 import { OPEN_SESSION_ID } from './auth.js'
 import type { KeyUse } from './key-use.js'
 import type { KeyedMutexLike } from './services.js'
+import { startRepeatingSweep, type RepeatingSweep } from './repeating-sweep.js'
 import { principalOfSlot } from './session-doc.js'
 import type { SessionStore } from './session-store.js'
 
@@ -84,29 +85,9 @@ async function forgetIfIdle(options: ForgetIdleOptions, slot: string, now: numbe
  * Runs `forgetIdleKeys` at `firstMs` after the start and then every `chooseForgetStepMs(idleMs)`,
  * telling `onForgotten` how many keys each sweep that forgot any forgot.
  */
-export function startForgettingIdleKeys(options: ForgetIdleOptions & { firstMs: number; onForgotten?: (count: number) => void; logError: (error: unknown) => void }) {
-  let stopped = false
-  let running: Promise<unknown> | undefined
-  let timer: NodeJS.Timeout
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      running = forgetIdleKeys(options, Date.now(), () => stopped)
-        .then((count) => { if (count > 0) options.onForgotten?.(count) })
-        .catch(options.logError)
-        .finally(() => {
-          running = undefined
-          if (!stopped) schedule(chooseForgetStepMs(options.idleMs))
-        })
-    }, delayMs)
-    timer.unref()
-  }
-  schedule(options.firstMs)
-  return {
-    /** Starts no more sweeps; resolves once the one under way has stopped. */
-    async stop(): Promise<void> {
-      stopped = true
-      clearTimeout(timer)
-      await running
-    },
-  }
+export function startForgettingIdleKeys(options: ForgetIdleOptions & { firstMs: number; onForgotten?: (count: number) => void; logError: (error: unknown) => void }): RepeatingSweep {
+  const sweep = (stopped: () => boolean) => forgetIdleKeys(options, Date.now(), stopped)
+    .then((count) => { if (count > 0) options.onForgotten?.(count) })
+    .catch(options.logError)
+  return startRepeatingSweep(sweep, options.firstMs, chooseForgetStepMs(options.idleMs))
 }

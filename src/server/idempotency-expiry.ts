@@ -1,4 +1,5 @@
 import type { KeyedMutexLike } from './services.js'
+import { startRepeatingSweep, type RepeatingSweep } from './repeating-sweep.js'
 import { principalOfSlot } from './session-doc.js'
 import type { SessionStore } from './session-store.js'
 
@@ -52,28 +53,6 @@ export async function checkStoredSessions(options: IdempotencyCheckOptions, now 
 export function startIdempotencyExpiry(options: IdempotencyCheckOptions & {
   /** The first check after the start (later ones come every IDEMPOTENCY_SWEEP_MS). */
   firstMs: number
-}) {
-  let stopped = false
-  let running: Promise<unknown> | undefined
-
-  let timer: NodeJS.Timeout
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      running = checkStoredSessions(options, Date.now(), () => stopped).catch(() => {}).finally(() => {
-        running = undefined
-        if (!stopped) schedule(IDEMPOTENCY_SWEEP_MS)
-      })
-    }, delayMs)
-    timer.unref()
-  }
-  schedule(options.firstMs)
-
-  return {
-    /** Starts no more checks; resolves once the one under way has stopped. */
-    async stop(): Promise<void> {
-      stopped = true
-      clearTimeout(timer)
-      await running
-    },
-  }
+}): RepeatingSweep {
+  return startRepeatingSweep((stopped) => checkStoredSessions(options, Date.now(), stopped).catch(() => {}), options.firstMs, IDEMPOTENCY_SWEEP_MS)
 }
