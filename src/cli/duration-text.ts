@@ -5,9 +5,10 @@ import { CliError } from './cli-error.js'
 
 type DurationUnit = keyof typeof DURATION_UNITS
 
-/** A whole number of ms as its largest exact unit: `3600000` is `1h`. */
+/** A whole number of ms as its largest exact unit up to days: `3600000` is `1h`. */
 export function formatDuration(ms: number): string {
-  const unit = (Object.keys(DURATION_UNITS) as DurationUnit[]).find((name) => ms % DURATION_UNITS[name] === 0) ?? 'ms'
+  // Days at most: `serve --forget-idle-keys 7d` said "1w", which no one typed and the README never writes.
+  const unit = (Object.keys(DURATION_UNITS) as DurationUnit[]).find((name) => name !== 'w' && ms % DURATION_UNITS[name] === 0) ?? 'ms'
   return `${ms / DURATION_UNITS[unit]}${unit}`
 }
 

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { printError } from '../../src/cli/serve-log-lines.js'
+import { parseDuration } from '../../src/cli/duration-text.js'
+import * as Output from '../../src/cli/output.js'
+import { printError, printKeysForgotten } from '../../src/cli/serve-log-lines.js'
 import { createStorageErrorGate, STORAGE_ERROR_QUIET_MS } from '../../src/cli/storage-error-gate.js'
 import { StorageError } from '../../src/storage/storage-error.js'
 
@@ -34,5 +36,17 @@ describe('serve\'s storage error lines', () => {
   it('with --json-logs, give the count as more_errors', () => {
     const lines = printStorageErrors([0, 1, 2, STORAGE_ERROR_QUIET_MS], true).map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.map((line) => [line.event, line.more_errors])).toEqual([['storage_error', undefined], ['storage_error', 2]])
+  })
+})
+
+describe('serve\'s line for a sweep of --forget-idle-keys', () => {
+  it('says the duration as the README and its users write it: 7d, not 1w', () => {
+    const lines: string[] = []
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { lines.push(String(chunk)); return true })
+    printKeysForgotten(Output, 3, parseDuration('7d'), false)
+    printKeysForgotten(Output, 3, parseDuration('7d'), true)
+    vi.restoreAllMocks()
+    expect(lines[0]).toMatch(/ keys: forgot 3 keys unused for more than 7d \(--forget-idle-keys\); their next request starts empty\n$/)
+    expect(JSON.parse(lines[1]!)).toMatchObject({ event: 'keys_forgotten', count: 3, forget_idle_keys: '7d' })
   })
 })
