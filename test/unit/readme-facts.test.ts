@@ -9,12 +9,13 @@ import { DECISIONS } from '../../src/openapi/decisions.js'
 import { loadScenarios } from '../../src/scenarios/load-scenarios.js'
 import { RUN_MAX_RETRY_AFTER_MS, RUN_TIMEOUT_MS } from '../../src/scenarios/run-scenarios.js'
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/scenarios/wait-for-webhook.js'
+import { chooseForgetStepMs, MIN_FORGET_IDLE_MS } from '../../src/server/forget-idle-keys.js'
 import { CLOSE_CAP_MS } from '../../src/server/listen.js'
 import { FORMAT_KEY, STORAGE_FORMAT } from '../../src/storage/storage-format.js'
 import { buildSampleEvents } from '../../src/webhook-tools/sample-events.js'
 import { buildVerifyBattery } from '../../src/webhook-tools/verify-battery.js'
 import { SHARED_REFUSAL_MS } from '../../src/webhooks/recent-refusals.js'
-import { DELIVERY_TIMEOUT_MS } from '../../src/webhooks/sender.js'
+import { DELIVERY_TIMEOUT_MS, MAX_ANSWER_HEADER_BYTES } from '../../src/webhooks/sender.js'
 import { KEYS_WOKEN_PER_DESTINATION, MAX_IN_FLIGHT_PER_DESTINATION } from '../../src/webhooks/destination-gates.js'
 import { spillDeliveries } from '../../src/webhooks/delivery-spill.js'
 import type { Delivery } from '../../src/webhooks/types.js'
@@ -114,6 +115,19 @@ describe('the README', () => {
     const usage = /\| `USAGE` \|([^|]*)\| (\d) \|/.exec(README)
     expect(usage).not.toBeNull()
     expect([usage![1], usage![2]]).toEqual([expect.stringMatching(/`webhook register`'s URL .*`webhook retry`'s unknown or delivered id .*`webhook disable` with no endpoint/), '2'])
+  })
+
+  it('gives --forget-idle-keys\'s shortest duration and its step, as the sweeps use them', () => {
+    const HOUR = 3_600_000
+    expect(readNumber(/DURATION \(`12h`, `7d`; at least `(\d+)h`\)/) * HOUR).toBe(MIN_FORGET_IDLE_MS)
+    expect(readNumber(/\*\*At least `(\d+)h`\*\*/) * HOUR).toBe(MIN_FORGET_IDLE_MS)
+    expect(README).toContain('every step (a quarter of DURATION, at most an hour)')
+    expect([chooseForgetStepMs(2 * HOUR), chooseForgetStepMs(4 * HOUR), chooseForgetStepMs(7 * 24 * HOUR)]).toEqual([HOUR / 2, HOUR, HOUR])
+    expect(readNumber(/\(for `7d`: up to (\d+) hours later\)/) * HOUR).toBe(2 * chooseForgetStepMs(7 * 24 * HOUR))
+  })
+
+  it('gives how much of a receiver\'s answer headers a delivery reads', () => {
+    expect(readNumber(/answer's headers are read up to (\d+) MiB/) * 1024 * 1024).toBe(MAX_ANSWER_HEADER_BYTES)
   })
 
   it('gives how long a keys command waits for another one\'s lock on the keys file', () => {
