@@ -33,10 +33,10 @@ export interface VerifyReceiverOptions {
   url: string
   secret: string
   /** Per delivery; default 10 s like the server's deliveries. */
-  timeoutMs?: number
-  onCase?: (result: VerifyCaseResult) => void
+  timeoutMs?: number | undefined
+  onCase?: ((result: VerifyCaseResult) => void) | undefined
   /** The clock each case is signed by, in ms like Date.now (tests pass a fake one). */
-  now?: () => number
+  now?: (() => number) | undefined
 }
 
 /**

@@ -33,16 +33,16 @@ export interface ReceivedWebhook {
 /** Options of startWebhookListener. */
 export interface WebhookListenerOptions {
   port: number
-  host?: string
+  host?: string | undefined
   /** The signing secret to check deliveries with; several while a rotation reaches you. */
-  secret?: string | readonly string[]
+  secret?: string | readonly string[] | undefined
   /** Answer every delivery with this status instead of 200 (to exercise retries). */
-  respondStatus?: number
+  respondStatus?: number | undefined
   /** Pass each delivery on, same body bytes and webhook headers. */
-  forwardTo?: string
-  onDelivery?: (delivery: ReceivedWebhook) => void
+  forwardTo?: string | undefined
+  onDelivery?: ((delivery: ReceivedWebhook) => void) | undefined
   /** Limits on slow or stalled clients, as `listenSandbox` takes them; unset ones keep serve's defaults. */
-  timeouts?: ServerTimeoutOverrides
+  timeouts?: ServerTimeoutOverrides | undefined
 }
 
 const FORWARDED_HEADERS = ['x-service-webhook-id', 'x-service-webhook-event', 'x-service-webhook-timestamp', 'x-service-webhook-signature']

@@ -160,7 +160,7 @@ describe('the published package', () => {
     const dir = await createTypeScriptProject('strictest-consumer', 'module')
     await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, noEmit: true } }))
     await writeFile(join(dir, 'use.ts'), [
-      "import { createSandbox, listenSandbox, createSandboxClient, runScenarios, loadScenarios, signWebhook, verifyWebhook, constructWebhookEvent } from 'partner-sandbox'",
+      "import { createSandbox, listenSandbox, createSandboxClient, runScenarios, loadScenarios, signWebhook, verifyWebhook, constructWebhookEvent, verifyReceiver, startWebhookListener } from 'partner-sandbox'",
       "const env = (name: string): string | undefined => process.env[name]",
       "const number = (name: string): number | undefined => env(name) === undefined ? undefined : Number(env(name))",
       "const sandbox = await createSandbox({ storage: env('STORAGE') === 'fs' ? 'fs' : undefined, dataDir: env('DATA_DIR'), keysFile: env('KEYS_FILE'), webhookForwardTo: env('RECEIVER_URL'), webhookForwardSecret: env('RECEIVER_SECRET'), webhookTimeoutMs: number('WEBHOOK_TIMEOUT_MS') })",
@@ -171,6 +171,9 @@ describe('the published package', () => {
       "const { headers } = signWebhook({ secret: 'whsec_strictest_0001', body, eventId: 'evt_1', eventType: 'sandbox.webhook.test', timestamp: number('NOW') })",
       "verifyWebhook({ secret: 'whsec_strictest_0001', body, headers, toleranceSeconds: number('TOLERANCE'), now: number('NOW') })",
       "constructWebhookEvent({ secret: 'whsec_strictest_0001', body, headers, toleranceSeconds: number('TOLERANCE'), now: number('NOW') })",
+      "const receiver = await startWebhookListener({ port: 0, host: env('HOST'), secret: env('SANDBOX_WEBHOOK_SECRET'), respondStatus: number('RESPOND_STATUS'), forwardTo: env('FORWARD_TO'), timeouts: { headersMs: number('HEADERS_TIMEOUT_MS') } })",
+      "await verifyReceiver({ url: receiver.url, secret: 'whsec_strictest_0001', timeoutMs: number('TIMEOUT_MS') })",
+      'await receiver.close()',
       'await sandbox.close()',
     ].join('\n'))
     const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
