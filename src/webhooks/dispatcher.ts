@@ -95,11 +95,15 @@ export function createDispatcher(options: DispatcherOptions) {
    * worker is not started at all.
    */
   function committed(principal: Principal, before: WebhookState, written: PreparedWrite): void {
-    for (const report of written.reports) options.onDelivery?.(report)
     const slot = sessionSlotOf(principal)
     live.committed(slot, written.doc.webhook.endpoint)
     if (closed) return
-    if (written.parked.length > 0) parked.park(written.parked)
+    // A worker that runs sends the new heads itself, for real, and records that attempt: parked
+    // with a refusal held as well, `serve` printed an attempt the delivery log never showed.
+    if (!workers.isRunning(slot)) {
+      for (const report of written.reports) options.onDelivery?.(report)
+      if (written.parked.length > 0) parked.park(written.parked)
+    }
     if (!needsDispatch(before, written.doc.webhook)) return
     if (written.parked.length > 0 && !workers.isRunning(slot)) {
       const { dueRun, heads } = findWork(written.doc, options.forward !== undefined)
