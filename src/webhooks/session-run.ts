@@ -79,8 +79,12 @@ export function createSessionRun(parts: SessionRunParts) {
     // does not wait for them (a receiver that hangs held each delivery to the other one back by up
     // to 10 s), nor does the record of its accepted one (a kill -9 meanwhile sent it again).
     const sending = new Map<DeliveryTarget, Promise<void>>()
-    /** Targets a send of which was not made (withdrawn, or the server stopping): the kick that came with that reruns them. */
-    const stopped = new Set<DeliveryTarget>()
+    /**
+     * Targets a send of which was not made (withdrawn, or the server stopping), with the endpoint
+     * it was made for: sent again once a document read has another one (the commit that withdrew
+     * it; only a commit changes it), else by the rerun the kick of that commit asked for.
+     */
+    const stopped = new Map<DeliveryTarget, StoredEndpoint | null>()
     let failure: { error: unknown } | undefined
     try {
       while (!parts.isClosed() && !failure) {
@@ -93,6 +97,8 @@ export function createSessionRun(parts: SessionRunParts) {
           await parts.spill.restore(principal, dueRun.batch)
           continue
         }
+        // Moved or re-registered: its send goes now, not once the other target's receiver answers (up to 10 s).
+        for (const [target, endpoint] of stopped) if (endpoint !== doc.webhook.endpoint) stopped.delete(target)
         const idle = heads.filter((delivery) => !sending.has(delivery.target) && !stopped.has(delivery.target))
         const due = idle.filter((delivery) => isDue(delivery, now))
         if (heads.length > 0) await parts.markers.mark(slot, true)
@@ -102,7 +108,7 @@ export function createSessionRun(parts: SessionRunParts) {
         for (const delivery of due) {
           const { target } = delivery
           sending.set(target, attemptAndRecord(slot, principal, doc, delivery, endpointNow).then(
-            (sent) => void (sent || stopped.add(target)),
+            (sent) => void (sent || stopped.set(target, doc.webhook.endpoint)),
             (error: unknown) => void (failure ??= { error }),
           ).finally(() => sending.delete(target)))
         }
@@ -172,3 +178,4 @@ export function createSessionRun(parts: SessionRunParts) {
     }
   }
 }
+
