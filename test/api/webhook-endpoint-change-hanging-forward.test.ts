@@ -46,29 +46,51 @@ afterEach(async () => {
   api = receiver = silent = undefined
 })
 
-describe('an endpoint moved while its delivery waits for a place in flight, the forward receiver hanging', () => {
+/**
+ * A key whose endpoint's test event waits for a place in flight (every place to the receiver's
+ * host taken by other keys' deliveries, held unanswered) while its forward attempt hangs.
+ */
+async function queueBehindFullDestination() {
+  receiver = await startHoldingReceiver()
+  silent = await startSilentServer()
+  // The default 10 s delivery timeout: the forward receiver holds each attempt that long.
+  api = await createTestApi({ allowLocalWebhooks: true, webhookForwardTo: `${silent.url}/forward` })
+  for (let i = 0; i < MAX_IN_FLIGHT_PER_DESTINATION; i++) {
+    const key = newKey('blocker')
+    await api.call('POST', '/api/sandbox/webhooks', { key, body: { url: `${receiver.base}/hold` } })
+    await api.call('POST', '/api/sandbox/webhooks/test', { key, body: {} })
+  }
+  await waitUntil(() => receiver!.held.length === MAX_IN_FLIGHT_PER_DESTINATION)
+  expect((await api.post('/api/sandbox/webhooks', { url: `${receiver.base}/mine` })).status).toBe(200)
+  expect((await api.post('/api/sandbox/webhooks/test', {})).status).toBe(200)
+  await new Promise((resolve) => setImmediate(resolve))
+  return { api, receiver, silent }
+}
+
+describe('an endpoint changed while its delivery waits for a place in flight, the forward receiver hanging', () => {
   it('sends the delivery to the new URL without waiting for the forward receiver', async () => {
-    receiver = await startHoldingReceiver()
-    silent = await startSilentServer()
-    // The default 10 s delivery timeout: the forward receiver holds each attempt that long.
-    api = await createTestApi({ allowLocalWebhooks: true, webhookForwardTo: `${silent.url}/forward` })
-    // Every place in flight to the receiver's host is taken by other keys' deliveries, held unanswered.
-    for (let i = 0; i < MAX_IN_FLIGHT_PER_DESTINATION; i++) {
-      const key = newKey('blocker')
-      await api.call('POST', '/api/sandbox/webhooks', { key, body: { url: `${receiver.base}/hold` } })
-      await api.call('POST', '/api/sandbox/webhooks/test', { key, body: {} })
-    }
-    await waitUntil(() => receiver!.held.length === MAX_IN_FLIGHT_PER_DESTINATION)
-    expect((await api.post('/api/sandbox/webhooks', { url: `${receiver.base}/mine` })).status).toBe(200)
-    expect((await api.post('/api/sandbox/webhooks/test', {})).status).toBe(200)
-    await new Promise((resolve) => setImmediate(resolve))
+    const { api, receiver, silent } = await queueBehindFullDestination()
     // Moved while its send waits for a place: that send is withdrawn when it gets one.
     expect((await api.post('/api/sandbox/webhooks', { url: `${receiver.base}/moved` })).status).toBe(200)
     receiver.release()
 
-    await waitUntil(() => receiver!.paths.includes('/moved') || silent!.dropped() > 0)
+    await waitUntil(() => receiver.paths.includes('/moved') || silent.dropped() > 0)
     // Delivered while every forward attempt is still held, not once they time out.
     expect(receiver.paths).toEqual(['/moved'])
+    expect(silent.dropped()).toBe(0)
+  }, 40_000)
+
+  it('sends the delivery once the endpoint disabled at the moment of its send is enabled again, without waiting for the forward receiver', async () => {
+    const { api, receiver, silent } = await queueBehindFullDestination()
+    expect((await api.call('DELETE', '/api/sandbox/webhooks')).status).toBe(200)
+    // The send gets its place with the endpoint disabled: withdrawn.
+    receiver.release()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.paths).toEqual([])
+    expect((await api.post('/api/sandbox/webhooks', { url: `${receiver.base}/mine` })).status).toBe(200)
+
+    await waitUntil(() => receiver.paths.includes('/mine') || silent.dropped() > 0)
+    expect(receiver.paths).toEqual(['/mine'])
     expect(silent.dropped()).toBe(0)
   }, 40_000)
 })
