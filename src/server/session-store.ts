@@ -8,7 +8,7 @@ import { spillDeliveries } from '../webhooks/delivery-spill.js'
 import type { Principal } from './auth.js'
 import { ApiError } from './api-error.js'
 import { checkSessionDoc } from './check-session-doc.js'
-import { deleteStoredSession } from './delete-session.js'
+import { deleteStoredSession, listSessionBatches } from './delete-session.js'
 import { createExpiryTimes } from './expiry-times.js'
 import { createIdempotencyBatches, holdsExpiredRecords } from './idempotency-batches.js'
 import { stringifySessionDoc } from './session-json.js'
@@ -191,14 +191,14 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
    * Deletes an idle session (`serve --forget-idle-keys`): unlike `remove`, the key may come back,
    * and then starts from an empty state. The document goes first, so a crash (`kill -9`) midway
    * leaves only batch files no document points at, which the next forget of the key deletes.
-   * Call it under the session's mutex.
+   * Call it under the session's mutex; `batches` as for deleteStoredSession.
    */
-  async function forget(principal: Principal): Promise<void> {
+  async function forget(principal: Principal, batches?: string[]): Promise<void> {
     const id = sessionSlotOf(principal)
     expiryTimes.forget(id)
     patches.delete(id)
     await docs.remove(id)
-    await deleteStoredSession(storage, principal)
+    await deleteStoredSession(storage, principal, batches)
   }
 
   /** Writes the session's staged document or patches, if it has any (under the session's mutex). */
@@ -235,8 +235,11 @@ export function createSessionStore(storage: SandboxStorage, options: { initialBa
   /** The slots (`<key id>:<session id>`) of every stored session. */
   const listSlots = (): Promise<string[]> => docs.listIds()
 
+  /** The idempotency batches and spilled deliveries of every session, by slot. */
+  const listBatches = (): Promise<Map<string, string[]>> => listSessionBatches(storage)
+
   return {
-    load, save, stage, patch, hold, remove, readIdle, forget, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots,
+    load, save, stage, patch, hold, remove, readIdle, forget, listStaged, listPatched, flushStaged, readSpilled, listSpilled, removeSpilled, createSessionDoc, expireIdempotency, listSlots, listBatches,
     /**
      * Whether `expireIdempotency` of the slot could find a record past retention at `now`: false
      * only when this server read or wrote the document last and its first record expires later.
