@@ -1,7 +1,7 @@
 import { CliError } from './cli-error.js'
 import { formatDuration, MAX_DURATION_MS, readDurationFlag } from './duration-text.js'
 import type { Setting } from './env-values.js'
-import { MIN_FORGET_IDLE_MS } from '../server/forget-idle-keys.js'
+import { MIN_FORGET_IDLE_MS } from '../server/forget-idle-limits.js'
 import { readDurationText } from '../text/duration-units.js'
 
 /**

@@ -6,8 +6,7 @@ import { startRepeatingSweep, type RepeatingSweep } from './repeating-sweep.js'
 import { principalOfSlot } from './session-doc.js'
 import type { SessionStore } from './session-store.js'
 
-/** The shortest `serve --forget-idle-keys` takes: a CI run that waits on a retried webhook must keep its key. */
-export const MIN_FORGET_IDLE_MS = 60 * 60 * 1000
+export { MIN_FORGET_IDLE_MS } from './forget-idle-limits.js'
 
 /** Sweeps come at least this often, and a key's use is stored at least this often while it is used. */
 const MAX_FORGET_STEP_MS = 60 * 60 * 1000
