@@ -40,6 +40,8 @@ export async function loadChosenScenarios(args: string[], dir: string | undefine
     // A scenario file named as an argument that cannot be read is one that cannot be loaded;
     // --dir is a flag, so a --dir that cannot be read is a usage error.
     const about = path !== undefined && dir !== undefined && resolve(path) === resolve(dir) ? CliErrorCodes.USAGE : CliErrorCodes.SCENARIO
+    // The flag named: "no such file or directory: nodir" left the reader to find which one it was.
+    if (code === 'ENOENT' && about === CliErrorCodes.USAGE) throw new CliError(`--dir ${path}: no such directory`, { code: about })
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`no such file or directory: ${path}`, { code: about })
     if (code === 'EACCES' || code === 'EPERM') throw new CliError(`cannot read ${path}: permission denied`, { code: about })
     throw error

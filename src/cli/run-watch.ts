@@ -45,18 +45,18 @@ export function refuseWithWatch(flags: Partial<Record<(typeof NOT_WITH_WATCH)[nu
 
 /** A path that cannot be watched is a usage error, before anything starts. */
 function checkTargets({ files, dirs }: WatchRunOptions): void {
-  const stat = (path: string, what: string) => {
+  const stat = (path: string, missing: string) => {
     try {
       return statSync(path)
     } catch {
-      throw new CliError(`no such file or directory: ${what}`)
+      throw new CliError(missing)
     }
   }
   for (const dir of dirs) {
-    if (!stat(dir, dir).isDirectory()) throw new CliError(`--dir ${dir} is not a directory (give scenario files as arguments, or the directory that holds them)`)
+    if (!stat(dir, `--dir ${dir}: no such directory`).isDirectory()) throw new CliError(`--dir ${dir} is not a directory (give scenario files as arguments, or the directory that holds them)`)
   }
   // A named file may be missing for now (saved later): its directory is what is watched.
-  for (const file of files) stat(dirname(file), file)
+  for (const file of files) stat(dirname(file), `no such file or directory: ${file}`)
 }
 
 const show = (text: string) => escapeControls(text)

@@ -352,7 +352,7 @@ describe('sandbox run', () => {
     expect(await documentOf(['--list', '--tag', 'webhook'])).toEqual({ error: { code: 'USAGE', message: 'no scenario has the tag webhook (did you mean webhooks?); tags: direct, direct-actions, errors, idempotency, isolation, limits, loan-flow, local-only, partner, recovery, repayment, smoke, webhooks' } })
     expect(await documentOf(['loan-flow', '--tag', 'webhooks'])).toEqual({ error: { code: 'USAGE', message: 'none of the scenarios named has the tag webhooks' } })
     expect(await documentOf(['loan_flow'])).toMatchObject({ error: { code: 'SCENARIO', message: expect.stringMatching(/^unknown scenario loan_flow \(did you mean loan-flow\?\); known: /) } })
-    expect(await documentOf(['--dir', join(dir, 'missing')])).toEqual({ error: { code: 'USAGE', message: `no such file or directory: ${join(dir, 'missing')}` } })
+    expect(await documentOf(['--dir', join(dir, 'missing')])).toEqual({ error: { code: 'USAGE', message: `--dir ${join(dir, 'missing')}: no such directory` } })
     // A scenario file named as an argument that is not there is one that cannot be loaded.
     expect(await documentOf([join(dir, 'missing.json')])).toEqual({ error: { code: 'SCENARIO', message: `no such file or directory: ${join(dir, 'missing.json')}` } })
     expect(await documentOf(['--dir', join(dir, 'afile')])).toEqual({ error: { code: 'USAGE', message: `--dir ${join(dir, 'afile')} is not a directory (give scenario files as arguments, or the directory that holds them)` } })
