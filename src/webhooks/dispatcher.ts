@@ -100,12 +100,13 @@ export function createDispatcher(options: DispatcherOptions) {
     if (closed) return
     // A worker that runs sends the new heads itself, for real, and records that attempt: parked
     // with a refusal held as well, `serve` printed an attempt the delivery log never showed.
-    if (!workers.isRunning(slot)) {
+    const running = workers.isRunning(slot)
+    if (!running) {
       for (const report of written.reports) options.onDelivery?.(report)
       if (written.parked.length > 0) parked.park(written.parked)
     }
     if (!needsDispatch(before, written.doc.webhook)) return
-    if (written.parked.length > 0 && !workers.isRunning(slot)) {
+    if (!running && written.parked.length > 0) {
       const { dueRun, heads } = findWork(written.doc, options.forward !== undefined)
       if (!dueRun && heads.every((delivery) => parked.holds(slot, delivery.id))) {
         void markers.mark(slot, true)
