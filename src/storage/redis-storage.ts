@@ -8,6 +8,7 @@ import { StorageError } from './storage-error.js'
 import { checkFormatMarker, FORMAT_KEY, formatMarkerText } from './storage-format.js'
 import { adviseOn, pickStartReason, shortenReason } from './redis-advice.js'
 import { describeEvictionRisk } from './redis-eviction.js'
+import { readRedisGreeting } from './redis-greeting.js'
 
 /** The prefix of every key the sandbox writes, so that it can share a redis database. */
 export const REDIS_KEY_PREFIX = 'sandbox'
@@ -98,8 +99,11 @@ export async function createRedisStorage(url: string, options: RedisStorageOptio
     if (error instanceof StorageError) throw error
     // What redis answered, or else the connection's own failure (the rejection only says closed).
     const message = (error as Error).message
-    const reason = shortenReason((error as Error).name === 'ReplyError' ? message : lastError ?? message)
-    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, url.trim().toLowerCase().startsWith('rediss:'), options.owner ?? false)}`, { cause: error })
+    let reason = shortenReason((error as Error).name === 'ReplyError' ? message : lastError ?? message)
+    const tls = url.trim().toLowerCase().startsWith('rediss:')
+    // A reset can hide the line redis wrote before closing (maxclients, DENIED): asked again, silently.
+    if (!tls && reason === 'ECONNRESET') reason = (await readRedisGreeting(url)) ?? reason
+    throw new StorageError(`cannot use redis at ${shown} (${reason}); ${adviseOn(reason, tls, options.owner ?? false)}`, { cause: error })
   }
   state = 'up'
   // Told by the server only: a tool's short run would repeat it to no purpose.

@@ -74,3 +74,46 @@ describe('a port that takes the connection and closes it without a word', () => 
     }
   })
 })
+
+describe('a redis at its maxclients whose refusal the client saw only as a reset', () => {
+  it('names maxclients, read from what redis says to a connection that sends nothing, rather than advising rediss://', async () => {
+    // Redis writes its refusal and closes as it accepts; a client whose first command got there
+    // first sees a reset instead (the command was unread), and the refusal may be lost with it.
+    const refusal = '-ERR max number of clients reached\r\n'
+    const sockets = new Set<Socket>()
+    let connections = 0
+    const tcp = createNetServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      if (++connections === 1) socket.once('data', () => socket.resetAndDestroy())
+      else socket.end(refusal)
+    })
+    const port = await new Promise<number>((resolve) => tcp.listen(0, '127.0.0.1', () => resolve((tcp.address() as { port: number }).port)))
+    try {
+      const error = await createSandboxStorage({ kind: 'redis', url: `redis://127.0.0.1:${port}/0`, owner: true }).catch((caught: unknown) => caught as Error)
+      expect((error as Error).message).toBe(`cannot use redis at redis://127.0.0.1:${port}/0 (ERR max number of clients reached); it has as many clients as its maxclients allows: close some (CLIENT LIST shows them) or raise maxclients`)
+      expect(connections).toBe(2)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => tcp.close(resolve))
+    }
+  })
+
+  it('keeps the rediss:// advice for a reset when nothing speaks first on a new connection (a TLS port)', async () => {
+    const sockets = new Set<Socket>()
+    const tcp = createNetServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      // A TLS server waits for the client's hello, and drops a client that sends anything else.
+      socket.once('data', () => socket.resetAndDestroy())
+    })
+    const port = await new Promise<number>((resolve) => tcp.listen(0, '127.0.0.1', () => resolve((tcp.address() as { port: number }).port)))
+    try {
+      const error = await createSandboxStorage({ kind: 'redis', url: `redis://127.0.0.1:${port}/0`, owner: true }).catch((caught: unknown) => caught as Error)
+      expect((error as Error).message).toBe(`cannot use redis at redis://127.0.0.1:${port}/0 (ECONNRESET); it closed the connection at once: if that port speaks TLS, use rediss:// instead of redis://`)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => tcp.close(resolve))
+    }
+  })
+})
