@@ -60,8 +60,13 @@ interface SchemaIssue {
 function describeIssue(issue: SchemaIssue): string {
   if (issue.code === 'invalid_key' && issue.issues?.[0]) return issue.issues[0].message
   if (issue.code === 'unrecognized_keys' && issue.keys) return `${issue.message}${suggestFieldNames(issue.keys, scenarioFileSchema)}`
+  // zod words a field left out as a wrong type ("expected string, received undefined").
+  const missing = issue.code === 'invalid_type' ? /^Invalid input: expected (\w+), received undefined$/.exec(issue.message) : null
+  if (missing) return `missing (expected ${ARTICLES[missing[1]!] ?? ''}${missing[1]})`
   return issue.message
 }
+
+const ARTICLES: Record<string, string> = { string: 'a ', number: 'a ', boolean: 'a ', array: 'an ', object: 'an ' }
 
 const STEP_KEYS = Object.keys(stepKinds) as (keyof typeof stepKinds)[]
 

@@ -175,6 +175,7 @@ describe('scenario files', () => {
     const problemsOfStep = (step: unknown) => problemsOf(JSON.stringify({ ...valid, steps: [...valid.steps, step] }))
     const get = { method: 'GET', path: '/x' }
     expect(problemsOfStep({ request: { method: 'POST', path: 5 } })).toEqual(['2 request.path: Invalid input: expected string, received number'])
+    expect(problemsOfStep({ request: { method: 'POST' } })).toEqual(['2 request.path: missing (expected a string)'])
     expect(problemsOfStep({ request: { method: 'FETCH', path: '/x' } })).toEqual(['2 request.method: Invalid option: expected one of "GET"|"POST"|"DELETE"'])
     expect(problemsOfStep({ request: get, expect: { status: 'abc' } })).toEqual(['2 expect.status: Invalid input: expected number, received string'])
     expect(problemsOfStep({ request: get, expect: { error_code: 5 } })).toEqual(['2 expect.error_code: Invalid input: expected string, received number'])
@@ -274,7 +275,7 @@ describe('scenario files', () => {
     expect(problemsOf('{"amount": 1, "currency": "USDT"}')).toEqual([`- -: ${notScenario}`])
     expect(problemsOf('[1, 2]')).toEqual([`- -: ${notScenario.replace('it has no "name" and no "steps"', 'it is an array, not an object')}`])
     // A scenario under way keeps the schema's own lines.
-    expect(problemsOf('{"name": "n"}')).toEqual(['- description: Invalid input: expected string, received undefined', '- steps: Invalid input: expected array, received undefined'])
+    expect(problemsOf('{"name": "n"}')).toEqual(['- description: missing (expected a string)', '- steps: missing (expected an array)'])
   })
 
   it('says where a field written one level off belongs, rather than only that it is unrecognized', () => {
