@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -58,5 +58,23 @@ describe('the OpenAPI document as a user gets it', () => {
     expect(bad).toContain('"fly_to_the_moon"')
     // A webhook body's data.object is the object that event carries (a loan here), not unknown.
     expect(bad).toContain(`Property 'collateral_btc' does not exist on type '{ id: string; status: "active" | "closed" | "liquidated";`)
+  }, 60_000)
+
+  it('the README\'s openapi-fetch example type-checks as pasted beside the file its openapi-typescript line writes, in an ES module project on NodeNext', async () => {
+    expect(existsSync(join(CLIENT_DIR, 'node_modules/.bin/openapi-typescript')), 'run npm test (pretest installs test/client-gen)').toBe(true)
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const generate = /^npx openapi-typescript \S+ -o (\S+)$/m.exec(readme)
+    const usage = /```ts\n(import createClient from 'openapi-fetch'\n[\s\S]*?)\n```/.exec(readme)
+    expect(generate, 'the openapi-typescript line').not.toBeNull()
+    expect(usage, 'the openapi-fetch block').not.toBeNull()
+    // generated/ is git-ignored; the block's only free name is the key.
+    const dir = join(CLIENT_DIR, 'generated/readme')
+    await rm(dir, { recursive: true, force: true })
+    await mkdir(dir, { recursive: true })
+    await run(join(CLIENT_DIR, 'node_modules/.bin/openapi-typescript'), [DIST_DOC, '-o', join(dir, generate![1]!)], { cwd: CLIENT_DIR })
+    await writeFile(join(dir, 'usage.ts'), `declare const key: string\n${usage![1]}\n`)
+    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../tsconfig.json', files: ['usage.ts', generate![1]] }))
+    const checked = await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], { cwd: CLIENT_DIR }).then(() => '', (error: { stdout: string }) => error.stdout)
+    expect(checked).toBe('')
   }, 60_000)
 })
