@@ -1,7 +1,7 @@
 import type { EventObject } from '../schemas/responses/event-objects.js'
 import type { EventType } from '../domain/types.js'
 import { isJsonObject } from '../json-text/is-json-object.js'
-import { verifyWebhook, WebhookVerificationError, type HeaderSource } from './signature.js'
+import { verifyDelivery, WebhookVerificationError, type HeaderSource } from './signature.js'
 import { readWebhookBody, readWebhookText, type WebhookBody } from './raw-body.js'
 
 /** A webhook event as the sandbox delivers it, `data.object` typed by `type` (the OpenAPI document's `webhooks`). */
@@ -18,7 +18,7 @@ export type SandboxWebhookEvent = {
  * the signature says the sandbox sent them. `secret` may list several, as for verifyWebhook.
  */
 export function constructWebhookEvent(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number | undefined; now?: number | undefined }): SandboxWebhookEvent {
-  const { eventId, eventType } = verifyWebhook(input)
+  const { eventId, eventType } = verifyDelivery(input, 'constructWebhookEvent')
   let event: unknown
   try {
     event = JSON.parse(readWebhookText(readWebhookBody(input.body)))

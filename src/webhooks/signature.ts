@@ -79,9 +79,14 @@ function readHeader(headers: HeaderSource, name: string): string | undefined {
  * verified; throws WebhookVerificationError otherwise.
  */
 export function verifyWebhook(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number | undefined; now?: number | undefined }): { eventId: string; eventType: string; timestamp: number } {
+  return verifyDelivery(input, 'verifyWebhook')
+}
+
+/** verifyWebhook, its TypeErrors naming CALLER: the function the receiver called (constructWebhookEvent too). */
+export function verifyDelivery(input: Parameters<typeof verifyWebhook>[0], caller: string): ReturnType<typeof verifyWebhook> {
   // Configuration mistakes, not forged deliveries: no code of WebhookVerificationError fits.
-  const secrets = readSecrets(input.secret)
-  checkVerifyOptions(input)
+  const secrets = readSecrets(input.secret, caller)
+  checkVerifyOptions(input, caller)
   const body = readWebhookBody(input.body)
   const eventId = readHeader(input.headers, 'x-service-webhook-id')
   const eventType = readHeader(input.headers, 'x-service-webhook-event')

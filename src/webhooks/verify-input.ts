@@ -8,10 +8,10 @@ function showValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value)
 }
 
-/** The list of secrets verifyWebhook takes, or a TypeError: a secret not set is a configuration mistake, not a forged delivery. */
-export function readSecrets(secret: unknown): readonly string[] {
+/** The list of secrets CALLER (the function the receiver called) takes, or a TypeError: a secret not set is a configuration mistake, not a forged delivery. */
+export function readSecrets(secret: unknown, caller: string): readonly string[] {
   const secrets: readonly unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : []
-  if (secrets.length === 0 || secrets.some((one) => typeof one !== 'string' || one === '')) throw new TypeError('verifyWebhook needs a signing secret (or a list of them), none empty')
+  if (secrets.length === 0 || secrets.some((one) => typeof one !== 'string' || one === '')) throw new TypeError(`${caller} needs a signing secret (or a list of them), none empty`)
   return secrets as readonly string[]
 }
 
@@ -20,8 +20,8 @@ export function readSecrets(secret: unknown): readonly string[] {
  * tolerance or clock (Number() of an unset environment variable) every comparison is false, so
  * deliveries of any age, replays included, passed; with `Date.now()` every one was refused.
  */
-export function checkVerifyOptions(input: { headers: HeaderSource; toleranceSeconds?: unknown; now?: unknown }): void {
-  if (input.headers === null || typeof input.headers !== 'object') throw new TypeError(`verifyWebhook needs the request's headers (a Headers, or a record such as Node's request.headers), not ${showValue(input.headers)}`)
+export function checkVerifyOptions(input: { headers: HeaderSource; toleranceSeconds?: unknown; now?: unknown }, caller: string): void {
+  if (input.headers === null || typeof input.headers !== 'object') throw new TypeError(`${caller} needs the request's headers (a Headers, or a record such as Node's request.headers), not ${showValue(input.headers)}`)
   const { toleranceSeconds, now } = input
   if (toleranceSeconds !== undefined && (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0)) {
     throw new TypeError(`toleranceSeconds must be a number of seconds from 0, not ${showValue(toleranceSeconds)}`)

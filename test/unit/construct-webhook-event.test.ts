@@ -44,6 +44,15 @@ describe('constructWebhookEvent', () => {
     expect(codeOf(() => constructWebhookEvent({ ...delivery, secret: 'whsec_other_secret_entirely' }))).toBe('signature_mismatch')
   })
 
+  it('names itself in the TypeError for a secret or headers not given, not verifyWebhook, which the receiver never called', () => {
+    // The README's receiver passes process.env.WEBHOOK_SECRET!: unset, it was told that verifyWebhook needs a secret.
+    const delivery = deliver(JSON.stringify(event))
+    expect(() => constructWebhookEvent({ ...delivery, secret: undefined as unknown as string }))
+      .toThrow(new TypeError('constructWebhookEvent needs a signing secret (or a list of them), none empty'))
+    expect(() => constructWebhookEvent({ ...delivery, headers: undefined as unknown as Headers }))
+      .toThrow(new TypeError('constructWebhookEvent needs the request\'s headers (a Headers, or a record such as Node\'s request.headers), not undefined'))
+  })
+
   it('refuses a signed body that is not an event object', () => {
     for (const body of ['not json', '[]', 'null', '{"id":"evt_1","type":"sandbox.partner.updated"}']) {
       expect(codeOf(() => constructWebhookEvent(deliver(body))), body).toBe('malformed_body')
