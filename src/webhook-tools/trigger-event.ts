@@ -50,7 +50,8 @@ function checkTriggerEvent(event: string): void {
  */
 export function checkTriggerLoan(event: EventType, loanId: string | undefined): void {
   if (loanId !== undefined && !LOAN_EVENTS.includes(event)) {
-    throw new TriggerUsageError(`a loan applies only to ${LOAN_EVENTS.join(', ')}; ${event} makes its own`)
+    const issues = event === 'sandbox.loan.issued' || event === 'sandbox.loan_application.updated'
+    throw new TriggerUsageError(`a loan applies only to ${LOAN_EVENTS.join(', ')}; ${event} ${issues ? 'opens a loan of its own' : 'involves no loan'}`)
   }
 }
 

@@ -70,6 +70,18 @@ describe('triggerEvent', () => {
     await expect(triggerEvent({ ...unreachable, event: 'loan.issued' as 'sandbox.loan.issued' })).rejects.toThrow('unknown event "loan.issued" (did you mean sandbox.loan.issued?)')
   })
 
+  it('refuses a loan for an event that takes none, saying whether the event opens a loan of its own or involves none', async () => {
+    // partner.updated and webhook.test were said to make "their own" loan, which they do not.
+    const unreachable = { baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_sandbox_trigger_loan_0001', retries: 0, loanId: 'loan_1' }
+    const only = 'a loan applies only to sandbox.loan.updated, sandbox.repayment.updated, sandbox.repayment.settled, sandbox.collateral.returned'
+    for (const event of ['sandbox.loan.issued', 'sandbox.loan_application.updated'] as const) {
+      await expect(triggerEvent({ ...unreachable, event }), event).rejects.toThrow(new TriggerUsageError(`${only}; ${event} opens a loan of its own`))
+    }
+    for (const event of ['sandbox.partner.updated', 'sandbox.webhook.test'] as const) {
+      await expect(triggerEvent({ ...unreachable, event }), event).rejects.toThrow(new TriggerUsageError(`${only}; ${event} involves no loan`))
+    }
+  })
+
   it('acts on the loan it is given instead of opening one', async () => {
     const { api, receiver, baseUrl, apiKey } = await setup()
     const opened = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.loan.issued', waitMs: 5000 })

@@ -122,11 +122,11 @@ describe('sandbox webhook trigger', () => {
     }
   })
 
-  it('setup mistakes exit 2 before any request: an unknown event, no event off a terminal, a loan for an event that makes its own', async () => {
+  it('setup mistakes exit 2 before any request: an unknown event, no event off a terminal, a loan for an event that opens its own', async () => {
     expect(await trigger(['loan.exploded'])).toMatchObject({ code: 2, stderr: `sandbox: unknown event "loan.exploded": one of ${EVENT_LIST}\n` })
     expect(await trigger([])).toMatchObject({ code: 2, stderr: `sandbox: name the event to trigger: one of ${EVENT_LIST}\n` })
     // Checked before the `triggering ...` line, which a usage error does not follow on stdout.
-    expect(await trigger(['loan.issued', '--loan', 'loan_1'])).toMatchObject({ code: 2, stdout: '', stderr: 'sandbox: a loan applies only to sandbox.loan.updated, sandbox.repayment.updated, sandbox.repayment.settled, sandbox.collateral.returned; sandbox.loan.issued makes its own\n' })
+    expect(await trigger(['loan.issued', '--loan', 'loan_1'])).toMatchObject({ code: 2, stdout: '', stderr: 'sandbox: a loan applies only to sandbox.loan.updated, sandbox.repayment.updated, sandbox.repayment.settled, sandbox.collateral.returned; sandbox.loan.issued opens a loan of its own\n' })
     // The key is asked for before any request: the host is never looked up.
     expect(await runCli(['webhook', 'trigger', 'loan.issued', '--base-url', 'https://sandbox.test'], { env: { SANDBOX_API_KEY: '' } })).toMatchObject({ code: 2, stderr: 'sandbox: give the API key for https://sandbox.test with --api-key or SANDBOX_API_KEY\n' })
     expect(await trigger(['webhook.test', '--wait', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sandbox: --wait: .*[^t]\n$/) })
