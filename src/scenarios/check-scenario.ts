@@ -3,6 +3,7 @@ import { findClosestMatch, suggestClosest } from '../text/closest-match.js'
 import { EVENT_TYPES, findEventType, findEventTypeMeant } from '../domain/event-types.js'
 import { findReferences, isWholeReference } from './interpolate.js'
 import { parsePath } from './json-path.js'
+import { findInertMatchers } from './inert-matchers.js'
 import { findMatcherProblems, isMatcher } from './match-value.js'
 import type { ScenarioFile } from './scenario-schema.js'
 
@@ -23,15 +24,6 @@ function visitStrings(value: unknown, path: Path, onString: (text: string, path:
       onString(key, [...path, key])
       visitStrings(item, [...path, key], onString)
     }
-  }
-}
-
-/** Every matcher of an expected value, with where it is. */
-function visitMatchers(value: unknown, path: Path, onMatcher: (matcher: Record<string, unknown>, path: Path) => void): void {
-  if (Array.isArray(value)) value.forEach((item, i) => visitMatchers(item, [...path, i], onMatcher))
-  else if (value && typeof value === 'object') {
-    if (isMatcher(value)) onMatcher(value, path)
-    else for (const [key, item] of Object.entries(value)) visitMatchers(item, [...path, key], onMatcher)
   }
 }
 
@@ -92,7 +84,8 @@ function findCaptures(scenario: ScenarioFile): Map<string, number> {
 
 /**
  * What a schema alone cannot check in a scenario file: variables used before they are captured,
- * undeclared keys, matchers and their operands, body paths, and a replay with nothing before it.
+ * undeclared keys, matchers (their operands, and ones that would not be applied), body paths, and
+ * a replay with nothing before it.
  */
 export function checkScenario(scenario: ScenarioFile, report: Report): void {
   const known: Known = new Map(BUILT_IN_VARIABLES.map((name) => [name, undefined]))
@@ -109,9 +102,9 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
     for (const part of ['body', 'headers'] as const) {
       for (const [key, value] of Object.entries(expect?.[part] ?? {})) {
         if (part === 'body') checkBodyPath(key, at('expect', part, key), report)
-        visitMatchers(value, at('expect', part, key), (matcher, path) => {
-          for (const problem of findMatcherProblems(matcher, isWholeReference)) report(path, problem)
-        })
+        // Only the whole value at a path is applied as a matcher; one anywhere else is refused.
+        if (isMatcher(value)) for (const problem of findMatcherProblems(value, isWholeReference)) report(at('expect', part, key), problem)
+        for (const problem of findInertMatchers(key, value)) report(at('expect', part, key), problem)
       }
     }
     const capture = 'capture' in step ? step.capture : undefined

@@ -49,6 +49,9 @@ const OPERAND_RULES: Record<string, (operand: unknown) => string | null> = {
   $lte: isNumber,
 }
 
+/** The matcher names, `$exists` to `$lte`. */
+export const MATCHER_NAMES: readonly string[] = Object.keys(OPERAND_RULES)
+
 function typeOf(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
@@ -69,7 +72,7 @@ export function isMatcher(expected: unknown): expected is Record<string, unknown
 export function findMatcherProblems(expected: Record<string, unknown>, skip: (operand: unknown) => boolean = () => false): string[] {
   return Object.entries(expected).map(([operator, operand]) => {
     const rule = OPERAND_RULES[operator]
-    if (!rule) return `unknown matcher ${operator}${suggestClosest(operator, Object.keys(OPERAND_RULES))}`
+    if (!rule) return `unknown matcher ${operator}${suggestClosest(operator, MATCHER_NAMES)}`
     const problem = skip(operand) ? null : rule(operand)
     return problem && `${operator} ${problem}, got ${show(operand)}`
   }).filter((problem): problem is string => Boolean(problem))
