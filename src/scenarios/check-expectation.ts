@@ -1,4 +1,5 @@
 import type { ClientAnswer } from '../client/request-types.js'
+import { explainMissingPath } from './explain-path.js'
 import { readPath } from './json-path.js'
 import { isMatcher, matchValue, show } from './match-value.js'
 import type { StepFailure } from './report-types.js'
@@ -42,16 +43,22 @@ export function readHeaderValue(value: string | undefined, expected: unknown): s
   return numeric ? Number(value.trim()) : value
 }
 
-/** Checks values at body paths; adds to `failures`. */
+/** Checks values at body paths; adds to `failures`, saying where a path that found nothing stops. */
 export function checkBody(failures: StepFailure[], body: unknown, expected: Record<string, unknown> = {}): void {
-  for (const [path, value] of Object.entries(expected)) compare(failures, `body.${path}`, readPath(body, path), value)
+  for (const [path, value] of Object.entries(expected)) {
+    const before = failures.length
+    compare(failures, `body.${path}`, readPath(body, path), value)
+    const failure = failures[before]
+    const hint = failure && explainMissingPath(body, path)
+    if (failure && hint) Object.assign(failure, { hint, message: `${failure.message}: ${hint}` })
+  }
 }
 
 /** A multi-line, diff-like rendering of a step's failures for the terminal. */
 export function describeFailures(failures: StepFailure[]): string[] {
   return failures.flatMap((failure) =>
     failure.field.startsWith('body.') || failure.field === 'status' || failure.field === 'error_code' || failure.field.startsWith('header')
-      ? [`${failure.field}`, `  - expected ${show(failure.expected)}`, `  + received ${show(failure.actual)}`]
+      ? [`${failure.field}`, `  - expected ${show(failure.expected)}`, `  + received ${show(failure.actual)}${failure.hint ? `: ${failure.hint}` : ''}`]
       : [failure.message],
   )
 }

@@ -4,7 +4,8 @@
  * (`loanApplications[id=app_1].loan_id`), and filters that keep every such element
  * (`deliveries[?target=endpoint].0.status`).
  */
-type Segment = { key: string } | { field: string; value: string; all: boolean }
+/** One step of a path: a key or index, or a filter on a list. */
+export type Segment = { key: string } | { field: string; value: string; all: boolean }
 
 const SEGMENT = /([^.[\]]+)|\[(-?\d+)\]|\[(\?)?([^=\]?]+)=([^\]]*)\]/g
 

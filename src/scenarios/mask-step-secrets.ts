@@ -23,6 +23,7 @@ export function maskStepSecrets(step: StepReport, seen?: SeenSecrets): StepRepor
       expected: byValue(maskSecretValues(failure.expected, field)),
       actual: byValue(maskSecretValues(failure.actual, field)),
       message: byValue(maskFailureMessage(failure.message, failure.actual, field)),
+      ...(failure.hint === undefined ? {} : { hint: byValue(maskFailureMessage(failure.hint, failure.actual, field)) }),
     }
   })
   return step

@@ -5,6 +5,8 @@ export interface StepFailure {
   expected: unknown
   actual: unknown
   message: string
+  /** For a body path or capture that found nothing: where the path stops and what is there (`activeLoans has 1 element, so there is no index 1`). */
+  hint?: string
 }
 
 /** What one step did and saw. */
