@@ -3,6 +3,7 @@ import type { EventType } from '../domain/types.js'
 import { isJsonObject } from '../json-text/is-json-object.js'
 import { verifyDelivery, WebhookVerificationError, type HeaderSource } from './signature.js'
 import { readWebhookBody, readWebhookText, type WebhookBody } from './raw-body.js'
+import { checkSingleInput } from './verify-input.js'
 
 /** A webhook event as the sandbox delivers it, `data.object` typed by `type` (the OpenAPI document's `webhooks`). */
 export type SandboxWebhookEvent = {
@@ -18,6 +19,7 @@ export type SandboxWebhookEvent = {
  * the signature says the sandbox sent them. `secret` may list several, as for verifyWebhook.
  */
 export function constructWebhookEvent(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number | undefined; now?: number | undefined }): SandboxWebhookEvent {
+  checkSingleInput('constructWebhookEvent', input, arguments.length)
   const { eventId, eventType } = verifyDelivery(input, 'constructWebhookEvent')
   let event: unknown
   try {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readWebhookBody, type WebhookBody } from './raw-body.js'
-import { checkVerifyOptions, readSecrets } from './verify-input.js'
+import { checkSingleInput, checkVerifyOptions, readSecrets } from './verify-input.js'
 
 /** Default tolerance between a delivery's timestamp and the receiver's clock, both ways. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
@@ -79,6 +79,7 @@ function readHeader(headers: HeaderSource, name: string): string | undefined {
  * verified; throws WebhookVerificationError otherwise.
  */
 export function verifyWebhook(input: { secret: string | readonly string[]; body: WebhookBody; headers: HeaderSource; toleranceSeconds?: number | undefined; now?: number | undefined }): { eventId: string; eventType: string; timestamp: number } {
+  checkSingleInput('verifyWebhook', input, arguments.length)
   return verifyDelivery(input, 'verifyWebhook')
 }
 

@@ -8,6 +8,17 @@ function showValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value)
 }
 
+/**
+ * Throws a TypeError when NAME (verifyWebhook, constructWebhookEvent) was called as Stripe's
+ * constructEvent(body, signature, secret) is, from JavaScript: the body in place of the one
+ * object, whose missing secret was then reported as a secret not set.
+ */
+export function checkSingleInput(name: string, input: unknown, count: number): void {
+  const bodyFirst = typeof input !== 'object' || input === null || ArrayBuffer.isView(input) || input instanceof ArrayBuffer
+  if (!bodyFirst && count <= 1) return
+  throw new TypeError(`${name} takes one object, { secret, body, headers }, not the arguments of Stripe's constructEvent(body, signature, secret): ${name}({ secret, body: rawBody, headers: request.headers })`)
+}
+
 /** The list of secrets CALLER (the function the receiver called) takes, or a TypeError: a secret not set is a configuration mistake, not a forged delivery. */
 export function readSecrets(secret: unknown, caller: string): readonly string[] {
   const secrets: readonly unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : []
