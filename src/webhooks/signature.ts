@@ -29,6 +29,9 @@ export class WebhookVerificationError extends Error {
   }
 }
 
+/** A secret as the API previews it (`whsec_...abcd`) or the reports mask it (`whsec_****abcd`): never one that signs. */
+const SHOWN_SECRET = /^whsec_(?:\.{3}|\*{4})[^.*]{1,4}$/
+
 /** A new signing secret: `whsec_` + 32 random bytes, base64url. */
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`
@@ -104,7 +107,11 @@ export function verifyDelivery(input: Parameters<typeof verifyWebhook>[0], calle
   if (!valid.some((hex) => expected.some((signature) => timingSafeEqual(Buffer.from(hex, 'hex'), signature)))) {
     // The sandbox's secrets have no whitespace: one around it is a file read without trim().
     const padded = secrets.some((secret) => secret !== secret.trim()) ? '; the secret has a line break or spaces around it (read from a file?): trim it' : ''
-    throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}${padded}`)
+    // What GET /webhooks shows (secretPreview), or a report's masked copy, copied for the secret.
+    const preview = secrets.some((secret) => SHOWN_SECRET.test(secret.trim()))
+      ? '; the secret is a preview (whsec_...abcd, as secretPreview and the reports show it), not the secret: use the signingSecret the endpoint\'s registration answered (POST /api/sandbox/webhooks, with rotate_secret: true for a new one)'
+      : ''
+    throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}${padded}${preview}`)
   }
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const now = input.now ?? Math.floor(Date.now() / 1000)

@@ -164,6 +164,15 @@ describe('webhook signatures', () => {
     expect(verify(`${vector.secret}x`)).toThrow(/^signature does not match the body and timestamp for this secret$/)
   })
 
+  it('says so when the secret given is the preview the API shows, or a report\'s masked copy, rather than the secret', () => {
+    // GET /webhooks shows only secretPreview (whsec_...abcd): copied into a receiver's settings, it never matches.
+    const vector = vectors[0]!
+    const verify = (secret: string | string[]) => () => verifyWebhook({ secret, body: vector.body, headers: headersFor(vector), now: vector.timestamp })
+    const hint = '; the secret is a preview (whsec_...abcd, as secretPreview and the reports show it), not the secret: use the signingSecret the endpoint\'s registration answered (POST /api/sandbox/webhooks, with rotate_secret: true for a new one)'
+    expect(verify('whsec_...AbC9')).toThrow(new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for this secret${hint}`))
+    expect(verify(['whsec_the_other_one', 'whsec_****AbC9'])).toThrow(`for any of the 2 secrets${hint}`)
+  })
+
   it('refuses a tolerance or a clock that is no number of seconds, rather than letting every timestamp through', () => {
     // Number(process.env.WEBHOOK_TOLERANCE) when unset is NaN: every comparison with it is false,
     // so a delivery of any age passed and replays were no longer refused.
