@@ -6,6 +6,7 @@ import { parsePath } from './json-path.js'
 import { findInertMatchers } from './inert-matchers.js'
 import { findMatcherProblems, isMatcher } from './match-value.js'
 import type { ScenarioFile } from './scenario-schema.js'
+import { SubscribedEvents } from './subscribed-events.js'
 
 /** Variables the runner provides to every scenario. */
 export const BUILT_IN_VARIABLES = ['$uuid', '$run', '$receiver_url'] as const
@@ -92,6 +93,7 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
   const keys = new Set(['main', 'none', ...(scenario.keys ?? [])])
   const captures = findCaptures(scenario)
   let receiverSent = false
+  const subscribed = new SubscribedEvents()
   scenario.steps.forEach((step, index) => {
     const at = (...rest: Path): Path => ['steps', index, ...rest]
     const { name: _name, ...rest } = step as Record<string, unknown>
@@ -114,6 +116,9 @@ export function checkScenario(scenario: ScenarioFile, report: Report): void {
     }
     if ('replay' in step && index === 0) report(at('replay'), 'the first step has no request to replay')
     if ('wait_for_webhook' in step) checkEventType(step.wait_for_webhook.type, at('wait_for_webhook', 'type'), report)
+    const unsubscribed = 'wait_for_webhook' in step ? subscribed.explainMissing(step.wait_for_webhook.type) : undefined
+    if (unsubscribed) report(at('wait_for_webhook', 'type'), unsubscribed)
+    subscribed.track(step, index)
     // Each run of a scenario has a receiver URL of its own: a wait before a step sent it would time out.
     if ('wait_for_webhook' in step && !receiverSent) report(at('wait_for_webhook'), NO_RECEIVER_SENT)
     if ('request' in step && JSON.stringify(step.request).includes('{{$receiver_url}}')) receiverSent = true

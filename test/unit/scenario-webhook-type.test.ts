@@ -52,3 +52,35 @@ describe('wait_for_webhook without the receiver registered', () => {
     expect(problemsOf(JSON.stringify({ name: 'n', description: 'd', steps: [test, waits, register] }))).toEqual([message])
   })
 })
+
+describe('wait_for_webhook for an event the registered endpoint does not take', () => {
+  const register = (events?: unknown, key?: string) => ({
+    request: { method: 'POST', path: '/api/sandbox/webhooks', ...(key ? { key } : {}), body: { url: '{{$receiver_url}}', ...(events === undefined ? {} : { events }) } },
+  })
+  const scenario = (...steps: unknown[]) => JSON.stringify({ name: 'n', description: 'd', keys: ['other'], steps })
+
+  it('is refused when the file is loaded, naming the step that registered it and its events', () => {
+    // The server never delivers it, so the wait could only time out after timeout_ms.
+    expect(problemsOf(scenario(register(['sandbox.loan.updated']), { wait_for_webhook: { type: 'loan.issued' } }))).toEqual([
+      '2 wait_for_webhook.type: the endpoint step 1 registers takes only sandbox.loan.updated, so no sandbox.loan.issued is delivered to it: add it to that step\'s events (or leave events out for all)',
+    ])
+  })
+
+  it('is no problem for events left out, a list holding it, the test event, a variable, or another key\'s endpoint that takes it', () => {
+    const valid = [
+      scenario(register(), { wait_for_webhook: { type: 'loan.issued' } }),
+      scenario(register(['sandbox.loan.issued']), { wait_for_webhook: { type: 'loan.issued' } }),
+      // A list the server refuses (a short name) fails at its own step, with the server's reason.
+      scenario(register(['loan.updated']), { wait_for_webhook: { type: 'loan.issued' } }),
+      scenario(register(['sandbox.loan.updated']), { wait_for_webhook: { type: 'webhook.test' } }),
+      scenario({ request: { method: 'GET', path: '/api/sandbox/config' }, capture: { events: 'currencies' } }, register('{{events}}'), { wait_for_webhook: { type: 'loan.issued' } }),
+      scenario(register(['sandbox.loan.updated']), register(['sandbox.loan.issued'], 'other'), { wait_for_webhook: { type: 'loan.issued' } }),
+    ]
+    for (const text of valid) expect(() => problemsOf(text), text).toThrow('expected the scenario to be refused')
+  })
+
+  it('follows the latest registration of a key', () => {
+    expect(problemsOf(scenario(register(), register(['sandbox.loan.updated']), { wait_for_webhook: { type: 'loan.issued' } }))[0])
+      .toMatch(/^3 wait_for_webhook\.type: the endpoint step 2 registers takes only sandbox\.loan\.updated/)
+  })
+})
