@@ -24,11 +24,18 @@ const keyName = variableName.superRefine((name, ctx) => {
  */
 const headerName = z.string().regex(/^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]|\{\{[^{}]*\}\})+$/, "an HTTP header name: letters, digits and !#$%&'*+-.^_`|~, without spaces or a colon")
 
+/** Whether zod is about to say "expected ..., received object": a matcher, here where none is applied. */
+const isObjectInput = (input: unknown) => typeof input === 'object' && input !== null
+
 /** What a step expects of its answer (or of the webhook event it waited for). */
 export const expectationSchema = z
   .object({
-    status: z.number().int().min(100).max(599).optional().describe('HTTP status'),
-    error_code: z.string().nullable().optional().describe('the body `error_code`; null expects none'),
+    status: z
+      .number({ error: (issue) => (isObjectInput(issue.input) ? 'the HTTP status as a whole number (200, 409, ...); a matcher is for body paths and headers' : undefined) })
+      .int().min(100).max(599).optional().describe('HTTP status'),
+    error_code: z
+      .string({ error: (issue) => (isObjectInput(issue.input) ? `the error code as text, or null for none; a matcher checks it as a body path: "body": {"error_code": ${JSON.stringify(issue.input)}}` : undefined) })
+      .nullable().optional().describe('the body `error_code`; null expects none'),
     body: z.record(z.string(), z.unknown()).optional().describe('value or matcher at each body path'),
     headers: z.record(headerName, z.unknown()).optional().describe('value or matcher per header name'),
   })

@@ -35,3 +35,16 @@ describe('a matcher the runner would not apply', () => {
     await expect(loadScenarios(SHIPPED_SCENARIOS_DIR)).resolves.not.toHaveLength(0)
   })
 })
+
+describe('a matcher for status or error_code', () => {
+  it('is refused saying where a matcher goes, rather than as an object where zod expected a number or a string', () => {
+    expect(problemsOfExpect({ status: 409, error_code: { $match: '^IDEMPOTENCY' } })).toEqual([
+      '1 expect.error_code: the error code as text, or null for none; a matcher checks it as a body path: "body": {"error_code": {"$match":"^IDEMPOTENCY"}}',
+    ])
+    expect(problemsOfExpect({ status: { $gte: 400 } })).toEqual([
+      '1 expect.status: the HTTP status as a whole number (200, 409, ...); a matcher is for body paths and headers',
+    ])
+    // Another wrong type keeps zod's words.
+    expect(problemsOfExpect({ status: '200' })).toEqual(['1 expect.status: Invalid input: expected number, received string'])
+  })
+})
