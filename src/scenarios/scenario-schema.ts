@@ -24,6 +24,14 @@ const keyName = variableName.superRefine((name, ctx) => {
  */
 const headerName = z.string().regex(/^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]|\{\{[^{}]*\}\})+$/, "an HTTP header name: letters, digits and !#$%&'*+-.^_`|~, without spaces or a colon")
 
+/** A path that is a whole URL (copied from curl) says where the server part comes from. */
+function describePathIssue(input: unknown): string {
+  const server = typeof input === 'string' ? /^https?:\/\/[^/?#]*/i.exec(input) : null
+  if (!server) return 'a path starting with /'
+  const path = (input as string).slice(server[0].length)
+  return `a path starting with /, without the server: the run puts its base URL (--base-url, or its own server) before it, "${path.startsWith('/') ? path : `/${path}`}"`
+}
+
 /** Whether zod is about to say "expected ..., received object": a matcher, here where none is applied. */
 const isObjectInput = (input: unknown) => typeof input === 'object' && input !== null
 
@@ -47,7 +55,7 @@ const webhookExpectationSchema = expectationSchema.pick({ body: true, headers: t
 const requestSchema = z
   .object({
     method: z.enum(['GET', 'POST', 'DELETE']),
-    path: z.string().startsWith('/', 'a path starting with /'),
+    path: z.string().startsWith('/', { error: (issue) => describePathIssue(issue.input) }),
     body: z.unknown().optional(),
     key: z.string().optional().describe('a named key of the scenario; default "main"; "none" sends no key'),
     idempotency_key: z
