@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { createDirectory } from '../files/create-directory.js'
 import { renameReplacing } from '../files/rename-replacing.js'
+import { syncFile } from '../files/sync-file.js'
 import { KeysError } from './keys-error.js'
 import type { KeysFile } from './keys-file-types.js'
 
@@ -33,7 +34,7 @@ export async function writeKeysFile(path: string, file: KeysFile): Promise<void>
     const handle = await fsp.open(temp, 'w', 0o600)
     try {
       await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)
-      await handle.sync()
+      await syncFile(handle)
     } finally {
       await handle.close()
     }

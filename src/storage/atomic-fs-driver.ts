@@ -3,6 +3,7 @@ import { promises as fsp, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { defineDriver } from 'unstorage'
 import { renameReplacing } from '../files/rename-replacing.js'
+import { syncFile } from '../files/sync-file.js'
 import { chooseFileMode } from './file-modes.js'
 
 const TEMP_SUFFIX = '.tmp'
@@ -117,7 +118,7 @@ export async function writeFileAtomically(target: string, data: string | Uint8Ar
     const handle = await fsp.open(temp, 'w', chooseFileMode(target))
     try {
       await handle.writeFile(data)
-      await handle.sync()
+      await syncFile(handle)
     } finally {
       await handle.close()
     }

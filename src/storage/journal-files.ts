@@ -7,6 +7,7 @@ import { createCheckpointWriter } from './checkpoint-writer.js'
 import { decodeRecords } from './journal-format.js'
 import { describeThisVersion } from '../files/describe-this-version.js'
 import { DataDirGoneError, StorageError } from './storage-error.js'
+import { syncFile } from '../files/sync-file.js'
 
 const JOURNAL_PREFIX = 'journal-'
 const JOURNAL_SUFFIX = '.log'
@@ -92,12 +93,18 @@ export interface SyncDirectoryOptions {
  */
 export async function fsyncDirectory(dir: string, options: SyncDirectoryOptions = {}): Promise<void> {
   if (!canSyncDirectories(options.platform)) return
-  const handle = await (options.open ?? fsp.open)(dir, 'r')
+  const handle = await (options.open ?? openForSync)(dir, 'r')
   try {
     await handle.sync()
   } finally {
     await handle.close()
   }
+}
+
+/** Opens a file or directory whose sync() goes through its descriptor (see syncFile). */
+async function openForSync(path: string, flags: string): Promise<Pick<FileHandle, 'sync' | 'close'>> {
+  const handle = await fsp.open(path, flags)
+  return { sync: () => syncFile(handle), close: () => handle.close() }
 }
 
 /** The journals in `base`, by the names journalName gives. */

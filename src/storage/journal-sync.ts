@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises'
 import { createJournalFile, fsyncDirectory } from './journal-files.js'
+import { syncFileData } from '../files/sync-file.js'
 
 /** The journal being appended to. */
 export interface Journal {
@@ -34,7 +35,7 @@ export async function syncJournal(base: string, target: Journal): Promise<void> 
   if (!target.unsynced) return
   // Cleared first: a write that lands while this sync runs marks it again for the next one.
   target.unsynced = false
-  const syncing = target.handle.datasync()
+  const syncing = syncFileData(target.handle)
   target.syncing = syncing
   try {
     await syncing

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { cp, mkdir, open, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
+import fs, { readFileSync } from 'node:fs'
+import { cp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, defineDriver, type Storage } from 'unstorage'
@@ -596,17 +596,14 @@ describe('journaled fs storage', () => {
 
   it('acknowledges writes without waiting for the disk, makes the journal durable apart from them, and before each checkpoint', async () => {
     const dir = await tempDir()
-    const probe = await open(join(await tempDir(), 'probe'), 'w')
-    const fileHandle = Object.getPrototypeOf(probe) as { datasync(): Promise<void> }
-    await probe.close()
     // A disk that stalls: no fdatasync of the journal finishes until the test lets it.
     let release!: () => void
     const stalled = new Promise<void>((resolve) => (release = resolve))
     let syncs = 0
-    const original = fileHandle.datasync
-    const spy = vi.spyOn(fileHandle, 'datasync').mockImplementation(function (this: unknown) {
+    const original = fs.fdatasync
+    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
       syncs++
-      return stalled.then(() => original.call(this))
+      void stalled.then(() => original(fd, callback))
     })
     try {
       const storage = createStorage({ driver: journaledFsDriver({ base: dir, checkpointDelayMs: 60_000 }) })
