@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { isBuiltin } from 'node:module'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -17,6 +18,25 @@ async function createTypeScriptProject(name: string, type: 'module' | 'commonjs'
   await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'), 'dir')
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type }))
   return dir
+}
+
+/**
+ * Whether an `engines.node` range admits VERSION, in the forms package-lock.json holds (>=, ^, a
+ * bare major, alternatives with ||); another form fails the test, to be taught here.
+ */
+function admitsNode(range: string, version: string): boolean {
+  const parse = (text: string) => [...text.split('.').map(Number), 0, 0].slice(0, 3) as [number, number, number]
+  const compare = (a: number[], b: number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!
+  const node = parse(version)
+  return range.split('||').some((part) => {
+    const text = part.trim()
+    const atLeast = /^>=\s*([\d.]+)$/.exec(text)
+    if (atLeast) return compare(node, parse(atLeast[1]!)) >= 0
+    const caret = /^\^([\d.]+)$/.exec(text)
+    if (caret) return node[0] === parse(caret[1]!)[0] && compare(node, parse(caret[1]!)) >= 0
+    if (/^\d+$/.test(text)) return node[0] === Number(text)
+    throw new Error(`engines.node range not understood: ${range}`)
+  })
 }
 
 describe('the published package', () => {
@@ -44,6 +64,36 @@ describe('the published package', () => {
     // the package.json that makes dist/cjs/ CommonJS.
     expect(files.filter((file) => file.startsWith('dist/')).length).toBe(built.length * 2 + 3)
   }, 60_000)
+
+  it('declares every package its modules and declarations import: pnpm and Yarn PnP give it only those', async () => {
+    // npm hoists a dependency's dependencies next to the package, where an import of one that
+    // package.json does not name still loads; under pnpm or PnP it fails, in a partner's project.
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
+    const files = [...(await readdir(join(ROOT, 'dist'), { recursive: true })).filter((file) => /\.(js|d\.ts)$/.test(file)).map((file) => join(ROOT, 'dist', file)), join(ROOT, 'bin/sandbox.js')]
+    const imported = new Map<string, string>()
+    for (const file of files) {
+      for (const [, specifier] of (await readFile(file, 'utf8')).matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g)) {
+        if (specifier!.startsWith('.') || isBuiltin(specifier!)) continue
+        const name = specifier!.split('/').slice(0, specifier!.startsWith('@') ? 2 : 1).join('/')
+        imported.set(name, file.slice(ROOT.length + 1))
+      }
+    }
+    expect(imported.size).toBeGreaterThan(5)
+    const undeclared = [...imported].filter(([name]) => !(name in pkg.dependencies)).map(([name, file]) => `${name} (${file})`)
+    expect(undeclared).toEqual([])
+  })
+
+  it('locks only production packages whose engines admit the oldest Node its own engines admit', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
+    const oldest = /^>=\s*([\d.]+)$/.exec(pkg.engines.node)![1]!
+    const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; engines?: { node?: string } }> }
+    const refused = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && !entry.dev && entry.engines?.node !== undefined && !admitsNode(entry.engines.node, oldest))
+      .map(([path, entry]) => `${path} ${entry.engines!.node}`)
+    // The lock is what CI and `npm ci` install, not what a partner's install resolves: Yarn 1 takes
+    // the newest release of each range, whatever its engines (README, pnpm and Yarn).
+    expect(refused).toEqual([])
+  })
 
   it('loads by its name from an ES module and from CommonJS (require of the ESM build, Node >= 20.19), one copy of each class', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sandbox-consumer-'))
