@@ -21,9 +21,10 @@ export function printRequest(out: typeof Output, entry: RequestLogEntry, json: b
     return
   }
   const code = entry.error_code ? ` ${chalk.dim(entry.error_code)}` : ''
+  const replayed = entry.idempotency_replayed ? ` ${chalk.cyan('replayed')}` : ''
   const fault = entry.fault ? ` ${chalk.yellow(`fault: ${entry.fault}`)}` : ''
   const ignored = entry.ignored_fields ? ` ${chalk.yellow(`ignored: ${escapeControls(out.formatFieldNames(entry.ignored_fields))}`)}` : ''
-  process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}${fault}${ignored}\n`)
+  process.stdout.write(`${chalk.dim(formatClock(entry.at))} ${entry.method} ${entry.path} ${colorStatus(entry.status)} ${Math.round(entry.duration_ms)}ms ${chalk.dim(entry.request_id)}${code}${replayed}${fault}${ignored}\n`)
   if (sent) process.stdout.write(`${chalk.dim(`  > ${escapeControls(shown(sent)!)}`)}\n`)
   if (answered) process.stdout.write(`${chalk.dim(`  < ${escapeControls(shown(answered)!)}`)}\n`)
 }

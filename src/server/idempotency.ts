@@ -73,7 +73,7 @@ function withReplayFlag(json: string, replayed: boolean): string {
 
 function replay(status: number, stored: string): RouteAnswer {
   const errorCode = status >= 400 ? (/"error_code":"([A-Z_]+)"/.exec(stored)?.[1] ?? null) : null
-  return { status, bodyJson: withReplayFlag(stored, true), headers: { 'idempotent-replayed': 'true' }, errorCode }
+  return { status, bodyJson: withReplayFlag(stored, true), headers: { 'idempotent-replayed': 'true' }, errorCode, replayed: true }
 }
 
 /**

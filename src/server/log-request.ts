@@ -12,7 +12,7 @@ export type KnownKey = Pick<Principal, 'apiKey' | 'keyId'>
  * request a key the sandbox knows (a revoked key's 401s show in `sandbox logs --key`). `serve`
  * prints every request; one with no known key is not stored.
  */
-export function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined; ignoredFields?: string[] | undefined }, response: string): void {
+export function logRequest(event: H3Event, services: SandboxServices, known: KnownKey | undefined, answered: { requestId: string; status: number; errorCode: string | null; durationMs: number; fault?: string | undefined; ignoredFields?: string[] | undefined; replayed?: boolean | undefined }, response: string): void {
   const apiKey = known?.apiKey
   const entry: RequestLogEntry = {
     request_id: answered.requestId,
@@ -27,6 +27,7 @@ export function logRequest(event: H3Event, services: SandboxServices, known: Kno
     // Only on faulted requests: without --faults an entry is as it ever was.
     ...(answered.fault === undefined ? {} : { fault: answered.fault }),
     ...(answered.ignoredFields === undefined ? {} : { ignored_fields: answered.ignoredFields }),
+    ...(answered.replayed ? { idempotency_replayed: true as const } : {}),
   }
   if (known) services.requestLog.record(known.keyId, entry)
   if (!services.onRequest) return

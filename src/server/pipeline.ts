@@ -78,7 +78,7 @@ async function answerApiRequest(event: H3Event, spec: RouteSpec, services: Sandb
   const response = answer.status === 0 ? '' : sendJson(event, requestId, answer, headers)
   if (dropsAnswer(fault)) dropConnection(event)
   forgetHandledRequest(socket, requestId)
-  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault), ignoredFields: answer.ignoredFields }, response)
+  logRequest(event, services, known, { requestId, status: answer.status, errorCode: answer.errorCode ?? null, durationMs: performance.now() - started, fault: describeFault(fault), ignoredFields: answer.ignoredFields, replayed: answer.replayed }, response)
   return response
 }
 

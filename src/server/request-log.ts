@@ -25,6 +25,11 @@ export interface RequestLogEntry {
    */
   ignored_fields?: string[]
   /**
+   * True on a POST answered with the outcome stored under its Idempotency-Key (nothing ran, as
+   * the answer's `idempotent-replayed` header says); absent on the request that ran.
+   */
+  idempotency_replayed?: true
+  /**
    * `serve --log-bodies` (createSandbox `logBodies`): the request's body and the answer's, as
    * text, given to `onRequest` only, never stored in the per-key log.
    */

@@ -82,4 +82,6 @@ export interface RouteAnswer {
   text?: string
   /** Top-level body fields the route's schema does not know, dropped (ignored-fields.ts). */
   ignoredFields?: string[]
+  /** The answer stored under the request's Idempotency-Key, given again: nothing ran. */
+  replayed?: boolean
 }

@@ -184,6 +184,22 @@ describe('sandbox logs', () => {
     expect(logs.stdout.trim()).toMatch(/ POST {3}\/api\/sandbox\/partner 200 - \d+ms req_\w+ idem=ignored-1 ignored=emial, "a, b"$/)
   })
 
+  it('serve and sandbox logs mark a retry that got the stored answer as replayed, and leave the request that ran unmarked', async () => {
+    const dir = await tempDir()
+    const key = 'sk_sandbox_e2e_replayed_0123456789'
+    const serve = await startServe(['--port', '0', '--data-dir', dir])
+    const post = () => fetch(`${serve.url}/api/sandbox/loans/flow`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'retry-1' }, body: '{"action":"run_kyt"}' })
+    const [first, retry] = [await post(), await post()]
+    expect([first.status, retry.status, retry.headers.get('idempotent-replayed')]).toEqual([409, 409, 'true'])
+    await vi.waitFor(() => expect(serve.output()).toMatch(/POST \/api\/sandbox\/loans\/flow 409 \d+ms req_[0-9a-f]{20} FLOW_CONFLICT replayed\n/), { timeout: 10_000 })
+    expect(serve.output()).toMatch(/POST \/api\/sandbox\/loans\/flow 409 \d+ms req_[0-9a-f]{20} FLOW_CONFLICT\n/)
+    expect(await serve.stop()).toBe(0)
+    const logs = await runCli(['logs', '--data-dir', dir, '--key', key])
+    expect(logs.stdout.trim().split('\n').map((line) => line.replace(/^.* idem=/, 'idem='))).toEqual(['idem=retry-1', 'idem=retry-1 replayed'])
+    const json = await runCli(['logs', '--data-dir', dir, '--key', key, '--json'])
+    expect(json.stdout.trim().split('\n').map((line) => JSON.parse(line).idempotency_replayed)).toEqual([undefined, true])
+  })
+
   it('shows the request log of an fs server, per key, and follows new requests', { timeout: MANY_RUNS_TIMEOUT_MS }, async () => {
     const dir = await tempDir()
     const serve = await startServe(['--port', '0', '--quiet', '--data-dir', dir])

@@ -40,6 +40,7 @@ function formatEntry(out: typeof Output, entry: RequestLogEntry): string {
     entry.request_id,
     // The client chose it: HTTP lets bytes 0x80-0xff through, C1 controls such as CSI (0x9b) included.
     entry.idempotency_key ? `idem=${escapeControls(entry.idempotency_key)}` : '',
+    entry.idempotency_replayed ? chalk.cyan('replayed') : '',
     entry.fault ? `fault=${entry.fault}` : '',
     entry.ignored_fields ? chalk.yellow(`ignored=${escapeControls(out.formatFieldNames(entry.ignored_fields))}`) : '',
   ]
