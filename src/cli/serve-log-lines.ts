@@ -38,9 +38,11 @@ export function printDelivery(out: typeof Output, report: DeliveryReport, json: 
   const { chalk } = out
   const result = report.status_code !== null ? out.colorStatus(report.status_code) : chalk.red(report.error ?? 'error')
   const status = report.status === 'delivered' ? chalk.green(report.status) : report.status === 'failed' ? chalk.red(report.status) : chalk.yellow(report.status)
-  // The request_id ends the line as on the request's own line: the request whose change queued it.
+  const next = report.next_attempt_at ? `, next at ${out.formatClock(report.next_attempt_at)}` : ''
+  // The delivery id is what `webhook retry` takes; the request_id ends the line as on the
+  // request's own line: the request whose change queued it.
   const request = report.request_id ? ` ${chalk.dim(report.request_id)}` : ''
-  process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}) ${Math.round(report.duration_ms)}ms${request}\n`)
+  process.stdout.write(`${chalk.dim(out.formatClock(report.at))} webhook ${report.event_type} -> ${report.url} ${result} ${status} (attempt ${report.attempt}${next}) ${Math.round(report.duration_ms)}ms ${chalk.dim(report.delivery_id)}${request}\n`)
 }
 
 /** One sweep of `--forget-idle-keys` that forgot keys: how many, and after how long unused. */

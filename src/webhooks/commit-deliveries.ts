@@ -49,7 +49,7 @@ export function createCommitDeliveries(options: {
     const slot = sessionSlotOf(principal)
     const next = now + options.retryScheduleMs[0]!
     const heads = shared.map(({ delivery, error }) => ({ ...toParkedHead(slot, delivery, delivery.url), held: 1, lastError: error, lastAt: now, next }))
-    const reports = options.onDelivery ? shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at)) : []
+    const reports = options.onDelivery ? shared.map(({ delivery, error }) => reportRefusedAttempt(delivery, 1, error, 0, at, next)) : []
     return { doc: prepared, reports, parked: heads }
   }
 

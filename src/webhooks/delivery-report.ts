@@ -11,6 +11,8 @@ export interface DeliveryReport {
   url: string
   status: Delivery['status']
   attempt: number
+  /** While `retrying`, when the next attempt is due (the delivery log's `next_attempt_at`); else null. */
+  next_attempt_at: string | null
   status_code: number | null
   error: string | null
   duration_ms: number
@@ -24,6 +26,7 @@ export interface AttemptResult {
   url: string
   status: Delivery['status']
   attempt: number
+  nextAttemptAt?: string | null
   statusCode: number | null
   error: string | null
   durationMs: number
@@ -39,6 +42,7 @@ export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'even
     url: result.url,
     status: result.status,
     attempt: result.attempt,
+    next_attempt_at: result.status === 'retrying' ? result.nextAttemptAt ?? null : null,
     status_code: result.statusCode,
     error: result.error,
     duration_ms: result.durationMs,
@@ -47,9 +51,9 @@ export function reportAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'even
   }
 }
 
-/** The report of an attempt that could not connect, after which the delivery is retried. */
-export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url' | 'request_id'>, attempt: number, error: string | null, durationMs: number, at: string): DeliveryReport {
-  return reportAttempt(delivery, { url: delivery.url, status: 'retrying', attempt, statusCode: null, error, durationMs }, at)
+/** The report of an attempt that could not connect, after which the delivery is retried at `next` (epoch ms). */
+export function reportRefusedAttempt(delivery: Pick<Delivery, 'id' | 'event_id' | 'event_type' | 'target' | 'url' | 'request_id'>, attempt: number, error: string | null, durationMs: number, at: string, next: number): DeliveryReport {
+  return reportAttempt(delivery, { url: delivery.url, status: 'retrying', attempt, nextAttemptAt: new Date(next).toISOString(), statusCode: null, error, durationMs }, at)
 }
 
 /** The reports of a worker run's attempts (finished at `finished`), each with its delivery as `webhook`, the state recorded, has it. */
@@ -58,6 +62,6 @@ export function reportRun(outcomes: TriedDelivery[], webhook: WebhookState, fini
     const after = webhook.deliveries.find((item) => item.id === delivery.id)
     const attempt = after?.attempts ?? delivery.attempts + 1
     // A non-2xx answer has no error of its own: the line says why, as the log's last_error does.
-    return reportAttempt(delivery, { ...outcome, error: describeAttemptError(outcome), status: after?.status ?? 'failed', attempt }, new Date(finished).toISOString())
+    return reportAttempt(delivery, { ...outcome, error: describeAttemptError(outcome), status: after?.status ?? 'failed', attempt, nextAttemptAt: after?.next_attempt_at ?? null }, new Date(finished).toISOString())
   })
 }

@@ -125,7 +125,7 @@ export function createParkedHeads(options: ParkedHeadsOptions) {
           head.lastAt = at
           head.next = at + delay
           queue.push(head)
-          options.onAttempt?.(reportRefusedAttempt(head, attempts, error, durationMs, new Date(at).toISOString()))
+          options.onAttempt?.(reportRefusedAttempt(head, attempts, error, durationMs, new Date(at).toISOString(), head.next))
         }
       }))
     } catch (error) {

@@ -17,7 +17,7 @@ async function createLoan(serveUrl: string): Promise<string> {
 }
 
 describe('serve\'s line per webhook delivery attempt', () => {
-  it('names the event, the URL, the answer, the state, the attempt, and the request that queued it, as that request\'s line does', async () => {
+  it('names the event, the URL, the answer, the state, the attempt, the delivery id and the request that queued it, as that request\'s line does', async () => {
     const receiver = await startReceiver('/hooks')
     try {
       const serve = await startServe(['--port', '0', '--storage', 'memory', '--webhook-forward-to', receiver.url])
@@ -26,7 +26,7 @@ describe('serve\'s line per webhook delivery attempt', () => {
       const type = delivery!.headers['x-service-webhook-event']
       await waitUntil(() => / webhook \S+ -> /.test(serve.output()))
       expect(serve.output()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d POST /api/sandbox/loans 200 \\d+ms ${requestId}$`, 'm'))
-      expect(serve.output()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d webhook ${type} -> ${receiver.url} 200 delivered \\(attempt 1\\) \\d+ms ${requestId}$`, 'm'))
+      expect(serve.output()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d webhook ${type} -> ${receiver.url} 200 delivered \\(attempt 1\\) \\d+ms whd_\\w+ ${requestId}$`, 'm'))
       expect(await serve.stop()).toBe(0)
 
       // --json-logs: request_id, as on the request's object, so one filter finds both.
@@ -74,7 +74,7 @@ describe('serve\'s start with deliveries already due', () => {
     const schedule = ['--webhook-retry-schedule', '100ms,1h']
     const first = await startServe(['--port', '0', '--data-dir', dir, '--webhook-forward-to', dead, ...schedule])
     await createLoan(first.url)
-    await waitUntil(() => / webhook \S+ -> .* retrying \(attempt 1\)/.test(first.output()))
+    await waitUntil(() => / webhook \S+ -> .* retrying \(attempt 1, next at /.test(first.output()))
     expect(await first.stop()).toBe(0)
 
     const receiver = await startReceiver('/hooks')
