@@ -19,12 +19,13 @@ export function wasDropped(request: object): boolean {
  * answer. A route that runs runs at once and its answer waits, as from a server slow to answer:
  * a client that times out meanwhile and retries with the same Idempotency-Key gets the replay.
  * Run after the wait, the retry executed and the first attempt became the replay nobody read.
- * The sandbox's close() ends the wait: the answer goes out then.
+ * The sandbox's close() ends the wait: the answer goes out then. `keyed`: the request is a POST,
+ * whose retry must carry its Idempotency-Key (GET and DELETE take none), as a failure's message says.
  */
-export async function runFaulted(decision: FaultDecision, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>): Promise<RouteAnswer> {
+export async function runFaulted(decision: FaultDecision, services: SandboxServices, headers: Record<string, string>, route: () => Promise<RouteAnswer>, keyed = true): Promise<RouteAnswer> {
   const failure = decision.failure
   try {
-    if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers)
+    if (failure?.fault === 'status') return answerStatusFault(failure.status, failure.retryAfter, services, headers, keyed)
     if (failure?.fault === 'drop_before') return { status: 0, body: {} }
     return await route()
   } finally {
@@ -66,14 +67,15 @@ function describeFailure(failure: FaultFailure): string {
  * SANDBOX_FAULT_INJECTED; 502 and 504 a proxy's HTML page with none of the API's headers, as a
  * gateway in front of a server that is down or slow answers.
  */
-function answerStatusFault(status: number, retryAfter: number | undefined, services: SandboxServices, headers: Record<string, string>): RouteAnswer {
+function answerStatusFault(status: number, retryAfter: number | undefined, services: SandboxServices, headers: Record<string, string>, keyed: boolean): RouteAnswer {
   const wait: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }
   if (status === 502 || status === 504) {
     const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Timeout'
     return { status, text: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>sandbox fault injection</center>\r\n</body>\r\n</html>\r\n`, headers: { 'content-type': 'text/html', ...wait }, errorCode: null }
   }
-  if (status === 429) return answerRateLimitFault(retryAfter ?? 1, services, headers)
-  const error = new ApiError('SANDBOX_FAULT_INJECTED', `A ${status} injected by the sandbox's fault injection (serve --faults); nothing was executed: retry with the same Idempotency-Key.`, { fault: 'status' })
+  if (status === 429) return answerRateLimitFault(retryAfter ?? 1, services, headers, keyed)
+  const retry = keyed ? 'retry with the same Idempotency-Key' : 'send the request again'
+  const error = new ApiError('SANDBOX_FAULT_INJECTED', `A ${status} injected by the sandbox's fault injection (serve --faults); nothing was executed: ${retry}.`, { fault: 'status' })
   return { status, body: error.toBody(), errorCode: error.code, headers: wait }
 }
 
@@ -82,8 +84,8 @@ function answerStatusFault(status: number, retryAfter: number | undefined, servi
  * no window, and no other answer shows one: Retry-After as the rule gives it, and no RateLimit-*
  * or limit in details (the default 120/60 they showed was no limit this server applies).
  */
-function answerRateLimitFault(seconds: number, services: SandboxServices, headers: Record<string, string>): RouteAnswer {
-  const message = `Rate limited by the sandbox's fault injection (serve --faults); retry after ${seconds} s with the same Idempotency-Key.`
+function answerRateLimitFault(seconds: number, services: SandboxServices, headers: Record<string, string>, keyed: boolean): RouteAnswer {
+  const message = `Rate limited by the sandbox's fault injection (serve --faults); retry after ${seconds} s${keyed ? ' with the same Idempotency-Key' : ''}.`
   const limit = headers['ratelimit-limit']
   if (limit === undefined || services.rateLimitWindowSeconds === 0) {
     const error = new ApiError('SANDBOX_RATE_LIMIT_EXCEEDED', message, { retry_after_seconds: seconds })

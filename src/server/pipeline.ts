@@ -68,7 +68,7 @@ async function answerApiRequest(event: H3Event, spec: RouteSpec, services: Sandb
     const ctx = { requestId, principal, params: decodeParams(event.context.params), services }
     fault = services.faults?.decide({ method: event.req.method, path: event.url.pathname, apiKey: principal.apiKey, idempotencyKey: event.req.headers.get('idempotency-key') })
     if (fault?.latencyMs && spec.kind === 'write') readBodyEarly(event)
-    answer = fault ? await runFaulted(fault, services, headers, () => runRoute(event, spec, ctx)) : await runRoute(event, spec, ctx)
+    answer = fault ? await runFaulted(fault, services, headers, () => runRoute(event, spec, ctx), event.req.method === 'POST') : await runRoute(event, spec, ctx)
   } catch (error) {
     answer = renderError(error, services, spec.kind !== 'read')
   }

@@ -86,6 +86,23 @@ describe('fault injection (serve --faults)', () => {
     expect(await limited.json()).toMatchObject({ error_code: 'SANDBOX_RATE_LIMIT_EXCEEDED', details: { limit: 50, window_seconds: 60, retry_after_seconds: 3 } })
   })
 
+  it('an injected 500, 503 or 429 on a GET or DELETE, which take no Idempotency-Key, says to send the request again, not to reuse a key', async () => {
+    const { send } = await serveWithFaults({
+      rules: [
+        { method: 'GET', path: '/api/sandbox/state', fault: 'status', status: 503 },
+        { method: 'GET', path: '/api/sandbox/config', fault: 'status', status: 429, retry_after: 2 },
+        { method: 'DELETE', fault: 'status', status: 500 },
+        { method: 'POST', fault: 'status', status: 503 },
+      ],
+    })
+    const messageOf = async (answer: Promise<Response>) => ((await (await answer).json()) as { error: string }).error
+    expect(await messageOf(send('GET', '/api/sandbox/state'))).toBe('A 503 injected by the sandbox\'s fault injection (serve --faults); nothing was executed: send the request again.')
+    expect(await messageOf(send('GET', '/api/sandbox/config'))).toBe('Rate limited by the sandbox\'s fault injection (serve --faults); retry after 2 s.')
+    expect(await messageOf(send('DELETE', '/api/sandbox/webhooks'))).toBe('A 500 injected by the sandbox\'s fault injection (serve --faults); nothing was executed: send the request again.')
+    // A POST's retry must carry the key of its first try, or it is another operation.
+    expect(await messageOf(send('POST', '/api/sandbox/loans', LOAN))).toBe('A 503 injected by the sandbox\'s fault injection (serve --faults); nothing was executed: retry with the same Idempotency-Key.')
+  })
+
   it('a 429 with --rate-limit off shows no window: Retry-After as the rule gives it, no RateLimit headers and no limit in details', async () => {
     // It showed the default 120/60 window, which no answer of this server has when the limit is off.
     const { send } = await serveWithFaults({ rules: [{ method: 'GET', fault: 'status', status: 429, retry_after: 7 }] })
