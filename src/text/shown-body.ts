@@ -43,9 +43,26 @@ export function maskSecrets(text: string): string {
   return text.replace(SECRET_IN_TEXT, (_, open: string, value: string, close: string) => `${open}${maskEscapedSecret(value)}${close}`)
 }
 
-/** TEXT as a log shows a body: signing secrets masked first (a cut could split one), then cut. */
+/**
+ * `scheme://userinfo@` in JSON text: the user part may hold JSON escapes (`\"`, `\/`), and ends
+ * before the first `/`, `?`, `#`, quote or blank, as a URL's authority does.
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)((?:[^/?#@"\s\\]|\\.)+)@/gi
+
+/**
+ * TEXT with the password of every URL in it shown as `***`, and a user part with no password (a
+ * token sent as basic auth) too, as maskUrlPassword shows a URL that serve prints.
+ */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URL_CREDENTIALS, (_, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':')
+    return `${scheme}${colon === -1 ? '***' : `${userinfo.slice(0, colon)}:***`}@`
+  })
+}
+
+/** TEXT as a log shows a body: secrets and URL passwords masked first (a cut could split one), then cut. */
 export function showBody(text: string): string {
-  return clipBody(maskSecrets(text))
+  return clipBody(maskUrlCredentials(maskSecrets(text)))
 }
 
 /** VALUE (a parsed body) copied with every signing secret masked as maskSecrets masks it in text. */
