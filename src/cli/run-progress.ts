@@ -72,6 +72,7 @@ export function formatRetryWait(wait: RetryWait, timeoutMs: number): string {
   const { reason, ms, attempt, maxAttempts, request } = wait
   const again = `${request.method} ${show(request.path)} again${request.method === 'POST' ? ' with the same Idempotency-Key' : ''}`
   if (reason === 'rate_limited') return `429 rate limited: waiting ${formatWait(ms)}, then ${again}`
+  if (reason === 'gateway_error' && wait.injected) return `${wait.status} page injected by serve --faults (as a proxy in front of a server that is down answers): waiting ${formatWait(ms)}, then ${again} (attempt ${attempt + 1} of ${maxAttempts})`
   if (reason === 'gateway_error') return `${wait.status ?? 'gateway error'} from a proxy in front of the server (not the sandbox's own answer): waiting ${formatWait(ms)}, then ${again} (attempt ${attempt + 1} of ${maxAttempts})`
   if (reason === 'in_progress') return `409 IDEMPOTENCY_KEY_IN_PROGRESS (the attempt whose answer was lost is still running): waiting ${formatWait(ms)}, then ${again}`
   const why = describeNetworkError(wait.error)

@@ -1,9 +1,20 @@
 import type { ErrorCode } from '../errors/codes.js'
 import { describeCertificateProblem } from '../text/certificate-advice.js'
 import { findProxyRefusal, isProxyGatewayStatus, listCauses } from './error-causes.js'
+import type { ClientAnswer } from './request-types.js'
+import { isGatewayError } from './retry-rules.js'
+import { isInjectedFaultPage } from '../faults/fault-page.js'
 
 /** Why a 2xx answer is refused: it lacks the `request_id` every answer of the API carries. */
 export const NOT_SANDBOX_ANSWER = 'not the sandbox API\'s JSON (no request_id): is the base URL the root of a sandbox server, not a webhook receiver or another service?'
+
+/** What a 502 or 504 that serve --faults injected is: the page of a proxy that is not there. */
+export const INJECTED_PAGE = 'a proxy\'s page injected by serve --faults (a status rule), not a proxy in front of the server'
+
+/** INJECTED_PAGE for an answer that is serve --faults' proxy page, else undefined. */
+export function describeInjectedPage(answer: Pick<ClientAnswer, 'status' | 'errorCode' | 'text'>): string | undefined {
+  return isGatewayError(answer) && isInjectedFaultPage(answer.text) ? INJECTED_PAGE : undefined
+}
 
 /** A non-2xx answer of the sandbox API, or a 2xx that is not the API's own, as a typed error. */
 export class SandboxApiError extends Error {
@@ -26,7 +37,7 @@ export class SandboxApiError extends Error {
     path: string,
     /** A redirect's Location: redirects are not followed, so a moved base URL shows up here. */
     location?: string | null,
-    /** Why a 2xx answer is an error: set when it was not the sandbox API's JSON. */
+    /** Why a 2xx answer is an error (not the sandbox API's JSON), or what a proxy's page was (INJECTED_PAGE). */
     problem?: string,
   ) {
     // decisions.md "Envelope": errors carry their text in `error`.

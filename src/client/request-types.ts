@@ -69,10 +69,10 @@ export interface TransportOptions {
   onAttempt?: ((request: ClientRequest & { idempotencyKey?: string }, answer: ClientAnswer | Error, wire: PreparedRequest) => void) | undefined
   /**
    * Called before each wait for a retry: after a 429 (its Retry-After), a network error (`error`),
-   * a proxy's 502/503/504 (`status`), or the lost attempt still in progress. `attempt` is the one
-   * that just ended, of `maxAttempts`.
+   * a proxy's 502/503/504 (`status`; `injected` when it is the page serve --faults answers with),
+   * or the lost attempt still in progress. `attempt` is the one that just ended, of `maxAttempts`.
    */
-  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'gateway_error' | 'in_progress'; ms: number; attempt: number; maxAttempts: number; request: ClientRequest; error?: Error; status?: number }) => void) | undefined
+  onRetryWait?: ((wait: { reason: 'rate_limited' | 'network_error' | 'gateway_error' | 'in_progress'; ms: number; attempt: number; maxAttempts: number; request: ClientRequest; error?: Error; status?: number; injected?: boolean }) => void) | undefined
 }
 
 /** A request as it goes on the wire: URL, headers (auth, Idempotency-Key, JSON) and body text. */

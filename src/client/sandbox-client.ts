@@ -9,7 +9,7 @@ import type { partnerViewSchema } from '../schemas/responses/partner-view.js'
 import type { webhookRetryAnswerSchema, webhookTestAnswerSchema } from '../schemas/responses/answers.js'
 import type { webhookStateViewSchema } from '../schemas/responses/webhook-views.js'
 import type { EventType } from '../domain/types.js'
-import { NOT_SANDBOX_ANSWER, SandboxApiError } from './api-error.js'
+import { describeInjectedPage, NOT_SANDBOX_ANSWER, SandboxApiError } from './api-error.js'
 import type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
 import { sendRequest } from './send-request.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
@@ -95,7 +95,7 @@ export function createSandboxClient(options: SandboxClientOptions) {
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {
-      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'))
+      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'), describeInjectedPage(answer))
     }
     // The spec's every answer carries request_id: a 2xx without it is another server (a webhook
     // receiver's port given as the base URL), whose body the typed methods would crash on later.

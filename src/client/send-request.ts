@@ -7,6 +7,7 @@ import { parseRetryAfter, toAnswer } from './read-answer.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
 import { findCertificateError, isBlockedPortError, isGatewayError, isPlainHttpError, isSafeToRetry } from './retry-rules.js'
 import { findTransportNumberProblem } from './transport-numbers.js'
+import { isInjectedFaultPage } from '../faults/fault-page.js'
 
 /** The client's time per attempt unless `timeoutMs` says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -93,7 +94,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       const backoff = Math.min(250 * 2 ** (attempt - 1), 2000)
       const asked = answer.headers.has('retry-after') ? parseRetryAfter(answer.headers.get('retry-after')) : 0
       const ms = Math.min(Math.max(backoff, asked), options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS)
-      options.onRetryWait?.({ reason: 'gateway_error', ms, attempt, maxAttempts: retries + 1, request, status: answer.status })
+      options.onRetryWait?.({ reason: 'gateway_error', ms, attempt, maxAttempts: retries + 1, request, status: answer.status, ...(isInjectedFaultPage(answer.text) ? { injected: true } : {}) })
       await sleep(ms, signal)
       continue
     }

@@ -18,7 +18,7 @@ function describeNetworkOutcome(error: unknown, timeoutMs: number | undefined): 
 
 function describeWaitReason(wait: RetryWait, timeoutMs: number | undefined): string {
   if (wait.reason === 'rate_limited') return '429 rate limited'
-  if (wait.reason === 'gateway_error') return `${wait.status ?? 'gateway error'} from a proxy`
+  if (wait.reason === 'gateway_error') return wait.injected ? `${wait.status} injected by serve --faults` : `${wait.status ?? 'gateway error'} from a proxy`
   if (wait.reason === 'in_progress') return '409 IDEMPOTENCY_KEY_IN_PROGRESS'
   return describeNetworkOutcome(wait.error, timeoutMs)
 }

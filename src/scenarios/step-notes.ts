@@ -1,3 +1,4 @@
+import { describeInjectedPage } from '../client/api-error.js'
 import { parseRetryAfter } from '../client/read-answer.js'
 import { isGatewayError } from '../client/retry-rules.js'
 import { DEFAULT_MAX_RETRY_AFTER_MS } from '../client/send-request.js'
@@ -88,6 +89,7 @@ export function describeHttpsOnly(baseUrl: string, answer: ClientAnswer): string
 /** A proxy's 502/503/504 that outlasted the retries: the server behind it is down or restarting. */
 export function describeGatewayError(answer: ClientAnswer, request: ClientRequest): string {
   const times = answer.attempts === 1 ? 'once (a POST without an Idempotency-Key is not sent again)' : `${answer.attempts} times`
+  if (describeInjectedPage(answer)) return `${request.method} ${request.path}: serve --faults answered ${answer.status} ${times} with a proxy's page (a status rule), as a proxy in front of a server that is down would; not a proxy of yours`
   return `${request.method} ${request.path}: a proxy in front of the server answered ${answer.status} ${times}, not the sandbox's own JSON: the server behind it is down, restarting or too slow for the proxy`
 }
 

@@ -4,6 +4,7 @@ import { ApiError } from './api-error.js'
 import type { RouteAnswer } from './route-types.js'
 import type { SandboxServices } from './services.js'
 import type { FaultDecision, FaultFailure } from '../faults/fault-plan.js'
+import { FAULT_PAGE_MARK } from '../faults/fault-page.js'
 
 /** Requests whose connection a fault dropped where there is no socket to drop (createSandbox's fetch). */
 const droppedRequests = new WeakSet<object>()
@@ -71,7 +72,7 @@ function answerStatusFault(status: number, retryAfter: number | undefined, servi
   const wait: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }
   if (status === 502 || status === 504) {
     const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Timeout'
-    return { status, text: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>sandbox fault injection</center>\r\n</body>\r\n</html>\r\n`, headers: { 'content-type': 'text/html', ...wait }, errorCode: null }
+    return { status, text: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>${FAULT_PAGE_MARK}</center>\r\n</body>\r\n</html>\r\n`, headers: { 'content-type': 'text/html', ...wait }, errorCode: null }
   }
   if (status === 429) return answerRateLimitFault(retryAfter ?? 1, services, headers, keyed)
   const retry = keyed ? 'retry with the same Idempotency-Key' : 'send the request again'

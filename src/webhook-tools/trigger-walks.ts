@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { SandboxApiError } from '../client/api-error.js'
+import { describeInjectedPage, SandboxApiError } from '../client/api-error.js'
 import { buildLoanPath, type SandboxClient, type LoanAnswer, type PartnerAnswer } from '../client/sandbox-client.js'
 import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { computeMinCollateral } from '../domain/loan-math.js'
@@ -27,7 +27,7 @@ export interface TriggerRequest {
 export class TriggerRefusedError extends SandboxApiError {
   override name = 'TriggerRefusedError'
   constructor(readonly request: TriggerRequest, answer: ClientAnswer) {
-    super(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.action ? `${request.path} (${request.action})` : request.path, answer.headers.get('location'))
+    super(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.action ? `${request.path} (${request.action})` : request.path, answer.headers.get('location'), describeInjectedPage(answer))
   }
 }
 
