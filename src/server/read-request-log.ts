@@ -1,5 +1,6 @@
 import type { SandboxStorage } from '../storage/sandbox-storage.js'
 import { deriveKeyId } from './auth.js'
+import { SetupError } from '../errors/setup-error.js'
 import { HEAD_BUCKETS, HEAD_KEY, isBucketKey, listBuckets, type RequestLogEntry, type StoredEntry } from './request-log.js'
 
 /**
@@ -52,6 +53,9 @@ export interface RequestLogFollower {
 export function followRequestLog(storage: SandboxStorage, filter: RequestLogFilter & { tail?: number; readsPerListing?: number } = {}): RequestLogFollower {
   const keyId = filter.apiKey ? deriveKeyId(filter.apiKey) : undefined
   const masked = filter.maskedKey
+  // The key whose entries the masked form picked: two keys can share a masked form
+  // (sk_sandbox_part…0001), and their entries, mixed, would read as one key's.
+  let maskedKeyId: string | undefined
   const readsPerListing = filter.readsPerListing ?? READS_PER_LISTING
   // Buckets read. A server's checkpoints can store a newer bucket before an older one, so a set
   // rather than a position.
@@ -93,7 +97,12 @@ export function followRequestLog(storage: SandboxStorage, filter: RequestLogFilt
       if (name > newest) newest = name
       // A bucket of another shape (not this version's list of entries) is skipped, not a crash.
       for (const { key_id, ...entry } of Array.isArray(bucket) ? bucket : []) {
-        if ((!keyId || key_id === keyId) && (!masked || entry.key === masked)) entries.push(entry)
+        if (keyId && key_id !== keyId) continue
+        if (masked && entry.key !== masked) continue
+        if (masked && (maskedKeyId ??= key_id) !== key_id) {
+          throw new SetupError(`${masked} is the masked form of more than one key in this request log: give the whole key`)
+        }
+        entries.push(entry)
       }
     })
     return entries

@@ -330,6 +330,23 @@ describe('sandbox logs', () => {
     expect(stdout.trim().split('\n').map((line) => JSON.parse(line).request_id)).toEqual(['req_1'])
   })
 
+  it('refuses a masked key that two keys of the log share, rather than mix their requests as one key\'s', async () => {
+    // sk_sandbox_partner_debug_0001 and sk_sandbox_partner_rate_00001 both show as sk_sandbox_part…0001.
+    const dir = await tempDir()
+    const storage = await createSandboxStorage({ kind: 'fs', dataDir: dir })
+    const log = createRequestLog(storage)
+    try {
+      for (const [index, keyId] of ['k-debug', 'k-rate', 'k-debug'].entries()) {
+        log.record(keyId, { request_id: `req_${index}`, at: new Date().toISOString(), key: 'sk_sandbox_part…0001', method: 'GET', path: '/api/sandbox/loans', status: 200, error_code: null, idempotency_key: null, duration_ms: 1 })
+      }
+    } finally {
+      await log.close()
+      await storage.dispose()
+    }
+    const mixed = await runCli(['logs', '--data-dir', dir, '--keys', join(dir, 'none.json'), '--json', '--key', 'sk_sandbox_part...0001'])
+    expect([mixed.code, mixed.stderr]).toEqual([2, 'sandbox: sk_sandbox_part…0001 is the masked form of more than one key in this request log: give the whole key\n'])
+  })
+
   it('explains that memory storage has no readable log', async () => {
     const { code, stderr } = await runCli(['logs', '--storage', 'memory'])
     expect(code).toBe(2)

@@ -105,7 +105,7 @@ async function runLogs(flags: LogsFlags): Promise<void> {
   // What redis refuses (NOPERM: a user without SCAN or MGET) or the client's own errors end the
   // command as a storage failure (exit 2), not as a bug with its stack (exit 1).
   const failRead = (error: unknown) => {
-    throw kind === 'redis' ? toStorageError(error, 'read the request log') : error
+    throw kind === 'redis' && (error as Error | undefined)?.name !== 'SetupError' ? toStorageError(error, 'read the request log') : error
   }
   if (!flags.follow) {
     try {
