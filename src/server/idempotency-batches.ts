@@ -71,9 +71,10 @@ function sumLengths(records: IdempotencyRecord[]): number {
 
 /** A record as a batch file holds it: the answer as text (or parts), whatever form it had inline. */
 function toBatchedRecord(record: IdempotencyRecord): IdempotencyRecord {
-  const { key, fingerprint, status, created_at } = record
+  const { key, fingerprint, status, created_at, request_id } = record
+  const kept = { key, fingerprint, status, created_at, ...(request_id === undefined ? {} : { request_id }) }
   const answer = storedAnswerOf(record)
-  return typeof answer === 'string' ? { key, fingerprint, status, created_at, answer } : { key, fingerprint, status, created_at, parts: answer }
+  return typeof answer === 'string' ? { ...kept, answer } : { ...kept, parts: answer }
 }
 
 /**

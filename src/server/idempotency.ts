@@ -5,7 +5,7 @@ import { parseJsonBody, readRawBody } from './body.js'
 import { canonicalJson } from './canonical-json.js'
 import { hasRecordRuns } from './loan-state-json.js'
 import type { RouteAnswer, RouteContext, WriteResult, WriteRoute } from './route-types.js'
-import { sessionSlotOf, type SessionDoc } from './session-doc.js'
+import { sessionSlotOf, type IdempotencyRecord, type SessionDoc } from './session-doc.js'
 import { findIgnoredFields } from '../schemas/parse-body.js'
 import { hintMisspeltField } from '../schemas/misspelt-field.js'
 import { SandboxError } from '../errors/sandbox-error.js'
@@ -59,8 +59,13 @@ function isStoredStatus(status: number): boolean {
   return status < 300 || status === 404 || status === 409
 }
 
-function conflict(): ApiError {
-  return new ApiError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with another method, path or body; use a new key for a new operation.')
+/**
+ * The conflict of a key already used for another request; FIRST, that request's record, names it
+ * (its request_id and time), to be found in `sandbox logs` and the partner's own logs.
+ */
+function conflict(first?: IdempotencyRecord): ApiError {
+  const details = first ? { first_request_id: first.request_id ?? null, first_used_at: first.created_at } : undefined
+  return new ApiError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with another method, path or body; use a new key for a new operation.', details)
 }
 
 /** Keys whose first request is still running, per session, with the fingerprint they carry. */
@@ -105,7 +110,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       const doc = await services.sessions.load(principal)
       const record = await services.sessions.findIdempotencyRecord(principal, doc, key, now)
       if (record) {
-        if (!isSameRequest(record.fingerprint, fingerprint, event.req.method, event.url.pathname, body)) throw conflict()
+        if (!isSameRequest(record.fingerprint, fingerprint, event.req.method, event.url.pathname, body)) throw conflict(record)
         return replay(record.status, await services.sessions.readStoredResponse(principal, record, doc.book))
       }
       const outcome = await execute(route, doc, body, ctx, prepared)
@@ -115,7 +120,7 @@ export async function runIdempotent(event: H3Event, route: WriteRoute, ctx: Rout
       const kept = outcome.parts && hasRecordRuns(outcome.parts) ? { parts: outcome.parts } : { answer: response }
       const stored: SessionDoc = {
         ...outcome.doc,
-        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), ...kept }],
+        idempotency: [...outcome.doc.idempotency, { key, fingerprint, status: outcome.status, created_at: new Date(now).toISOString(), request_id: ctx.requestId, ...kept }],
       }
       await commit(ctx, stored, now, doc)
       const errorCode = outcome.errorCode ?? null

@@ -18,6 +18,8 @@ export interface IdempotencyRecord {
   fingerprint: string
   status: number
   created_at: string
+  /** The request that used the key first (records written before it was kept have none). */
+  request_id?: string
   /**
    * The stored answer body while it is still inline (moved to batch `batch` later): its JSON text
    * as the request made it, or, read back from storage, the object that text parses to. The

@@ -82,6 +82,8 @@ describe('idempotency records moved to batch files', () => {
         await post(second, key, '/api/sandbox/loans', LOAN, 'kyt-5'),
       ]
       for (const conflict of conflicts) expect([conflict.status, conflict.body.error_code]).toEqual([409, 'IDEMPOTENCY_KEY_CONFLICT'])
+      // A record in a batch file still names the request that used its key first.
+      expect(conflicts[0]!.body.details.first_request_id).toBe(loan.body.request_id)
       const fresh = await post(second, key, '/api/sandbox/loans', LOAN, 'loan-1')
       expect([fresh.status, fresh.body.idempotency_replayed, fresh.body.activeLoans.length]).toEqual([200, false, 2])
     } finally {

@@ -47,10 +47,12 @@ describe('idempotency', () => {
 
   it('answers 409 IDEMPOTENCY_KEY_CONFLICT for the same key with another body or endpoint', async () => {
     api = await createTestApi()
-    await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'same' })
+    const first = await api.post('/api/sandbox/loans', LOAN, { idempotencyKey: 'same' })
     const otherBody = await api.post('/api/sandbox/loans', { ...LOAN, loan_amount: 1000 }, { idempotencyKey: 'same' })
     expect(otherBody.status).toBe(409)
     expect(otherBody.body.error_code).toBe('IDEMPOTENCY_KEY_CONFLICT')
+    // The request that used the key first, to be found in the partner's logs and `sandbox logs`.
+    expect(otherBody.body.details).toEqual({ first_request_id: first.body.request_id, first_used_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) })
     const otherPath = await api.post('/api/sandbox/loans/flow', { action: 'run_kyt' }, { idempotencyKey: 'same' })
     expect(otherPath.body.error_code).toBe('IDEMPOTENCY_KEY_CONFLICT')
   })
