@@ -1,5 +1,5 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { rename, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, killAll, runScriptToEnd, startNodeProcess, waitUntil } from '../helpers/cli.js'
@@ -26,6 +26,16 @@ const readsConfig = { name: 'config', request: { method: 'GET', path: '/api/sand
 /** The runner's receiver registered, then a minute's wait for a webhook nothing sends: a run that would sit there without a cancel. */
 const registers = { name: 'register', request: { method: 'POST', path: '/api/sandbox/webhooks', body: { url: '{{$receiver_url}}' } }, expect: { status: 200 } }
 const waitsForever = { name: 'never comes', wait_for_webhook: { type: 'sandbox.webhook.test', timeout_ms: 60_000 } }
+/**
+ * Saves TEXT to FILE as editors that save atomically do, through a hidden temp file renamed over
+ * it: a plain write truncates first, and on a busy machine the watch could read the empty file
+ * before the write (and report it as a save of its own) when the two came over 150 ms apart.
+ */
+async function saveAtomically(file: string, text: string): Promise<void> {
+  const temp = join(dirname(file), `.${basename(file)}.tmp`)
+  await writeFile(temp, text)
+  await rename(temp, file)
+}
 const scenarioFile = (steps: unknown[]) => JSON.stringify({ name: 'Draft', description: 'a scenario being written', steps }, null, 2)
 
 describe('sandbox run --watch cancels the run in progress on a save', () => {
@@ -38,7 +48,7 @@ describe('sandbox run --watch cancels the run in progress on a save', () => {
     await waitUntil(() => /✓ POST +\/api\/sandbox\/webhooks/.test(watch.output()), WAIT_MS, 'the step before the wait')
     const mark = watch.output().length
     // The partner's fix: the wait taken out.
-    await writeFile(file, scenarioFile([readsConfig]))
+    await saveAtomically(file, scenarioFile([readsConfig]))
     const after = () => watch.output().slice(mark)
     await waitUntil(() => after().includes(`${file} changed: running 1 scenario: draft`), CANCEL_CUTOFF_MS, 'the cancel and the new run')
       .catch((error: Error) => { throw new Error(`${error.message}; the output after the save:\n${after()}`) })
@@ -61,7 +71,7 @@ describe('sandbox run --watch cancels the run in progress on a save', () => {
     const watch = await startNodeProcess([BIN, 'run', '--watch', '--dir', dir, '--base-url', silent.url], /^(hang) — /m)
     await waitUntil(() => silent.requests() === 1, WAIT_MS, 'the first request')
     const mark = watch.output().length
-    await writeFile(file, scenarioFile([readsConfig]))
+    await saveAtomically(file, scenarioFile([readsConfig]))
     await waitUntil(() => watch.output().slice(mark).includes(`${file} changed: running 1 scenario: hang`), CANCEL_CUTOFF_MS, 'the cancel and the new run')
       .catch((error: Error) => { throw new Error(`${error.message}; the output after the save:\n${watch.output().slice(mark)}`) })
     expect(watch.output().slice(mark)).toContain(`${file} changed: run cancelled\n`)
