@@ -26,6 +26,24 @@ export function readSecrets(secret: unknown, caller: string): readonly string[] 
   return secrets as readonly string[]
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * What to pass instead when HEADERS is a request (a fetch Request, Node's IncomingMessage,
+ * Fastify's request, Hono's c.req), or undefined. Read as a record of headers, such a request has
+ * none of the webhook's, and every delivery was refused as missing x-service-webhook-id. Header
+ * values are strings, so a real record never holds an object under `headers` or `raw`; a request
+ * that reads headers through get() (Express's req, Koa's ctx) verifies as it is.
+ */
+function describeRequestGiven(headers: object): string | undefined {
+  if (typeof (headers as { get?: unknown }).get === 'function') return undefined
+  const { raw, headers: inner } = headers as { raw?: unknown; headers?: unknown }
+  if (isRecord(raw) && isRecord(raw.headers) && typeof raw.headers.get === 'function') return 'pass c.req.raw.headers, or c.req.header() (all of them as a record)'
+  return isRecord(inner) ? 'pass request.headers' : undefined
+}
+
 /**
  * Throws a TypeError for options that would make the timestamp check meaningless: with a NaN
  * tolerance or clock (Number() of an unset environment variable) every comparison is false, so
@@ -33,6 +51,8 @@ export function readSecrets(secret: unknown, caller: string): readonly string[] 
  */
 export function checkVerifyOptions(input: { headers: HeaderSource; toleranceSeconds?: unknown; now?: unknown }, caller: string): void {
   if (input.headers === null || typeof input.headers !== 'object') throw new TypeError(`${caller} needs the request's headers (a Headers, or a record such as Node's request.headers), not ${showValue(input.headers)}`)
+  const request = describeRequestGiven(input.headers)
+  if (request) throw new TypeError(`${caller} needs the request's headers, not the request: ${request}`)
   const { toleranceSeconds, now } = input
   if (toleranceSeconds !== undefined && (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0)) {
     throw new TypeError(`toleranceSeconds must be a number of seconds from 0, not ${showValue(toleranceSeconds)}`)
