@@ -45,7 +45,22 @@ describe('sandbox webhook verify', () => {
     expect(stdout).toContain('mishandled: wrong signature, tampered body, missing signature header, missing timestamp header (".body" signed), missing timestamp header (send time signed), stale timestamp, future timestamp, malformed v1= value, empty v1= value, truncated v1= value (lowercase prefix), wrong scheme label (v0=)')
     expect(stdout).toMatch(/✗ tampered body +expected non-2xx got 200/)
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('14 passed, 11 failed')
-    expect(stderr).toBe('sandbox: the receiver mishandled 11 of 25 deliveries\n')
+    expect(stderr).toBe('sandbox: the receiver accepted all 11 forged, stale or malformed deliveries (it answered 200): does it verify each delivery before it answers?\n')
+  })
+
+  it('tells a receiver answering 500 to every delivery (a body parser ahead of the check) as failing, with where to look', async () => {
+    const receiver = await startScript('test/fixtures/receivers/server-error.mjs')
+    const { code, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
+    expect(code).toBe(1)
+    expect(stderr).toBe('sandbox: the receiver failed on all 14 correctly signed deliveries (it answered 500): a 5xx is an error in the receiver, not a refusal; its log says what it threw (verifyWebhook and constructWebhookEvent throw a TypeError naming what they were given in place of the raw body). If it answers 5xx to a signature it refuses, is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?\n')
+  })
+
+  it('tells a receiver answering no delivery within --timeout that the server waits 10 s, then sends it again', async () => {
+    const receiver = await startScript('test/fixtures/receivers/never-answers.mjs')
+    const { code, stdout, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, '--timeout', '200ms'])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/✗ signed sandbox\.loan\.issued +expected 2xx +got no answer \(timed out after 200 ms\)/)
+    expect(stderr).toBe('sandbox: the receiver answered none of the 14 correctly signed deliveries within 0.2 s (--timeout): the server waits 10 s for an answer, then sends the delivery again; answer 2xx once it is verified and do slow work after\n')
   })
 
   it('asks about --secret, rather than blaming the receiver, when it refuses every correctly signed delivery', async () => {
@@ -80,7 +95,7 @@ describe('sandbox webhook verify', () => {
     child.stderr.on('data', (chunk) => { stderr += chunk })
     child.stdout.once('data', () => child.stdout.destroy())
     const code = await new Promise((resolve) => child.on('close', resolve))
-    expect({ code, stderr }).toEqual({ code: 1, stderr: 'sandbox: the receiver mishandled 11 of 25 deliveries\n' })
+    expect({ code, stderr }).toEqual({ code: 1, stderr: 'sandbox: the receiver accepted all 11 forged, stale or malformed deliveries (it answered 200): does it verify each delivery before it answers?\n' })
   })
 
   it('fails a receiver that checks the signature but not the timestamp, naming the timestamp cases', async () => {

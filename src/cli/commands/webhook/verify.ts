@@ -3,7 +3,7 @@ import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsA
 import { readDurationFlag } from '../../duration-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 import { isHttpUrl } from '../../http-url.js'
-import type { VerifyReport } from '../../../webhook-tools/index.js'
+import { describeVerifyFailure } from '../../verify-failure.js'
 
 interface VerifyFlags {
   secret?: string
@@ -21,41 +21,6 @@ const MAX_TIMEOUT_MS = 600_000
 function readTimeout(text: string | undefined): number {
   if (text === undefined) return DEFAULT_TIMEOUT_MS
   return readDurationFlag('--timeout', /^\s*\d+\s*$/.test(text) ? `${text.trim()}ms` : text, MAX_TIMEOUT_MS)!
-}
-
-/**
- * Why the receiver failed, for the last line. One that stops taking connections midway was most
- * likely crashed by the delivery before. One that refuses every correctly signed delivery
- * is more often checked with another secret (serve's forward secret and an endpoint's differ) or
- * at another path than broken: "mishandled" sent its developer looking in the wrong place.
- */
-function describeFailure(report: VerifyReport): string {
-  // A receiver that a delivery crashed refuses every later one: those were never judged. The
-  // crash shows as the first unanswered case before the first refused connection (a dying
-  // process may reset one more connection before the port refuses them), or, with none, the
-  // answered case just before.
-  const gone = report.cases.findIndex((result, index) => index > 0 && result.status === null && /^ECONNREFUSED\b/.test(result.error ?? ''))
-  if (gone > 0) {
-    let first = gone
-    while (first > 0 && report.cases[first - 1]!.status === null) first--
-    const crashed = first === gone ? gone - 1 : first
-    const last = report.cases[crashed]!
-    const answer = last.status === null ? `no answer: ${last.error}` : `it answered ${last.status}`
-    const after = report.cases.length - crashed - 1
-    // A receiver restarted meanwhile (a watcher such as nodemon) answers again: count only the unanswered.
-    const unanswered = report.cases.slice(crashed + 1).filter((result) => result.status === null).length
-    const which = unanswered === after ? `The ${after} case${after === 1 ? '' : 's'} after it` : `${unanswered} of the ${after} cases after it`
-    return `the receiver stopped taking connections after "${last.name}" (${answer}): did that delivery crash it? ${which} got no answer, so ${unanswered === 1 ? 'it was' : 'they were'} not judged`
-  }
-  const good = report.cases.filter((result) => result.expected === '2xx')
-  const refused = good.every((result) => result.status !== null && (result.status < 200 || result.status >= 300))
-  if (!refused) return `the receiver mishandled ${report.failed} of ${report.cases.length} deliveries`
-  const statuses = [...new Set(good.map((result) => result.status))].sort().join(', ')
-  const redirects = good.every((result) => result.status! >= 300 && result.status! < 400)
-  const check = redirects ? 'deliveries follow no redirect; give the URL it redirects to'
-    : statuses === '404' || statuses === '405' ? 'does it take POST requests at this URL\'s path?'
-      : 'is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?'
-  return `the receiver refused all ${good.length} correctly signed deliveries (it answered ${statuses}): ${check}`
 }
 
 async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Command): Promise<void> {
@@ -93,7 +58,7 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
     if (wrong.length > 0) write(chalk.red(`mishandled: ${wrong.map((result) => result.name).join(', ')}`))
     write(wrong.length > 0 ? chalk.red(`${report.passed} passed, ${report.failed} failed`) : chalk.green(`${report.passed} passed, ${report.failed} failed`))
   }
-  if (report.failed > 0) throw new CliError(describeFailure(report), { exitCode: 1, code: 'FAILED' })
+  if (report.failed > 0) throw new CliError(describeVerifyFailure(report, timeoutMs), { exitCode: 1, code: 'FAILED' })
 }
 
 /** `sandbox webhook verify`: attacks a receiver with good and forged deliveries and judges it. */
