@@ -5,6 +5,7 @@ import { readEnv, readSetting, type Setting } from './env-values.js'
 import { expandHome } from './expand-home.js'
 import { refuseDashPath } from './path-options.js'
 import { hintValues } from './completion/value-hints.js'
+import { isSecretPreview } from '../text/secret-preview.js'
 
 /**
  * Option sets shared by several commands, defined once. Defaults are applied by the commands
@@ -108,6 +109,10 @@ export function resolveSecret(flag: string | undefined): string | undefined {
   if (secret !== undefined && secret.trim() !== secret) {
     const cmd = source === '--secret' ? '' : `: in cmd.exe, set "${source}=value" && ... keeps no space, set ${source}=value && ... keeps the one before &&`
     throw new CliError(`${source} starts or ends with a space, which no signing secret has${cmd}`)
+  }
+  // Copied from `webhook deliveries` or serve's start line: every signature would be made with it, and fail.
+  if (secret !== undefined && secret.split(',').some(isSecretPreview)) {
+    throw new CliError(`${source} is a secret's preview (whsec_... and its last 4 characters, as secretPreview, serve's start line for a secret it was given, and the reports show one), not the secret: give the whole secret (serve prints the forward secret it made in full at start; an endpoint's signingSecret is answered once, by webhook register, and webhook register URL --rotate-secret makes a new one)`)
   }
   return secret
 }

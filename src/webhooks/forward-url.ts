@@ -1,5 +1,6 @@
 import { SetupError } from '../errors/setup-error.js'
 import { maskCredentials, maskUrlPassword } from '../text/url-password.js'
+import { isSecretPreview } from '../text/secret-preview.js'
 
 /**
  * Checks a `--webhook-forward-to` URL (http or https; local targets are the point of it) and
@@ -25,7 +26,10 @@ export function parseForwardUrl(text: string): string {
  */
 export function parseForwardSecret(text: string, source = '--webhook-forward-secret'): string {
   if (!/^whsec_[\x21-\x7e]{16,}$/.test(text)) {
-    const shown = text.startsWith('whsec_') ? `whsec_ and ${text.length - 6} characters` : `"${text.slice(0, 6)}..."`
+    const bare = text.trim()
+    // Counted without a final newline (a CI secret saved with one): "17 characters" left its reader counting.
+    const shown = isSecretPreview(bare) ? 'a secret\'s preview (whsec_... and its last 4 characters, as serve\'s start line shows a secret it was given), not the secret: give the whole secret your receiver verifies with'
+      : `${bare.startsWith('whsec_') ? `whsec_ and ${bare.length - 6} characters` : `"${bare.slice(0, 6)}..."`}${bare === text ? '' : ' with a line break or space around them (a secret saved with its final newline?): remove it, from the receiver\'s copy too'}`
     throw new SetupError(`${source} must be whsec_ and at least 16 printable characters without spaces (sandbox webhook sign and the receivers use it whole), got ${shown}`)
   }
   return text

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readWebhookBody, type WebhookBody } from './raw-body.js'
 import { checkSingleInput, checkVerifyOptions, readSecrets } from './verify-input.js'
+import { isSecretPreview } from '../text/secret-preview.js'
 
 /** Default tolerance between a delivery's timestamp and the receiver's clock, both ways. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
@@ -28,9 +29,6 @@ export class WebhookVerificationError extends Error {
     this.code = code
   }
 }
-
-/** A secret as the API previews it (`whsec_...abcd`) or the reports mask it (`whsec_****abcd`): never one that signs. */
-const SHOWN_SECRET = /^whsec_(?:\.{3}|\*{4})[^.*]{1,4}$/
 
 /** A new signing secret: `whsec_` + 32 random bytes, base64url. */
 export function generateWebhookSecret(): string {
@@ -108,7 +106,7 @@ export function verifyDelivery(input: Parameters<typeof verifyWebhook>[0], calle
     // The sandbox's secrets have no whitespace: one around it is a file read without trim().
     const padded = secrets.some((secret) => secret !== secret.trim()) ? '; the secret has a line break or spaces around it (read from a file?): trim it' : ''
     // What GET /webhooks shows (secretPreview), or a report's masked copy, copied for the secret.
-    const preview = secrets.some((secret) => SHOWN_SECRET.test(secret.trim()))
+    const preview = secrets.some(isSecretPreview)
       ? '; the secret is a preview (whsec_...abcd, as secretPreview and the reports show it), not the secret: use the signingSecret the endpoint\'s registration answered (POST /api/sandbox/webhooks, with rotate_secret: true for a new one)'
       : ''
     throw new WebhookVerificationError('signature_mismatch', `signature does not match the body and timestamp for ${secrets.length === 1 ? 'this secret' : `any of the ${secrets.length} secrets`}${padded}${preview}`)

@@ -129,6 +129,10 @@ describe('sandbox webhook verify', () => {
     const unreachable = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
     expect(unreachable.code).toBe(2)
     expect(unreachable.stderr).toMatch(/^sandbox: cannot reach the receiver at .*ECONNREFUSED.*is it running\?\n$/)
+    // A preview copied from webhook deliveries or serve's start line: refused before any send, not 14 refusals blamed on the receiver.
+    const preview = await runCli(['webhook', 'verify', receiver.url, '--secret', 'whsec_...abcd'])
+    expect([preview.code, preview.stdout]).toEqual([2, ''])
+    expect(preview.stderr).toMatch(/^sandbox: --secret is a secret's preview \(whsec_\.\.\. and its last 4 characters, .*\), not the secret: give the whole secret/)
     const noSecret = await runCli(['webhook', 'verify', receiver.url], { env: { SANDBOX_WEBHOOK_SECRET: '' } })
     expect(noSecret.code).toBe(2)
     expect(noSecret.stderr).toContain('missing --secret')

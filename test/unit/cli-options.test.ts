@@ -55,6 +55,16 @@ describe('shared option resolution', () => {
     expect(resolveSecret('whsec_0123456789abcdef, whsec_fedcba9876543210')).toBe('whsec_0123456789abcdef, whsec_fedcba9876543210')
   })
 
+  it('refuses a webhook secret\'s preview (whsec_...abcd, as GET /webhooks and serve\'s start line show one) for the secret, saying where the secret is', () => {
+    const told = (source: string) => new CliError(`${source} is a secret's preview (whsec_... and its last 4 characters, as secretPreview, serve's start line for a secret it was given, and the reports show one), not the secret: give the whole secret (serve prints the forward secret it made in full at start; an endpoint's signingSecret is answered once, by webhook register, and webhook register URL --rotate-secret makes a new one)`)
+    expect(() => resolveSecret('whsec_...abcd')).toThrow(told('--secret'))
+    expect(() => resolveSecret('whsec_****abcd')).toThrow(told('--secret'))
+    // webhook listen's old,new list: a preview in either place.
+    expect(() => resolveSecret('whsec_0123456789abcdef, whsec_...cdef')).toThrow(told('--secret'))
+    vi.stubEnv('SANDBOX_WEBHOOK_SECRET', 'whsec_...abcd')
+    expect(() => resolveSecret(undefined)).toThrow(told('SANDBOX_WEBHOOK_SECRET'))
+  })
+
   it('puts a leading ~ of a path in the home directory, as a shell would (env values too), and nothing else', () => {
     expect(expandHome('~', { home: '/home/ana' })).toBe('/home/ana')
     expect(expandHome('~/proj é/keys.json', { home: '/home/ana' })).toBe('/home/ana/proj é/keys.json')

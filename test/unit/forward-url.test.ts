@@ -18,4 +18,12 @@ describe('--webhook-forward-secret', () => {
     expect(() => parseForwardSecret('whsec_0123456789abcde')).toThrow(/, got whsec_ and 15 characters$/)
     expect(() => parseForwardSecret('whsec_01234567 89abcdef')).toThrow(/^--webhook-forward-secret must be whsec_ and at least 16 printable characters without spaces/)
   })
+
+  it('says what is wrong with a secret long enough: a line break or space around it, or a preview', () => {
+    const rule = 'must be whsec_ and at least 16 printable characters without spaces (sandbox webhook sign and the receivers use it whole)'
+    // A CI secret or a Kubernetes secret saved with echo keeps its final newline: "got whsec_ and 23 characters" left the reader counting.
+    expect(() => parseForwardSecret('whsec_0123456789abcdef\n', 'SANDBOX_WEBHOOK_FORWARD_SECRET')).toThrow(`SANDBOX_WEBHOOK_FORWARD_SECRET ${rule}, got whsec_ and 16 characters with a line break or space around them (a secret saved with its final newline?): remove it, from the receiver's copy too`)
+    expect(() => parseForwardSecret(' whsec_0123456789abcdef')).toThrow(`--webhook-forward-secret ${rule}, got whsec_ and 16 characters with a line break or space around them (a secret saved with its final newline?): remove it, from the receiver's copy too`)
+    expect(() => parseForwardSecret('whsec_...cdef')).toThrow(`--webhook-forward-secret ${rule}, got a secret's preview (whsec_... and its last 4 characters, as serve's start line shows a secret it was given), not the secret: give the whole secret your receiver verifies with`)
+  })
 })
