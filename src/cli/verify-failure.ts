@@ -59,6 +59,11 @@ export function describeVerifyFailure(report: VerifyReport, timeoutMs: number): 
   if (good.every(isTimeout)) {
     return `the receiver answered none of the ${good.length} correctly signed deliveries within ${timeoutMs / 1000} s (--timeout): the server waits 10 s for an answer, then sends the delivery again; answer 2xx once it is verified and do slow work after`
   }
+  // The cases whose bytes a parse and re-serialization changes (non-ASCII escaped, indentation dropped), and no other.
+  const failed = report.cases.filter((result) => !result.ok)
+  if (failed.some((result) => result.name.endsWith('(indented JSON)')) && failed.every((result) => result.expected === '2xx' && /^signed sandbox\.partner\.updated( \(indented JSON\))?$/.test(result.name))) {
+    return `the receiver refused only the partner update${failed.length === 1 ? ' written as indented JSON' : 's written with non-ASCII characters and as indented JSON'}: it checks a body it parsed and wrote again (JSON.stringify(req.body) behind express.json(), Python's json.dumps), not the bytes as received; take the raw body`
+  }
   if (bad.length > 0 && bad.every(is2xx)) {
     return `the receiver accepted all ${bad.length} forged, stale or malformed deliveries (it answered ${listStatuses(bad)}): does it verify each delivery before it answers?`
   }

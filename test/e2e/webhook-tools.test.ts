@@ -123,6 +123,13 @@ describe('sandbox webhook verify', () => {
     expect(report).toMatchObject({ passed: report.cases.length - failedCases.length, failed: failedCases.length })
   })
 
+  it('tells a receiver that checks JSON.stringify of the parsed body (behind express.json()) to take the raw body', async () => {
+    const receiver = await startScript('test/fixtures/receivers/reserialize-js.mjs')
+    const { code, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
+    expect(code).toBe(1)
+    expect(stderr).toBe('sandbox: the receiver refused only the partner update written as indented JSON: it checks a body it parsed and wrote again (JSON.stringify(req.body) behind express.json(), Python\'s json.dumps), not the bytes as received; take the raw body\n')
+  })
+
   it('exits 2 when the receiver cannot be reached or the secret is missing', async () => {
     const receiver = await startScript('test/fixtures/receivers/sloppy.mjs')
     await receiver.stop()

@@ -33,6 +33,20 @@ describe('webhook verify\'s last line', () => {
     expect(describeVerifyFailure({ ...one, passed: 24, failed: 1 }, 10_000)).toBe('the receiver mishandled 1 of 25 deliveries')
   })
 
+  it('tells a receiver refusing only the partner updates a re-serialization changes that it checks a parsed body written again', () => {
+    const refuse = (names: string[]) => {
+      const report = reportOf(200, 400)
+      for (const result of report.cases.filter((one) => names.includes(one.name))) Object.assign(result, { status: 401, ok: false })
+      return { ...report, passed: report.cases.length - names.length, failed: names.length }
+    }
+    // JSON.stringify(req.body) gives the sandbox's compact bytes back; only the indented copy differs.
+    expect(describeVerifyFailure(refuse(['signed sandbox.partner.updated (indented JSON)']), 10_000)).toBe('the receiver refused only the partner update written as indented JSON: it checks a body it parsed and wrote again (JSON.stringify(req.body) behind express.json(), Python\'s json.dumps), not the bytes as received; take the raw body')
+    // Python's json.dumps escapes the non-ASCII name too.
+    expect(describeVerifyFailure(refuse(['signed sandbox.partner.updated', 'signed sandbox.partner.updated (indented JSON)']), 10_000)).toMatch(/^the receiver refused only the partner updates written with non-ASCII characters and as indented JSON: it checks a body it parsed/)
+    // The compact partner update alone refused is something else.
+    expect(describeVerifyFailure(refuse(['signed sandbox.partner.updated']), 10_000)).toBe('the receiver mishandled 1 of 25 deliveries')
+  })
+
   it('tells a receiver answering no good delivery in time that the server waits 10 s and sends it again', () => {
     expect(describeVerifyFailure(reportOf(null, 400), 10_000)).toBe('the receiver answered none of the 14 correctly signed deliveries within 10 s (--timeout): the server waits 10 s for an answer, then sends the delivery again; answer 2xx once it is verified and do slow work after')
     expect(describeVerifyFailure(reportOf(null, null), 2_000)).toMatch(/^the receiver answered none of the 14 correctly signed deliveries within 2 s \(--timeout\)/)
