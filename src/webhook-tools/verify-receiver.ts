@@ -4,6 +4,9 @@ import { buildSampleEvents } from './sample-events.js'
 import { buildVerifyBattery, type VerifyCase } from './verify-battery.js'
 import { describeUnreachableReceiver } from './receiver-failure.js'
 
+/** How much of each answer's body a report keeps: enough for a framework's error message. */
+const ANSWER_BYTES = 1024
+
 /** How one case went. */
 export interface VerifyCaseResult {
   name: string
@@ -13,6 +16,8 @@ export interface VerifyCaseResult {
   error: string | null
   ok: boolean
   duration_ms: number
+  /** The start of the receiver's answer body (its first 1,024 bytes), null without an answer. */
+  answer: string | null
 }
 
 /** The whole verdict on a receiver. */
@@ -60,12 +65,12 @@ export async function verifyReceiver(options: VerifyReceiverOptions): Promise<Ve
     // Signed now, not when the battery was built: after slow answers (up to --timeout each), a
     // timestamp taken at the start would be stale and a correct receiver would refuse it.
     const delivery = item.sign(Math.floor(now() / 1000))
-    const outcome = await sendWebhook(url.href, delivery.body, delivery.headers, { timeoutMs: options.timeoutMs ?? 10_000 })
+    const outcome = await sendWebhook(url.href, delivery.body, delivery.headers, { timeoutMs: options.timeoutMs ?? 10_000, keepAnswerBytes: ANSWER_BYTES })
     const unreachable = cases.length === 0 && outcome.statusCode === null && outcome.error ? describeUnreachableReceiver(shownUrl, outcome.error) : undefined
     if (unreachable) throw new ReceiverUnreachableError(unreachable)
     const is2xx = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
     const ok = outcome.statusCode !== null && (item.expect === '2xx' ? is2xx : !is2xx)
-    const result = { name: item.name, sent: item.sent, expected: item.expect, status: outcome.statusCode, error: outcome.error, ok, duration_ms: outcome.durationMs }
+    const result = { name: item.name, sent: item.sent, expected: item.expect, status: outcome.statusCode, error: outcome.error, ok, duration_ms: outcome.durationMs, answer: outcome.answer ?? null }
     cases.push(result)
     options.onCase?.(result)
   }

@@ -14,6 +14,8 @@ export interface SendOptions {
   /** Resolves host names instead of the system DNS (tests inject one). */
   resolve?: (host: string) => Promise<string[]>
   timeoutMs?: number
+  /** Keep the first this many bytes of the answer's body as the outcome's `answer` (webhook verify shows them). */
+  keepAnswerBytes?: number
   /**
    * Connections to keep alive and reuse, and to share failures of (see `sendWebhook`). Without
    * it every send opens and closes its own connection.

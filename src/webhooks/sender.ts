@@ -150,6 +150,9 @@ function send(to: Destination, body: string | Uint8Array, headers: SendHeaders, 
     let answeredStatus: number | null = null
     /** An answer cut off unread (too large, or not finished in time): its connection cannot be reused. */
     let unread = false
+    const keep = options.keepAnswerBytes ?? 0
+    let kept: Buffer[] | undefined
+    let keptBytes = 0
     const finish = (statusCode: number | null, error: string | null) => {
       if (settled) return
       settled = true
@@ -162,7 +165,7 @@ function send(to: Destination, body: string | Uint8Array, headers: SendHeaders, 
       }
       // A no-op once the connection is up: only a failure to connect is shared.
       opened(error)
-      resolve({ statusCode, error, durationMs: elapsedSince(started), ...(connected ? {} : { refused: true }) })
+      resolve({ statusCode, error, durationMs: elapsedSince(started), ...(connected ? {} : { refused: true }), ...(keep > 0 && statusCode !== null ? { answer: kept ? Buffer.concat(kept).toString('utf8') : '' } : {}) })
     }
     const fail = (error: NodeJS.ErrnoException) => finish(null, describeError(error))
     // Counted from the start of the attempt: waiting for a shared connection and a resend on a new
@@ -201,6 +204,11 @@ function send(to: Destination, body: string | Uint8Array, headers: SendHeaders, 
         answeredStatus = res.statusCode ?? null
         let size = 0
         res.on('data', (chunk: Buffer) => {
+          if (keptBytes < keep) {
+            kept ??= []
+            kept.push(chunk.subarray(0, keep - keptBytes))
+            keptBytes += Math.min(chunk.length, keep - keptBytes)
+          }
           size += chunk.length
           if (size <= MAX_ANSWER_BYTES) return
           unread = true

@@ -87,4 +87,6 @@ export interface AttemptOutcome {
   refused?: boolean
   /** True when nothing was tried: the send waited for a place in flight until the server stopped. */
   notSent?: boolean
+  /** The start of the answer's body, decoded as UTF-8, when the send asked for it (`keepAnswerBytes`). */
+  answer?: string
 }

@@ -55,6 +55,17 @@ describe('sandbox webhook verify', () => {
     expect(stderr).toBe('sandbox: the receiver failed on all 14 correctly signed deliveries (it answered 500): a 5xx is an error in the receiver, not a refusal; its log says what it threw (verifyWebhook and constructWebhookEvent throw a TypeError naming what they were given in place of the raw body). If it answers 5xx to a signature it refuses, is --secret (or SANDBOX_WEBHOOK_SECRET) the secret it verifies with?\n')
   })
 
+  it('shows the start of the answer of a case that failed: a framework that logs nothing (Fastify by default) puts the error there', async () => {
+    const receiver = await startScript('test/fixtures/receivers/server-error.mjs')
+    const { stdout } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET])
+    // Tags dropped and the text on one line: an HTML error page's message is what is left.
+    expect(stdout).toMatch(/✗ signed sandbox\.loan\.issued +expected 2xx +got 500 +\d+ms\n +sent a correctly signed sandbox\.loan\.issued \(evt_\w+\)\n +answered: TypeError: the webhook body must be the raw request body\n/)
+    // A case that went as it should shows no answer.
+    expect(stdout).toMatch(/✓ wrong signature +expected non-2xx got 500 +\d+ms\n +sent signed with another secret\n +✓ tampered body/)
+    const json = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, '--json'])
+    expect(JSON.parse(json.stdout).cases[0]).toMatchObject({ status: 500, answer: '<pre>TypeError: the webhook body must be the raw request body</pre>' })
+  })
+
   it('tells a receiver answering no delivery within --timeout that the server waits 10 s, then sends it again', async () => {
     const receiver = await startScript('test/fixtures/receivers/never-answers.mjs')
     const { code, stdout, stderr } = await runCli(['webhook', 'verify', receiver.url, '--secret', SECRET, '--timeout', '200ms'])

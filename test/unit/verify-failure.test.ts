@@ -11,7 +11,7 @@ function reportOf(good: number | null, bad: number | null): VerifyReport {
   const cases: VerifyCaseResult[] = battery.map((item) => {
     const status = item.expect === '2xx' ? good : bad
     const ok = status !== null && (item.expect === '2xx') === (status >= 200 && status < 300)
-    return { name: item.name, sent: item.sent, expected: item.expect, status, error: status === null ? 'timed out after 10000 ms' : null, ok, duration_ms: 1 }
+    return { name: item.name, sent: item.sent, expected: item.expect, status, error: status === null ? 'timed out after 10000 ms' : null, ok, duration_ms: 1, answer: null }
   })
   const passed = cases.filter((result) => result.ok).length
   return { url: 'http://127.0.0.1:3000/webhooks', passed, failed: cases.length - passed, cases }

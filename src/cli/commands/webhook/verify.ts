@@ -4,6 +4,7 @@ import { readDurationFlag } from '../../duration-text.js'
 import { addJsonOption, addSecretOption, resolveSecret } from '../../options.js'
 import { isHttpUrl } from '../../http-url.js'
 import { describeVerifyFailure } from '../../verify-failure.js'
+import { showAnswerExcerpt } from '../../answer-excerpt.js'
 
 interface VerifyFlags {
   secret?: string
@@ -44,6 +45,8 @@ async function runVerify(receiverUrl: string, flags: VerifyFlags, command: Comma
         const got = result.status === null ? `no answer (${result.error})` : String(result.status)
         write(`  ${mark} ${result.name.padEnd(44)} expected ${result.expected.padEnd(7)} got ${result.ok ? got : chalk.red(got)}  ${chalk.dim(`${Math.round(result.duration_ms)}ms`)}`)
         write(chalk.dim(`      sent ${result.sent}`))
+        const answer = result.ok ? undefined : showAnswerExcerpt(result.answer)
+        if (answer) write(chalk.dim(`      answered: ${answer}`))
       },
     })
   } catch (error) {
