@@ -26,8 +26,8 @@ export interface ReceivedWebhook {
   body: string
   /** What the listener answered. */
   status: number
-  /** With a forward target: its status, or the error reaching it. */
-  forwarded?: { status: number | null; error: string | null }
+  /** `--forward-to`'s outcome: the target's status or why it had none, and the start of its answer (null without one). */
+  forwarded?: { status: number | null; error: string | null; answer: string | null }
 }
 
 /** Options of startWebhookListener. */
@@ -45,6 +45,8 @@ export interface WebhookListenerOptions {
   timeouts?: ServerTimeoutOverrides | undefined
 }
 
+/** How much of a forward target's answer a delivery keeps: enough for a framework's error message. */
+const FORWARD_ANSWER_BYTES = 1024
 const FORWARDED_HEADERS = ['x-service-webhook-id', 'x-service-webhook-event', 'x-service-webhook-timestamp', 'x-service-webhook-signature']
 
 /** The body, or null once it passes LISTENER_BODY_LIMIT_BYTES (the rest is not kept). */
@@ -98,8 +100,9 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     if (options.forwardTo) {
       const headers = Object.fromEntries(FORWARDED_HEADERS.filter((name) => header(name) !== null).map((name) => [name, header(name)!]))
       // The bytes as received: decoded and encoded again, bytes that are not UTF-8 would change.
-      const outcome = await sendWebhook(options.forwardTo, raw, headers, { pool })
-      forwarded = { status: outcome.statusCode, error: outcome.error }
+      // The start of the target's answer: a framework that logs nothing (Fastify by default) puts its error there.
+      const outcome = await sendWebhook(options.forwardTo, raw, headers, { pool, keepAnswerBytes: FORWARD_ANSWER_BYTES })
+      forwarded = { status: outcome.statusCode, error: outcome.error, answer: outcome.answer ?? null }
     }
     const status = options.respondStatus ?? (forwarded ? (forwarded.status ?? 502) : 200)
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: status < 300 }))

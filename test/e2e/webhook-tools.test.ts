@@ -308,6 +308,25 @@ describe('sandbox webhook listen', () => {
     await target.close()
   })
 
+  it('--forward-to shows the start of the target\'s answer when it is not 2xx (the error of a framework that logs nothing)', async () => {
+    const target = await startScript('test/fixtures/receivers/server-error.mjs')
+    for (const json of [false, true]) {
+      const args = ['--secret', SECRET, '--forward-to', target.url]
+      const listener = json ? await startNodeProcess([BIN, 'webhook', 'listen', '--port', '0', '--json', ...args], /"event":"ready","url":"([^"]+)"/) : await listen(args)
+      const body = JSON.stringify({ id: 'evt_answer_1', type: 'sandbox.webhook.test', data: { object: {} } })
+      const { headers } = signWebhook({ secret: SECRET, body, eventId: 'evt_answer_1', eventType: 'sandbox.webhook.test' })
+      expect((await fetch(`${listener.url}/webhooks`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).status).toBe(500)
+      if (json) {
+        await waitUntil(() => listener.output().includes('evt_answer_1'), 5000, 'the delivery line')
+        expect(JSON.parse(listener.output().trim().split('\n')[1]!)).toMatchObject({ status: 500, forwarded: { status: 500, error: null, answer: '<pre>TypeError: the webhook body must be the raw request body</pre>' } })
+      } else {
+        await waitUntil(() => listener.output().includes('answered:'), 5000, 'the answer line')
+        expect(listener.output()).toMatch(/sandbox\.webhook\.test evt_answer_1 signature valid → 500 +→ http:\/\/127\.0\.0\.1:\d+ 500\n  answered: TypeError: the webhook body must be the raw request body\n/)
+      }
+      await listener.stop()
+    }
+  })
+
   it('refuses a --forward-to that is no URL before it listens, rather than crashing at the first delivery', async () => {
     for (const url of ['http://[::1/webhooks', 'http://my host/webhooks']) {
       expect(await runCli(['webhook', 'listen', '--port', '0', '--forward-to', url])).toEqual({ code: 2, stdout: '', stderr: `sandbox: --forward-to must be an http(s) URL, got "${url}"\n` })

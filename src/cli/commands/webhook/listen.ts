@@ -5,6 +5,7 @@ import { addSecretOption, readPortSetting, resolveSecret } from '../../options.j
 import { escapeControls } from '../../../text/escape-controls.js'
 import type { ReceivedWebhook } from '../../../webhook-tools/index.js'
 import { isHttpUrl } from '../../http-url.js'
+import { showAnswerExcerpt } from '../../answer-excerpt.js'
 import { onFirstStopSignal } from '../../stop-signals.js'
 
 interface ListenFlags {
@@ -46,6 +47,9 @@ async function runListen(flags: ListenFlags): Promise<void> {
     const eventType = delivery.event_type === null ? '(no event header)' : escapeControls(delivery.event_type)
     const eventId = delivery.event_id === null ? '-' : escapeControls(delivery.event_id)
     write(`${formatClock(delivery.at)} ${eventType} ${eventId} ${signature} → ${colorStatus(delivery.status)}${forward}`)
+    const { forwarded } = delivery
+    const answer = forwarded && forwarded.status !== null && (forwarded.status < 200 || forwarded.status >= 300) ? showAnswerExcerpt(forwarded.answer) : undefined
+    if (answer) write(chalk.dim(`  answered: ${answer}`))
     if (flags.printBody) {
       // JSON is shown indented (its own line breaks kept; JSON.stringify leaves C1 controls raw);
       // any other body on one line, so that no line of it passes for one of the listener's.
