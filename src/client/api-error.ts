@@ -39,6 +39,11 @@ export class SandboxApiError extends Error {
     location?: string | null,
     /** Why a 2xx answer is an error (not the sandbox API's JSON), or what a proxy's page was (INJECTED_PAGE). */
     problem?: string,
+    /**
+     * The Idempotency-Key the request was sent with (null for a GET or DELETE, or a POST sent
+     * without one): a retry later, with the same body, must send it again (spec part 7).
+     */
+    readonly idempotencyKey: string | null = null,
   ) {
     // decisions.md "Envelope": errors carry their text in `error`.
     const record = body && typeof body === 'object' ? (body as { error?: unknown; details?: unknown; idempotency_replayed?: unknown }) : {}
@@ -62,7 +67,13 @@ export class SandboxConnectionError extends Error {
   readonly plainHttp: boolean
   /** True when fetch refused the URL's port, one the fetch standard blocks: nothing was sent. */
   readonly blockedPort: boolean
-  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; proxyRefusal?: number | undefined; blockedPort?: boolean; unsafe?: boolean; message?: string }) {
+  /**
+   * The Idempotency-Key of the POST (null for a GET or DELETE, or a POST sent without one). Its
+   * lost attempt may have been carried out: send it again later with this key and the same body,
+   * as the spec asks, to get that attempt's answer rather than act twice.
+   */
+  readonly idempotencyKey: string | null
+  constructor(readonly url: string, readonly attempts: number, options: { cause: unknown; timeoutMs?: number; certificate?: string | undefined; plainHttp?: boolean; proxyRefusal?: number | undefined; blockedPort?: boolean; unsafe?: boolean; message?: string; idempotencyKey?: string | null }) {
     const why = describeNetworkError(options.cause)
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`
     let message = `cannot reach ${url} (${why}) after ${tries}`
@@ -81,6 +92,7 @@ export class SandboxConnectionError extends Error {
     this.proxyRefusal = options.proxyRefusal
     this.plainHttp = options.plainHttp === true
     this.blockedPort = options.blockedPort === true
+    this.idempotencyKey = options.idempotencyKey ?? null
   }
 }
 

@@ -95,13 +95,13 @@ export function createSandboxClient(options: SandboxClientOptions) {
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {
-      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'), describeInjectedPage(answer))
+      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'), describeInjectedPage(answer), answer.idempotencyKey)
     }
     // The spec's every answer carries request_id: a 2xx without it is another server (a webhook
     // receiver's port given as the base URL), whose body the typed methods would crash on later.
     const body: unknown = answer.body
     if (!body || typeof body !== 'object' || Array.isArray(body) || typeof (body as { request_id?: unknown }).request_id !== 'string') {
-      throw new SandboxApiError(answer.status, null, answer.requestId, body ?? answer.text, request.method, request.path, null, NOT_SANDBOX_ANSWER)
+      throw new SandboxApiError(answer.status, null, answer.requestId, body ?? answer.text, request.method, request.path, null, NOT_SANDBOX_ANSWER, answer.idempotencyKey)
     }
     return body as T
   }

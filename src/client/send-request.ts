@@ -72,7 +72,7 @@ export async function sendRequest(options: TransportOptions, request: ClientRequ
       const blockedPort = isBlockedPortError(error)
       const safe = isSafeToRetry(request, idempotencyKey)
       if (attempt > retries || certificate || plainHttp || proxyRefused || blockedPort || !safe) {
-        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs, certificate, plainHttp, proxyRefusal, blockedPort, unsafe: !safe && attempt <= retries })
+        throw new SandboxConnectionError(url, attempt, { cause: (error as { cause?: unknown }).cause ?? error, timeoutMs, certificate, plainHttp, proxyRefusal, blockedPort, unsafe: !safe && attempt <= retries, idempotencyKey })
       }
       lostAnswer = true
       const ms = Math.min(100 * 2 ** (attempt - 1), 2000)
