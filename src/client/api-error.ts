@@ -37,7 +37,7 @@ export class SandboxApiError extends Error {
     path: string,
     /** A redirect's Location: redirects are not followed, so a moved base URL shows up here. */
     location?: string | null,
-    /** Why a 2xx answer is an error (not the sandbox API's JSON), or what a proxy's page was (INJECTED_PAGE). */
+    /** Why the answer is not the sandbox API's own: a 2xx without request_id, an error without error_code, a proxy's page serve --faults injected (INJECTED_PAGE). */
     problem?: string,
     /**
      * The Idempotency-Key the request was sent with (null for a GET or DELETE, or a POST sent

@@ -15,6 +15,7 @@ import { sendRequest } from './send-request.js'
 import type { ClientAnswer, ClientRequest, TransportOptions } from './request-types.js'
 import { findBaseUrlProblem, showBaseUrl } from './base-url.js'
 import { findTransportNumberProblem } from './transport-numbers.js'
+import { describeForeignAnswer } from './foreign-answer.js'
 
 /** Fields every answer carries (decisions.md "Envelope"). */
 export interface Envelope {
@@ -95,7 +96,7 @@ export function createSandboxClient(options: SandboxClientOptions) {
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {
-      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'), describeInjectedPage(answer), answer.idempotencyKey)
+      throw new SandboxApiError(answer.status, answer.errorCode, answer.requestId, answer.body ?? answer.text, request.method, request.path, answer.headers.get('location'), describeInjectedPage(answer) ?? describeForeignAnswer(answer, options.baseUrl), answer.idempotencyKey)
     }
     // The spec's every answer carries request_id: a 2xx without it is another server (a webhook
     // receiver's port given as the base URL), whose body the typed methods would crash on later.
