@@ -11,7 +11,9 @@ function checkHeaderValue(name: string, value: string): void {
   const bad = NOT_IN_HEADER.exec(value)
   if (!bad) return
   const char = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
-  throw new SandboxRequestError(`the ${name} header cannot carry ${JSON.stringify(value)}: U+${char} is not a character an HTTP header can hold (Latin-1 text without control characters)`)
+  // An Authorization value is the API key: messages end up in logs.
+  const shown = name === 'authorization' ? 'its value (the API key, not shown)' : JSON.stringify(value)
+  throw new SandboxRequestError(`the ${name} header cannot carry ${shown}: U+${char} is not a character an HTTP header can hold (Latin-1 text without control characters)`)
 }
 
 /**

@@ -16,6 +16,7 @@ import type { ClientAnswer, ClientRequest, TransportOptions } from './request-ty
 import { findBaseUrlProblem, showBaseUrl } from './base-url.js'
 import { findTransportNumberProblem } from './transport-numbers.js'
 import { describeForeignAnswer } from './foreign-answer.js'
+import { findApiKeyProblem } from './api-key-problem.js'
 
 /** Fields every answer carries (decisions.md "Envelope"). */
 export interface Envelope {
@@ -93,6 +94,9 @@ export function createSandboxClient(options: SandboxClientOptions) {
   if (problem) throw new TypeError(`baseUrl ${showBaseUrl(options.baseUrl)} ${problem}`)
   const numbers = findTransportNumberProblem(options)
   if (numbers) throw new TypeError(numbers)
+  // At once, rather than as every call's SandboxRequestError (which printed the key) or a 401.
+  const keyProblem = typeof options.apiKey === 'string' ? findApiKeyProblem(options.apiKey) : undefined
+  if (keyProblem) throw new TypeError(keyProblem)
   async function call<T>(request: ClientRequest): Promise<T> {
     const answer = await sendRequest(options, request)
     if (answer.status < 200 || answer.status >= 300) {
