@@ -60,3 +60,20 @@ export function createAttemptSignal(signal: AbortSignal | undefined, timeoutMs: 
     },
   }
 }
+
+/**
+ * One signal for a call that a client-wide signal and the call's own both cancel, with the first
+ * one's reason; `dispose` stops following them once the call is over. Not AbortSignal.any: a
+ * long-lived client signal would collect a dependent signal per call.
+ */
+export function joinSignals(first: AbortSignal | undefined, second: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose(): void } {
+  if (!first || !second) return { signal: first ?? second, dispose: () => {} }
+  const controller = new AbortController()
+  const aborted = [first, second].find((signal) => signal.aborted)
+  if (aborted) {
+    controller.abort(aborted.reason)
+    return { signal: controller.signal, dispose: () => {} }
+  }
+  const stops = [first, second].map((signal) => followAbort(signal, () => controller.abort(signal.reason)))
+  return { signal: controller.signal, dispose: () => { for (const stop of stops) stop() } }
+}

@@ -2,7 +2,7 @@
  * The typed client of the partner API (`partner-sandbox/client`): what a partner's code or tests
  * need to call a sandbox, without loading the server (h3, storage, webhooks) the package root does.
  */
-export { createSandboxClient, type SandboxClient, type SandboxClientOptions, type LoanAnswer, type PostOptions, type Envelope } from './sandbox-client.js'
+export { createSandboxClient, type SandboxClient, type SandboxClientOptions, type LoanAnswer, type CallOptions, type PostOptions, type Envelope } from './sandbox-client.js'
 export type { StateAnswer, PartnerView, PartnerAnswer, PartnerWriteAnswer, WebhookStateView, WebhookAnswer, WebhookWriteAnswer, WebhookTestAnswer, WebhookRetryAnswer } from './sandbox-client.js'
 export type { CreateLoanInput, LoanActionInput, LoanFlowInput, PartnerProfileInput, RepaymentFlowInput, WebhookEndpointInput, WebhookRetryInput } from './sandbox-client.js'
 export { sendRequest } from './send-request.js'

@@ -11,6 +11,11 @@ export interface ClientRequest {
   /** Overrides the client's API key for this request (null sends none). */
   apiKey?: string | null
   headers?: Record<string, string>
+  /**
+   * Cancels this request, as the client's `signal` cancels all of them (either one does): the
+   * attempt in flight is aborted, a wait for a retry cut short, and it rejects with the reason.
+   */
+  signal?: AbortSignal | undefined
 }
 
 /** One answer as the client received it, whatever its status. */

@@ -47,8 +47,14 @@ export type WebhookRetryAnswer = z.infer<typeof webhookRetryAnswerSchema>
 
 export type { LoanFlowInput, RepaymentFlowInput } from './flow-requests.js'
 
+/** Options of one call. */
+export interface CallOptions {
+  /** Cancels this call and its retries, as the client's `signal` cancels every call (either one does). */
+  signal?: AbortSignal | undefined
+}
+
 /** Options of one POST. */
-export interface PostOptions {
+export interface PostOptions extends CallOptions {
   idempotencyKey?: string | undefined
 }
 
@@ -111,23 +117,24 @@ export function createSandboxClient(options: SandboxClientOptions) {
     return body as T
   }
   const post = <T>(path: string, body: unknown, postOptions: PostOptions = {}) =>
-    call<T>({ method: 'POST', path, body, idempotencyKey: postOptions.idempotencyKey })
+    call<T>({ method: 'POST', path, body, idempotencyKey: postOptions.idempotencyKey, signal: postOptions.signal })
+  const get = <T>(path: string, o: CallOptions = {}) => call<T>({ method: 'GET', path, signal: o.signal })
 
   return {
     /** Sends any request and returns the answer whatever its status (for tools and tests). */
     request: (request: ClientRequest): Promise<ClientAnswer> => sendRequest(options, request),
-    getConfig: () => call<Envelope & SandboxConfig>({ method: 'GET', path: '/api/sandbox/config' }),
-    getState: () => call<StateAnswer>({ method: 'GET', path: '/api/sandbox/state' }),
-    listLoans: () => call<Envelope & LoanStateView>({ method: 'GET', path: '/api/sandbox/loans' }),
+    getConfig: (o?: CallOptions) => get<Envelope & SandboxConfig>('/api/sandbox/config', o),
+    getState: (o?: CallOptions) => get<StateAnswer>('/api/sandbox/state', o),
+    listLoans: (o?: CallOptions) => get<Envelope & LoanStateView>('/api/sandbox/loans', o),
     createLoan: (body: CreateLoanInput, o?: PostOptions) => post<LoanAnswer>('/api/sandbox/loans', body, o),
     loanFlow: (body: LoanFlowInput, o?: PostOptions) => post<LoanAnswer>('/api/sandbox/loans/flow', body, o),
     loanAction: (loanId: string, body: LoanActionInput, o?: PostOptions) => post<LoanAnswer>(buildLoanPath(loanId, 'action'), body, o),
     repaymentFlow: (loanId: string, body: RepaymentFlowInput, o?: PostOptions) => post<LoanAnswer>(buildLoanPath(loanId, 'repayment-flow'), body, o),
-    getPartner: () => call<PartnerAnswer>({ method: 'GET', path: '/api/sandbox/partner' }),
+    getPartner: (o?: CallOptions) => get<PartnerAnswer>('/api/sandbox/partner', o),
     updatePartner: (body: PartnerProfileInput, o?: PostOptions) => post<PartnerWriteAnswer>('/api/sandbox/partner', body, o),
-    getWebhook: () => call<WebhookAnswer>({ method: 'GET', path: '/api/sandbox/webhooks' }),
+    getWebhook: (o?: CallOptions) => get<WebhookAnswer>('/api/sandbox/webhooks', o),
     setWebhook: (body: WebhookEndpointInput, o?: PostOptions) => post<WebhookWriteAnswer>('/api/sandbox/webhooks', body, o),
-    deleteWebhook: () => call<WebhookAnswer>({ method: 'DELETE', path: '/api/sandbox/webhooks' }),
+    deleteWebhook: (o?: CallOptions) => call<WebhookAnswer>({ method: 'DELETE', path: '/api/sandbox/webhooks', signal: o?.signal }),
     testWebhook: (o?: PostOptions) => post<WebhookTestAnswer>('/api/sandbox/webhooks/test', {}, o),
     retryWebhooks: (body: WebhookRetryInput, o?: PostOptions) => post<WebhookRetryAnswer>('/api/sandbox/webhooks/retry', body, o),
   }

@@ -1,6 +1,6 @@
 import { ofetch } from 'ofetch'
 import { SandboxConnectionError } from './api-error.js'
-import { createAttemptSignal, sleep } from './abortable-wait.js'
+import { createAttemptSignal, joinSignals, sleep } from './abortable-wait.js'
 import { findProxyRefusal, isProxyGatewayStatus } from './error-causes.js'
 import { prepareRequest } from './prepare-request.js'
 import { parseRetryAfter, toAnswer } from './read-answer.js'
@@ -32,13 +32,22 @@ function createTimeoutError(): Error {
 export async function sendRequest(options: TransportOptions, request: ClientRequest): Promise<ClientAnswer> {
   const numbers = findTransportNumberProblem(options)
   if (numbers) throw new TypeError(numbers)
+  const joined = joinSignals(options.signal, request.signal)
+  try {
+    return await sendAttempts(options, request, joined.signal)
+  } finally {
+    joined.dispose()
+  }
+}
+
+/** sendRequest's attempts, retries and waits, all cancelled by SIGNAL. */
+async function sendAttempts(options: TransportOptions, request: ClientRequest, signal: AbortSignal | undefined): Promise<ClientAnswer> {
   const retries = options.retries ?? 3
   const wire = prepareRequest(options, request)
   const { url, headers, text, idempotencyKey } = wire
   const sent = { ...request, idempotencyKey: idempotencyKey ?? undefined }
   const started = performance.now()
   let lostAnswer = false
-  const { signal } = options
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   for (let attempt = 1; ; attempt++) {
     let answer: ClientAnswer
