@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { H3Event } from 'h3'
 import { ApiError } from './api-error.js'
+import { findHalfCharacter } from './half-characters.js'
 import { findTimeoutMessage } from './timed-out-requests.js'
 
 /** Largest request body accepted (decisions.md: above 1 MiB is 413 PAYLOAD_TOO_LARGE). */
@@ -130,6 +131,12 @@ export function parseJsonBody(raw: string): unknown {
   }
   if (measureDepth(raw) > MAX_BODY_DEPTH) {
     throw new ApiError('INVALID_REQUEST', `Request body is nested deeper than ${MAX_BODY_DEPTH} levels.`, { field: 'body', issue: `nested deeper than ${MAX_BODY_DEPTH} levels` })
+  }
+  // Half a character is no more UTF-8 than a stray byte is, which the decoder refuses above.
+  const field = findHalfCharacter(raw, parsed)
+  if (field !== undefined) {
+    const issue = 'holds half of a character (a \\ud800-\\udfff escape without its pair)'
+    throw new ApiError('INVALID_JSON', `Request body is not valid UTF-8 JSON: ${field} ${issue}, as a string cut inside an emoji leaves; send whole characters.`, { field, issue })
   }
   return parsed
 }
