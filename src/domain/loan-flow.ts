@@ -1,6 +1,7 @@
 import { SandboxError, flowConflict } from '../errors/sandbox-error.js'
 import type { LoanFlowAction, LoanFlowInput } from '../schemas/loan-flow.js'
 import { assertWalletHolds, debitWallet, replaceWhere } from './book-updates.js'
+import { assertSameGrouping } from './draft-grouping.js'
 import { checkApplicationChange } from './final-records.js'
 import { createEvent } from './events.js'
 import { readTransfer, requireAmount, requireConfirmations, stepOutOfOrder, type CheckedTransfer } from './flow-guards.js'
@@ -38,6 +39,9 @@ export function applyLoanFlowStep(book: LoanBook, input: LoanFlowInput, ctx: Dom
   const request = input.action === 'start_collateral_transfer' ? readNewLoanRequest(input, ctx) : undefined
   const transfer = input.action === 'confirm_btc' ? readTransfer(input) : undefined
   assertTargetIsDraft(book, input)
+  // Only on the step the draft is waiting for: one out of order is the 409 it always was.
+  const draft = findDraft(book)
+  if (draft && input.action !== 'start_collateral_transfer' && NEXT_ACTION[draft.status] === input.action) assertSameGrouping(draft, input)
   switch (input.action) {
     case 'start_collateral_transfer':
       return startCollateralTransfer(book, input, request!, ctx)

@@ -11,7 +11,9 @@ export const loanFlowSchema = z
     collateral_btc: btcAmount('BTC collateral amount; required by start_collateral_transfer.').optional(),
     loan_amount: usdtAmount('Requested loan amount; required by start_collateral_transfer.').optional(),
     loan_currency: loanCurrencyField.describe('Loan currency (start_collateral_transfer); defaults to USDT.').optional(),
-    ...partnerClientFields,
+    // Taken at step 1; a later step with another value is refused (domain/draft-grouping.ts).
+    external_client_id: partnerClientFields.external_client_id.describe("Partner's client identifier, used to group deals; taken at start_collateral_transfer. A later step may repeat it; another value is 400 INVALID_REQUEST."),
+    client_reference: partnerClientFields.client_reference.describe('Partner reference, used to group deals; taken at start_collateral_transfer. A later step may repeat it; another value is 400 INVALID_REQUEST.'),
     tx_hash: txHashField.optional(),
     confirmations: confirmationsField.optional(),
     application_id: identifier('Application the step is meant for; when given it must be the open draft.').optional(),

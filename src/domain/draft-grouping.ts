@@ -1,0 +1,25 @@
+import { SandboxError } from '../errors/sandbox-error.js'
+import type { LoanFlowInput } from '../schemas/loan-flow.js'
+import type { LoanApplication } from './types.js'
+
+const GROUPING_FIELDS = ['external_client_id', 'client_reference'] as const
+
+/**
+ * A later flow step may repeat the deal grouping fields its application was started with, but not
+ * bring others: the loan takes those of `start_collateral_transfer`, so a value first sent with
+ * `complete_payout` was dropped with a 200, and the loan was missing from the partner's deals
+ * with no word of why. 400 INVALID_REQUEST naming the field and the application's value.
+ */
+export function assertSameGrouping(draft: LoanApplication, input: LoanFlowInput): void {
+  for (const field of GROUPING_FIELDS) {
+    const sent = input[field]
+    const held = draft[field] ?? null
+    if (sent === undefined || sent === held) continue
+    const was = held === null ? 'was started without one' : `has ${JSON.stringify(held)}`
+    throw new SandboxError(
+      'INVALID_REQUEST',
+      `${field} ${JSON.stringify(sent)} is not application ${draft.id}'s, which ${was}: the fields that group deals are taken at start_collateral_transfer; send them there, and on later steps the same value or none.`,
+      { field, issue: 'differs from the open application', application_id: draft.id, application_value: held },
+    )
+  }
+}
