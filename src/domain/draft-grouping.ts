@@ -15,10 +15,12 @@ export function assertSameGrouping(draft: LoanApplication, input: LoanFlowInput)
     const sent = input[field]
     const held = draft[field] ?? null
     if (sent === undefined || sent === held) continue
-    const was = held === null ? 'was started without one' : `has ${JSON.stringify(held)}`
+    const message = held === null
+      ? `Application ${draft.id} was started without ${field}, and a later step cannot add one: the fields that group deals are taken at start_collateral_transfer. Leave it out of this step.`
+      : `${field} ${JSON.stringify(sent)} differs from application ${draft.id}'s ${JSON.stringify(held)}: the fields that group deals are taken at start_collateral_transfer; on later steps send the same value or none.`
     throw new SandboxError(
       'INVALID_REQUEST',
-      `${field} ${JSON.stringify(sent)} is not application ${draft.id}'s, which ${was}: the fields that group deals are taken at start_collateral_transfer; send them there, and on later steps the same value or none.`,
+      message,
       { field, issue: 'differs from the open application', application_id: draft.id, application_value: held },
     )
   }
