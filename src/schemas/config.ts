@@ -3,7 +3,11 @@ import { z } from 'zod'
 const positive = z.number().finite().positive()
 const percent = z.number().finite().min(0).max(100)
 const rubRates = z.object({ market: positive, payout: positive, loan: positive })
-const range = z.object({ min: positive, max: positive }).refine((r) => r.min <= r.max, { message: 'min must not exceed max' })
+// Both figures named: a file that sets only `min` meets the default `max` it never wrote.
+const range = z.object({ min: positive, max: positive }).refine((r) => r.min <= r.max, { error: (issue) => {
+  const r = issue.input as { min: number; max: number }
+  return `min ${r.min} is above max ${r.max}`
+} })
 
 /** The sandbox configuration (GET /api/sandbox/config, fixtures/config.json, `--config FILE`). */
 export const sandboxConfigSchema = z.object({
@@ -14,7 +18,8 @@ export const sandboxConfigSchema = z.object({
   }),
   borrow_rates: z.object({ fixed: percent.describe('Fixed annual loan rate, percent.') }),
   risk: z.object({
-    max_ltv_percent: percent.describe('Highest LTV a loan may have after any change.'),
+    // 0 would refuse every loan: a server that cannot issue one is a mistake, not a setting.
+    max_ltv_percent: positive.max(100).describe('Highest LTV a loan may have after any change.'),
     liquidation_ltv_percent: percent.describe('LTV at which a loan would be liquidated.'),
     liquidation_penalty_percent: percent.describe('Penalty charged on liquidation.'),
   }),

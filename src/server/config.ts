@@ -4,6 +4,7 @@ import { sandboxConfigSchema } from '../schemas/config.js'
 import { isJsonObject } from '../json-text/is-json-object.js'
 import { formatSchemaIssues } from '../schemas/field-suggestions.js'
 import { suggestClosest } from '../text/closest-match.js'
+import { findConfigClashes } from './check-config-terms.js'
 
 /** A partial object whose nested objects are partial too. */
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
@@ -45,5 +46,7 @@ export function resolveConfig(base: SandboxConfig, overrides?: DeepPartial<Sandb
   if (!result.success) {
     throw new SetupError(`${source} is not a valid sandbox config: ${formatSchemaIssues(result.error.issues, sandboxConfigSchema)}`)
   }
+  const clashes = findConfigClashes(result.data as SandboxConfig)
+  if (clashes.length > 0) throw new SetupError(`${source} is not a valid sandbox config: ${clashes.join('; ')}`)
   return result.data as SandboxConfig
 }

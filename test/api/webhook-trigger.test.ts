@@ -116,11 +116,13 @@ describe('triggerEvent', () => {
     expect((await bigger.get('/api/sandbox/loans')).body).toMatchObject({ wallet: { BTC: 0 }, activeLoans: [{ collateral: 2 }] })
   })
 
-  it('borrows in the config\'s currency when it does not list USDT', async () => {
-    const { api, baseUrl, apiKey } = await setup({ config: { currencies: ['USDC'] } })
+  it('borrows in USDT when the config lists another currency before it', async () => {
+    // A config without USDT is refused at start (spec 4.3); chooseSmallLoan still borrows in a
+    // remote server's first currency should one list no USDT (trigger-small-loan.test.ts).
+    const { api, baseUrl, apiKey } = await setup({ config: { currencies: ['USDC', 'USDT'] } })
     const report = await triggerEvent({ baseUrl, apiKey, event: 'sandbox.repayment.settled', waitMs: 5000 })
     expect(report.problem).toBeNull()
-    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toMatchObject([{ currency: 'USDC' }])
+    expect((await api.get('/api/sandbox/loans')).body.activeLoans).toMatchObject([{ currency: 'USDT' }])
   })
 
   it('explains why nothing was queued: no endpoint, or one not subscribed to the event', async () => {

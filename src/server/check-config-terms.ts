@@ -1,0 +1,28 @@
+import { computeMaxDebt } from '../domain/loan-math.js'
+import type { SandboxConfig } from '../domain/types.js'
+
+/**
+ * What is wrong across the fields of a config the schema accepted field by field: figures that
+ * each look fine but together contradict the spec or leave no loan to issue. Empty when none.
+ */
+export function findConfigClashes(config: SandboxConfig): string[] {
+  const clashes: string[] = []
+  const { currencies, risk, limits, rates } = config
+  // Spec 4.3: "USDT is an accepted value", and the request schema borrows in it when
+  // loan_currency is left out: without it, such a request is refused for a currency it never sent.
+  if (!currencies.includes('USDT')) {
+    clashes.push('currencies: must include USDT (spec 4.3: USDT is an accepted loan_currency, and the one a request without loan_currency borrows in); list others beside it, as ["USDT","USDC"]')
+  }
+  const twice = currencies.filter((currency, index) => currencies.indexOf(currency) !== index)
+  if (twice.length > 0) clashes.push(`currencies: lists ${[...new Set(twice)].join(', ')} twice`)
+  if (risk.liquidation_ltv_percent < risk.max_ltv_percent) {
+    clashes.push(`risk.liquidation_ltv_percent ${risk.liquidation_ltv_percent} is below risk.max_ltv_percent ${risk.max_ltv_percent}: a loan issued at the maximum LTV would be past its liquidation threshold`)
+  }
+  // Every new loan would be refused (400 INVALID_AMOUNT), which reads as a broken server, not a config.
+  // A maximum past ~1e292 BTC has no whole number of satoshis to compute with; it carries any loan.
+  const largest = Number.isFinite(limits.collateral_btc.max * 1e8) ? computeMaxDebt(limits.collateral_btc.max, config) : Number.POSITIVE_INFINITY
+  if (largest < limits.loan_amount.min) {
+    clashes.push(`no loan fits: the most collateral, limits.collateral_btc.max ${limits.collateral_btc.max} BTC at rates.btc_usd ${rates.btc_usd}, carries at most ${largest} USDT at risk.max_ltv_percent ${risk.max_ltv_percent}, below limits.loan_amount.min ${limits.loan_amount.min}`)
+  }
+  return clashes
+}
