@@ -27,6 +27,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const outputFile = await import('./output-file.js')
   const { runScenarios, formatJunitReport, RUN_TIMEOUT_MS } = await import('../scenarios/index.js')
   const { SCENARIOS_API_VERSION } = await import('../scenarios/api-version.js')
+  const { describeConfigDifferences } = await import('../scenarios/config-terms.js')
   const { createRunProgress, printRunSummary, formatRetryWait } = await import('./run-progress.js')
   // One for the run: a secret an answer holds is masked in every later request --verbose prints.
   const secrets = (await import('../scenarios/seen-secrets.js')).createSeenSecrets()
@@ -53,6 +54,8 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
     // Spec part 9: a breaking change is a new version. Said above the summary, where a failed run is read.
     // The version is the server's text: escaped, as every answer run prints is, so it cannot act on the terminal.
     onApiVersion: (version) => note(`the server answers api_version ${escapeControls(version)}; these scenarios are written for ${SCENARIOS_API_VERSION}, so a failure may be a change of the API (a newer partner-sandbox may know it)`),
+    // The figures are the server's text too.
+    onConfigDiffers: (differences) => note(escapeControls(describeConfigDifferences(differences))),
     ...progress,
     // A rate-limit wait can last minutes, and a server that never answers costs a timeout per
     // attempt: say so before each wait, or the run looks stuck (with --json on stderr, as stdout

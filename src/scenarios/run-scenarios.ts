@@ -1,7 +1,8 @@
 import type { TransportOptions } from '../client/request-types.js'
 import type { RunReport, ScenarioReport, StepReport } from './report-types.js'
 import { readServerApiVersion, SCENARIOS_API_VERSION } from './api-version.js'
-import { probeRegisteredOnly } from './ask-config.js'
+import { askConfigOnce, probeRegisteredOnly } from './ask-config.js'
+import { hasFailedShippedScenario, listConfigDifferences } from './config-terms.js'
 import { runScenario } from './run-scenario.js'
 import { startRunServer, type RunServer } from './run-server.js'
 import type { Scenario } from './scenario-schema.js'
@@ -65,6 +66,11 @@ export interface RunScenariosOptions {
   /** Called after the scenarios when a remote `baseUrl` answers an API version other than SCENARIOS_API_VERSION. */
   onApiVersion?(version: string): void
   /**
+   * Called after the scenarios when a shipped one failed against `baseUrl` and its GET config
+   * differs from fixtures/config.json, which they are written for: the figures that differ.
+   */
+  onConfigDiffers?(differences: string[]): void
+  /**
    * Client settings; here `timeoutMs` defaults to RUN_TIMEOUT_MS, `maxRetryAfterMs` to
    * RUN_MAX_RETRY_AFTER_MS and `overMaxRetryAfter` to `return`.
    */
@@ -125,6 +131,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
   // Asked once, and only when a run with a given key reaches a scenario that makes keys of its own.
   let probe: Promise<{ registeredOnly: boolean | undefined; requests: number }> | undefined
   let asked: { version: string | undefined; requests: number } | undefined
+  let configRequests = 0
   try {
     signal?.throwIfAborted()
     // A tunnel points at a fixed port: a busy one is said before anything else starts or waits,
@@ -178,6 +185,15 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       asked = await readServerApiVersion(baseUrl, transport, options.apiKey, signal)
       if (asked.version !== undefined && asked.version !== SCENARIOS_API_VERSION) options.onApiVersion?.(asked.version)
     }
+    // A server started with a partner's own terms (`serve --config`) fails the shipped scenarios
+    // at steps that each name a limit, which reads as a broken sandbox: say the cause once. Asked
+    // only after such a failure, so a passing run costs no request.
+    if (server === undefined && options.onConfigDiffers && hasFailedShippedScenario(reports) && !reports.some((report) => report.connection_error || report.key_refused)) {
+      const answer = await askConfigOnce(baseUrl, transport, options.apiKey, signal, Math.min(transport.timeoutMs, 2000))
+      configRequests = answer?.attempts ?? 0
+      const differences = answer?.status === 200 ? listConfigDifferences(answer.body) : []
+      if (differences.length > 0) options.onConfigDiffers(differences)
+    }
   } finally {
     // An inbox that could not listen has nothing to close, and must not keep the server open.
     await (await inbox?.catch(() => undefined))?.close()
@@ -193,7 +209,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
     passed: count('passed'),
     failed: count('failed'),
     skipped: count('skipped'),
-    requests: reports.reduce((sum, report) => sum + report.requests, 0) + ((await probe)?.requests ?? 0) + (asked?.requests ?? 0),
+    requests: reports.reduce((sum, report) => sum + report.requests, 0) + ((await probe)?.requests ?? 0) + (asked?.requests ?? 0) + configRequests,
     scenarios: reports,
   }
 }
