@@ -90,6 +90,8 @@ function locateJsonError(text: string, error: Error): { message: string; line?: 
     return { message: `not valid JSON (line ${line}, column ${column}): a comma before ${text[offset]}; JSON allows no trailing comma`, line }
   }
   const { line, column } = findLineAndColumn(text, offset)
+  // Editors and other tools' config files allow // and /* */; V8 says only "Unexpected token '/'".
+  if (text.startsWith('//', offset) || text.startsWith('/*', offset)) return { message: `not valid JSON (line ${line}, column ${column}): a comment; JSON allows no comments`, line }
   return { message: `not valid JSON (line ${line}, column ${column}): ${reason}`, line }
 }
 

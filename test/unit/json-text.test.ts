@@ -36,6 +36,13 @@ describe('decodeJsonBytes and parseJsonText: JSON files from other editors', () 
     }
   })
 
+  it('says a comment is one, which JSON has no room for, where V8 names only the / it met', () => {
+    expect(refusal(() => parseJsonText('// production terms\n{"rates": {"btc_usd": 60000}}'))).toBe('not valid JSON (line 1, column 1): a comment; JSON allows no comments')
+    expect(refusal(() => parseJsonText('{\n  "fees": {"loan_origination_percent": 2} /* was 1 */\n}'))).toBe('not valid JSON (line 2, column 43): a comment; JSON allows no comments')
+    expect(refusal(() => parseJsonText('{"borrow_rates": {\r\n  "fixed": 18 // annual\r\n}}'))).toBe('not valid JSON (line 2, column 15): a comment; JSON allows no comments')
+    expect(refusal(() => parseJsonText('{"a": /x/}'))).toBe('not valid JSON (line 1, column 7): Unexpected token \'/\'')
+  })
+
   it('never repeats V8\'s copy of the text in its message', () => {
     expect(refusal(() => parseJsonText('{"a": \'x\'}'))).toBe('not valid JSON (line 1, column 7): Unexpected token \'\'\'')
   })
