@@ -64,4 +64,14 @@ describe('config overrides', () => {
     expect(() => resolveConfig(base, { limits: { loan_amount: { min: 5_000_000 } } }, '--config x.json'))
       .toThrow('--config x.json is not a valid sandbox config: limits.loan_amount: min 5000000 is above max 1000000')
   })
+
+  it('refuses limits whose smallest loan needs more collateral than a new key\'s wallet holds (fixtures/wallet.json: 2 BTC)', () => {
+    const base = loadFixtures().config
+    // 100,000 USDT at 50 % of 95,000 USD/BTC needs 2.10526316 BTC: every start_collateral_transfer was 409 INSUFFICIENT_BALANCE.
+    expect(() => resolveConfig(base, { limits: { loan_amount: { min: 100_000 } } }, '--config x.json'))
+      .toThrow('--config x.json is not a valid sandbox config: no loan fits a new key\'s wallet: the smallest loan, limits.loan_amount.min 100000 at risk.max_ltv_percent 50 and rates.btc_usd 95000, needs 2.10526316 BTC of collateral, and every key\'s wallet starts with 2 BTC (fixtures/wallet.json)')
+    expect(() => resolveConfig(base, { limits: { collateral_btc: { min: 2.5 } } }, '--config x.json'))
+      .toThrow('--config x.json is not a valid sandbox config: no loan fits a new key\'s wallet: limits.collateral_btc.min 2.5 BTC is more than the 2 BTC every key\'s wallet starts with (fixtures/wallet.json)')
+    expect(resolveConfig(base, { limits: { loan_amount: { min: 95_000 }, collateral_btc: { min: 2 } } }).limits.loan_amount.min).toBe(95_000)
+  })
 })
