@@ -16,6 +16,10 @@ export function findConfigClashes(config: SandboxConfig, startingBtc = loadFixtu
   }
   const twice = currencies.filter((currency, index) => currencies.indexOf(currency) !== index)
   if (twice.length > 0) clashes.push(`currencies: lists ${[...new Set(twice)].join(', ')} twice`)
+  // The first period's interest is due at issuance: a period past the term charges more than the loan runs.
+  if (config.terms.interest_payment_months > config.terms.principal_payment_months) {
+    clashes.push(`terms.interest_payment_months ${config.terms.interest_payment_months} is longer than terms.principal_payment_months ${config.terms.principal_payment_months}, the loan's term`)
+  }
   if (risk.liquidation_ltv_percent < risk.max_ltv_percent) {
     clashes.push(`risk.liquidation_ltv_percent ${risk.liquidation_ltv_percent} is below risk.max_ltv_percent ${risk.max_ltv_percent}: a loan issued at the maximum LTV would be past its liquidation threshold`)
   }

@@ -74,4 +74,11 @@ describe('config overrides', () => {
       .toThrow('--config x.json is not a valid sandbox config: no loan fits a new key\'s wallet: limits.collateral_btc.min 2.5 BTC is more than the 2 BTC every key\'s wallet starts with (fixtures/wallet.json)')
     expect(resolveConfig(base, { limits: { loan_amount: { min: 95_000 }, collateral_btc: { min: 2 } } }).limits.loan_amount.min).toBe(95_000)
   })
+
+  it('refuses an interest period longer than the loan\'s term, which would charge more interest at issuance than the whole loan earns', () => {
+    const base = loadFixtures().config
+    expect(() => resolveConfig(base, { terms: { interest_payment_months: 24 } }, '--config x.json'))
+      .toThrow('--config x.json is not a valid sandbox config: terms.interest_payment_months 24 is longer than terms.principal_payment_months 12, the loan\'s term')
+    expect(resolveConfig(base, { terms: { interest_payment_months: 12 } }).terms.interest_payment_months).toBe(12)
+  })
 })
