@@ -150,13 +150,17 @@ export function assertNewLoanWithinLimits(request: NewLoanRequest, config: Sandb
   if (exceedsMaxLtv(amount, collateral, config)) {
     const ltv = computeExcessLtv(amount, collateral, config)
     const max = config.risk.max_ltv_percent
-    throw new SandboxError('INVALID_AMOUNT', `LTV ${ltv}% is above the maximum of ${max}%.`, {
-      field: 'loan_amount',
-      limit: 'risk.max_ltv_percent',
-      value: ltv,
-      allowed: max,
-      max_loan_amount: computeMaxDebt(collateral, config),
-    })
+    const maxLoan = computeMaxDebt(collateral, config)
+    const details = { field: 'loan_amount', limit: 'risk.max_ltv_percent', value: ltv, allowed: max, max_loan_amount: maxLoan }
+    // A max_loan_amount below the minimum loan would only be refused in turn: more collateral is the way out.
+    if (maxLoan < loanLimits.min) {
+      const least = computeMinCollateral(loanLimits.min, config)
+      throw new SandboxError('INVALID_AMOUNT', `LTV ${ltv}% is above the maximum of ${max}%. ${collateral} BTC carries at most ${maxLoan} USDT, less than the smallest loan (limits.loan_amount.min ${loanLimits.min}): post at least ${least} BTC.`, {
+        ...details,
+        min_collateral_btc: least,
+      })
+    }
+    throw new SandboxError('INVALID_AMOUNT', `LTV ${ltv}% is above the maximum of ${max}%.`, details)
   }
 }
 

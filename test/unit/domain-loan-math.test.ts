@@ -67,6 +67,14 @@ describe('assertNewLoanWithinLimits', () => {
     expect(error.details).toEqual({ field: 'loan_amount', limit: 'risk.max_ltv_percent', value: 50.01, allowed: 50, max_loan_amount: 23750 })
   })
 
+  it('says when the collateral carries less than the smallest loan, and how much collateral that loan needs, rather than only a max_loan_amount the minimum refuses', () => {
+    // 0.001 BTC (the least collateral) at 95,000 carries 47.50 at 50 %: a loan of 47.50 is below the 100 minimum.
+    const error = expectError(() => assertNewLoanWithinLimits({ collateral_btc: 0.001, loan_amount: 100, loan_currency: 'USDT' }, config), 'INVALID_AMOUNT')
+    expect(error.message).toBe('LTV 105.26% is above the maximum of 50%. 0.001 BTC carries at most 47.5 USDT, less than the smallest loan (limits.loan_amount.min 100): post at least 0.00210527 BTC.')
+    expect(error.details).toEqual({ field: 'loan_amount', limit: 'risk.max_ltv_percent', value: 105.26, allowed: 50, max_loan_amount: 47.5, min_collateral_btc: 0.00210527 })
+    expect(() => assertNewLoanWithinLimits({ collateral_btc: 0.00210527, loan_amount: 100, loan_currency: 'USDT' }, config)).not.toThrow()
+  })
+
   it.each([
     [{ loan_amount: 99.99 }, 'loan_amount', 'limits.loan_amount.min', 99.99, 100],
     [{ loan_amount: 1000000.01, collateral_btc: 100 }, 'loan_amount', 'limits.loan_amount.max', 1000000.01, 1000000],
