@@ -5,7 +5,7 @@ import { hasAnsweredStep } from '../scenarios/connection-step.js'
 import type { RunReport, ScenarioReport } from '../scenarios/report-types.js'
 
 /** A server that answers with a redirect, an untrusted certificate or plain HTTP is running: its message says what to fix. */
-const RUNNING = /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered|fetch refuses port|serve --faults answered/
+const RUNNING = /redirect to|its TLS certificate |answers plain HTTP, not TLS|answers https only|proxy answered|fetch refuses port|serve --faults answered|not the sandbox API's JSON/
 
 /** What `describeRunStop` needs of the run's setup. */
 export interface RunStopSetup {

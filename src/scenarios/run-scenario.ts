@@ -80,7 +80,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
         // The answer says why (a 400 naming the https:// URL, a storage error): show it, as other steps do.
         if (failures.length > 0) result.received = answer.body ?? answer.text
         if (failures.length > 0) result.note = addInfrastructureNote(result.note, answer)
-        if (failures.length > 0) throwIfUnreachable(context.baseUrl, { method: 'GET', path: '/api/sandbox/state' }, answer, 200)
+        if (failures.length > 0) throwIfUnreachable(context.baseUrl, { method: 'GET', path: '/api/sandbox/state' }, answer, 200, context.remote)
         if (failures.length > 0) noteKeyRefusal(answer, 'main', 200)
         if (failures.length === 0) {
           const operationId = step.recover.operation_id === undefined ? undefined : String(interpolate(step.recover.operation_id, variables))
@@ -158,7 +158,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext):
             else result.note = context.remote ? REMOTE_WEBHOOK_NOTE : "the server refuses the runner's receiver on this machine: start it with `sandbox serve --allow-local-webhooks`, or leave out the local-only scenarios"
           }
           if (failures.length > 0) result.note = addInfrastructureNote(result.note, answer, request)
-          if (failures.length > 0) throwIfUnreachable(context.baseUrl, request, answer, expectation?.status)
+          if (failures.length > 0) throwIfUnreachable(context.baseUrl, request, answer, expectation?.status, context.remote)
         }
       }
       result.failures = failures

@@ -157,6 +157,20 @@ export function addInfrastructureNote(note: string | undefined, answer: ClientAn
 }
 
 /**
+ * A failed step's answer that is no JSON, neither a redirect, a 5xx nor a 429 (a proxy's, told
+ * as such): the base URL reaches another service, most often one that held the port a `sandbox
+ * serve` of the same job then could not take. Undefined for any other answer.
+ */
+export function describeForeignAnswer(baseUrl: string, request: ClientRequest, answer: ClientAnswer, remote: boolean): string | undefined {
+  if (answer.body !== undefined || answer.bodyUnread || answer.status >= 500 || answer.status === 429 || (answer.status >= 300 && answer.status < 400)) return undefined
+  const type = answer.headers.get('content-type')
+  const what = answer.text === '' ? 'an empty body' : (type ?? 'a body that is not JSON')
+  const root = baseUrl.replace(/\/+$/, '')
+  const question = `${request.method} ${request.path} answered ${answer.status} with ${what}, not the sandbox API's JSON: is ${root} the root of a sandbox server (its path prefix included), not a web app or another service?`
+  return remote ? question : `${question} A sandbox serve started for this run exits 2 when another process holds its port: its output says so`
+}
+
+/**
  * A 400 IDEMPOTENCY_KEY_REQUIRED to a POST the run sent a key with: an API gateway or proxy in
  * between dropped the header, as some drop headers they do not know. Every POST fails alike, and
  * the retries after a lost answer that the key makes safe are not.
