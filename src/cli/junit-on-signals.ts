@@ -8,6 +8,7 @@ interface ProgressHooks {
   onScenarioStart?(scenario: Scenario): void
   onStep?(scenario: Scenario, step: StepReport): void
   onScenarioEnd?(report: ScenarioReport): void
+  onWaitEnd?(): void
 }
 
 interface PartialRun {
@@ -15,6 +16,8 @@ interface PartialRun {
   scenarios: Scenario[]
   baseUrl: string
   startedServer: boolean
+  /** `--wait` as given, when the run waits for `baseUrl` to answer before its first scenario. */
+  wait?: string | undefined
   formatJunitReport(report: RunReport): string
 }
 
@@ -29,12 +32,16 @@ interface PartialRun {
 export function writeJunitOnSignals(run: PartialRun, inner: ProgressHooks): { hooks: Required<ProgressHooks>; dispose(): void } {
   const started = Date.now()
   const ended: ScenarioReport[] = []
-  let current: { scenario: Scenario; steps: StepReport[]; started: number } | undefined
+  let current: Interrupted | undefined
+  // A job stopped while the server it waits for never came up: all skipped would read as nothing wrong.
+  let waiting = run.wait !== undefined
   const onSignal = (signal: NodeJS.Signals) => {
     dispose()
+    const first = waiting && ended.length === 0 && !current ? run.scenarios[0] : undefined
+    if (first) current = { scenario: first, steps: [], started: Date.now(), error: `interrupted by ${signal} while waiting for ${run.baseUrl} to answer (--wait ${run.wait}): it had not answered` }
     try {
       writeFileSync(run.file, run.formatJunitReport(buildInterruptedReport(run, ended, current, signal, started)))
-      process.stderr.write(`sandbox: stopped by ${signal}: the JUnit report in ${run.file} holds the ${ended.length} scenario${ended.length === 1 ? '' : 's'} that ended${current ? ` and ${current.scenario.id}, interrupted` : ''}\n`)
+      process.stderr.write(`sandbox: stopped by ${signal}: the JUnit report in ${run.file} holds the ${ended.length} scenario${ended.length === 1 ? '' : 's'} that ended${current ? ` and ${current.scenario.id}, ${current.error ?? 'interrupted'}` : ''}\n`)
     } catch (error) {
       process.stderr.write(`sandbox: stopped by ${signal}; cannot write the JUnit report to ${run.file}: ${(error as Error).message}\n`)
     }
@@ -46,6 +53,10 @@ export function writeJunitOnSignals(run: PartialRun, inner: ProgressHooks): { ho
   return {
     dispose,
     hooks: {
+      onWaitEnd() {
+        waiting = false
+        inner.onWaitEnd?.()
+      },
       onScenarioStart(scenario) {
         current = { scenario, steps: [], started: Date.now() }
         inner.onScenarioStart?.(scenario)
@@ -63,12 +74,20 @@ export function writeJunitOnSignals(run: PartialRun, inner: ProgressHooks): { ho
   }
 }
 
-function buildInterruptedReport(run: PartialRun, ended: ScenarioReport[], current: { scenario: Scenario; steps: StepReport[]; started: number } | undefined, signal: NodeJS.Signals, started: number): RunReport {
+/** The scenario the run was in, or about to start while it waited for the server (`error` says so). */
+interface Interrupted {
+  scenario: Scenario
+  steps: StepReport[]
+  started: number
+  error?: string
+}
+
+function buildInterruptedReport(run: PartialRun, ended: ScenarioReport[], current: Interrupted | undefined, signal: NodeJS.Signals, started: number): RunReport {
   const toReport = (scenario: Scenario, status: ScenarioReport['status'], error: string, steps: StepReport[] = [], durationMs = 0): ScenarioReport =>
     ({ id: scenario.id, name: scenario.name, file: scenario.file, tags: scenario.tags, status, duration_ms: durationMs, requests: steps.length, steps, error })
   const done = new Set(ended.map((report) => report.id))
   if (current) done.add(current.scenario.id)
-  const running = current && { ...toReport(current.scenario, 'failed', `interrupted by ${signal} during this scenario`, current.steps, Date.now() - current.started), interrupted: true }
+  const running = current && { ...toReport(current.scenario, 'failed', current.error ?? `interrupted by ${signal} during this scenario`, current.steps, Date.now() - current.started), interrupted: true }
   const notRun = run.scenarios.filter((scenario) => !done.has(scenario.id)).map((scenario) => toReport(scenario, 'skipped', `not run: the run was stopped by ${signal}`))
   const scenarios = [...ended, ...(running ? [running] : []), ...notRun]
   const count = (status: ScenarioReport['status']) => scenarios.filter((report) => report.status === status).length

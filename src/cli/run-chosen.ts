@@ -33,7 +33,7 @@ export async function runChosen(scenarios: Scenario[], setup: RunSetup & { serve
   const secrets = (await import('../scenarios/seen-secrets.js')).createSeenSecrets()
   const shown = flags.json ? {} : createRunProgress(write)
   // A cancelled CI job still leaves its JUnit report, with the scenario it was stopped in.
-  const onSignals = flags.junit ? (await import('./junit-on-signals.js')).writeJunitOnSignals({ file: flags.junit, scenarios, baseUrl: setup.server?.url ?? baseUrl ?? 'an in-process sandbox', startedServer: setup.server !== undefined || baseUrl === undefined, formatJunitReport }, shown) : undefined
+  const onSignals = flags.junit ? (await import('./junit-on-signals.js')).writeJunitOnSignals({ file: flags.junit, scenarios, baseUrl: setup.server?.url ?? baseUrl ?? 'an in-process sandbox', startedServer: setup.server !== undefined || baseUrl === undefined, wait: waitForServerMs && baseUrl !== undefined && !setup.server ? flags.wait : undefined, formatJunitReport }, shown) : undefined
   const progress = onSignals?.hooks ?? shown
   // Where the tunnel must forward to: before the first scenario, which may wait on it.
   const note = out.createNoteWriter(flags.json, write)

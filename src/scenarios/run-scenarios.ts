@@ -63,6 +63,8 @@ export interface RunScenariosOptions {
   onReceiverStart?(receiver: { localUrl: string; publicUrl?: string }): void
   /** Wait up to this long for `baseUrl` to answer before the first scenario (a server just started in the background). */
   waitForServerMs?: number | undefined
+  /** Called when the wait of `waitForServerMs` is over, whether the server answered or not. */
+  onWaitEnd?(): void
   /** Called after the scenarios when a remote `baseUrl` answers an API version other than SCENARIOS_API_VERSION. */
   onApiVersion?(version: string): void
   /**
@@ -145,7 +147,10 @@ export async function runScenarios(scenarios: Scenario[], options: RunScenariosO
       ownServer = true
       baseUrl = server.url
     }
-    else if (options.waitForServerMs && !server) await waitForServer(baseUrl, options.waitForServerMs, signal)
+    else if (options.waitForServerMs && !server) {
+      await waitForServer(baseUrl, options.waitForServerMs, signal)
+      options.onWaitEnd?.()
+    }
     for (const scenario of scenarios) {
       signal?.throwIfAborted()
       if (stop) {
