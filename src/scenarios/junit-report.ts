@@ -102,3 +102,37 @@ export function formatJunitReport(report: RunReport): string {
     '',
   ].join('\n')
 }
+
+/** A scenario file's mistakes, for formatJunitStartError. */
+export interface JunitFileProblems {
+  file: string
+  id: string
+  /** Each mistake as `step 1: ...`, without the file. */
+  problems: string[]
+}
+
+/**
+ * The JUnit report of a run that could not start (exit 2): one `<error>` of type ScenarioError
+ * per scenario file with mistakes, or else one for the run saying why (`MESSAGE`), of TYPE. A CI
+ * reads the report file whatever the exit code, and an earlier run's report left in its place read as this one's.
+ */
+export function formatJunitStartError(message: string, files: JunitFileProblems[], startedAt: Date, type: 'ScenarioError' | 'UsageError'): string {
+  const cases = files.length > 0
+    ? files.map(({ file, id, problems }) => ({ classname: `scenarios.${id}`, name: file, message: problems[0] ?? message, details: problems.join('\n'), out: `file: ${file}` }))
+    : [{ classname: 'scenarios', name: 'sandbox run', message: message.split('\n')[0]!, details: message, out: undefined }]
+  const counts = `tests="${cases.length}" failures="0" errors="${cases.length}"`
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="sandbox run" ${counts} time="0.000">`,
+    `  <testsuite name="sandbox scenarios" ${counts} skipped="0" time="0.000" timestamp="${startedAt.toISOString().slice(0, 19)}">`,
+    ...cases.flatMap((item) => [
+      `    <testcase classname="${escapeXml(item.classname)}" name="${escapeXml(item.name)}" time="0.000">`,
+      `      <error message="${escapeXml(item.message)}" type="${files.length > 0 ? 'ScenarioError' : type}">${escapeXml(item.details)}</error>`,
+      ...(item.out === undefined ? [] : [`      <system-out>${escapeXml(item.out)}</system-out>`]),
+      '    </testcase>',
+    ]),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n')
+}

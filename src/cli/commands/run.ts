@@ -1,6 +1,7 @@
 import { Argument, Option, type Command } from 'commander'
 import { canPrompt } from '../can-prompt.js'
 import { CliError, keepExitCodeWhenStdoutCloses, printJsonDocument, printErrorsAsJson } from '../cli-error.js'
+import { CliErrorCodes } from '../../errors/codes.js'
 import { escapeControls } from '../../text/escape-controls.js'
 import { suggestClosest } from '../../text/closest-match.js'
 import { loadChosenScenarios } from '../load-chosen.js'
@@ -18,6 +19,21 @@ import type { Scenario } from '../../scenarios/scenario-schema.js'
 const MAX_WAIT_MS = 3_600_000
 
 async function runRun(args: string[], flags: RunFlags, command: Command): Promise<void> {
+  let started = false
+  try {
+    await prepareAndRun(args, flags, command, () => { started = true })
+  } catch (error) {
+    // Exit 2 before any scenario ran: the report says why, rather than an earlier run's staying.
+    const report = flags.junit !== undefined && !started && !flags.list && !flags.schema && !flags.watch
+    if (report && error instanceof CliError && error.exitCode === 2 && error.code !== CliErrorCodes.OUTPUT) {
+      await (await import('../junit-start-error.js')).writeJunitStartError(flags.junit!, error)
+    }
+    throw error
+  }
+}
+
+/** `run` itself; ONSTART is called as the scenarios start, past every check that can stop them. */
+async function prepareAndRun(args: string[], flags: RunFlags, command: Command, onStart: () => void): Promise<void> {
   if (flags.watch) (await import('../run-watch.js')).refuseWithWatch(flags)
   if (flags.schema) {
     refuseWithSchema(args, flags)
@@ -66,6 +82,7 @@ async function runRun(args: string[], flags: RunFlags, command: Command): Promis
   if (flags.junit) await outputFile.prepareOutputFile(flags.junit, 'the JUnit report')
   const proxy = await (await import('../use-proxy.js')).useProxy(baseUrl, out.createNoteWriter(flags.json, write))
   const setup: RunSetup = { args, flags, command, baseUrl, apiKey, receiver, waitForServerMs, timeoutMs, proxy }
+  onStart()
   if (!flags.watch) return runChosen(scenarios, setup, write)
   const { watchRun } = await import('../run-watch.js')
   const { isScenarioFilePath, SHIPPED_SCENARIOS_DIR } = await import('../../scenarios/load-scenarios.js')
