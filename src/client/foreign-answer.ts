@@ -13,7 +13,18 @@ export function describeForeignAnswer(answer: Pick<ClientAnswer, 'status' | 'err
     return `a proxy in front of the server answered ${times}, not the sandbox API's JSON: the server behind it is down, restarting or too slow for the proxy`
   }
   const foreign = 'not the sandbox API\'s JSON (no error_code)'
-  if (answer.status === 429) return `${foreign}: a proxy, load balancer or CDN in front of the server answered for it`
-  if (answer.status >= 500) return `${foreign}: a proxy or load balancer in front of the server answered for it`
-  return `${foreign}: is the base URL ${baseUrl.replace(/\/+$/, '')} the root of a sandbox server (its path prefix included), not a web app or another service?`
+  return `${foreign}: ${answer.status === 429 || answer.status >= 500 ? describeProxyAnswer(answer.status) : askBaseUrl(baseUrl)}`
+}
+
+/**
+ * Who answered a 5xx or 429 that is not the API's: a proxy, load balancer (or, for a 429, a CDN's
+ * own rate limit) in front of the server, which says nothing of a wrong base URL.
+ */
+export function describeProxyAnswer(status: number): string {
+  return status === 429 ? 'a proxy, load balancer or CDN in front of the server answered for it' : 'a proxy or load balancer in front of the server answered for it'
+}
+
+/** The question an answer that is not the API's raises about the base URL (BASE_URL, when named): another service answers there. */
+export function askBaseUrl(baseUrl?: string): string {
+  return `is the base URL ${baseUrl === undefined ? '' : `${baseUrl.replace(/\/+$/, '')} `}the root of a sandbox server (its path prefix included), not a web app or another service?`
 }

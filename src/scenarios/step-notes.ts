@@ -1,6 +1,7 @@
 import { describeInjectedPage } from '../client/api-error.js'
 import { parseRetryAfter } from '../client/read-answer.js'
 import { isGatewayError } from '../client/retry-rules.js'
+import { askBaseUrl, describeProxyAnswer } from '../client/foreign-answer.js'
 import { DEFAULT_MAX_RETRY_AFTER_MS } from '../client/send-request.js'
 import type { ClientAnswer, ClientRequest } from '../client/request-types.js'
 import { IGNORED_FIELDS_HEADER } from '../server/ignored-fields.js'
@@ -148,11 +149,9 @@ export function addInfrastructureNote(note: string | undefined, answer: ClientAn
   const answered = answer.text === '' ? 'the answer is empty' : `the answer is not JSON${type ? ` (${type})` : ''}`
   // A 5xx page is a proxy's answer for a server behind it that failed, and a 429 page a CDN's or
   // proxy's own rate limit (Cloudflare's 1015): no sign of a wrong base URL.
-  const what = answer.status >= 500
-    ? `${answered}, so not the sandbox API's own: a proxy or load balancer in front of the server answered for it`
-    : answer.status === 429
-      ? `${answered}, so not the sandbox API's own: a proxy, load balancer or CDN in front of the server answered for it`
-      : `${answered}, so not the sandbox API's: is the base URL the root of a sandbox server (its path prefix included), not a web app or another service?`
+  const what = answer.status >= 500 || answer.status === 429
+    ? `${answered}, so not the sandbox API's own: ${describeProxyAnswer(answer.status)}`
+    : `${answered}, so not the sandbox API's: ${askBaseUrl()}`
   return note ? `${note}; ${what}` : what
 }
 
@@ -165,8 +164,7 @@ export function describeForeignAnswer(baseUrl: string, request: ClientRequest, a
   if (answer.body !== undefined || answer.bodyUnread || answer.status >= 500 || answer.status === 429 || (answer.status >= 300 && answer.status < 400)) return undefined
   const type = answer.headers.get('content-type')
   const what = answer.text === '' ? 'an empty body' : (type ?? 'a body that is not JSON')
-  const root = baseUrl.replace(/\/+$/, '')
-  const question = `${request.method} ${request.path} answered ${answer.status} with ${what}, not the sandbox API's JSON: is ${root} the root of a sandbox server (its path prefix included), not a web app or another service?`
+  const question = `${request.method} ${request.path} answered ${answer.status} with ${what}, not the sandbox API's JSON: ${askBaseUrl(baseUrl)}`
   return remote ? question : `${question} A sandbox serve started for this run exits 2 when another process holds its port: its output says so`
 }
 

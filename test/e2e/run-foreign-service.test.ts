@@ -37,7 +37,7 @@ describe('sandbox run against another service on the base URL\'s port', () => {
       cwd: dir,
       env: { CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, GITHUB_STEP_SUMMARY: summary },
     })
-    const stop = `GET /api/sandbox/state answered 404 with text/html, not the sandbox API's JSON: is ${url} the root of a sandbox server (its path prefix included), not a web app or another service? A sandbox serve started for this run exits 2 when another process holds its port: its output says so`
+    const stop = `GET /api/sandbox/state answered 404 with text/html, not the sandbox API's JSON: is the base URL ${url} the root of a sandbox server (its path prefix included), not a web app or another service? A sandbox serve started for this run exits 2 when another process holds its port: its output says so`
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(`sandbox: ${stop}`)
     expect(result.stderr).not.toContain('is the server running?')
