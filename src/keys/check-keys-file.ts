@@ -16,15 +16,16 @@ function deriveSessionId(key: string): string {
 /** What a session id may be: `sandbox keys` makes `ses_` and 16 hex digits. */
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/
 
-/** The first problem with one entry of "keys", or null when it is a valid record. */
-function findRecordProblem(value: unknown, seen: Set<string>): string | null {
+/** The first problem with one entry of "keys", or null when it is a valid record. `seen` maps each key to its entry's number. */
+function findRecordProblem(value: unknown, seen: Map<string, number>, entry: number): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object'
   const record = value as Record<string, unknown>
   if (typeof record.key !== 'string' || !isWellFormedKey(record.key)) {
     return 'has no valid "key" (sk_sandbox_ followed by at least 16 letters, digits or _)'
   }
-  if (seen.has(record.key)) return `repeats the key ${maskApiKey(record.key)}`
-  seen.add(record.key)
+  const earlier = seen.get(record.key)
+  if (earlier !== undefined) return `repeats the key ${maskApiKey(record.key)} of entry ${earlier}`
+  seen.set(record.key, entry)
   if (typeof record.created_at !== 'string' || Number.isNaN(Date.parse(record.created_at))) return 'has no valid "created_at" time'
   for (const field of ['expires_at', 'revoked_at']) {
     const time = record[field]
@@ -49,6 +50,13 @@ function findRecordProblem(value: unknown, seen: Set<string>): string | null {
   return null
 }
 
+/** The entry's masked key, in parentheses, when it has a valid one the problem does not already name. */
+function describeEntryKey(value: unknown, problem: string): string {
+  const key = (value as { key?: unknown } | null)?.key
+  if (typeof key !== 'string' || !isWellFormedKey(key) || problem.includes(maskApiKey(key))) return ''
+  return ` (${maskApiKey(key)})`
+}
+
 /** Checks the parsed JSON of a keys file and fills in optional fields. Throws naming the problem. */
 export function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
   const shape = parsed as { version?: unknown; keys?: unknown } | null
@@ -61,11 +69,14 @@ export function normalizeKeysFile(path: string, parsed: unknown): KeysFile {
   if (shape.version !== undefined && shape.version !== 1) {
     throw new KeysError(`keys file ${path} has version ${JSON.stringify(shape.version)}; this sandbox reads version 1`)
   }
-  const seen = new Set<string>()
+  const seen = new Map<string, number>()
   const keys = shape.keys as unknown[]
   for (const [index, value] of keys.entries()) {
-    const problem = findRecordProblem(value, seen)
-    if (problem) throw new KeysError(`keys file ${path}: entry ${index} of "keys" ${problem}`)
+    // Counted from 1, as a person editing the file counts: "entry 1" (from 0) sent them to the
+    // wrong entry. The key, once readable, tells entries apart however the file is laid out.
+    const entry = index + 1
+    const problem = findRecordProblem(value, seen, entry)
+    if (problem) throw new KeysError(`keys file ${path}: entry ${entry} of "keys"${describeEntryKey(value, problem)} ${problem}`)
   }
   // Fields this version does not know (a newer version's, in a file it kept at version 1) are
   // kept, so that rewriting the file (keys create, revoke, reset) does not drop them.

@@ -138,13 +138,13 @@ describe('readKeysFile and writeKeysFile', () => {
       ['[]', /not a sandbox keys file/],
       ['{"version": 1}', /not a sandbox keys file/],
       [JSON.stringify({ version: 2, keys: [] }), /version 2/],
-      [JSON.stringify({ keys: ['sk_sandbox_x'] }), /entry 0 .*not an object/],
-      [JSON.stringify({ keys: [{ key: 'pk_live_0123456789abcdef', created_at: at }] }), /entry 0 .*"key"/],
-      [JSON.stringify({ keys: [{ key }] }), /entry 0 .*created_at/],
-      [JSON.stringify({ keys: [{ key, created_at: at, revoked_at: 'yes' }] }), /entry 0 .*revoked_at/],
-      [JSON.stringify({ keys: [{ key, created_at: at, expires_at: 5 }] }), /entry 0 .*expires_at/],
-      [JSON.stringify({ keys: [{ key, created_at: at, label: 7 }] }), /entry 0 .*label/],
-      [JSON.stringify({ keys: [{ key, created_at: at }, { key, created_at: at }] }), /entry 1 .*repeats/],
+      [JSON.stringify({ keys: ['sk_sandbox_x'] }), /entry 1 .*not an object/],
+      [JSON.stringify({ keys: [{ key: 'pk_live_0123456789abcdef', created_at: at }] }), /entry 1 .*"key"/],
+      [JSON.stringify({ keys: [{ key }] }), /entry 1 .*created_at/],
+      [JSON.stringify({ keys: [{ key, created_at: at, revoked_at: 'yes' }] }), /entry 1 .*revoked_at/],
+      [JSON.stringify({ keys: [{ key, created_at: at, expires_at: 5 }] }), /entry 1 .*expires_at/],
+      [JSON.stringify({ keys: [{ key, created_at: at, label: 7 }] }), /entry 1 .*label/],
+      [JSON.stringify({ keys: [{ key, created_at: at }, { key, created_at: at }] }), /entry 2 .*repeats/],
     ]
     for (const [index, [text, problem]] of cases.entries()) {
       const path = join(dir, `bad-${index}.json`)
@@ -154,6 +154,20 @@ describe('readKeysFile and writeKeysFile', () => {
     }
   })
 
+  it('names a broken entry as a person counts it, from 1, with its key, so a hand edit finds the right one', async () => {
+    // "entry 1" meant the second entry (counted from 0): a lead fixing a file of ten keys looked
+    // at the first, which was fine, while the server kept refusing the file.
+    const dir = await tempDir()
+    const at = NOW.toISOString()
+    const first = 'sk_sandbox_first_0123456789abcdef'
+    const second = 'sk_sandbox_second_0123456789abcde'
+    const path = join(dir, 'keys.json')
+    await writeFile(path, JSON.stringify({ keys: [{ key: first, created_at: at }, { key: second, created_at: 'yesterday' }] }))
+    await expect(readKeysFile(path)).rejects.toThrow(`entry 2 of "keys" (${maskApiKey(second)}) has no valid "created_at" time`)
+    await writeFile(path, JSON.stringify({ keys: [{ key: first, created_at: at }, { key: second, created_at: at }, { key: first, created_at: at }] }))
+    await expect(readKeysFile(path)).rejects.toThrow(`entry 3 of "keys" repeats the key ${maskApiKey(first)} of entry 1`)
+  })
+
   it('refuses a hand-written expires_at without a time zone, or not ISO, rather than reading it in the machine\'s zone', async () => {
     // A file edited on a laptop in Tokyo and read by CI in UTC gave the key two different
     // expiries, and `keys list` showed the zoneless time marked Z whatever the zone.
@@ -161,10 +175,10 @@ describe('readKeysFile and writeKeysFile', () => {
     const key = 'sk_sandbox_handwritten_0123456789'
     const at = NOW.toISOString()
     const cases: Array<[string, RegExp]> = [
-      ['2027-01-31T20:00:00', /entry 0 .*"expires_at" "2027-01-31T20:00:00" with no time zone: add Z for UTC \(2027-01-31T20:00:00Z\) or an offset such as \+01:00/],
-      ['2027-01-31 20:00', /entry 0 .*"expires_at" .*with no time zone/],
-      ['1', /entry 0 .*"expires_at" that is neither null nor an ISO time/],
-      ['January 31, 2027', /entry 0 .*"expires_at" that is neither null nor an ISO time/],
+      ['2027-01-31T20:00:00', /entry 1 .*"expires_at" "2027-01-31T20:00:00" with no time zone: add Z for UTC \(2027-01-31T20:00:00Z\) or an offset such as \+01:00/],
+      ['2027-01-31 20:00', /entry 1 .*"expires_at" .*with no time zone/],
+      ['1', /entry 1 .*"expires_at" that is neither null nor an ISO time/],
+      ['January 31, 2027', /entry 1 .*"expires_at" that is neither null nor an ISO time/],
     ]
     for (const [index, [expires, problem]] of cases.entries()) {
       const path = join(dir, `zone-${index}.json`)
@@ -188,7 +202,7 @@ describe('readKeysFile and writeKeysFile', () => {
     for (const [index, session] of ['../../escape', 'a:b', 'ci/main', 'ci main', '', 'x'.repeat(65)].entries()) {
       const path = join(dir, `session-${index}.json`)
       await writeFile(path, JSON.stringify({ keys: [{ key, created_at: at, session_id: session }] }))
-      await expect(readKeysFile(path), session).rejects.toThrow(/entry 0 of "keys" has a "session_id" that is neither null nor 1 to 64 letters, digits, _ or -/)
+      await expect(readKeysFile(path), session).rejects.toThrow(/entry 1 of "keys" \(sk_sandbox_\S+\) has a "session_id" that is neither null nor 1 to 64 letters, digits, _ or -/)
     }
     const path = join(dir, 'plain.json')
     await writeFile(path, JSON.stringify({ keys: [{ key, created_at: at, session_id: 'ci-main_2' }] }))
