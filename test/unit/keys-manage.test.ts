@@ -113,6 +113,21 @@ describe('revokeKey and resetKeySession', () => {
   })
 })
 
+describe('revoking or resetting a key the keys file does not hold', () => {
+  it('names the keys file it read, and says when there is none, so a lead in the wrong directory gives --keys', async () => {
+    // "is not a registered key ... an open-mode key has none" sent a lead whose server reads
+    // another keys file (another directory, no --keys) to doubt the key, not the file.
+    const key = 'sk_sandbox_issued_by_ci_0123456789'
+    const missing = join(await tempDir(), 'keys.json')
+    for (const change of [() => revokeKey(missing, key), () => resetKeySession(missing, key)]) {
+      await expect(change()).rejects.toThrow(`there is no keys file ${missing}: give the one the server reads with --keys FILE (or SANDBOX_KEYS_FILE)`)
+    }
+    const path = join(await tempDir(), 'keys.json')
+    await writeKeysFile(path, { version: 1, keys: [createKeyRecord({ now: NOW })] })
+    await expect(revokeKey(path, key)).rejects.toThrow(`${maskApiKey(key)} is not a registered key of ${path} (see "sandbox keys list"; another keys file: --keys FILE)`)
+  })
+})
+
 describe('a keys file of a newer version', () => {
   it('keeps the fields this version does not know when a key is added, revoked or reset', async () => {
     const path = join(await tempDir(), 'keys.json')
