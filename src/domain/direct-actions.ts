@@ -79,7 +79,12 @@ function runAction(action: LoanActionInput['action'], loan: Loan, amount: number
       return { wallet: debitWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, amount, ctx) }
     }
     case 'remove_collateral': {
-      if (amount > loan.collateral) throw invalidAmount(`must be at most the collateral (${loan.collateral} BTC)`, { value: amount, allowed: loan.collateral })
+      // `allowed` is the field's range; all of it is still refused below, so name what may really go.
+      if (amount > loan.collateral) {
+        throw invalidAmount(`must be at most the collateral (${loan.collateral} BTC)`, {
+          value: amount, allowed: loan.collateral, max_removable_btc: computeMaxRemovable(loan.debt, loan.collateral, ctx.config),
+        })
+      }
       const remaining = roundBtc(loan.collateral - amount)
       // All of it is the LTV rule's refusal too (decisions.md): no collateral left against a debt.
       if (remaining === 0 && loan.debt > 0) throw noCollateralLeft(loan, ctx)
@@ -108,13 +113,20 @@ function increaseLoan(loan: Loan, amount: number, wallet: Balances, ctx: DomainC
   if (debt > max) {
     throw new SandboxError('INVALID_AMOUNT', `Debt would be ${debt}, above limits.loan_amount.max (${max}).`, {
       field: 'amount', limit: 'limits.loan_amount.max', value: debt, allowed: max,
+      // `allowed` bounds the debt, not the amount; name an increase that passes both this limit and the LTV.
+      max_increase: Math.max(0, Math.min(roundUsd(max - loan.debt), computeMaxIncreaseByLtv(loan, ctx))),
     })
   }
   if (exceedsMaxLtv(debt, loan.collateral, ctx.config)) {
-    throw ltvLimit(computeExcessLtv(debt, loan.collateral, ctx.config), ctx, { max_increase: Math.max(0, roundUsd(computeMaxDebt(loan.collateral, ctx.config) - loan.debt)) })
+    throw ltvLimit(computeExcessLtv(debt, loan.collateral, ctx.config), ctx, { max_increase: computeMaxIncreaseByLtv(loan, ctx) })
   }
   const fee = computeOriginationFee(amount, ctx.config)
   const grown: Loan = { ...loan, debt, principal: roundUsd(loan.principal + amount), originationFee: roundUsd(loan.originationFee + fee) }
   const next = recordChange(recordChange(grown, ctx, { type: 'loan_increased', amount, asset: 'USDT' }), ctx, { type: 'origination_fee', amount: fee, asset: 'USDT' })
   return { wallet: creditWallet(wallet, 'USDT', roundUsd(amount - fee)), loan: next }
+}
+
+/** The most the loan may grow before its LTV passes `max_ltv_percent` (0 when it is already there). */
+function computeMaxIncreaseByLtv(loan: Loan, ctx: DomainContext): number {
+  return Math.max(0, roundUsd(computeMaxDebt(loan.collateral, ctx.config) - loan.debt))
 }

@@ -63,6 +63,33 @@ describe('POST /api/sandbox/loans/{id}/action', () => {
     expect((await api.get('/api/sandbox/loans')).body.activeLoans[0].collateral).toBe(0.5)
   })
 
+  it('names, in the 400 for removing more than the loan holds, the collateral that may go, and that much passes', async () => {
+    api = await createTestApi()
+    const loanId = await issueLoan(api)
+    const more = await api.post(action(loanId), { action: 'remove_collateral', amount: 0.6 })
+    expect([more.status, more.body.error_code, more.body.details.max_removable_btc]).toEqual([400, 'INVALID_AMOUNT', 0.07894736])
+    const named = await api.post(action(loanId), { action: 'remove_collateral', amount: more.body.details.max_removable_btc })
+    expect([named.status, named.body.activeLoans[0].collateral]).toEqual([200, 0.42105264])
+  })
+
+  it('names, in the 400 for an increase over limits.loan_amount.max, an increase that passes both the limit and the LTV', async () => {
+    api = await createTestApi({ config: { limits: { loan_amount: { min: 100, max: 21_000 } } } })
+    const loanId = await issueLoan(api)
+    const over = await api.post(action(loanId), { action: 'increase_loan', amount: 2000 })
+    expect([over.status, over.body.details.limit, over.body.details.max_increase]).toEqual([400, 'limits.loan_amount.max', 1000])
+    const named = await api.post(action(loanId), { action: 'increase_loan', amount: over.body.details.max_increase })
+    expect([named.status, named.body.activeLoans[0].debt]).toEqual([200, 21_000])
+
+    await api.sandbox.close()
+    api = await createTestApi({ config: { limits: { loan_amount: { min: 100, max: 30_000 } } } })
+    const other = await issueLoan(api)
+    const far = await api.post(action(other), { action: 'increase_loan', amount: 20_000 })
+    // 3,750 more reaches 50 % LTV on 0.5 BTC before the 30,000 limit: the LTV rule would refuse 10,000.
+    expect([far.status, far.body.details.limit, far.body.details.max_increase]).toEqual([400, 'limits.loan_amount.max', 3750])
+    const passes = await api.post(action(other), { action: 'increase_loan', amount: far.body.details.max_increase })
+    expect([passes.status, passes.body.activeLoans[0].debt]).toEqual([200, 23_750])
+  })
+
   it('increases the loan, charging the origination fee, up to the LTV limit', async () => {
     api = await createTestApi()
     const loanId = await issueLoan(api)
