@@ -73,7 +73,8 @@ function runAction(action: LoanActionInput['action'], loan: Loan, amount: number
       const max = ctx.config.limits.collateral_btc.max
       if (total > max) {
         throw new SandboxError('INVALID_AMOUNT', `Collateral would be ${total} BTC, above limits.collateral_btc.max (${max}).`, {
-          field: 'amount', limit: 'limits.collateral_btc.max', value: total, allowed: max,
+          // `value` and `allowed` are totals; name the amount that may still be added.
+          field: 'amount', limit: 'limits.collateral_btc.max', value: total, allowed: max, max_addable_btc: Math.max(0, roundBtc(max - loan.collateral)),
         })
       }
       return { wallet: debitWallet(wallet, 'BTC', amount), loan: changeCollateral(loan, amount, ctx) }

@@ -90,6 +90,16 @@ describe('POST /api/sandbox/loans/{id}/action', () => {
     expect([passes.status, passes.body.activeLoans[0].debt]).toEqual([200, 23_750])
   })
 
+  it('names, in the 400 for add_collateral over limits.collateral_btc.max, the collateral that may still be added, and that much passes', async () => {
+    api = await createTestApi({ config: { limits: { collateral_btc: { min: 0.001, max: 0.8 } } } })
+    const loanId = await issueLoan(api)
+    const over = await api.post(action(loanId), { action: 'add_collateral', amount: 0.5 })
+    // value and allowed are totals (1 BTC against 0.8), not amounts one could send.
+    expect([over.status, over.body.details.limit, over.body.details.allowed, over.body.details.max_addable_btc]).toEqual([400, 'limits.collateral_btc.max', 0.8, 0.3])
+    const named = await api.post(action(loanId), { action: 'add_collateral', amount: over.body.details.max_addable_btc })
+    expect([named.status, named.body.activeLoans[0].collateral]).toEqual([200, 0.8])
+  })
+
   it('increases the loan, charging the origination fee, up to the LTV limit', async () => {
     api = await createTestApi()
     const loanId = await issueLoan(api)
