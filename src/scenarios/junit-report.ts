@@ -88,15 +88,22 @@ export function formatJunitReport(report: RunReport): string {
   const errors = report.scenarios.filter((scenario) => scenario.status === 'failed' && errorType(scenario)).length
   const counts = `tests="${report.scenarios.length}" failures="${report.failed - errors}" errors="${errors}"`
   const time = `time="${seconds(report.duration_ms)}"`
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="sandbox run" ${counts} ${time}>`,
-    `  <testsuite name="sandbox scenarios" ${counts} skipped="${report.skipped}" ${time} timestamp="${report.started_at.slice(0, 19)}">`,
+  return formatDocument(counts, report.skipped, time, report.started_at, [
     '    <properties>',
     `      <property name="base_url" value="${escapeXml(report.base_url)}"/>`,
     `      <property name="requests" value="${report.requests}"/>`,
     '    </properties>',
     ...report.scenarios.map(testcase),
+  ])
+}
+
+/** The report's document around its suite's LINES: one testsuites holding one testsuite. */
+function formatDocument(counts: string, skipped: number, time: string, startedAt: string, lines: string[]): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="sandbox run" ${counts} ${time}>`,
+    `  <testsuite name="sandbox scenarios" ${counts} skipped="${skipped}" ${time} timestamp="${startedAt.slice(0, 19)}">`,
+    ...lines,
     '  </testsuite>',
     '</testsuites>',
     '',
@@ -121,18 +128,10 @@ export function formatJunitStartError(message: string, files: JunitFileProblems[
     ? files.map(({ file, id, problems }) => ({ classname: `scenarios.${id}`, name: file, message: problems[0] ?? message, details: problems.join('\n'), out: `file: ${file}` }))
     : [{ classname: 'scenarios', name: 'sandbox run', message: message.split('\n')[0]!, details: message, out: undefined }]
   const counts = `tests="${cases.length}" failures="0" errors="${cases.length}"`
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="sandbox run" ${counts} time="0.000">`,
-    `  <testsuite name="sandbox scenarios" ${counts} skipped="0" time="0.000" timestamp="${startedAt.toISOString().slice(0, 19)}">`,
-    ...cases.flatMap((item) => [
-      `    <testcase classname="${escapeXml(item.classname)}" name="${escapeXml(item.name)}" time="0.000">`,
-      `      <error message="${escapeXml(item.message)}" type="${files.length > 0 ? 'ScenarioError' : type}">${escapeXml(item.details)}</error>`,
-      ...(item.out === undefined ? [] : [`      <system-out>${escapeXml(item.out)}</system-out>`]),
-      '    </testcase>',
-    ]),
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n')
+  return formatDocument(counts, 0, 'time="0.000"', startedAt.toISOString(), cases.flatMap((item) => [
+    `    <testcase classname="${escapeXml(item.classname)}" name="${escapeXml(item.name)}" time="0.000">`,
+    `      <error message="${escapeXml(item.message)}" type="${files.length > 0 ? 'ScenarioError' : type}">${escapeXml(item.details)}</error>`,
+    ...(item.out === undefined ? [] : [`      <system-out>${escapeXml(item.out)}</system-out>`]),
+    '    </testcase>',
+  ]))
 }
