@@ -15,3 +15,11 @@ export function findEventType(name: string): EventType | undefined {
 export function findEventTypeMeant(name: string): EventType | undefined {
   return findEventType(name) ?? (findClosestMatch(name.startsWith('sandbox.') ? name : `sandbox.${name}`, EVENT_TYPES) as EventType | undefined)
 }
+
+/**
+ * Whether an endpoint subscribed to EVENTS (undefined: all) is sent an event of TYPE. The test
+ * event goes to an endpoint whatever its list holds: it is how a receiver is checked.
+ */
+export function takesEvent(events: readonly string[] | undefined, type: string): boolean {
+  return type === 'sandbox.webhook.test' || events === undefined || events.includes(type)
+}

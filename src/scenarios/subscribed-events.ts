@@ -1,9 +1,6 @@
-import { EVENT_TYPES, findEventType } from '../domain/event-types.js'
+import { EVENT_TYPES, findEventType, takesEvent } from '../domain/event-types.js'
 import type { EventType } from '../domain/types.js'
 import type { ScenarioStep } from './scenario-schema.js'
-
-/** The test event goes to an endpoint whatever its events list holds (README, webhook tools). */
-const ALWAYS_DELIVERED = 'sandbox.webhook.test'
 
 /**
  * The events each key's endpoint takes, as a scenario's steps register the runner's receiver, for
@@ -25,9 +22,9 @@ export class SubscribedEvents {
   /** Why no delivery of TYPE can come, or undefined when one can (or the type is not known here). */
   explainMissing(type: string): string | undefined {
     const full = findEventType(type)
-    if (full === undefined || full === ALWAYS_DELIVERED || this.byKey.size === 0) return undefined
+    if (full === undefined || this.byKey.size === 0) return undefined
     const registrations = [...this.byKey.values()]
-    if (registrations.some(({ events }) => events.includes(full))) return undefined
+    if (registrations.some(({ events }) => takesEvent(events, full))) return undefined
     const { step, events } = registrations.at(-1)!
     return `the endpoint step ${step + 1} registers takes only ${events.join(', ')}, so no ${full} is delivered to it: add it to that step's events (or leave events out for all)`
   }

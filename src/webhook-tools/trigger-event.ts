@@ -1,7 +1,7 @@
 import { createSandboxClient, type SandboxClient } from '../client/sandbox-client.js'
 import type { TransportOptions } from '../client/request-types.js'
 import type { EventType } from '../domain/types.js'
-import { EVENT_TYPES, findEventTypeMeant } from '../domain/event-types.js'
+import { EVENT_TYPES, findEventTypeMeant, takesEvent } from '../domain/event-types.js'
 import { LOAN_EVENTS, walkToEvent, type TriggerRequest } from './trigger-walks.js'
 import { createWaitClient, explainUndelivered, waitForDeliveries, type DeliveryEntry } from './wait-for-deliveries.js'
 
@@ -60,7 +60,7 @@ function explainNothingQueued(event: EventType, endpoint: TriggerReport['endpoin
   const forward = 'and the server forwards no events (sandbox serve --webhook-forward-to URL)'
   if (!endpoint) return `no delivery of ${event} was queued: this key has no webhook endpoint (POST /api/sandbox/webhooks registers one), ${forward}`
   if (!endpoint.enabled) return `no delivery of ${event} was queued: this key's endpoint is disabled (POST /api/sandbox/webhooks enables it again), ${forward}`
-  if (event !== 'sandbox.webhook.test' && !endpoint.events.includes(event)) {
+  if (!takesEvent(endpoint.events, event)) {
     return `no delivery of ${event} was queued: this key's endpoint is subscribed to ${endpoint.events.join(', ')} only, ${forward}`
   }
   return `no delivery of ${event} appeared in the key's delivery log (GET /api/sandbox/webhooks)`

@@ -1,4 +1,5 @@
 import type { SandboxEvent } from '../domain/types.js'
+import { takesEvent } from '../domain/event-types.js'
 import { findRetryDelay } from './retry-schedule.js'
 import type { AttemptOutcome, Delivery, DeliveryTarget, StoredEndpoint, WebhookState } from './types.js'
 import { isWaiting } from './waiting-deliveries.js'
@@ -42,7 +43,7 @@ export function enqueueEvents(state: WebhookState, events: SandboxEvent[], targe
   let seq = state.next_seq ?? 0
   for (const event of events) {
     for (const target of targets) {
-      if (target.events && !target.events.includes(event.type) && event.type !== 'sandbox.webhook.test') continue
+      if (!takesEvent(target.events, event.type)) continue
       added.push({
         id: newId('whd'),
         event_id: event.id,
