@@ -92,7 +92,8 @@ describe.skipIf(PTY_UNAVAILABLE !== '')(`sandbox run --watch on a terminal, duri
     const pty = runInPty(['run', '--watch', '--dir', dir])
     await pty.waitFor(/✓ POST +\/api\/sandbox\/webhooks/, { timeoutMs: WAIT_MS })
     let mark = pty.mark()
-    await pty.press(KEY.enter, /rerun: running 1 scenario: draft\n.*\n.*✓ GET +\/api\/sandbox\/config/)
+    // Up to the new run's wait: a step line it printed after the q pressed below read as output of the stop.
+    await pty.press(KEY.enter, /rerun: running 1 scenario: draft\n.*\n.*✓ GET +\/api\/sandbox\/config.*\n.*✓ POST +\/api\/sandbox\/webhooks/)
     expect(pty.text(mark)).toMatch(/^\s*rerun: run cancelled\n\nrerun: running 1 scenario: draft\n/)
     mark = pty.mark()
     await pty.press(`q${KEY.enter}`, 'watch stopped (q)')
